@@ -350,6 +350,17 @@ public final class ConnectionSpec {
         }
     }
 
+    /**
+     * The same server, user, password and parameters, but another database (the benchmark uses it to open the
+     * databases it creates).
+     *
+     * @param otherDatabase the database name
+     * @return a new specification
+     */
+    public ConnectionSpec withDatabase(String otherDatabase) {
+        return new ConnectionSpec(host, port, otherDatabase, user, password, jdbcParams);
+    }
+
     /** The JDBC URL, without user and password. */
     public String jdbcUrl() {
         StringBuilder url = new StringBuilder("jdbc:postgresql://");

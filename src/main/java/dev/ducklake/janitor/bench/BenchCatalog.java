@@ -1,0 +1,95 @@
+package dev.ducklake.janitor.bench;
+
+import dev.ducklake.janitor.catalog.FormatVersion;
+import dev.ducklake.janitor.catalog.InlinedTableName;
+import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.demo.CatalogBuilder;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The catalog every benchmark variant starts from: a DuckLake 1.0 catalog in one schema holding
+ * <ul>
+ *   <li>{@code leaked} inlined-data tables of created-and-dropped sync tables whose snapshots were expired
+ *       (empty orphans: the leak), written by {@link CatalogBuilder#bulkCreateAndDrop} in transactions of
+ *       {@code perTransaction} tables, one multi-statement round trip each;</li>
+ *   <li>live tables with several schema versions and inlined rows (reachable: must be kept);</li>
+ *   <li>{@link #NON_EMPTY_ORPHANS} dropped tables whose inlined rows were never flushed (non-empty orphans:
+ *       must be kept and reported).</li>
+ * </ul>
+ * Expected: {@code leaked + 3} orphan registry rows, {@code leaked} tables to drop, 3 non-empty skipped.
+ */
+public final class BenchCatalog {
+
+    /** Non-empty orphan tables in every benchmark catalog. */
+    public static final int NON_EMPTY_ORPHANS = 3;
+
+    private BenchCatalog() {
+    }
+
+    /**
+     * What was built.
+     *
+     * @param leakedTables the names of the leaked (empty, droppable) inlined-data tables, in table_id order
+     * @param registryRows rows of ducklake_inlined_data_tables after the build
+     */
+    public record Built(List<String> leakedTables, long registryRows) {
+    }
+
+    /**
+     * Writes the catalog and runs ANALYZE on its tables (what autovacuum would have done on a real catalog;
+     * the planner needs it for the anti-joins).
+     *
+     * @param c an open connection in autocommit mode to the database to write into
+     * @param schema the metadata schema to create
+     * @param leaked number of leaked inlined tables (≥ 1)
+     * @param perTransaction tables created per transaction (each holds about 3 lock-table entries until commit)
+     * @return what was built
+     * @throws SQLException on database errors
+     */
+    public static Built build(Connection c, String schema, int leaked, int perTransaction) throws SQLException {
+        CatalogBuilder b = new CatalogBuilder(c, schema, FormatVersion.V1_0).create();
+        long customers = b.createTable("customers", 2);
+        b.insertRows(customers, 5);
+        long orders = b.createTable("orders", 2);
+        b.insertRows(orders, 3);
+        b.addColumn(orders);
+        b.insertRows(orders, 2);
+        b.addColumn(orders);
+        b.insertRows(orders, 1);
+        long events = b.createTable("events", 4);
+        b.addColumn(events);
+        b.insertRows(events, 10);
+        List<Long> ids = b.bulkCreateAndDrop("sync_events_", leaked, 3, perTransaction);
+        long leakedVersion = -1;
+        for (int i = 0; i < NON_EMPTY_ORPHANS; i++) {
+            long t = b.createTable("unflushed_" + i, 1);
+            b.insertRows(t, 2 + i);
+            b.dropTable(t);
+        }
+        b.expireBefore(b.snapshot());
+        List<String> names = new ArrayList<>(ids.size());
+        try (Statement st = c.createStatement();
+             var rs = st.executeQuery("SELECT table_id, schema_version FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables")
+                     + " WHERE table_id BETWEEN " + ids.get(0) + " AND " + ids.get(ids.size() - 1) + " ORDER BY table_id")) {
+            while (rs.next()) {
+                names.add(InlinedTableName.dataTable(rs.getLong(1), rs.getLong(2)));
+                leakedVersion = rs.getLong(2);
+            }
+        }
+        if (names.size() != leaked || leakedVersion < 0) {
+            throw new IllegalStateException("benchmark catalog has " + names.size() + " leaked registry rows, expected " + leaked);
+        }
+        try (Statement st = c.createStatement()) {
+            for (String t : List.of("ducklake_inlined_data_tables", "ducklake_table", "ducklake_snapshot", "ducklake_column",
+                    "ducklake_schema_versions")) {
+                st.execute("ANALYZE " + Sql.qualified(schema, t));
+            }
+        }
+        return new Built(List.copyOf(names), b.registryRows());
+    }
+}

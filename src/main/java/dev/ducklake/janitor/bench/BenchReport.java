@@ -1,0 +1,144 @@
+package dev.ducklake.janitor.bench;
+
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Renders a {@link ScaleBenchmark.Report}: the text table, {@code results.csv}, {@code batches.csv} and one
+ * PNG plot of per-batch milliseconds against batch number per (N, batch size).
+ *
+ * <p>Ratios are throughput ratios (tables/s of the row ÷ tables/s of the reference at the same N and batch
+ * size): {@code x_floor} against c-floor-drop, {@code x_multidrop} against c'-floor-multidrop,
+ * {@code x_baseline} against b-seed-baseline. Above 1 means faster than the reference.
+ */
+public final class BenchReport {
+
+    private static final String HEADER = "n,variant,batch_requested,batch_effective,wall_s,tables,tables_per_s,x_floor,"
+            + "x_multidrop,x_baseline,batches,first_batch_ms,last_batch_ms,last_over_first,peak_heap_mib,setup_s,check";
+
+    private final ScaleBenchmark.Report report;
+
+    /** @param report what to render */
+    public BenchReport(ScaleBenchmark.Report report) {
+        this.report = report;
+    }
+
+    /**
+     * Prints the table (a Markdown table, so it can go into the README as is).
+     *
+     * @param out where to print
+     */
+    public void printTable(PrintWriter out) {
+        out.println("| N | variant | batch | wall s | tables/s | × floor c | × c′ | × baseline b | first batch ms | last batch ms | last/first | peak heap MiB |");
+        out.println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (VariantResult r : report.results()) {
+            out.printf(Locale.ROOT, "| %d | %s | %s | %.2f | %.0f | %s | %s | %s | %s | %s | %s | %.0f |%n", r.n(), r.variant(),
+                    r.batchEffective() == 0 ? "–" : Integer.toString(r.batchEffective()), r.wallSeconds(), r.tablesPerSecond(),
+                    ratio(r, ScaleBenchmark.FLOOR), ratio(r, ScaleBenchmark.FLOOR_MULTI), ratio(r, ScaleBenchmark.BASELINE),
+                    num(r.firstBatchMs(), "%.0f"), num(r.lastBatchMs(), "%.0f"), num(r.flatness(), "%.2f"), r.peakHeapMiB());
+        }
+        out.flush();
+    }
+
+    /**
+     * Writes {@code results.csv}, {@code batches.csv} and {@code batches-N<n>-b<batch>.png} into a folder.
+     *
+     * @param dir the output folder (created if missing)
+     * @return the files written
+     * @throws IOException when a file cannot be written
+     */
+    public List<Path> write(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        List<Path> files = new ArrayList<>();
+        Path results = dir.resolve("results.csv");
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(results, StandardCharsets.UTF_8))) {
+            w.println(HEADER);
+            for (VariantResult r : report.results()) {
+                w.printf(Locale.ROOT, "%d,%s,%d,%d,%.3f,%d,%.1f,%s,%s,%s,%d,%s,%s,%s,%.1f,%.2f,%s%n", r.n(), r.variant(),
+                        r.batchRequested(), r.batchEffective(), r.wallSeconds(), r.tables(), r.tablesPerSecond(),
+                        csv(ratio(r, ScaleBenchmark.FLOOR)), csv(ratio(r, ScaleBenchmark.FLOOR_MULTI)),
+                        csv(ratio(r, ScaleBenchmark.BASELINE)), r.batches().size(), csv(num(r.firstBatchMs(), "%.1f")),
+                        csv(num(r.lastBatchMs(), "%.1f")), csv(num(r.flatness(), "%.3f")), r.peakHeapMiB(), r.setupSeconds(),
+                        r.check().replace(',', ';'));
+            }
+        }
+        files.add(results);
+        Path batches = dir.resolve("batches.csv");
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(batches, StandardCharsets.UTF_8))) {
+            w.println("n,variant,batch_effective,batch,tables,ms");
+            for (VariantResult r : report.results()) {
+                for (BatchTiming b : r.batches()) {
+                    w.printf(Locale.ROOT, "%d,%s,%d,%d,%d,%.2f%n", r.n(), r.variant(), r.batchEffective(), b.number(), b.tables(), b.millis());
+                }
+            }
+        }
+        files.add(batches);
+        Set<String> plots = new LinkedHashSet<>();
+        for (VariantResult r : report.results()) {
+            if (!r.batches().isEmpty()) {
+                plots.add(r.n() + "/" + r.batchEffective());
+            }
+        }
+        for (String key : plots) {
+            int n = Integer.parseInt(key.split("/")[0]);
+            int batch = Integer.parseInt(key.split("/")[1]);
+            files.add(plot(dir, n, batch));
+        }
+        return files;
+    }
+
+    private Path plot(Path dir, int n, int batch) throws IOException {
+        XYSeriesCollection data = new XYSeriesCollection();
+        for (VariantResult r : report.results()) {
+            if (r.n() == n && r.batchEffective() == batch && !r.batches().isEmpty()) {
+                XYSeries s = new XYSeries(r.variant());
+                for (BatchTiming b : r.batches()) {
+                    s.add(b.number(), b.millis());
+                }
+                data.addSeries(s);
+            }
+        }
+        JFreeChart chart = ChartFactory.createXYLineChart(String.format(Locale.ROOT,
+                        "drop-orphan-inline-tables, N = %,d, batches of %d tables", n, batch), "batch number", "batch time (ms)",
+                data, PlotOrientation.VERTICAL, true, false, false);
+        Path file = dir.resolve("batches-N" + n + "-b" + batch + ".png");
+        ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, 650);
+        return file;
+    }
+
+    /** Throughput of r over the reference variant's at the same N and batch size, or "–". */
+    private String ratio(VariantResult r, String reference) {
+        if (r.batches().isEmpty()) {
+            return "–";
+        }
+        for (VariantResult ref : report.results()) {
+            if (ref.n() == r.n() && ref.batchEffective() == r.batchEffective() && ref.variant().equals(reference)) {
+                return String.format(Locale.ROOT, "%.2f", r.tablesPerSecond() / ref.tablesPerSecond());
+            }
+        }
+        return "–";
+    }
+
+    private static String csv(String cell) {
+        return "–".equals(cell) ? "" : cell;
+    }
+
+    private static String num(double v, String fmt) {
+        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, fmt, v);
+    }
+}

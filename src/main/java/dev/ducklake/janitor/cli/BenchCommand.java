@@ -1,0 +1,140 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.bench.BenchReport;
+import dev.ducklake.janitor.bench.ScaleBenchmark;
+import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.catalog.LockBudget;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code ducklake-janitor bench}: the scale benchmark of drop-orphan-inline-tables ({@link ScaleBenchmark}),
+ * on an embedded PostgreSQL started with a larger lock table, or on a server given by URL.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Scale benchmark of drop-orphan-inline-tables: runs, each on a freshly built DuckLake catalog with N leaked "
+                + "inlined tables: a) the janitor, b) the seed design (full orphan anti-join per batch; first batch size "
+                + "only), c) plain DROP TABLE per table and c') one multi-table DROP per transaction, with no checks (the "
+                + "floor), d) the dry run and the orphan metric query. Prints a Markdown table and writes results.csv, "
+                + "batches.csv and per-batch PNG plots into --out. Run with -Xmx256m to prove the heap bound.",
+            "Creates and drops the database ducklake_janitor_bench_run on the server (needs CREATEDB; CHECKPOINT needs "
+                + "superuser or pg_checkpoint)."})
+public final class BenchCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--n", paramLabel = "N", split = ",", defaultValue = "20000",
+            description = "Catalog sizes: leaked inlined tables, comma-separated (1 to 1000000). Default: ${DEFAULT-VALUE}.")
+    List<Integer> sizes;
+
+    @Option(names = "--full", description = "Shorthand for --n 230000, the size of the leak that motivated the tool.")
+    boolean full;
+
+    @Option(names = "--batch-sizes", paramLabel = "N", split = ",", defaultValue = "500,2000",
+            description = "Batch sizes of the batched variants, comma-separated (1 to 2000; lowered to the lock budget). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    List<Integer> batchSizes;
+
+    @Option(names = "--variants", paramLabel = "LIST", split = ",", defaultValue = "a,b,c,d",
+            description = "Variant groups to run: a (janitor), b (seed baseline), c (floors c and c'), d (dry run, metric query). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    List<String> variants;
+
+    @Option(names = "--url", paramLabel = "CONN",
+            description = "Run on this server instead of an embedded one: a connection string (as --catalog) to a maintenance "
+                    + "database, by a role with CREATEDB. Default: an embedded PostgreSQL.")
+    String url;
+
+    @Option(names = "--max-locks-per-transaction", paramLabel = "N", defaultValue = "1024",
+            description = "max_locks_per_transaction of the embedded server (sets the lock budget, so that batches of 2000 "
+                    + "are not capped). Default: ${DEFAULT-VALUE}.")
+    int maxLocks;
+
+    @Option(names = "--build-per-transaction", paramLabel = "N", defaultValue = "2000",
+            description = "Tables created per transaction while building a catalog. Default: ${DEFAULT-VALUE}.")
+    int buildPerTransaction;
+
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = "bench-out",
+            description = "Folder for results.csv, batches.csv and the PNG plots. Default: ${DEFAULT-VALUE}.")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter o = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        List<Integer> ns = full ? List.of(230_000) : sizes;
+        for (int n : ns) {
+            if (n < 1 || n > 1_000_000) {
+                throw new JanitorException(Reason.USAGE, "--n must be between 1 and 1000000, got " + n + ".");
+            }
+        }
+        for (int b : batchSizes) {
+            if (b < 1 || b > LockBudget.MAX_BATCH) {
+                throw new JanitorException(Reason.USAGE, "--batch-sizes must be between 1 and 2000, got " + b + ".");
+            }
+        }
+        Set<String> groups = new LinkedHashSet<>();
+        for (String v : variants) {
+            String g = v.strip().toLowerCase(Locale.ROOT);
+            if (!Set.of("a", "b", "c", "d").contains(g)) {
+                throw new JanitorException(Reason.USAGE, "--variants takes a, b, c and d, got '" + v + "'.");
+            }
+            groups.add(g);
+        }
+        if (buildPerTransaction < 1 || maxLocks < 10) {
+            throw new JanitorException(Reason.USAGE, "--build-per-transaction must be ≥ 1 and --max-locks-per-transaction ≥ 10.");
+        }
+        System.setProperty("java.awt.headless", "true");
+        Runtime rt = Runtime.getRuntime();
+        err.printf(Locale.ROOT, "bench: java %s, %d cpus, max heap %d MiB%n", System.getProperty("java.version"),
+                rt.availableProcessors(), rt.maxMemory() / (1024 * 1024));
+        ScaleBenchmark.Options opts = new ScaleBenchmark.Options(ns, batchSizes, groups, buildPerTransaction);
+        ScaleBenchmark.Report report;
+        if (url != null) {
+            ConnectionSpec admin = ConnectionSpec.parse(url, Map.of(), null);
+            report = run(admin, opts, err);
+        } else {
+            err.printf("bench: starting an embedded PostgreSQL with max_locks_per_transaction=%d ...%n", maxLocks);
+            err.flush();
+            try (EmbeddedPostgres pg = EmbeddedPostgres.builder()
+                    .setServerConfig("max_locks_per_transaction", Integer.toString(maxLocks)).start()) {
+                report = run(ConnectionSpec.parse(pg.getJdbcUrl("postgres", "postgres"), Map.of(), null), opts, err);
+            }
+        }
+        BenchReport r = new BenchReport(report);
+        o.println();
+        o.println("server: " + report.server());
+        for (int i = 0; i < ns.size(); i++) {
+            o.printf(Locale.ROOT, "N=%d: catalog built in %.1f s (each destructive variant runs on its own fresh build)%n", ns.get(i),
+                    report.buildSeconds().get(i));
+        }
+        o.println();
+        r.printTable(o);
+        for (Path p : r.write(out)) {
+            err.println("bench: wrote " + p);
+        }
+        err.flush();
+        return ExitCodes.OK;
+    }
+
+    private static ScaleBenchmark.Report run(ConnectionSpec admin, ScaleBenchmark.Options opts, PrintWriter err) throws Exception {
+        return new ScaleBenchmark(admin, opts, line -> {
+            err.println("bench: " + line);
+            err.flush();
+        }).run();
+    }
+}
