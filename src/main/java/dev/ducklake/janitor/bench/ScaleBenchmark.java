@@ -83,17 +83,21 @@ public final class ScaleBenchmark {
     private final ConnectionSpec admin;
     private final Options options;
     private final Consumer<String> log;
+    private final Consumer<List<VariantResult>> partial;
+    private final List<VariantResult> results = new ArrayList<>();
     private BenchCatalog.Built built;
 
     /**
      * @param admin a connection to a maintenance database of the server (e.g. postgres), by a role with CREATEDB
      * @param options what to run
      * @param log receives progress lines
+     * @param partial receives all results so far after each variant (e.g. to write them out as the run goes)
      */
-    public ScaleBenchmark(ConnectionSpec admin, Options options, Consumer<String> log) {
+    public ScaleBenchmark(ConnectionSpec admin, Options options, Consumer<String> log, Consumer<List<VariantResult>> partial) {
         this.admin = admin;
         this.options = options;
         this.log = log;
+        this.partial = partial;
     }
 
     /**
@@ -104,7 +108,7 @@ public final class ScaleBenchmark {
      * @throws JanitorException when the janitor itself fails, or a connection cannot be opened
      */
     public Report run() throws SQLException, JanitorException {
-        List<VariantResult> results = new ArrayList<>();
+        results.clear();
         List<Double> builds = new ArrayList<>();
         LockBudget budget;
         String server;
@@ -117,15 +121,15 @@ public final class ScaleBenchmark {
                 + budget.maxConnections() + " -> batch cap " + budget.cap() + " tables");
         try {
             for (int n : options.sizes()) {
-                builds.add(runSize(n, budget, results));
+                builds.add(runSize(n, budget));
             }
         } finally {
             dropDatabase(RUN_DB);
         }
-        return new Report(results, builds, budget, server);
+        return new Report(List.copyOf(results), builds, budget, server);
     }
 
-    private double runSize(int n, LockBudget budget, List<VariantResult> results) throws SQLException, JanitorException {
+    private double runSize(int n, LockBudget budget) throws SQLException, JanitorException {
         double buildSeconds = freshCatalog(n);
         log.accept(String.format(Locale.ROOT, "N=%d: built the catalog (%d registry rows) in %.1f s (%.0f tables/s)", n,
                 built.registryRows(), buildSeconds, n / buildSeconds));
@@ -258,6 +262,9 @@ public final class ScaleBenchmark {
         log.accept(String.format(Locale.ROOT, "N=%d %-20s batch %4d: %8.2f s, %7.0f tables/s, first/last batch %.0f/%.0f ms,"
                         + " peak heap %.0f MiB, check %s", r.n(), r.variant(), r.batchEffective(), r.wallSeconds(),
                 r.tablesPerSecond(), r.firstBatchMs(), r.lastBatchMs(), r.peakHeapMiB(), r.check()));
+        List<VariantResult> soFar = new ArrayList<>(results);
+        soFar.add(r);
+        partial.accept(soFar);
         return r;
     }
 

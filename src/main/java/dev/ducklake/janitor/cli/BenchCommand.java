@@ -106,13 +106,13 @@ public final class BenchCommand implements Callable<Integer> {
         ScaleBenchmark.Report report;
         if (url != null) {
             ConnectionSpec admin = ConnectionSpec.parse(url, Map.of(), null);
-            report = run(admin, opts, err);
+            report = run(admin, opts, err, out);
         } else {
             err.printf("bench: starting an embedded PostgreSQL with max_locks_per_transaction=%d ...%n", maxLocks);
             err.flush();
             try (EmbeddedPostgres pg = EmbeddedPostgres.builder()
                     .setServerConfig("max_locks_per_transaction", Integer.toString(maxLocks)).start()) {
-                report = run(ConnectionSpec.parse(pg.getJdbcUrl("postgres", "postgres"), Map.of(), null), opts, err);
+                report = run(ConnectionSpec.parse(pg.getJdbcUrl("postgres", "postgres"), Map.of(), null), opts, err, out);
             }
         }
         BenchReport r = new BenchReport(report);
@@ -131,10 +131,17 @@ public final class BenchCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    private static ScaleBenchmark.Report run(ConnectionSpec admin, ScaleBenchmark.Options opts, PrintWriter err) throws Exception {
+    private static ScaleBenchmark.Report run(ConnectionSpec admin, ScaleBenchmark.Options opts, PrintWriter err, Path outDir)
+            throws Exception {
         return new ScaleBenchmark(admin, opts, line -> {
             err.println("bench: " + line);
             err.flush();
+        }, soFar -> {
+            try {
+                new BenchReport(new ScaleBenchmark.Report(soFar, List.of(), null, "")).write(outDir);
+            } catch (java.io.IOException e) {
+                err.println("bench: could not write partial results: " + e.getMessage());
+            }
         }).run();
     }
 }
