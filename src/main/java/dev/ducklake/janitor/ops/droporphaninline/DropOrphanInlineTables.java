@@ -63,6 +63,7 @@ public final class DropOrphanInlineTables {
     private static final int MAX_RECONNECTS_PER_BATCH = 10;
     private static final int CLEAN_BATCHES_TO_GROW = 10;
     private static final int DRY_RUN_PROBE_CHUNK = 500;
+    private static final int PROBE_STATEMENT_TABLES = 250;
     private static final int DRY_RUN_SIZE_CHUNK = 10_000;
     private static final int MAX_LISTED = 1000;
     private static final int MAX_WARNINGS = 100;
@@ -804,8 +805,12 @@ public final class DropOrphanInlineTables {
     }
 
     /**
-     * Which of the given existing tables hold at least one row: one statement of
-     * {@code (SELECT tableoid FROM t LIMIT 1) UNION ALL ...}, mapped back through the tables' oids.
+     * Which of the given existing tables hold at least one row: statements of
+     * {@code (SELECT tableoid FROM t LIMIT 1) UNION ALL ...} of at most {@value #PROBE_STATEMENT_TABLES} tables
+     * each, all sent in one round trip, mapped back through the tables' oids.
+     *
+     * <p>Why several statements: planning one UNION ALL grows faster than its number of branches (measured on
+     * PostgreSQL 15, warm: 250 branches 23 ms, 1,000 114 ms, 2,000 320 ms); statements of 250 keep it linear.
      *
      * @return the non-empty names, or null when a returned oid is not one of the expected (a name now points
      *     at another table; the caller keeps everything)
@@ -817,8 +822,11 @@ public final class DropOrphanInlineTables {
         }
         StringBuilder sql = new StringBuilder();
         Map<Long, String> byOid = new HashMap<>();
-        for (String t : tables) {
-            if (sql.length() > 0) {
+        for (int i = 0; i < tables.size(); i++) {
+            String t = tables.get(i);
+            if (i % PROBE_STATEMENT_TABLES == 0) {
+                sql.append(i > 0 ? "; " : "");
+            } else {
                 sql.append(" UNION ALL ");
             }
             sql.append("(SELECT tableoid FROM ").append(Sql.qualified(schema, t)).append(" LIMIT 1)");
@@ -827,13 +835,23 @@ public final class DropOrphanInlineTables {
                 byOid.put(oid, t);
             }
         }
-        try (Statement st = conn.createStatement(); ResultSet rs = st.executeQuery(sql.toString())) {
-            while (rs.next()) {
-                String name = byOid.get(rs.getLong(1));
-                if (name == null) {
-                    return null;
+        try (Statement st = conn.createStatement()) {
+            boolean isResult = st.execute(sql.toString());
+            while (true) {
+                if (isResult) {
+                    try (ResultSet rs = st.getResultSet()) {
+                        while (rs.next()) {
+                            String name = byOid.get(rs.getLong(1));
+                            if (name == null) {
+                                return null;
+                            }
+                            nonEmpty.add(name);
+                        }
+                    }
+                } else if (st.getUpdateCount() == -1) {
+                    break;
                 }
-                nonEmpty.add(name);
+                isResult = st.getMoreResults();
             }
         }
         return nonEmpty;
