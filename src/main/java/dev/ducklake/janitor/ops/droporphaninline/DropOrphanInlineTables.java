@@ -53,7 +53,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>deletes the registry rows of dropped tables and of tables already gone, by the ctids read when
  *       they were locked, and commits.</li>
  * </ol>
- * Non-empty orphans are skipped with a warning (table and row kept). Retryable SQLSTATEs are retried up to
+ * Non-empty orphans are skipped with a warning (table and row kept) unless
+ * {@link DropOrphanInlineTablesOptions#includeNonempty()} is set; then they are dropped too and their exact row
+ * counts reported.
+ *
+ * <p>Beyond the registry: tables of the schema named exactly {@code ducklake_inlined_data_<id>_<v>} (unregistered
+ * leftovers: older DuckLake versions deleted registry rows but kept the tables) or
+ * {@code ducklake_inlined_delete_<id>} (inlined deletions, never registered) are found in pg_class by a regex
+ * (never LIKE) and the name guard of {@link InlinedTableName}. One without any registry row whose table_id is
+ * unreachable is always reported and, with {@link DropOrphanInlineTablesOptions#includeUnregistered()}, dropped in
+ * the same batches: ACCESS EXCLUSIVE lock, then a re-check under that lock that it is still the same relation, has
+ * no registry row and an unreachable id, then the emptiness probe and the drop. An unregistered data table of a
+ * reachable id, a table whose first columns are not DuckLake's, or a name that is not exactly DuckLake's is an
+ * anomaly: reported, never dropped.
+ *
+ * <p>Retryable SQLSTATEs are retried up to
  * 5 times per batch with backoff; 53200 (lock table full) halves the batch; a lost connection is reopened,
  * the advisory lock re-taken and the batch redone. An execute run holds {@link AdvisoryLock}; a dry run
  * takes none and runs in read-only transactions.
