@@ -367,7 +367,8 @@ public final class DropOrphanInlineTables {
                 listener.info("--max-batches " + options.maxBatches() + " reached; " + (candidates.size() - pos) + " candidates left for the next run");
                 break;
             }
-            if (state.pastDeadline() || stopRequested.get()) {
+            // at least one batch always goes through, so a run with a tiny budget still makes progress
+            if ((batches > 0 && state.pastDeadline()) || stopRequested.get()) {
                 state.budgetExhausted = true;
                 listener.info((stopRequested.get() ? "stop requested" : "run budget spent") + "; " + (candidates.size() - pos)
                         + " candidates left for the next run");
