@@ -28,6 +28,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -88,6 +91,7 @@ public final class DropOrphanInlineTables {
     private final DropOrphanInlineTablesOptions options;
     private final ProgressListener listener;
     private final AtomicBoolean stopRequested = new AtomicBoolean();
+    private final CountDownLatch finished = new CountDownLatch(1);
 
     private Connection conn;
     private AdvisoryLock lock;
@@ -145,6 +149,22 @@ public final class DropOrphanInlineTables {
     }
 
     /**
+     * Waits until a running {@link #execute()} has returned or thrown (for a shutdown hook that lets the batch
+     * in flight commit before the JVM exits).
+     *
+     * @param timeout the longest wait
+     * @return true when the run finished within the timeout
+     */
+    public boolean awaitFinished(Duration timeout) {
+        try {
+            return finished.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
      * Runs the operation.
      *
      * @return the figures of the run
@@ -156,6 +176,14 @@ public final class DropOrphanInlineTables {
      *     error persisted after the retries. Whatever committed before a failure is consistent.
      */
     public DropOrphanInlineTablesResult execute() throws JanitorException {
+        try {
+            return run();
+        } finally {
+            finished.countDown();
+        }
+    }
+
+    private DropOrphanInlineTablesResult run() throws JanitorException {
         options.validate();
         long started = System.nanoTime();
         Long deadline = options.runBudget() == null ? null : started + options.runBudget().toNanos();
@@ -624,7 +652,8 @@ public final class DropOrphanInlineTables {
                 listener.info("--max-batches " + options.maxBatches() + " reached; " + (candidates.size() - pos) + " candidates left for the next run");
                 break;
             }
-            if (state.pastDeadline() || stopRequested.get()) {
+            // at least one batch always goes through, so a run with a tiny budget still makes progress
+            if ((batches > 0 && state.pastDeadline()) || stopRequested.get()) {
                 state.budgetExhausted = true;
                 listener.info((stopRequested.get() ? "stop requested" : "run budget spent") + "; " + (candidates.size() - pos)
                         + " candidates left for the next run");
