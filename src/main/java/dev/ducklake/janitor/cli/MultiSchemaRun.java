@@ -11,6 +11,7 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,11 +57,13 @@ final class MultiSchemaRun {
         }
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<DropOrphanInlineTables> current = new AtomicReference<>();
+        // SIGTERM/SIGINT: no further schema; the one running stops at its next safe point and its batch commits (up to 30 s)
         Thread hook = new Thread(() -> {
             stop.set(true);
             DropOrphanInlineTables op = current.get();
             if (op != null) {
                 op.requestStop();
+                op.awaitFinished(Duration.ofSeconds(30));
             }
         }, "ducklake-janitor-stop");
         Runtime.getRuntime().addShutdownHook(hook);
