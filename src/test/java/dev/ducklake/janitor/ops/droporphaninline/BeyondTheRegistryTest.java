@@ -164,4 +164,67 @@ class BeyondTheRegistryTest {
             assertThat(exists(c, s, leftover)).isFalse();
         }
     }
+
+    @Test
+    void leftoverRegisteredAfterTheSurveyIsKeptByTheReCheckUnderTheLock() throws Exception {
+        String s = pg.freshSchema("recheck");
+        long dead;
+        try (Connection c = pg.connect()) {
+            CatalogBuilder b = new CatalogBuilder(c, s, FormatVersion.V1_0).create();
+            b.createTable("live", 1);
+            dead = b.createTable("dead", 1);
+            b.dropTable(dead);
+            b.expireBefore(b.snapshot());
+            unregister(c, s, dead);
+        }
+        String leftover = "ducklake_inlined_data_" + dead + "_2";
+        // between the survey and the batch, someone registers the table again
+        ProgressListener registerAfterSurvey = new ProgressListener() {
+            @Override
+            public void info(String message) {
+                if (message.startsWith("registry_rows=")) {
+                    try (Connection other = pg.connect()) {
+                        exec(other, "INSERT INTO " + Sql.qualified(s, "ducklake_inlined_data_tables") + " VALUES (" + dead + ", '"
+                                + leftover + "', 2)");
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+        };
+        DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.defaults()
+                .withMetadataSchema(s).withIncludeUnregistered(true), registerAfterSurvey).execute();
+        assertThat(r.unregisteredOrphans()).as("the survey saw it unregistered").isEqualTo(1);
+        assertThat(r.droppedUnregistered()).as("the re-check under the lock saw the new row").isZero();
+        assertThat(r.warnings()).anyMatch(w -> w.contains("kept " + leftover + ": on re-check under the lock"));
+        try (Connection c = pg.connect()) {
+            assertThat(exists(c, s, leftover)).isTrue();
+        }
+    }
+
+    @Test
+    void columnSpellingFollowsTheFormatVersion() throws Exception {
+        String dev = pg.freshSchema("cols_dev");
+        String v10 = pg.freshSchema("cols_v10");
+        try (Connection c = pg.connect()) {
+            for (String s : new String[] {dev, v10}) {
+                CatalogBuilder b = new CatalogBuilder(c, s, s.equals(dev) ? FormatVersion.V1_1_DEV1 : FormatVersion.V1_0).create();
+                b.createTable("live", 1);
+                b.expireBefore(b.snapshot());
+                // dead ids 50 and 51: a leftover with plain names (a pre-1.1 leftover), one with the 1.1 prefix
+                exec(c, "CREATE TABLE " + Sql.qualified(s, "ducklake_inlined_data_50_1") + " (row_id bigint, begin_snapshot bigint, end_snapshot bigint, c1 int)");
+                exec(c, "CREATE TABLE " + Sql.qualified(s, "ducklake_inlined_data_51_1") + " (_ducklake_row_id bigint, "
+                        + "_ducklake_begin_snapshot bigint, _ducklake_end_snapshot bigint, c1 int)");
+            }
+        }
+        DropOrphanInlineTablesResult rDev = run(dev, o -> o.withIncludeUnregistered(true));
+        assertThat(rDev.droppedUnregistered()).as("1.1-dev1 accepts both spellings (its migration renames only registered tables)")
+                .isEqualTo(2);
+        DropOrphanInlineTablesResult r10 = run(v10, o -> o.withIncludeUnregistered(true));
+        assertThat(r10.droppedUnregistered()).as("1.0 accepts only the plain spelling").isEqualTo(1);
+        assertThat(r10.anomalyTables()).extracting(DropOrphanInlineTablesResult.Anomaly::tableName).containsExactly("ducklake_inlined_data_51_1");
+        try (Connection c = pg.connect()) {
+            assertThat(exists(c, v10, "ducklake_inlined_data_51_1")).isTrue();
+        }
+    }
 }
