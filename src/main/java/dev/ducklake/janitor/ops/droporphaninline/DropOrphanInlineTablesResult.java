@@ -12,10 +12,11 @@ import java.util.List;
  * @param registryRows rows in ducklake_inlined_data_tables when the run started
  * @param orphanRows registry rows whose table_id is unreachable ({@link dev.ducklake.janitor.catalog.OrphanPredicate})
  * @param orphanTablesPresent orphan rows whose table exists in pg_class
- * @param orphanNonempty orphan tables holding rows (dry run: all of them, probed; execute: those met during the run)
+ * @param orphanNonempty registered orphan tables holding rows (dry run: all of them, probed; execute: those met
+ *     during the run)
  * @param keptByNameGuard orphan rows whose table_name is not exactly the DuckLake name for its ids; never acted on
  * @param keptNotATable orphan rows whose name belongs to a relation that is not a plain table; never acted on
- * @param dropped tables dropped
+ * @param dropped registered inlined-data tables dropped (unregistered and deletion tables are counted apart)
  * @param rowsDeleted registry rows deleted (of dropped tables and of tables already gone)
  * @param missingTables registry rows deleted because their table was already gone
  * @param skippedNonempty orphan tables skipped because they hold rows (table and row kept)
