@@ -23,7 +23,8 @@ import java.util.concurrent.Callable;
 @Command(name = "drop-orphan-inline-tables", mixinStandardHelpOptions = true,
         description = {"Drops the inlined-data tables (ducklake_inlined_data_<table_id>_<schema_version>) of DuckLake tables that "
                 + "no retained snapshot can reach, and deletes their rows from ducklake_inlined_data_tables, in batches of one "
-                + "transaction each. Only empty tables are dropped; non-empty ones are kept and reported. Works on the "
+                + "transaction each. Only empty tables are dropped (unless --include-nonempty); non-empty ones are kept "
+                + "and reported. Works on the "
                 + "PostgreSQL catalog directly; never opens DuckDB.",
             "A dry run (--dry-run) changes nothing and takes no lock. An execute run on a terminal asks for confirmation "
                 + "unless --yes is given; non-interactive runs (cron) do not ask.",
