@@ -286,6 +286,14 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         if (r.maxBatchesReached()) {
             out.println("  stopped: --max-batches reached; rerun to continue");
         }
+        int shown = Math.min(r.unregisteredTables().size(), 20);
+        for (String t : r.unregisteredTables().subList(0, shown)) {
+            out.printf(Locale.ROOT, "  unregistered orphan: %s%n", t);
+        }
+        long more = r.unregisteredOrphans() + r.inlinedDeleteOrphans() - shown;
+        if (more > 0) {
+            out.printf(Locale.ROOT, "  ... and %d more unregistered orphan(s) (JSON lists up to 1000)%n", more);
+        }
         for (DropOrphanInlineTablesResult.Anomaly a : r.anomalyTables()) {
             out.printf(Locale.ROOT, "  anomaly: %s: %s%n", a.tableName(), a.reason());
         }

@@ -261,6 +261,7 @@ public final class DropOrphanInlineTables {
                     start, finalSize, budgetExhausted, maxBatchesReached, elapsed, unregisteredOrphans, inlinedDeleteOrphans,
                     inlinedDeleteLive, unregisteredNonempty, anomalyCount, wouldDrop, droppedUnregistered, droppedInlinedDelete,
                     droppedNonempty, inlinedRowsDropped, remainingUnregistered, List.copyOf(nonEmptyListed),
+                    unregistered.dead().stream().limit(MAX_LISTED).map(Candidate::tableName).toList(),
                     List.copyOf(anomalies), List.copyOf(warnings));
         } catch (SQLException e) {
             throw databaseError("the run", e);
@@ -394,8 +395,7 @@ public final class DropOrphanInlineTables {
     }
 
     /** One relation of the schema named like an inlined table. */
-    private record Relation(String name, String relkind, List<String> columns, Long tableId, Long schemaVersion,
-                            boolean delete) {
+    private record Relation(String name, String relkind, long oid, Long tableId, Long schemaVersion, boolean delete) {
     }
 
     /**
@@ -418,10 +418,7 @@ public final class DropOrphanInlineTables {
         conn.setAutoCommit(false);
         conn.setReadOnly(true);
         try {
-            try (PreparedStatement ps = conn.prepareStatement("SELECT c.relname::text, c.relkind::text,"
-                    + " ARRAY(SELECT a.attname::text || ':' || pg_catalog.format_type(a.atttypid, NULL)"
-                    + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
-                    + " ORDER BY a.attnum LIMIT 3)::text[]"
+            try (PreparedStatement ps = conn.prepareStatement("SELECT c.relname::text, c.relkind::text, c.oid::bigint"
                     + " FROM pg_catalog.pg_class c"
                     + " WHERE c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?) AND c.relname ~ ?")) {
                 ps.setFetchSize(10_000);
@@ -430,12 +427,12 @@ public final class DropOrphanInlineTables {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         String name = rs.getString(1);
-                        List<String> columns = Arrays.asList((String[]) rs.getArray(3).getArray());
                         Optional<long[]> data = InlinedTableName.parseData(name);
                         OptionalLong delete = InlinedTableName.parseDelete(name);
                         Long id = data.isPresent() ? Long.valueOf(data.get()[0]) : delete.isPresent() ? Long.valueOf(delete.getAsLong()) : null;
                         Long version = data.isPresent() ? Long.valueOf(data.get()[1]) : null;
-                        relations.add(new Relation(name, rs.getString(2), columns, id, version, name.startsWith(InlinedTableName.DELETE_PREFIX)));
+                        relations.add(new Relation(name, rs.getString(2), rs.getLong(3), id, version,
+                                name.startsWith(InlinedTableName.DELETE_PREFIX)));
                     }
                 }
             }
@@ -443,23 +440,31 @@ public final class DropOrphanInlineTables {
                 conn.commit();
                 return new UnregisteredSurvey(dead, 0, found);
             }
-            // which of them have no registry row, and which of those have an unreachable table_id (one statement)
+            // which of them have no registry row, which of those have an unreachable table_id, and the first three
+            // columns of those (one statement; the columns are read only for the rows returned)
             String registry = Sql.qualified(schema, "ducklake_inlined_data_tables");
             String unregistered = !hasRegistry ? "true"
                     : "NOT EXISTS (SELECT 1 FROM " + registry + " r WHERE r.table_name = u.name)"
                     // for a deletion table u.ver is NULL and this NOT EXISTS is true; no OR, so both become anti-joins
                     + " AND NOT EXISTS (SELECT 1 FROM " + registry + " r WHERE r.table_id = u.id AND r.schema_version = u.ver)";
             Map<String, Boolean> deadByName = new HashMap<>();
-            try (PreparedStatement ps = conn.prepareStatement("WITH u AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[])"
-                    + " AS t(name, id, ver)),"
+            Map<String, List<String>> columnsByName = new HashMap<>();
+            try (PreparedStatement ps = conn.prepareStatement("WITH u AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[],"
+                    + " ?::bigint[]) AS t(name, id, ver, reloid)),"
                     + " d AS (SELECT u.name FROM u WHERE u.id IS NOT NULL AND " + OrphanPredicate.unreachable(schema, "u.id") + ")"
-                    + " SELECT u.name, u.name IN (SELECT name FROM d) FROM u WHERE " + unregistered)) {
+                    + " SELECT u.name, u.name IN (SELECT name FROM d),"
+                    + " ARRAY(SELECT a.attname::text || ':' || pg_catalog.format_type(a.atttypid, NULL)"
+                    + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = u.reloid::oid AND a.attnum > 0 AND NOT a.attisdropped"
+                    + " ORDER BY a.attnum LIMIT 3)::text[]"
+                    + " FROM u WHERE " + unregistered)) {
                 ps.setArray(1, conn.createArrayOf("text", relations.stream().map(Relation::name).toArray()));
                 ps.setArray(2, conn.createArrayOf("bigint", relations.stream().map(Relation::tableId).toArray()));
                 ps.setArray(3, conn.createArrayOf("bigint", relations.stream().map(Relation::schemaVersion).toArray()));
+                ps.setArray(4, conn.createArrayOf("bigint", relations.stream().map(Relation::oid).toArray()));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         deadByName.put(rs.getString(1), rs.getBoolean(2));
+                        columnsByName.put(rs.getString(1), Arrays.asList((String[]) rs.getArray(3).getArray()));
                     }
                 }
             }
@@ -481,8 +486,8 @@ public final class DropOrphanInlineTables {
                 } else if (!isDead) {
                     anomaly = new DropOrphanInlineTablesResult.Anomaly(r.name, r.tableId, "unregistered, but table_id "
                             + r.tableId + " is reachable from a retained snapshot; never dropped");
-                } else if (!hasDuckLakeColumns(r)) {
-                    anomaly = new DropOrphanInlineTablesResult.Anomaly(r.name, r.tableId, "its first columns " + r.columns
+                } else if (!hasDuckLakeColumns(r, columnsByName.get(r.name))) {
+                    anomaly = new DropOrphanInlineTablesResult.Anomaly(r.name, r.tableId, "its first columns " + columnsByName.get(r.name)
                             + " are not DuckLake's " + (r.delete ? DELETE_COLUMNS : DATA_COLUMNS) + "; never dropped");
                 } else {
                     dead.add(r.delete ? new Candidate(Kind.INLINED_DELETE, r.tableId, -1, null)
@@ -504,12 +509,12 @@ public final class DropOrphanInlineTables {
         return new UnregisteredSurvey(dead, liveDelete, found);
     }
 
-    private boolean hasDuckLakeColumns(Relation r) {
+    private boolean hasDuckLakeColumns(Relation r, List<String> columns) {
         if (r.delete) {
-            return r.columns.equals(DELETE_COLUMNS);
+            return columns.equals(DELETE_COLUMNS);
         }
-        return r.columns.equals(DATA_COLUMNS)
-                || (formatVersion.prefixedInlinedColumns() && r.columns.equals(DATA_COLUMNS_PREFIXED));
+        return columns.equals(DATA_COLUMNS)
+                || (formatVersion.prefixedInlinedColumns() && columns.equals(DATA_COLUMNS_PREFIXED));
     }
 
     /** Batch order: by kind, then table_id, schema_version, ctid (keyset order of the registry). */

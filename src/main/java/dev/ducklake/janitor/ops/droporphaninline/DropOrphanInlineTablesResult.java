@@ -51,6 +51,8 @@ import java.util.List;
  *     when the run ended
  * @param nonEmptyTables the non-empty orphan tables met (at most 1,000 listed); with {@code includeNonempty}
  *     and in dry runs each with its exact row count
+ * @param unregisteredTables names of the unregistered leftovers and inlined deletion tables of unreachable ids
+ *     found when the run started (at most 1,000 listed)
  * @param anomalyTables the anomalies (at most 1,000 listed)
  * @param warnings warnings raised during the run (at most 100 listed)
  */
@@ -65,7 +67,8 @@ public record DropOrphanInlineTablesResult(String schema, String formatVersion, 
                                            long unregisteredNonempty, long unregisteredAnomalies, long wouldDrop,
                                            long droppedUnregistered, long droppedInlinedDelete, long droppedNonempty,
                                            long inlinedRowsDropped, long remainingUnregistered,
-                                           List<NonEmptyTable> nonEmptyTables, List<Anomaly> anomalyTables,
+                                           List<NonEmptyTable> nonEmptyTables, List<String> unregisteredTables,
+                                           List<Anomaly> anomalyTables,
                                            List<String> warnings) {
 
     /** {@link NonEmptyTable#kind()} of a table registered in ducklake_inlined_data_tables. */

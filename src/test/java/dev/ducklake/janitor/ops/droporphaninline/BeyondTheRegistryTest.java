@@ -47,6 +47,7 @@ class BeyondTheRegistryTest {
             DropOrphanInlineTablesResult dry = run(s, o -> o.withDryRun(true));
             assertThat(dry.orphanRows()).as("no registry orphan: the dead id's row is gone").isZero();
             assertThat(dry.unregisteredOrphans()).as("the dry run always reports the leftover").isEqualTo(1);
+            assertThat(dry.unregisteredTables()).containsExactly(leftover);
             assertThat(dry.unregisteredAnomalies()).as("live leftover, leading zero, wrong columns").isEqualTo(3);
             assertThat(dry.anomalyTables()).extracting(DropOrphanInlineTablesResult.Anomaly::tableName)
                     .containsExactlyInAnyOrder(liveLeftover, "ducklake_inlined_data_0" + dead + "_1", "ducklake_inlined_data_" + dead + "_77");
@@ -88,6 +89,7 @@ class BeyondTheRegistryTest {
             DropOrphanInlineTablesResult dry = run(s, o -> o.withDryRun(true));
             assertThat(dry.inlinedDeleteOrphans()).isEqualTo(1);
             assertThat(dry.inlinedDeleteLive()).isEqualTo(1);
+            assertThat(dry.unregisteredTables()).containsExactly("ducklake_inlined_delete_" + dead);
             assertThat(dry.orphanRows()).as("the dead id's registered data table").isEqualTo(1);
 
             assertThat(run(s, o -> o).droppedInlinedDelete()).as("not without the flag").isZero();
