@@ -1,0 +1,83 @@
+package dev.ducklake.janitor;
+
+/**
+ * The one exception type of the ducklake-janitor engine. Every failure the engine reports carries a
+ * {@link Reason}, which fixes the process exit code and a hint telling the operator what to do.
+ *
+ * <p>Messages never contain passwords: connection details are described by host, port, database and
+ * user only.
+ */
+public final class JanitorException extends Exception {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Why an operation failed; each reason has its own process exit code. */
+    public enum Reason {
+        /** An unexpected internal error (a bug); exit code 1. */
+        INTERNAL(1, "This is a bug in ducklake-janitor; please report it with the log (rerun with --verbose)."),
+        /** A flag or argument is malformed or out of range; exit code 2. */
+        USAGE(2, "Check the flags with --help."),
+        /** The catalog database cannot be reached or refused the login; exit code 3. */
+        CONNECTION(3, "Check --catalog / DUCKLAKE_JANITOR_CATALOG, the PG* variables, the password and that the server accepts connections."),
+        /** The metadata schema does not exist or holds no DuckLake catalog; exit code 4. */
+        NOT_A_CATALOG(4, "Point --metadata-schema at the Postgres schema that holds the ducklake_* tables (DuckLake's METADATA_SCHEMA, default public)."),
+        /** The catalog's format version is not one this tool has verified; exit code 5. */
+        UNSUPPORTED_VERSION(5, "Use a ducklake-janitor release that supports this DuckLake catalog format version; nothing was changed."),
+        /** The catalog's state makes the operation unsafe (for example an empty ducklake_snapshot); exit code 6. */
+        UNSAFE_CATALOG_STATE(6, "Inspect the catalog with DuckLake itself; nothing was changed."),
+        /** Another maintenance run holds the advisory lock; exit code 7. */
+        LOCK_HELD(7, "Another maintenance run holds the lock; retry later, or find the holder in pg_locks / pg_stat_activity."),
+        /** The database user lacks a privilege the operation needs; exit code 8. */
+        PERMISSION_DENIED(8, "Grant the privileges listed in the README for this command, or run as the catalog owner."),
+        /** A database error persisted after the retries (or the server did not come back); exit code 9. */
+        DATABASE_ERROR(9, "The work committed so far is kept and consistent; rerun to resume once the cause is fixed."),
+        /** The operator declined the interactive confirmation; exit code 10. */
+        ABORTED(10, "Nothing was changed. Pass --yes to skip the confirmation."),
+        /** A configuration file is unreadable or invalid; exit code 11. */
+        CONFIG(11, "Fix the configuration file named in the message.");
+
+        private final int exitCode;
+        private final String hint;
+
+        Reason(int exitCode, String hint) {
+            this.exitCode = exitCode;
+            this.hint = hint;
+        }
+
+        /** The process exit code for this reason (1 to 11; 0 is success). */
+        public int exitCode() {
+            return exitCode;
+        }
+
+        /** One sentence telling the operator what to do about it. */
+        public String hint() {
+            return hint;
+        }
+    }
+
+    private final Reason reason;
+
+    /**
+     * @param reason why the operation failed (fixes the exit code)
+     * @param message what is wrong, naming the object concerned; must not contain a password
+     */
+    public JanitorException(Reason reason, String message) {
+        super(message);
+        this.reason = reason;
+    }
+
+    /**
+     * @param reason why the operation failed (fixes the exit code)
+     * @param message what is wrong, naming the object concerned; must not contain a password
+     * @param cause the underlying error (kept for --verbose output)
+     */
+    public JanitorException(Reason reason, String message, Throwable cause) {
+        super(message, cause);
+        this.reason = reason;
+    }
+
+    /** Why the operation failed. */
+    public Reason reason() {
+        return reason;
+    }
+}

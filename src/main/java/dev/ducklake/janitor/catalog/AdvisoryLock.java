@@ -1,0 +1,135 @@
+package dev.ducklake.janitor.catalog;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The session-level advisory lock that every maintenance operation of this tool holds while it changes a
+ * catalog. Never blocks: {@code pg_try_advisory_lock}.
+ *
+ * <p>Two keys are taken, both computed in Postgres with {@code hashtext}:
+ * <ul>
+ *   <li>{@code hashtext(<lock name>)} in <b>shared</b> mode, so that anything holding the plain lock name
+ *       exclusively (another tool using the same name, an operator) keeps every janitor out, while janitors
+ *       working on different metadata schemas do not exclude each other;</li>
+ *   <li>{@code hashtext(<lock name> || ':' || <schema>)} in exclusive mode: one run per catalog schema.</li>
+ * </ul>
+ * The lock lives on the session: after a reconnect it must be taken again with {@link #reacquire}.
+ */
+public final class AdvisoryLock {
+
+    private final String lockName;
+    private final String schema;
+
+    private AdvisoryLock(String lockName, String schema) {
+        this.lockName = lockName;
+        this.schema = schema;
+    }
+
+    /**
+     * Takes the lock on a session.
+     *
+     * @param c the session that will run the mutations (autocommit on)
+     * @param lockName the lock name (--lock-name)
+     * @param schema the metadata schema
+     * @return the held lock
+     * @throws JanitorException {@link Reason#LOCK_HELD} when another session holds it, naming the lock and,
+     *     where visible, the holder's pid
+     * @throws SQLException on database errors
+     */
+    public static AdvisoryLock acquire(Connection c, String lockName, String schema) throws JanitorException, SQLException {
+        AdvisoryLock lock = new AdvisoryLock(lockName, schema);
+        lock.reacquire(c);
+        return lock;
+    }
+
+    /**
+     * Takes the lock again on a new session (after a reconnect).
+     *
+     * @param c the new session
+     * @throws JanitorException {@link Reason#LOCK_HELD} when another session took it meanwhile
+     * @throws SQLException on database errors
+     */
+    public void reacquire(Connection c) throws JanitorException, SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock_shared(hashtext(?)::bigint)")) {
+            ps.setString(1, lockName);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                if (!rs.getBoolean(1)) {
+                    throw held(c, lockName);
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(hashtext(?)::bigint)")) {
+            ps.setString(1, schemaKey());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                if (!rs.getBoolean(1)) {
+                    release(c, false);
+                    throw held(c, schemaKey());
+                }
+            }
+        }
+    }
+
+    /**
+     * Releases the lock (best effort; a closed session has released it already).
+     *
+     * @param c the session holding it
+     */
+    public void release(Connection c) {
+        release(c, true);
+    }
+
+    private void release(Connection c, boolean both) {
+        try {
+            if (c.isClosed()) {
+                return;
+            }
+            if (both) {
+                try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(hashtext(?)::bigint)")) {
+                    ps.setString(1, schemaKey());
+                    ps.execute();
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock_shared(hashtext(?)::bigint)")) {
+                ps.setString(1, lockName);
+                ps.execute();
+            }
+        } catch (SQLException ignored) {
+            // the session ends soon after; its locks go with it
+        }
+    }
+
+    private String schemaKey() {
+        return lockName + ":" + schema;
+    }
+
+    /** The lock's name as shown to operators. */
+    public String describe() {
+        return "'" + lockName + "' (schema " + schema + ")";
+    }
+
+    private static JanitorException held(Connection c, String key) {
+        String holder = "";
+        try (PreparedStatement ps = c.prepareStatement("SELECT string_agg(DISTINCT l.pid::text, ', ') FROM pg_catalog.pg_locks l"
+                + " WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.pid <> pg_backend_pid()"
+                + " AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtext(?)::bigint")) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && rs.getString(1) != null) {
+                    holder = " by pid " + rs.getString(1);
+                }
+            }
+        } catch (SQLException ignored) {
+            // the holder is only a courtesy in the message
+        }
+        return new JanitorException(Reason.LOCK_HELD, "The advisory lock " + CatalogInspector.printable(key)
+                + " (pg_try_advisory_lock(hashtext(...))) is held" + holder + ": another maintenance run is in progress; nothing was changed.");
+    }
+}

@@ -1,0 +1,159 @@
+package dev.ducklake.janitor.catalog;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Checks that a Postgres schema holds a DuckLake catalog this tool may work on, before anything else
+ * touches it: the schema exists, the ducklake_* tables are there, the format version
+ * ({@code ducklake_metadata} key {@code version}) is one of {@link FormatVersion}, and
+ * {@code ducklake_snapshot} is not empty. Reads only; takes no lock beyond what SELECT takes.
+ */
+public final class CatalogInspector {
+
+    private static final List<String> REQUIRED = List.of("ducklake_metadata", "ducklake_snapshot", "ducklake_table");
+
+    private CatalogInspector() {
+    }
+
+    /**
+     * Inspects the catalog in a schema.
+     *
+     * @param c an open connection
+     * @param schema the metadata schema
+     * @return what was found
+     * @throws JanitorException {@link Reason#NOT_A_CATALOG} when the schema or a required table is missing,
+     *     {@link Reason#UNSUPPORTED_VERSION} when the version is missing or unknown,
+     *     {@link Reason#UNSAFE_CATALOG_STATE} when ducklake_snapshot is empty,
+     *     {@link Reason#PERMISSION_DENIED} when the user may not read the catalog tables
+     * @throws SQLException on other database errors
+     */
+    public static CatalogInfo inspect(Connection c, String schema) throws JanitorException, SQLException {
+        try {
+            return doInspect(c, schema);
+        } catch (SQLException e) {
+            if (SqlStates.classify(e) == SqlStates.Kind.PERMISSION_DENIED) {
+                throw new JanitorException(Reason.PERMISSION_DENIED, "The catalog user may not read the DuckLake tables in schema "
+                        + printable(schema) + ": " + e.getMessage(), e);
+            }
+            throw e;
+        }
+    }
+
+    private static CatalogInfo doInspect(Connection c, String schema) throws JanitorException, SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ?")) {
+            ps.setString(1, schema);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new JanitorException(Reason.NOT_A_CATALOG, "The metadata schema " + printable(schema)
+                            + " does not exist in this database.");
+                }
+            }
+        }
+        Set<String> present = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT c.relname FROM pg_catalog.pg_class c"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE n.nspname = ? AND c.relkind IN ('r', 'p', 'v', 'f') AND c.relname = ANY (?)")) {
+            ps.setString(1, schema);
+            Array names = c.createArrayOf("text", new String[] {"ducklake_metadata", "ducklake_snapshot",
+                "ducklake_table", "ducklake_inlined_data_tables"});
+            ps.setArray(2, names);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    present.add(rs.getString(1));
+                }
+            }
+        }
+        for (String t : REQUIRED) {
+            if (!present.contains(t)) {
+                throw new JanitorException(Reason.NOT_A_CATALOG, "Schema " + printable(schema)
+                        + " holds no DuckLake catalog: table " + t + " is missing.");
+            }
+        }
+        List<String> versions = new java.util.ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT value FROM " + Sql.qualified(schema, "ducklake_metadata")
+                + " WHERE key = ?")) {
+            ps.setString(1, "version");
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    versions.add(rs.getString(1));
+                }
+            }
+        }
+        if (versions.isEmpty()) {
+            throw new JanitorException(Reason.UNSUPPORTED_VERSION, "The DuckLake catalog in schema " + printable(schema)
+                    + " has no format version (no 'version' key in ducklake_metadata); refusing to work on it.");
+        }
+        if (new HashSet<>(versions).size() > 1) {
+            throw new JanitorException(Reason.UNSUPPORTED_VERSION, "The DuckLake catalog in schema " + printable(schema)
+                    + " has several different format versions in ducklake_metadata; refusing to work on it.");
+        }
+        String text = versions.get(0);
+        FormatVersion version = FormatVersion.of(text).orElseThrow(() -> new JanitorException(Reason.UNSUPPORTED_VERSION,
+                "The DuckLake catalog in schema " + printable(schema) + " has format version " + printable(text)
+                        + ", which this ducklake-janitor does not know (known: " + String.join(", ", FormatVersion.knownTexts())
+                        + "); refusing to work on it."));
+        long count;
+        long min;
+        long max;
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*), min(snapshot_id), max(snapshot_id) FROM "
+                + Sql.qualified(schema, "ducklake_snapshot"));
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            count = rs.getLong(1);
+            min = rs.getLong(2);
+            max = rs.getLong(3);
+        }
+        if (count == 0) {
+            throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, "ducklake_snapshot in schema " + printable(schema)
+                    + " is empty: without a retained snapshot range every table would look unreachable, so nothing is done.");
+        }
+        return new CatalogInfo(schema, version, present.contains("ducklake_inlined_data_tables"), count, min, max);
+    }
+
+    /**
+     * Renders a catalog-supplied string for a message: single-quoted, with control and non-printable
+     * characters escaped, cut at 200 characters.
+     *
+     * @param s any string, may be null
+     * @return a printable form
+     */
+    public static String printable(String s) {
+        if (s == null) {
+            return "NULL";
+        }
+        StringBuilder b = new StringBuilder("'");
+        int n = Math.min(s.length(), 200);
+        for (int i = 0; i < n; i++) {
+            char ch = s.charAt(i);
+            if (ch == '\n') {
+                b.append("\\n");
+            } else if (ch == '\r') {
+                b.append("\\r");
+            } else if (ch == '\t') {
+                b.append("\\t");
+            } else if (ch == '\\') {
+                b.append("\\\\");
+            } else if (ch == '\'') {
+                b.append("\\'");
+            } else if (Character.isISOControl(ch)) {
+                b.append(String.format("\\u%04x", (int) ch));
+            } else {
+                b.append(ch);
+            }
+        }
+        if (s.length() > n) {
+            b.append("...");
+        }
+        return b.append('\'').toString();
+    }
+}

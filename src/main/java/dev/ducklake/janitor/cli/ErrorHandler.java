@@ -1,0 +1,41 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.JanitorException;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+
+/**
+ * Turns an exception from a subcommand into a clean message, a hint and the exit code of its reason. Stack
+ * traces only with --verbose.
+ */
+final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
+
+    @Override
+    public int handleExecutionException(Exception ex, CommandLine cl, CommandLine.ParseResult parseResult) {
+        PrintWriter err = cl.getErr();
+        boolean verbose = parseResult.hasMatchedOption("--verbose")
+                || (parseResult.subcommand() != null && parseResult.subcommand().hasMatchedOption("--verbose"));
+        if (ex instanceof JanitorException je) {
+            err.println("error: " + je.getMessage());
+            err.println("hint: " + je.reason().hint());
+            if (verbose && je.getCause() != null) {
+                je.getCause().printStackTrace(err);
+            }
+            err.flush();
+            return je.reason().exitCode();
+        }
+        if (ex instanceof CommandLine.ParameterException pe) {
+            err.println("error: " + pe.getMessage());
+            err.flush();
+            return ExitCodes.USAGE;
+        }
+        err.println("error: unexpected " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
+        err.println("hint: " + JanitorException.Reason.INTERNAL.hint());
+        if (verbose) {
+            ex.printStackTrace(err);
+        }
+        err.flush();
+        return JanitorException.Reason.INTERNAL.exitCode();
+    }
+}

@@ -1,0 +1,35 @@
+package dev.ducklake.janitor.cli;
+
+import picocli.CommandLine.Command;
+
+import java.util.Map;
+
+/** The top-level {@code ducklake-janitor} command; it only groups the subcommands. */
+@Command(name = "ducklake-janitor", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Maintains DuckLake catalogs stored in PostgreSQL, directly over JDBC (never through DuckDB's ATTACH).",
+        subcommands = {DropOrphanInlineTablesCommand.class, DemoCommand.class, picocli.CommandLine.HelpCommand.class},
+        footer = {"", "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 connection failed, 4 not a DuckLake catalog,",
+            "5 unsupported catalog format version, 6 unsafe catalog state, 7 advisory lock held, 8 permission denied,",
+            "9 database error after retries, 10 confirmation declined, 11 configuration error."})
+public final class JanitorCommand implements Runnable {
+
+    private final Map<String, String> env;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    /** @param env the environment variables the subcommands read */
+    public JanitorCommand(Map<String, String> env) {
+        this.env = env;
+    }
+
+    /** The environment variables the subcommands read. */
+    Map<String, String> env() {
+        return env;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

@@ -1,0 +1,72 @@
+package dev.ducklake.janitor.cli;
+
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** Entry point of the {@code ducklake-janitor} command. */
+public final class Main {
+
+    private Main() {
+    }
+
+    /**
+     * Runs the command and exits with its exit code (see README: exit codes).
+     *
+     * @param args command-line arguments
+     */
+    public static void main(String[] args) {
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+        System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        PrintWriter out = new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
+        PrintWriter err = new PrintWriter(new java.io.OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+        int code = execute(args, out, err, System.getenv());
+        out.flush();
+        err.flush();
+        System.exit(code);
+    }
+
+    /**
+     * Runs the command in-process (for tests and embedding) with the process environment.
+     *
+     * @param args command-line arguments
+     * @param out where results go (text or the JSON document)
+     * @param err where progress, warnings and errors go
+     * @return the exit code
+     */
+    public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+        return execute(args, out, err, System.getenv());
+    }
+
+    /**
+     * Runs the command in-process with a given environment (DUCKLAKE_JANITOR_CATALOG, PG*, PUSHGATEWAY_URL).
+     *
+     * @param args command-line arguments
+     * @param out where results go
+     * @param err where progress, warnings and errors go
+     * @param env the environment variables to use instead of the process's
+     * @return the exit code
+     */
+    public static int execute(String[] args, PrintWriter out, PrintWriter err, Map<String, String> env) {
+        JanitorCommand root = new JanitorCommand(env);
+        CommandLine cl = new CommandLine(root);
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setExecutionExceptionHandler(new ErrorHandler());
+        cl.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("error: " + ex.getMessage());
+            ex.getCommandLine().getErr().println("hint: see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
+            ex.getCommandLine().getErr().flush();
+            return ExitCodes.USAGE;
+        });
+        int code = cl.execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+}

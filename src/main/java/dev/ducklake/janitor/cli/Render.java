@@ -1,0 +1,85 @@
+package dev.ducklake.janitor.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.catalog.ConnectionSpec;
+
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Turns engine results into text or JSON; the only place that knows the output formats. */
+final class Render {
+
+    static final ObjectMapper JSON = new ObjectMapper()
+            .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .enable(SerializationFeature.INDENT_OUTPUT);
+
+    private Render() {
+    }
+
+    /**
+     * The JSON document of a result: operation, tool version, status, catalog (never the password), then the
+     * result's own fields in snake_case.
+     */
+    static Map<String, Object> envelope(String operation, ConnectionSpec spec, String schema, Object result) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("operation", operation);
+        doc.put("tool_version", VersionProvider.version());
+        doc.put("status", "ok");
+        doc.put("catalog", catalog(spec, schema));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> fields = JSON.convertValue(result, Map.class);
+        doc.putAll(fields);
+        return doc;
+    }
+
+    static Map<String, Object> catalog(ConnectionSpec spec, String schema) {
+        Map<String, Object> cat = new LinkedHashMap<>();
+        if (spec != null) {
+            cat.put("host", spec.host());
+            cat.put("port", spec.port());
+            cat.put("database", spec.database());
+            cat.put("user", spec.user());
+        }
+        cat.put("schema", schema);
+        return cat;
+    }
+
+    /** The JSON document printed on stdout when a run fails in --output json mode. */
+    static Map<String, Object> error(String operation, ConnectionSpec spec, String schema, JanitorException e) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("operation", operation);
+        doc.put("tool_version", VersionProvider.version());
+        doc.put("status", "error");
+        doc.put("catalog", catalog(spec, schema));
+        doc.put("reason", e.reason().name().toLowerCase(java.util.Locale.ROOT));
+        doc.put("exit_code", e.reason().exitCode());
+        doc.put("message", spec == null ? e.getMessage() : spec.redact(e.getMessage()));
+        doc.put("hint", e.reason().hint());
+        return doc;
+    }
+
+    static void json(PrintWriter out, Object doc) {
+        try {
+            out.println(JSON.writeValueAsString(doc));
+            out.flush();
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String seconds(double s) {
+        if (s < 0) {
+            return "?";
+        }
+        if (s < 60) {
+            return String.format(java.util.Locale.ROOT, "%.1f s", s);
+        }
+        long t = Math.round(s);
+        return t >= 3600 ? String.format(java.util.Locale.ROOT, "%dh%02dm%02ds", t / 3600, t / 60 % 60, t % 60)
+                : String.format(java.util.Locale.ROOT, "%dm%02ds", t / 60, t % 60);
+    }
+}
