@@ -271,11 +271,11 @@ public final class RealDuckLake {
 
         /** Execute statements in order. */
         public Program sql(String... statements) {
-            return sql(null, statements);
+            return named(null, statements);
         }
 
         /** Execute statements in order under a step name. */
-        public Program sql(String name, String... statements) {
+        public Program named(String name, String... statements) {
             ObjectNode s = steps.addObject();
             if (name != null) {
                 s.put("name", name);
