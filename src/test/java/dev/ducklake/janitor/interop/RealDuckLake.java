@@ -441,6 +441,18 @@ public final class RealDuckLake {
             return out;
         }
 
+        /** Rows of every named step, by name (timings left out), for comparing two runs. */
+        public java.util.Map<String, JsonNode> namedRows() {
+            java.util.Map<String, JsonNode> out = new java.util.LinkedHashMap<>();
+            for (JsonNode r : doc.path("results")) {
+                String name = r.path("name").asText(null);
+                if (name != null) {
+                    out.put(name, r.path("rows"));
+                }
+            }
+            return out;
+        }
+
         /** A single long value of a named query step (first row, first column). */
         public long scalar(String name) {
             JsonNode rows = step(name).path("rows");
