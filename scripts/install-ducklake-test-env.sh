@@ -63,8 +63,17 @@ command -v "$PY" >/dev/null 2>&1 || fail "$PY not found (need Python 3.9+ with t
 if [ ! -x "$VENV/bin/python" ]; then
     echo "install-ducklake-test-env: creating venv $VENV"
     rm -rf "$VENV"
-    "$PY" -m venv "$VENV" \
-        || fail "'$PY -m venv' failed (on Debian: apt-get install -y python3-venv)"
+    if ! "$PY" -m venv "$VENV"; then
+        rm -rf "$VENV"
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            echo "install-ducklake-test-env: '$PY -m venv' failed; installing Debian's python3-venv"
+            { apt-get update -qq && apt-get install -y -qq python3-venv; } >&2 \
+                || fail "apt-get install python3-venv failed"
+            "$PY" -m venv "$VENV" || fail "'$PY -m venv' failed even with python3-venv installed"
+        else
+            fail "'$PY -m venv' failed (on Debian: apt-get install -y python3-venv)"
+        fi
+    fi
 fi
 
 echo "install-ducklake-test-env: installing $(grep -v '^#' "$REQ" | grep -v '^$' | tr '\n' ' ')"
