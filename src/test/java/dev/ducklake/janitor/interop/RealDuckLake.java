@@ -34,6 +34,7 @@ public final class RealDuckLake {
 
     private static volatile RealDuckLake instance;
     private static volatile String unavailableReason;
+    private static volatile boolean skipWarned;
 
     private final Path python;
     private final Path driver;
@@ -77,6 +78,11 @@ public final class RealDuckLake {
                 + " -- run scripts/install-ducklake-test-env.sh (or set " + VENV_KEY + ")";
         if (required()) {
             throw new AssertionError(msg + "; " + REQUIRE_KEY + "=1 is set, so this is a failure");
+        }
+        if (!skipWarned) {
+            skipWarned = true;
+            System.err.println("WARNING: " + msg + "; the interop tests are SKIPPED (set " + REQUIRE_KEY
+                    + "=1 to fail instead)");
         }
         Assumptions.abort(msg + "; skipping (set " + REQUIRE_KEY + "=1 to fail instead)");
         throw new IllegalStateException("unreachable");
