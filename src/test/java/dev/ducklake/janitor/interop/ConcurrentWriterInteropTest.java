@@ -97,6 +97,9 @@ class ConcurrentWriterInteropTest {
             Files.writeString(stop, "stop");
         }
         RealDuckLake.Result w = writer.await(120).assertOk();
+        Files.deleteIfExists(ready);
+        Files.deleteIfExists(stop);
+        Files.deleteIfExists(dir);
 
         // both finished; they really overlapped
         assertThat(rowsAtJanitorEnd).as("writer committed while the janitor ran").isGreaterThan(rowsAtJanitorStart);
