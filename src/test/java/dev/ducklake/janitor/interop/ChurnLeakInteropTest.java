@@ -179,6 +179,18 @@ class ChurnLeakInteropTest {
         assertThat(again.count("dropped")).isZero();
         assertThat(again.count("orphan_rows")).isEqualTo(orphanNonEmpty.size());
 
+        // ... and with --include-nonempty the leaked tables that still hold rows go too (issue 6): every leak is gone
+        JanitorRun all = lake.janitorExecute("--include-nonempty");
+        assertThat(all.count("dropped")).isEqualTo(orphanNonEmpty.size());
+        assertThat(all.count("remaining")).isZero();
+        List<RegistryRow> reachableRegistry = registryBefore.stream()
+                .filter(r -> !orphanEmpty.contains(r) && !orphanNonEmpty.contains(r)).toList();
+        assertThat(lake.registry()).isEqualTo(reachableRegistry);
+        for (RegistryRow rr : reachableRegistry) {
+            assertThat(lake.rowCount(rr.tableName())).as(rr.tableName()).isEqualTo(inlinedCounts.get(rr.tableName()));
+        }
+        assertThat(lake.tables()).isEqualTo(tables);
+
         // ---- scenario 2: a fresh DuckLake session reads exactly what it read before ---------------------
         RealDuckLake.Result readsAfter = lake.run(reads);
         for (com.fasterxml.jackson.databind.JsonNode step : readsBefore.doc().path("results")) {
