@@ -551,34 +551,44 @@ public final class DropOrphanInlineTables {
             setLocalTimeouts();
             Map<String, Long> oidOf = oidsOf(schema, new ArrayList<>(byName.keySet()));
             conn.commit();
-            // only tables with at least one heap block can hold a row: probe those, count the rest as empty
-            List<String> present = withHeapBlocks(oidOf);
+            List<String> present = new ArrayList<>(oidOf.keySet());
             present.sort(null);
-            for (int i = 0; i < present.size(); i += DRY_RUN_PROBE_CHUNK) {
-                List<String> chunk = present.subList(i, Math.min(present.size(), i + DRY_RUN_PROBE_CHUNK));
+            // only tables with at least one heap block can hold a row: probe those, count the rest as empty
+            Set<String> withBlocks = new HashSet<>(withHeapBlocks(oidOf));
+            List<String> toProbe = present.stream().filter(withBlocks::contains).toList();
+            Set<String> nonEmpty = new HashSet<>();
+            Set<String> unknown = new HashSet<>();
+            Map<String, Long> rows = new HashMap<>();
+            for (int i = 0; i < toProbe.size(); i += DRY_RUN_PROBE_CHUNK) {
+                List<String> chunk = toProbe.subList(i, Math.min(toProbe.size(), i + DRY_RUN_PROBE_CHUNK));
                 setLocalTimeouts();
-                Set<String> nonEmpty = probeNonEmpty(schema, chunk, oidOf);
-                if (nonEmpty == null) {
+                Set<String> found = probeNonEmpty(schema, chunk, oidOf);
+                if (found == null) {
                     conn.commit();
+                    unknown.addAll(chunk);
                     warn("a probed table changed identity during the dry run; its count may be off");
                     continue;
                 }
-                Map<String, Long> rows = countRows(schema, chunk.stream().filter(nonEmpty::contains).toList());
+                rows.putAll(countRows(schema, chunk.stream().filter(found::contains).toList()));
                 conn.commit();
-                for (String name : chunk) {
-                    Candidate c = byName.get(name);
-                    boolean full = nonEmpty.contains(name);
-                    if (full) {
-                        if (c.kind == Kind.REGISTERED) {
-                            orphanNonempty++;
-                        } else {
-                            unregisteredNonempty++;
-                        }
-                        listNonEmpty(c, rows.get(name), false);
+                nonEmpty.addAll(found);
+            }
+            for (String name : present) {
+                if (unknown.contains(name)) {
+                    continue;
+                }
+                Candidate c = byName.get(name);
+                boolean full = nonEmpty.contains(name);
+                if (full) {
+                    if (c.kind == Kind.REGISTERED) {
+                        orphanNonempty++;
+                    } else {
+                        unregisteredNonempty++;
                     }
-                    if ((c.kind == Kind.REGISTERED || options.includeUnregistered()) && (!full || options.includeNonempty())) {
-                        wouldDrop++;
-                    }
+                    listNonEmpty(c, rows.get(name), false);
+                }
+                if ((c.kind == Kind.REGISTERED || options.includeUnregistered()) && (!full || options.includeNonempty())) {
+                    wouldDrop++;
                 }
             }
         } finally {
