@@ -4,9 +4,11 @@ import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.plot.XYPlot;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +31,7 @@ import java.util.Set;
 public final class BenchReport {
 
     private static final String HEADER = "n,variant,batch_requested,batch_effective,wall_s,tables,tables_per_s,x_floor,"
-            + "x_multidrop,x_baseline,batches,first_batch_ms,last_batch_ms,last_over_first,peak_heap_mib,setup_s,check";
+            + "x_multidrop,x_baseline,batches,first_batch_ms,last_batch_ms,last_over_first,peak_heap_mib,heap_after_gc_max_mib,build_s,check";
 
     private final ScaleBenchmark.Report report;
 
@@ -44,13 +46,15 @@ public final class BenchReport {
      * @param out where to print
      */
     public void printTable(PrintWriter out) {
-        out.println("| N | variant | batch | wall s | tables/s | × floor c | × c′ | × baseline b | first batch ms | last batch ms | last/first | peak heap MiB |");
-        out.println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        out.println("| N | variant | batch | wall s | tables/s | × floor c | × c′ | × baseline b | first batch ms | last batch ms"
+                + " | last/first | heap peak MiB | heap after GC MiB |");
+        out.println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (VariantResult r : report.results()) {
-            out.printf(Locale.ROOT, "| %d | %s | %s | %.2f | %.0f | %s | %s | %s | %s | %s | %s | %.0f |%n", r.n(), r.variant(),
+            out.printf(Locale.ROOT, "| %d | %s | %s | %.2f | %.0f | %s | %s | %s | %s | %s | %s | %.0f | %s |%n", r.n(), r.variant(),
                     r.batchEffective() == 0 ? "–" : Integer.toString(r.batchEffective()), r.wallSeconds(), r.tablesPerSecond(),
                     ratio(r, ScaleBenchmark.FLOOR), ratio(r, ScaleBenchmark.FLOOR_MULTI), ratio(r, ScaleBenchmark.BASELINE),
-                    num(r.firstBatchMs(), "%.0f"), num(r.lastBatchMs(), "%.0f"), num(r.flatness(), "%.2f"), r.peakHeapMiB());
+                    num(r.firstBatchMs(), "%.0f"), num(r.lastBatchMs(), "%.0f"), num(r.flatness(), "%.2f"), r.peakHeapMiB(),
+                    num(r.liveHeapMiB(), "%.0f"));
         }
         out.flush();
     }
@@ -69,11 +73,12 @@ public final class BenchReport {
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(results, StandardCharsets.UTF_8))) {
             w.println(HEADER);
             for (VariantResult r : report.results()) {
-                w.printf(Locale.ROOT, "%d,%s,%d,%d,%.3f,%d,%.1f,%s,%s,%s,%d,%s,%s,%s,%.1f,%.2f,%s%n", r.n(), r.variant(),
+                w.printf(Locale.ROOT, "%d,%s,%d,%d,%.3f,%d,%.1f,%s,%s,%s,%d,%s,%s,%s,%.1f,%s,%.2f,%s%n", r.n(), r.variant(),
                         r.batchRequested(), r.batchEffective(), r.wallSeconds(), r.tables(), r.tablesPerSecond(),
                         csv(ratio(r, ScaleBenchmark.FLOOR)), csv(ratio(r, ScaleBenchmark.FLOOR_MULTI)),
                         csv(ratio(r, ScaleBenchmark.BASELINE)), r.batches().size(), csv(num(r.firstBatchMs(), "%.1f")),
-                        csv(num(r.lastBatchMs(), "%.1f")), csv(num(r.flatness(), "%.3f")), r.peakHeapMiB(), r.setupSeconds(),
+                        csv(num(r.lastBatchMs(), "%.1f")), csv(num(r.flatness(), "%.3f")), r.peakHeapMiB(),
+                        csv(num(r.liveHeapMiB(), "%.1f")), r.setupSeconds(),
                         r.check().replace(',', ';'));
             }
         }
@@ -102,6 +107,39 @@ public final class BenchReport {
         return files;
     }
 
+    /**
+     * Redraws the PNG plots of a finished run from its {@code batches.csv} (e.g. after a plot style change),
+     * without running anything.
+     *
+     * @param dir the folder holding {@code batches.csv}; the PNGs are written next to it
+     * @return the files written
+     * @throws IOException when the CSV cannot be read or a PNG cannot be written
+     */
+    public static List<Path> replot(Path dir) throws IOException {
+        java.util.Map<String, List<BatchTiming>> series = new java.util.LinkedHashMap<>();
+        List<String> lines = Files.readAllLines(dir.resolve("batches.csv"), StandardCharsets.UTF_8);
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",");
+            series.computeIfAbsent(f[0] + "," + f[1] + "," + f[2], k -> new ArrayList<>())
+                    .add(new BatchTiming(Integer.parseInt(f[3]), Integer.parseInt(f[4]), Double.parseDouble(f[5])));
+        }
+        List<VariantResult> results = new ArrayList<>();
+        series.forEach((key, batches) -> {
+            String[] k = key.split(",");
+            int batch = Integer.parseInt(k[2]);
+            results.add(new VariantResult(Integer.parseInt(k[0]), k[1], batch, batch, 0, 0, batches, 0, Double.NaN, 0, ""));
+        });
+        BenchReport r = new BenchReport(new ScaleBenchmark.Report(results, List.of(), null, ""));
+        List<Path> files = new ArrayList<>();
+        Set<String> plots = new LinkedHashSet<>();
+        for (VariantResult v : results) {
+            if (plots.add(v.n() + "/" + v.batchEffective())) {
+                files.add(r.plot(dir, v.n(), v.batchEffective()));
+            }
+        }
+        return files;
+    }
+
     private Path plot(Path dir, int n, int batch) throws IOException {
         XYSeriesCollection data = new XYSeriesCollection();
         for (VariantResult r : report.results()) {
@@ -116,6 +154,15 @@ public final class BenchReport {
         JFreeChart chart = ChartFactory.createXYLineChart(String.format(Locale.ROOT,
                         "drop-orphan-inline-tables, N = %,d, batches of %d tables", n, batch), "batch number", "batch time (ms)",
                 data, PlotOrientation.VERTICAL, true, false, false);
+        XYPlot plot = chart.getXYPlot();
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        Color[] colors = {new Color(0xD6, 0x27, 0x28), new Color(0x1F, 0x77, 0xB4), new Color(0x2C, 0xA0, 0x2C),
+            new Color(0xFF, 0x7F, 0x0E), Color.DARK_GRAY};
+        for (int i = 0; i < data.getSeriesCount(); i++) {
+            plot.getRenderer().setSeriesPaint(i, colors[i % colors.length]);
+        }
         Path file = dir.resolve("batches-N" + n + "-b" + batch + ".png");
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, 650);
         return file;

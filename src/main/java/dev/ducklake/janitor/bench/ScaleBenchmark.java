@@ -10,7 +10,16 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
 
+import com.sun.management.GarbageCollectionNotificationInfo;
+
+import javax.management.ListenerNotFoundException;
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.sql.Connection;
@@ -18,8 +27,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -198,18 +209,24 @@ public final class ScaleBenchmark {
             dropped = dropper.run(c, batches);
         }
         double wall = (System.nanoTime() - t0) / 1e9;
-        double peak = heap.peakMiB();
+        double[] peak = heap.stop();
         String check = dropped == expected && leakedLeft() == 0 ? "ok" : "dropped " + dropped + " of " + expected;
-        return logged(new VariantResult(n, variant, requested, effective, wall, dropped, batches, peak, setup, check));
+        return logged(new VariantResult(n, variant, requested, effective, wall, dropped, batches, peak[0], peak[1], setup, check));
     }
 
     private VariantResult janitor(int n, int requested, boolean reuse) throws SQLException, JanitorException {
         double setup = reuse ? 0 : freshCatalog(n);
         List<BatchTiming> batches = new ArrayList<>();
+        long[] t0 = new long[1];
         ProgressListener listener = new ProgressListener() {
             @Override
             public void batch(BatchProgress b) {
                 batches.add(new BatchTiming(b.number(), b.dropped() + b.skippedNonempty() + b.missing(), b.batchSeconds() * 1000));
+            }
+
+            @Override
+            public void info(String message) {
+                log.accept(String.format(Locale.ROOT, "  janitor +%.2f s: %s", (System.nanoTime() - t0[0]) / 1e9, message));
             }
 
             @Override
@@ -221,14 +238,15 @@ public final class ScaleBenchmark {
         };
         DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.defaults().withMetadataSchema(SCHEMA).withBatchSize(requested);
         Heap heap = Heap.start();
-        long t0 = System.nanoTime();
+        t0[0] = System.nanoTime();
         DropOrphanInlineTablesResult r = new DropOrphanInlineTables(admin.withDatabase(RUN_DB), opts, listener).execute();
-        double wall = (System.nanoTime() - t0) / 1e9;
-        double peak = heap.peakMiB();
+        double wall = (System.nanoTime() - t0[0]) / 1e9;
+        log.accept(String.format(Locale.ROOT, "  janitor +%.2f s: done (%d batches)", wall, r.batches()));
+        double[] peak = heap.stop();
         boolean ok = r.dropped() == n && r.skippedNonempty() == BenchCatalog.NON_EMPTY_ORPHANS
                 && r.remaining() == BenchCatalog.NON_EMPTY_ORPHANS && leakedLeft() == 0;
         String check = ok ? "ok" : "dropped " + r.dropped() + " skipped " + r.skippedNonempty() + " remaining " + r.remaining();
-        return logged(new VariantResult(n, JANITOR, requested, r.batchSizeStart(), wall, r.dropped(), batches, peak, setup, check));
+        return logged(new VariantResult(n, JANITOR, requested, r.batchSizeStart(), wall, r.dropped(), batches, peak[0], peak[1], setup, check));
     }
 
     private VariantResult dryRun(int n) throws JanitorException {
@@ -240,7 +258,8 @@ public final class ScaleBenchmark {
         long expected = n + BenchCatalog.NON_EMPTY_ORPHANS;
         String check = r.orphanRows() == expected && r.orphanNonempty() == BenchCatalog.NON_EMPTY_ORPHANS ? "ok"
                 : "orphan_rows " + r.orphanRows() + " nonempty " + r.orphanNonempty();
-        return logged(new VariantResult(n, DRY_RUN, 0, 0, wall, r.orphanRows(), List.of(), heap.peakMiB(), 0, check));
+        double[] peak = heap.stop();
+        return logged(new VariantResult(n, DRY_RUN, 0, 0, wall, r.orphanRows(), List.of(), peak[0], peak[1], 0, check));
     }
 
     private VariantResult metricQuery(int n) throws SQLException, JanitorException {
@@ -254,14 +273,15 @@ public final class ScaleBenchmark {
             }
             double wall = (System.nanoTime() - t0) / 1e9;
             String check = count == n + BenchCatalog.NON_EMPTY_ORPHANS ? "ok" : "counted " + count;
-            return logged(new VariantResult(n, METRIC, 0, 0, wall, count, List.of(), heap.peakMiB(), 0, check));
+            double[] peak = heap.stop();
+            return logged(new VariantResult(n, METRIC, 0, 0, wall, count, List.of(), peak[0], peak[1], 0, check));
         }
     }
 
     private VariantResult logged(VariantResult r) {
         log.accept(String.format(Locale.ROOT, "N=%d %-20s batch %4d: %8.2f s, %7.0f tables/s, first/last batch %.0f/%.0f ms,"
-                        + " peak heap %.0f MiB, check %s", r.n(), r.variant(), r.batchEffective(), r.wallSeconds(),
-                r.tablesPerSecond(), r.firstBatchMs(), r.lastBatchMs(), r.peakHeapMiB(), r.check()));
+                        + " heap peak %.0f MiB, after-GC max %.0f MiB, check %s", r.n(), r.variant(), r.batchEffective(),
+                r.wallSeconds(), r.tablesPerSecond(), r.firstBatchMs(), r.lastBatchMs(), r.peakHeapMiB(), r.liveHeapMiB(), r.check()));
         List<VariantResult> soFar = new ArrayList<>(results);
         soFar.add(r);
         partial.accept(soFar);
@@ -302,32 +322,68 @@ public final class ScaleBenchmark {
         return s.toString();
     }
 
-    /** Peak heap of a stretch of work: resets the heap pools' peaks at start. */
-    private static final class Heap {
-        private final List<MemoryPoolMXBean> pools;
-
-        private Heap(List<MemoryPoolMXBean> pools) {
-            this.pools = pools;
-        }
+    /**
+     * Heap figures of a stretch of work: the heap pools' peak usage (reset at start; garbage included, so it
+     * approaches -Xmx whenever the work allocates a lot) and the largest heap in use right after a garbage
+     * collection during the work (the live set, what -Xmx must hold).
+     */
+    private static final class Heap implements NotificationListener {
+        private final List<MemoryPoolMXBean> pools = new ArrayList<>();
+        private final Set<String> heapPools = new HashSet<>();
+        private final List<NotificationEmitter> emitters = new ArrayList<>();
+        private volatile long maxAfterGc = -1;
 
         static Heap start() {
             System.gc();
-            List<MemoryPoolMXBean> pools = new ArrayList<>();
+            Heap h = new Heap();
             for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
                 if (p.getType() == MemoryType.HEAP && p.isValid()) {
                     p.resetPeakUsage();
-                    pools.add(p);
+                    h.pools.add(p);
+                    h.heapPools.add(p.getName());
                 }
             }
-            return new Heap(pools);
+            for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+                if (gc instanceof NotificationEmitter e) {
+                    e.addNotificationListener(h, null, null);
+                    h.emitters.add(e);
+                }
+            }
+            return h;
         }
 
-        double peakMiB() {
+        @Override
+        public void handleNotification(Notification n, Object handback) {
+            if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
+                return;
+            }
+            GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
+            long used = 0;
+            for (Map.Entry<String, MemoryUsage> e : info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+                if (heapPools.contains(e.getKey())) {
+                    used += e.getValue().getUsed();
+                }
+            }
+            synchronized (this) {
+                maxAfterGc = Math.max(maxAfterGc, used);
+            }
+        }
+
+        /** Stops listening; returns {peak MiB (garbage included), max after-GC MiB (NaN if no GC ran)}. */
+        double[] stop() {
+            for (NotificationEmitter e : emitters) {
+                try {
+                    e.removeNotificationListener(this);
+                } catch (ListenerNotFoundException ignored) {
+                    // already gone
+                }
+            }
             long sum = 0;
             for (MemoryPoolMXBean p : pools) {
                 sum += p.getPeakUsage().getUsed();
             }
-            return sum / (1024.0 * 1024.0);
+            double mib = 1024.0 * 1024.0;
+            return new double[] {sum / mib, maxAfterGc < 0 ? Double.NaN : maxAfterGc / mib};
         }
     }
 }

@@ -14,12 +14,15 @@ import java.util.List;
  * @param tables tables dropped (for the dry run and the metric query: orphan rows counted)
  * @param batches one timing per committed batch, in order (empty when the variant has no batches)
  * @param peakHeapMiB peak JVM heap used while the variant ran, MiB (sum of the heap pools' peaks, garbage
- *     included: an upper bound)
+ *     included: an upper bound that approaches -Xmx when the variant allocates a lot)
+ * @param liveHeapMiB the largest heap in use right after a garbage collection during the variant, MiB (the
+ *     live set); NaN when no collection ran
  * @param setupSeconds time to build the variant's fresh catalog, seconds (0 when it reused the previous non-destructive variants' catalog)
  * @param check a short verification of the outcome ("ok" or what was off)
  */
 public record VariantResult(int n, String variant, int batchRequested, int batchEffective, double wallSeconds,
-                            long tables, List<BatchTiming> batches, double peakHeapMiB, double setupSeconds, String check) {
+                            long tables, List<BatchTiming> batches, double peakHeapMiB, double liveHeapMiB, double setupSeconds,
+                            String check) {
 
     /** How many full batches the first/last figures are the median of. */
     public static final int EDGE_BATCHES = 5;

@@ -72,10 +72,21 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Folder for results.csv, batches.csv and the PNG plots. Default: ${DEFAULT-VALUE}.")
     Path out;
 
+    @Option(names = "--replot", description = "Only redraw the PNG plots from --out's batches.csv of an earlier run. Default: off.")
+    boolean replot;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (replot) {
+            System.setProperty("java.awt.headless", "true");
+            for (Path p : BenchReport.replot(out)) {
+                err.println("bench: wrote " + p);
+            }
+            err.flush();
+            return ExitCodes.OK;
+        }
         List<Integer> ns = full ? List.of(230_000) : sizes;
         for (int n : ns) {
             if (n < 1 || n > 1_000_000) {

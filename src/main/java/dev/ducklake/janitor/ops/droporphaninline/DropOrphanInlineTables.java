@@ -613,15 +613,16 @@ public final class DropOrphanInlineTables {
      * Execute runs do not use this: they probe every table under its ACCESS EXCLUSIVE lock.
      */
     private List<String> withHeapBlocks(Map<String, Long> oidOf) throws SQLException {
-        List<Long> oids = new ArrayList<>(oidOf.values());
-        Map<Long, String> nameOf = new HashMap<>();
-        oidOf.forEach((name, oid) -> nameOf.put(oid, name));
+        List<Map.Entry<String, Long>> entries = new ArrayList<>(oidOf.entrySet());
         List<String> out = new ArrayList<>();
         try (PreparedStatement ps = conn.prepareStatement("SELECT o FROM unnest(?::oid[]) o WHERE pg_catalog.pg_relation_size(o) > 0")) {
-            for (int i = 0; i < oids.size(); i += DRY_RUN_SIZE_CHUNK) {
-                List<Long> chunk = oids.subList(i, Math.min(oids.size(), i + DRY_RUN_SIZE_CHUNK));
+            for (int i = 0; i < entries.size(); i += DRY_RUN_SIZE_CHUNK) {
+                Map<Long, String> nameOf = new HashMap<>();
+                for (Map.Entry<String, Long> e : entries.subList(i, Math.min(entries.size(), i + DRY_RUN_SIZE_CHUNK))) {
+                    nameOf.put(e.getValue(), e.getKey());
+                }
                 setLocalTimeouts();
-                ps.setArray(1, conn.createArrayOf("bigint", chunk.toArray()));
+                ps.setArray(1, conn.createArrayOf("bigint", nameOf.keySet().toArray()));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         String name = nameOf.get(rs.getLong(1));
