@@ -46,6 +46,18 @@ public final class FaultCatalog {
         return new FaultCatalog(schema, CatalogInvariants.snapshot(c, schema));
     }
 
+    /**
+     * Takes over a catalog already written into a schema (e.g. with extra hostile rows).
+     *
+     * @param c a connection
+     * @param schema the metadata schema
+     * @return the catalog, snapshotted now
+     * @throws SQLException on database errors
+     */
+    public static FaultCatalog of(Connection c, String schema) throws SQLException {
+        return new FaultCatalog(schema, CatalogInvariants.snapshot(c, schema));
+    }
+
     /** The quoted, qualified name of the i-th droppable orphan table. */
     public String orphanTable(int i) {
         return Sql.qualified(schema, orphans.get(i).tableName());
