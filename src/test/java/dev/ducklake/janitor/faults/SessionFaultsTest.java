@@ -12,6 +12,7 @@ import dev.ducklake.janitor.testsupport.CatalogInvariants;
 import dev.ducklake.janitor.testsupport.Cli;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import dev.ducklake.janitor.testsupport.JanitorProcess;
+import dev.ducklake.janitor.testsupport.PartitionProxy;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
@@ -128,6 +129,60 @@ class SessionFaultsTest {
         assertThat(doc.get("reconnects").asInt()).as("one reconnect per termination").isEqualTo(kills);
         assertThat(doc.get("dropped").asLong()).as("every empty orphan dropped").isEqualTo(cat.orphans.size());
         assertThat(run.err()).as("each reconnect re-takes the advisory lock").contains("re-took the advisory lock");
+        try (Connection c = pg.connect()) {
+            cat.check(c);
+        }
+        assertConverges(cat);
+    }
+
+    // ------------------------------------------------------------------ 1b. network cut: the old session lives on
+
+    @Test
+    void networkCutLeavesAZombieSessionHoldingTheLockWhichTheReconnectEnds() throws Exception {
+        FaultCatalog cat;
+        try (Connection c = pg.connect()) {
+            cat = FaultCatalog.build(c, pg.freshSchema("fault_cut"), 60);
+        }
+        String app = appName();
+        Connection blocker = holdReadLock(cat.orphanTable(30));
+        Cli.Run run;
+        try (PartitionProxy proxy = new PartitionProxy(Integer.parseInt(pg.spec().port()))) {
+            String url = "jdbc:postgresql://localhost:" + proxy.port() + "/" + pg.spec().database() + "?user=" + pg.spec().user();
+            CompletableFuture<Integer> cutter = CompletableFuture.supplyAsync(() -> {
+                try (Connection mon = pg.connect();
+                     PreparedStatement find = mon.prepareStatement("SELECT pid FROM pg_stat_activity WHERE application_name = ?"
+                             + " AND wait_event_type = 'Lock'")) {
+                    find.setString(1, app);
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    while (System.nanoTime() < deadline) {
+                        try (ResultSet rs = find.executeQuery()) {
+                            if (rs.next()) {
+                                int zombie = rs.getInt(1);
+                                // the janitor loses its connection; its backend keeps waiting, holding the advisory lock
+                                proxy.cutClients();
+                                Thread.sleep(300);
+                                blocker.rollback();
+                                return zombie;
+                            }
+                        }
+                        Thread.sleep(50);
+                    }
+                    return -1;
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            run = Cli.run(Map.of("PGAPPNAME", app), "drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema,
+                    "--yes", "--batch-size", "20", "--lock-timeout", "20", "--reconnect-timeout", "20", "--output", "json");
+            assertThat(cutter.get(60, TimeUnit.SECONDS)).as("the cut happened mid-batch").isPositive();
+        } finally {
+            blocker.close();
+        }
+        assertThat(run.exitCode()).as("the reconnect ends the zombie session and re-takes the lock; stderr: %s", run.err()).isZero();
+        assertThat(run.err()).contains("ended this run's previous server session");
+        JsonNode doc = JSON.readTree(run.out());
+        assertThat(doc.get("reconnects").asInt()).isEqualTo(1);
+        assertThat(doc.get("dropped").asLong()).isEqualTo(cat.orphans.size());
         try (Connection c = pg.connect()) {
             cat.check(c);
         }
