@@ -178,7 +178,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                 budget = Duration.ofNanos((long) (secs * 1e9));
             }
         }
-        return DropOrphanInlineTablesOptions.defaults()
+        DropOrphanInlineTablesOptions options = DropOrphanInlineTablesOptions.defaults()
                 .withMetadataSchema(catalog.metadataSchema)
                 .withDryRun(dryRun)
                 .withBatchSize(batchSize)
@@ -190,6 +190,12 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                 .withReconnectTimeout(seconds("--reconnect-timeout", reconnectTimeout))
                 .withIncludeUnregistered(includeUnregistered)
                 .withIncludeNonempty(includeNonempty);
+        // every schema's options are checked before any schema runs: a bad value must not come after changes
+        for (String schema : catalog.metadataSchemas) {
+            options.withMetadataSchema(schema).validate();
+        }
+        options.validate();
+        return options;
     }
 
     private static Duration seconds(String flag, double value) throws JanitorException {

@@ -171,6 +171,16 @@ class BadInputTest {
         assertUnchanged(cat);
     }
 
+    @Test
+    void aBadSecondMetadataSchemaIsRefusedBeforeTheFirstSchemaRuns() throws Exception {
+        // regression: with repeatable --metadata-schema, the first schema used to run (and drop) before the empty
+        // second one was refused
+        FaultCatalog cat = catalog("first");
+        Cli.Run run = drop(cat.schema, "--metadata-schema", "");
+        assertClean(run, 2, "--metadata-schema must not be empty");
+        assertUnchanged(cat);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"host=h port=99999", "port=abc host=h", "jdbc:mysql://h/db", "host=/var/run/postgresql",
         "host=h bogus=1", "host=h dbname", "host='unterminated", "postgresql://h:5432/db?connect_timeout=soon",
