@@ -8,6 +8,7 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
+import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.SqlCapture;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -80,6 +81,12 @@ class SqlScanTest {
             }
             st.execute("INSERT INTO " + Sql.qualified(schema, InlinedTableName.dataTable(7_000_006, 4_000_001))
                     + " VALUES (5550001, 5550002, NULL, 5550003)");
+            // beyond the registry: an unregistered leftover, a non-empty inlined deletion table, a name with a leading zero
+            st.execute("CREATE TABLE " + Sql.qualified(schema, InlinedTableName.dataTable(7_000_050, 4_000_001))
+                    + " (row_id bigint, begin_snapshot bigint, end_snapshot bigint, c1 integer)");
+            Catalogs.inlinedDeleteTable(c, schema, 7_000_051, 1);
+            st.execute("CREATE TABLE " + Sql.qualified(schema, "ducklake_inlined_data_07000052_4000001")
+                    + " (row_id bigint, begin_snapshot bigint, end_snapshot bigint, c1 integer)");
             try (var rs = st.executeQuery("SELECT table_id, schema_version FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables")
                     + " UNION ALL SELECT table_id, begin_snapshot FROM " + Sql.qualified(schema, "ducklake_table"))) {
                 while (rs.next()) {
@@ -92,13 +99,15 @@ class SqlScanTest {
                 }
             }
         }
-        catalogNumbers.addAll(List.of("5550001", "5550002", "5550003"));
+        catalogNumbers.addAll(List.of("5550001", "5550002", "5550003", "7000050", "7000051", "7000052", "07000052"));
         CatalogInvariants.Snapshot before;
         try (Connection c = pg.connect()) {
             before = CatalogInvariants.snapshot(c, schema);
         }
         Set<String> mayTouch = new HashSet<>();
         before.registry().stream().filter(before::droppable).forEach(r -> mayTouch.add(r.tableName()));
+        mayTouch.add(InlinedTableName.dataTable(7_000_050, 4_000_001));
+        mayTouch.add(InlinedTableName.DELETE_PREFIX + 7_000_051);
 
         List<String> sql = new ArrayList<>();
         DropOrphanInlineTablesOptions options = DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withBatchSize(3)
@@ -115,11 +124,22 @@ class SqlScanTest {
                 assertThat(r.skippedLocked()).as("the per-table path ran").isEqualTo(1);
                 blocker.rollback();
                 new DropOrphanInlineTables(pg.spec(), options, ProgressListener.NONE).execute();
+                // and the paths beyond the registry: leftovers, inlined deletions, non-empty orphans
+                DropOrphanInlineTablesOptions all = options.withIncludeUnregistered(true).withIncludeNonempty(true);
+                new DropOrphanInlineTables(pg.spec(), all.withDryRun(true), ProgressListener.NONE).execute();
+                DropOrphanInlineTablesResult beyond = new DropOrphanInlineTables(pg.spec(), all, ProgressListener.NONE).execute();
+                assertThat(beyond.droppedUnregistered()).as("the leftover went").isEqualTo(1);
+                assertThat(beyond.droppedInlinedDelete()).as("the deletion table went").isEqualTo(1);
+                assertThat(beyond.droppedNonempty()).as("the non-empty orphans went").isGreaterThanOrEqualTo(2);
                 sql.addAll(capture.statements());
             }
         }
         try (Connection c = pg.connect()) {
-            CatalogInvariants.check(c, before);
+            assertThat(Catalogs.exists(c, schema, "ducklake_inlined_data_07000052_4000001")).as("an anomaly is never dropped").isTrue();
+            assertThat(Catalogs.exists(c, schema, InlinedTableName.dataTable(1, 1))).as("a live table's inlined table stays").isTrue();
+            for (String h : HOSTILE) {
+                assertThat(Catalogs.exists(c, schema, h)).as("hostile-named table %s stays", h).isTrue();
+            }
         }
 
         String engineSource;
