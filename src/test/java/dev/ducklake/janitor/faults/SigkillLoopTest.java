@@ -5,6 +5,7 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
+import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import dev.ducklake.janitor.testsupport.JanitorProcess;
 import dev.ducklake.janitor.testsupport.TestPostgres;
@@ -37,8 +38,21 @@ class SigkillLoopTest {
         long seed = Long.getLong("faults.sigkill.seed", System.nanoTime());
         Random random = new Random(seed);
         FaultCatalog cat;
+        long leftovers;
         try (Connection c = pg.connect()) {
-            cat = FaultCatalog.build(c, pg.freshSchema("fault_kill"), 1000);
+            FaultCatalog built = FaultCatalog.build(c, pg.freshSchema("fault_kill"), 1000);
+            // leftovers beyond the registry, dropped with --include-unregistered after the registered orphans:
+            // 600 data tables whose registry rows are gone and 50 empty inlined deletion tables of dropped ids
+            for (int i = 0; i < 600; i++) {
+                Catalogs.unregister(c, built.schema, built.orphans.get(i).tableId());
+            }
+            for (int i = 0; i < 50; i++) {
+                Catalogs.inlinedDeleteTable(c, built.schema, built.orphans.get(i * 10 + 5).tableId(), 0);
+            }
+            cat = FaultCatalog.of(c, built.schema);
+            cat.before.allowUnregistered();
+            leftovers = cat.before.tableNames().stream().filter(cat.before::droppableLeftover).count();
+            assertThat(leftovers).isEqualTo(650);
         }
         String app = "janitor-kill-" + ProcessHandle.current().pid();
         Map<String, Integer> killedWhile = new TreeMap<>();
@@ -53,7 +67,7 @@ class SigkillLoopTest {
             lockCount.setString(1, app);
             for (int i = 0; i < iterations; i++) {
                 JanitorProcess p = JanitorProcess.start(Map.of("PGAPPNAME", app), "drop-orphan-inline-tables", "--catalog",
-                        pg.url(), "--metadata-schema", cat.schema, "--yes", "--batch-size", String.valueOf(1 + random.nextInt(4)), "--lock-timeout", "5");
+                        pg.url(), "--metadata-schema", cat.schema, "--yes", "--batch-size", String.valueOf(1 + random.nextInt(4)), "--lock-timeout", "5", "--include-unregistered");
                 // wait until it is connected (JVM start-up is not interesting), then kill after a random delay
                 long until = System.nanoTime() + 30_000_000_000L;
                 boolean connected = false;
@@ -109,15 +123,18 @@ class SigkillLoopTest {
             before = CatalogInvariants.snapshot(c, cat.schema).droppableEmptyPresent();
         }
         DropOrphanInlineTablesResult last = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.defaults()
-                .withMetadataSchema(cat.schema), ProgressListener.NONE).execute();
+                .withMetadataSchema(cat.schema).withIncludeUnregistered(true), ProgressListener.NONE).execute();
         try (Connection c = pg.connect()) {
             var deleted = cat.check(c);
             assertThat(deleted).as("all empty orphans are gone once the last run finished").hasSize(cat.orphans.size());
             CatalogInvariants.assertNoDroppableOrphans(c, cat.schema);
+            CatalogInvariants.Snapshot now = CatalogInvariants.snapshot(c, cat.schema);
+            assertThat(now.tableNames().stream().filter(now::droppableLeftover)).as("and every leftover").isEmpty();
         }
         System.out.printf("SIGKILL loop: seed %d, %d iterations in %.1f s, %d finished before the kill, droppable orphans left"
-                        + " for the final run %d of %d (it dropped %d), backend state at kill: %s%n", seed, iterations, loopSeconds,
-                finishedBeforeKill, before, cat.orphans.size(), last.dropped(), killedWhile);
+                        + " for the final run %d of %d (it dropped %d, and %d of %d leftovers), backend state at kill: %s%n", seed,
+                iterations, loopSeconds, finishedBeforeKill, before, cat.orphans.size(), last.dropped(),
+                last.droppedUnregistered() + last.droppedInlinedDelete(), leftovers, killedWhile);
     }
 
     private static String firstWord(String query) {
