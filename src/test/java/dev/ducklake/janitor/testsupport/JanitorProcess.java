@@ -72,6 +72,16 @@ public final class JanitorProcess {
         process.waitFor();
     }
 
+    /**
+     * SIGTERM (a polite stop, as from Kubernetes or cron's timeout), then waits at most {@code seconds} for the exit.
+     *
+     * @return the exit code
+     */
+    public int terminate(long seconds) throws InterruptedException {
+        process.destroy();
+        return waitFor(seconds);
+    }
+
     /** What the process printed on stdout so far. */
     public String out() {
         return read(stdout);
