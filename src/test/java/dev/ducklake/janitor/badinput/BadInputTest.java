@@ -84,6 +84,20 @@ class BadInputTest {
         assertClean(Cli.run("drop-orphan-inline-tables", "--catalog", url, "--dry-run"), 3, "the database does not exist");
     }
 
+    @Test
+    void readOnlySessionFailsClearlyAndChangesNothing() throws Exception {
+        // as when pointed at a hot standby or a role with default_transaction_read_only: the dry run works, the
+        // execute run stops at its first write with a message that says so
+        FaultCatalog cat = catalog("readonly");
+        String url = "jdbc:postgresql://" + pg.spec().host() + ":" + pg.spec().port() + "/" + pg.spec().database() + "?user="
+                + pg.spec().user() + "&options=-c%20default_transaction_read_only%3Don";
+        Cli.Run dry = Cli.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema, "--dry-run");
+        assertThat(dry.exitCode()).as("stderr: %s", dry.err()).isZero();
+        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema, "--yes");
+        assertClean(run, 9, "25006", "read-only");
+        assertUnchanged(cat);
+    }
+
     // ------------------------------------------------------------------ not a catalog
 
     @Test

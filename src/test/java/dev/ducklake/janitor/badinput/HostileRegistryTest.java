@@ -91,6 +91,7 @@ class HostileRegistryTest {
         assertThat(doc.get("kept_by_name_guard").asInt()).as("every hostile row is kept by the name guard").isEqualTo(rows.size());
         assertThat(doc.get("missing_tables").asInt()).as("the legitimate row whose table lives only in the other schema")
                 .isEqualTo(1);
+        assertThat(doc.has("kept_not_a_table") ? doc.get("kept_not_a_table").asInt() : doc.get("kept_not_atable").asInt()).as("view, partitioned table, sequence, materialized view").isEqualTo(4);
         assertThat(run.err()).as("warnings name the rows, escaped").contains("kept by the name guard")
                 .contains("'ducklake_inlined_data_900004_1\\n'").doesNotContain("ducklake_inlined_data_900004_1\n")
                 .as("terminal control and bidi characters are escaped").contains("900019_1\\u001b[31m")
@@ -117,6 +118,13 @@ class HostileRegistryTest {
                 }
                 // the exact name of row 900004 exists too, unregistered: a trailing newline must not reach it
                 st.execute("CREATE TABLE " + Sql.qualified(schema, "ducklake_inlined_data_900004_1") + " (row_id bigint)");
+                // relations with genuine names that are not plain tables: a view, a partitioned table, a sequence, a
+                // materialized view (the name guard passes; the relkind check keeps them)
+                st.execute("CREATE VIEW " + Sql.qualified(schema, "ducklake_inlined_data_900021_1") + " AS SELECT 1 AS x WHERE false");
+                st.execute("CREATE TABLE " + Sql.qualified(schema, "ducklake_inlined_data_900022_1")
+                        + " (row_id bigint) PARTITION BY RANGE (row_id)");
+                st.execute("CREATE SEQUENCE " + Sql.qualified(schema, "ducklake_inlined_data_900023_1"));
+                st.execute("CREATE MATERIALIZED VIEW " + Sql.qualified(schema, "ducklake_inlined_data_900024_1") + " AS SELECT 1 AS x WHERE false");
                 // tables of another catalog in the same database
                 st.execute("CREATE TABLE " + Sql.qualified(otherSchema, "ducklake_inlined_data_900007_1") + " (row_id bigint)");
                 st.execute("CREATE TABLE " + Sql.qualified(otherSchema, "ducklake_inlined_data_900008_1") + " (row_id bigint)");
@@ -127,6 +135,9 @@ class HostileRegistryTest {
             }
             // a legitimate orphan row whose table exists only in the other schema: the row goes, that table stays
             values.add(new Object[] {900008L, "ducklake_inlined_data_900008_1", 1L});
+            for (long id = 900021; id <= 900024; id++) {
+                values.add(new Object[] {id, "ducklake_inlined_data_" + id + "_1", 1L});
+            }
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + Sql.qualified(schema, "ducklake_inlined_data_tables")
                     + " VALUES (?, ?, ?)")) {
                 for (Object[] v : values) {
