@@ -20,7 +20,7 @@ import java.util.function.Consumer;
 
 /**
  * Pushes the outcome of a maintenance run (any operation) to a Prometheus Pushgateway, in the Prometheus text
- * format, with HTTP POST to {@code <url>/metrics/job/<job>/catalog/<catalog>/schema/<schema>/operation/<operation>}.
+ * format, with HTTP POST to {@code <url>/metrics/job/<job>/catalog/<catalog>/operation/<operation>/schema/<schema>} (client_java orders the grouping labels by name; a value containing {@code /} is sent base64-encoded).
  *
  * <p>Series pushed (the Pushgateway adds the grouping labels job, catalog, schema and operation to each):
  * <ul>
