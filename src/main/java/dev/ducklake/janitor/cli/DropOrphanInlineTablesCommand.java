@@ -96,7 +96,11 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                 throw new JanitorException(Reason.ABORTED, "Not confirmed; nothing was changed.");
             }
             DropOrphanInlineTables op = new DropOrphanInlineTables(conn, options, listener(out, err, json));
-            Thread hook = new Thread(op::requestStop, "ducklake-janitor-stop");
+            // SIGTERM/SIGINT: stop at the next safe point and let the batch in flight commit (up to 30 s)
+            Thread hook = new Thread(() -> {
+                op.requestStop();
+                op.awaitFinished(Duration.ofSeconds(30));
+            }, "ducklake-janitor-stop");
             Runtime.getRuntime().addShutdownHook(hook);
             DropOrphanInlineTablesResult result;
             reporter.started();

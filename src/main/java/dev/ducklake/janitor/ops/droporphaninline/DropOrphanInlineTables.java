@@ -25,6 +25,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -71,6 +74,7 @@ public final class DropOrphanInlineTables {
     private final DropOrphanInlineTablesOptions options;
     private final ProgressListener listener;
     private final AtomicBoolean stopRequested = new AtomicBoolean();
+    private final CountDownLatch finished = new CountDownLatch(1);
 
     private Connection conn;
     private AdvisoryLock lock;
@@ -114,6 +118,22 @@ public final class DropOrphanInlineTables {
     }
 
     /**
+     * Waits until a running {@link #execute()} has returned or thrown (for a shutdown hook that lets the batch
+     * in flight commit before the JVM exits).
+     *
+     * @param timeout the longest wait
+     * @return true when the run finished within the timeout
+     */
+    public boolean awaitFinished(Duration timeout) {
+        try {
+            return finished.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
      * Runs the operation.
      *
      * @return the figures of the run
@@ -125,6 +145,14 @@ public final class DropOrphanInlineTables {
      *     error persisted after the retries. Whatever committed before a failure is consistent.
      */
     public DropOrphanInlineTablesResult execute() throws JanitorException {
+        try {
+            return run();
+        } finally {
+            finished.countDown();
+        }
+    }
+
+    private DropOrphanInlineTablesResult run() throws JanitorException {
         options.validate();
         long started = System.nanoTime();
         Long deadline = options.runBudget() == null ? null : started + options.runBudget().toNanos();
@@ -367,7 +395,8 @@ public final class DropOrphanInlineTables {
                 listener.info("--max-batches " + options.maxBatches() + " reached; " + (candidates.size() - pos) + " candidates left for the next run");
                 break;
             }
-            if (state.pastDeadline() || stopRequested.get()) {
+            // at least one batch always goes through, so a run with a tiny budget still makes progress
+            if ((batches > 0 && state.pastDeadline()) || stopRequested.get()) {
                 state.budgetExhausted = true;
                 listener.info((stopRequested.get() ? "stop requested" : "run budget spent") + "; " + (candidates.size() - pos)
                         + " candidates left for the next run");

@@ -1,0 +1,108 @@
+package dev.ducklake.janitor.catalog;
+
+import dev.ducklake.janitor.JanitorException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ConnectionSpecTest {
+
+    private static final Map<String, String> NO_ENV = Map.of();
+
+    @Test
+    void jdbcUrlWithParameters() throws Exception {
+        ConnectionSpec s = ConnectionSpec.parse("jdbc:postgresql://db.example:6543/lake?user=janitor&password=s3cret&sslmode=require", NO_ENV, null);
+        assertThat(s.host()).isEqualTo("db.example");
+        assertThat(s.port()).isEqualTo("6543");
+        assertThat(s.database()).isEqualTo("lake");
+        assertThat(s.user()).isEqualTo("janitor");
+        assertThat(s.hasPassword()).isTrue();
+        assertThat(s.jdbcUrl()).isEqualTo("jdbc:postgresql://db.example:6543/lake").doesNotContain("s3cret");
+    }
+
+    @Test
+    void libpqUri() throws Exception {
+        ConnectionSpec s = ConnectionSpec.parse("postgresql://ann:p%40ss@h1:5433/my%20db?sslmode=verify-full", NO_ENV, null);
+        assertThat(s.user()).isEqualTo("ann");
+        assertThat(s.host()).isEqualTo("h1");
+        assertThat(s.port()).isEqualTo("5433");
+        assertThat(s.database()).isEqualTo("my db");
+        assertThat(s.redact("login p@ss failed")).isEqualTo("login *** failed");
+    }
+
+    @Test
+    void libpqKeyValueWithQuotesAndEscapes() throws Exception {
+        ConnectionSpec s = ConnectionSpec.parse("host=h port=5555 dbname='my lake' user=u password='it\\'s secret'", NO_ENV, null);
+        assertThat(s.host()).isEqualTo("h");
+        assertThat(s.port()).isEqualTo("5555");
+        assertThat(s.database()).isEqualTo("my lake");
+        assertThat(s.redact("x it's secret y")).isEqualTo("x *** y");
+    }
+
+    @Test
+    void duckLakeAttachString() throws Exception {
+        ConnectionSpec s = ConnectionSpec.parse("ducklake:postgres:dbname=lake host=pg.internal user=dl", NO_ENV, null);
+        assertThat(s.host()).isEqualTo("pg.internal");
+        assertThat(s.database()).isEqualTo("lake");
+        assertThat(s.user()).isEqualTo("dl");
+        assertThat(s.port()).isEqualTo("5432");
+    }
+
+    @Test
+    void environmentFillsWhatIsMissingButNeverOverrides() throws Exception {
+        Map<String, String> env = Map.of("PGHOST", "envhost", "PGPORT", "7777", "PGUSER", "envuser", "PGPASSWORD", "envpw",
+                "PGDATABASE", "envdb");
+        ConnectionSpec s = ConnectionSpec.parse("dbname=given", env, null);
+        assertThat(s.host()).isEqualTo("envhost");
+        assertThat(s.port()).isEqualTo("7777");
+        assertThat(s.user()).isEqualTo("envuser");
+        assertThat(s.database()).isEqualTo("given");
+        assertThat(s.hasPassword()).isTrue();
+        ConnectionSpec fromEnvOnly = ConnectionSpec.parse(null, env, null);
+        assertThat(fromEnvOnly.database()).isEqualTo("envdb");
+    }
+
+    @Test
+    void passwordFileIsUsedWhenNothingElseGivesOne(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("pw");
+        Files.writeString(f, "from-file\n");
+        ConnectionSpec s = ConnectionSpec.parse("host=h dbname=d user=u", NO_ENV, f);
+        assertThat(s.hasPassword()).isTrue();
+        assertThat(s.redact("from-file")).isEqualTo("***");
+        assertThat(s.toString()).doesNotContain("from-file");
+        assertThatThrownBy(() -> ConnectionSpec.parse("host=h", NO_ENV, dir.resolve("missing")))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("password file");
+    }
+
+    @Test
+    void passwordNeverInDescriptions() throws Exception {
+        ConnectionSpec s = ConnectionSpec.parse("postgresql://u:TopSecret123@h/d", NO_ENV, null);
+        assertThat(s.toString()).doesNotContain("TopSecret123");
+        assertThat(s.describe()).doesNotContain("TopSecret123");
+        assertThat(s.jdbcUrl()).doesNotContain("TopSecret123");
+    }
+
+    @Test
+    void malformedInputIsAUsageErrorThatDoesNotEchoTheString() {
+        assertThatThrownBy(() -> ConnectionSpec.parse("host=h password='unterminated", NO_ENV, null))
+                .isInstanceOf(JanitorException.class)
+                .satisfies(e -> assertThat(((JanitorException) e).reason()).isEqualTo(JanitorException.Reason.USAGE))
+                .message().doesNotContain("unterminated'");
+        assertThatThrownBy(() -> ConnectionSpec.parse("host=h bogus=1", NO_ENV, null))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("bogus");
+        assertThatThrownBy(() -> ConnectionSpec.parse("host=/var/run/postgresql", NO_ENV, null))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("Unix-domain");
+        assertThatThrownBy(() -> ConnectionSpec.parse("host=h port=99999", NO_ENV, null))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("port");
+        assertThatThrownBy(() -> ConnectionSpec.parse("jdbc:mysql://h/d", NO_ENV, null))
+                .isInstanceOf(JanitorException.class);
+        assertThatThrownBy(() -> ConnectionSpec.parse("", NO_ENV, null))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("--catalog");
+    }
+}
