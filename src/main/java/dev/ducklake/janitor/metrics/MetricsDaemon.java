@@ -38,6 +38,7 @@ public final class MetricsDaemon implements AutoCloseable {
     private final Consumer<String> log;
     private final List<ScheduledExecutorService> schedulers = new ArrayList<>();
     private HTTPServer server;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * @param targets the catalogs to watch (at least one); the daemon closes them
@@ -149,9 +150,12 @@ public final class MetricsDaemon implements AutoCloseable {
         }
     }
 
-    /** Stops the HTTP server and the collection threads and closes every catalog connection. */
+    /** Stops the HTTP server and the collection threads and closes every catalog connection; idempotent. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         if (server != null) {
             server.close();
         }
