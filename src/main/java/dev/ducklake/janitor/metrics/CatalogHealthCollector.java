@@ -174,7 +174,8 @@ public final class CatalogHealthCollector {
                 try (PreparedStatement ps = conn.prepareStatement("SELECT set_config('statement_timeout', ?, true),"
                         + " set_config('search_path', ?, true)")) {
                     ps.setString(1, Long.toString(timeout.toMillis()));
-                    ps.setString(2, Sql.ident(schema) + ", pg_catalog");
+                    // pg_catalog first: objects in the metadata schema must never shadow built-in functions or operators
+                    ps.setString(2, "pg_catalog, " + Sql.ident(schema));
                     ps.execute();
                 }
                 List<MetricFamily> produced = step.run();

@@ -84,8 +84,14 @@ public final class CatalogTarget implements AutoCloseable {
         if (conn == null) {
             try {
                 conn = config.connection().openRaw();
-                int networkMs = (int) Math.min(Integer.MAX_VALUE, config.statementTimeout().toMillis() + 30_000);
-                conn.setNetworkTimeout(Runnable::run, config.statementTimeout().isZero() ? 0 : networkMs);
+                // a socket timeout beyond the longest statement timeout: a silent network partition cannot hang the thread
+                long longest = config.statementTimeout().toMillis();
+                boolean unbounded = config.statementTimeout().isZero();
+                for (CustomQuery q : config.queries()) {
+                    longest = Math.max(longest, q.timeout().toMillis());
+                    unbounded |= q.timeout().isZero();
+                }
+                conn.setNetworkTimeout(Runnable::run, unbounded ? 0 : (int) Math.min(Integer.MAX_VALUE, longest + 30_000));
             } catch (SQLException e) {
                 closeConnection();
                 lastDuration = (System.nanoTime() - t0) / 1e9;

@@ -129,6 +129,23 @@ class CatalogHealthCollectorTest {
     }
 
     @Test
+    void aQueryOverItsTimeoutIsCancelledAloneAndTheSessionStaysUsable() throws Exception {
+        CustomQuery slow = new CustomQuery("lake_slow", "Sleeps.", "SELECT pg_sleep(5) IS NULL AS value", List.of(), "value",
+                Duration.ofMillis(300));
+        try (Connection c = TestPostgres.get().connect()) {
+            CollectResult r = new CatalogHealthCollector(c, schema, "lake", Duration.ofSeconds(30), List.of(slow)).collect();
+            assertThat(r.errors()).containsOnlyKeys("lake_slow");
+            assertThat(r.errors().get("lake_slow")).as("statement_timeout").contains("57014");
+            assertThat(r.connectionLost()).isFalse();
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW statement_timeout")) {
+                rs.next();
+                assertThat(rs.getString(1)).as("SET LOCAL leaves the session default").isEqualTo("0");
+            }
+            assertThat(c.getAutoCommit()).isTrue();
+        }
+    }
+
+    @Test
     void aMissingSchemaIsOneCatalogErrorAndNoGauges() throws Exception {
         try (Connection c = TestPostgres.get().connect()) {
             CollectResult r = new CatalogHealthCollector(c, "no_such_schema_here", "lake", Duration.ofSeconds(5), List.of()).collect();
