@@ -30,6 +30,7 @@ public final class CatalogTarget implements AutoCloseable {
     static final String ERRORS = "ducklake_janitor_query_errors";
     static final String LAST_SUCCESS = "ducklake_janitor_last_success_timestamp_seconds";
     static final String QUERY_LAST_SUCCESS = "ducklake_janitor_query_last_success_timestamp_seconds";
+    static final String QUERY_DURATION = "ducklake_janitor_query_duration_seconds";
 
     private final TargetConfig config;
     private final Consumer<String> log;
@@ -43,6 +44,7 @@ public final class CatalogTarget implements AutoCloseable {
     private volatile double lastSuccess = Double.NaN;
     private final Map<String, Long> errorCounts = new LinkedHashMap<>();
     private final Map<String, Double> queryLastSuccess = new LinkedHashMap<>();
+    private final Map<String, Double> queryDuration = new LinkedHashMap<>();
     private final Map<String, String> lastErrors = new LinkedHashMap<>();
 
     /**
@@ -103,6 +105,7 @@ public final class CatalogTarget implements AutoCloseable {
         lastDuration = (System.nanoTime() - t0) / 1e9;
         double now = System.currentTimeMillis() / 1000.0;
         synchronized (errorCounts) {
+            queryDuration.putAll(r.durations());
             for (String q : r.succeeded()) {
                 errorCounts.putIfAbsent(q, 0L);
                 queryLastSuccess.put(q, now);
@@ -187,13 +190,17 @@ public final class CatalogTarget implements AutoCloseable {
         }
         List<MetricFamily.Sample> errs = new ArrayList<>();
         List<MetricFamily.Sample> succ = new ArrayList<>();
+        List<MetricFamily.Sample> took = new ArrayList<>();
         synchronized (errorCounts) {
+            queryDuration.forEach((q, t) -> took.add(new MetricFamily.Sample(List.of(config.name(), q), t)));
             errorCounts.forEach((q, n) -> errs.add(new MetricFamily.Sample(List.of(config.name(), q), n)));
             queryLastSuccess.forEach((q, t) -> succ.add(new MetricFamily.Sample(List.of(config.name(), q), t)));
         }
         List<String> perQuery = List.of(CatalogHealthCollector.CATALOG_LABEL, "query");
         out.add(new MetricFamily(ERRORS, "Failed queries per catalog and query since start (query 'connect' counts failed "
                 + "connection attempts and lost sessions).", MetricFamily.Type.COUNTER, perQuery, errs));
+        out.add(new MetricFamily(QUERY_DURATION, "Duration of each query's last run, seconds.", MetricFamily.Type.GAUGE,
+                perQuery, took));
         out.add(new MetricFamily(QUERY_LAST_SUCCESS, "Unix time of each query's last success, seconds.", MetricFamily.Type.GAUGE,
                 perQuery, succ));
         return out;

@@ -9,17 +9,20 @@ import java.util.Map;
  * @param families the metric families computed (each already carries the {@code catalog} label); a query that
  *     failed contributes none
  * @param succeeded the queries that succeeded, in the order they ran
+ * @param durations seconds each query took (succeeded or failed), by query name
  * @param errors the queries that failed, query name → message (password-free), in the order they ran
  * @param connectionLost whether a query failed because the session is gone (SQLSTATE class 08, admin shutdown
  *     and similar); the caller then reconnects
  * @param seconds wall-clock duration of the collection, seconds
  */
-public record CollectResult(List<MetricFamily> families, List<String> succeeded, Map<String, String> errors, boolean connectionLost, double seconds) {
+public record CollectResult(List<MetricFamily> families, List<String> succeeded, Map<String, Double> durations,
+                            Map<String, String> errors, boolean connectionLost, double seconds) {
 
     /** Copies the collections. */
     public CollectResult {
         families = List.copyOf(families);
         succeeded = List.copyOf(succeeded);
+        durations = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(durations));
         errors = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(errors));
     }
 

@@ -105,6 +105,7 @@ class MetricsDaemonTest {
             assertThat(sample(body, "ducklake_janitor_query_errors_total{catalog=\"broken\",query=\"connect\"}")).isGreaterThanOrEqualTo(1.0);
             assertThat(sample(body, "ducklake_janitor_query_errors_total{catalog=\"good\",query=\"snapshots\"}")).isEqualTo(0.0);
             assertThat(body).contains("ducklake_janitor_scrape_duration_seconds{catalog=\"good\"}")
+                    .contains("ducklake_janitor_query_duration_seconds{catalog=\"good\",query=\"unreachable_inline_tables\"}")
                     .contains("ducklake_janitor_last_success_timestamp_seconds{catalog=\"good\"}")
                     .doesNotContain("ducklake_unreachable_inline_tables{catalog=\"broken\"}")
                     .doesNotContain("s3cret-pw");
