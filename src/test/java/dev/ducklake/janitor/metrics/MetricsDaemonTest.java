@@ -221,6 +221,7 @@ class MetricsDaemonTest {
                 "catalogs:\n  - name: a\n    connection: ${env:NOT_SET_ANYWHERE}",
                 "catalogs:\n  - name: a\n    connection: host=h\nqueries:\n  - name: ducklake_snapshots\n    help: x\n    sql: SELECT 1",
                 "catalogs:\n  - name: a\n    connection: host=h\nqueries:\n  - name: bad-name\n    help: x\n    sql: SELECT 1",
+                "catalogs:\n  - name: a\n    connection: host=h\n    password_file: /nonexistent/pw",
                 "catalogs: [unclosed")) {
             assertThatThrownBy(() -> MetricsConfig.parse(Path.of("bad.yaml"), yaml, env)).as(yaml)
                     .isInstanceOfSatisfying(JanitorException.class, e -> {
