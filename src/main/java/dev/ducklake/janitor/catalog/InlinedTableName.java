@@ -39,6 +39,17 @@ public final class InlinedTableName {
     }
 
     /**
+     * The name DuckLake gives the inlined deletion table of a table ({@code ducklake_inlined_delete_<table_id>},
+     * never registered in {@code ducklake_inlined_data_tables}).
+     *
+     * @param tableId the DuckLake table_id (≥ 0)
+     * @return {@code ducklake_inlined_delete_<tableId>}
+     */
+    public static String deleteTable(long tableId) {
+        return DELETE_PREFIX + tableId;
+    }
+
+    /**
      * The name guard: whether a registry row may be acted on. True only when the ids are non-null and
      * non-negative and the name is exactly the one DuckLake would give them.
      *

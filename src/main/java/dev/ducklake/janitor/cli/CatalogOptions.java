@@ -5,6 +5,7 @@ import dev.ducklake.janitor.catalog.ConnectionSpec;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 /** Options shared by every subcommand that works on a catalog. */
@@ -25,9 +26,21 @@ public final class CatalogOptions {
                     + "The password is never printed.")
     Path passwordFile;
 
-    @Option(names = "--metadata-schema", paramLabel = "SCHEMA", defaultValue = "public",
-            description = "The Postgres schema holding the ducklake_* tables (DuckLake's METADATA_SCHEMA). Default: ${DEFAULT-VALUE}.")
-    String metadataSchema;
+    /** The first --metadata-schema given, or {@code public}: the schema of single-schema commands. */
+    String metadataSchema = "public";
+
+    /** Every --metadata-schema given, in order (empty when none was given). */
+    List<String> metadataSchemas = List.of();
+
+    @Option(names = "--metadata-schema", paramLabel = "SCHEMA",
+            description = "The Postgres schema holding the ducklake_* tables (DuckLake's METADATA_SCHEMA). Commands that "
+                    + "support it (drop-orphan-inline-tables) accept it several times and run on each schema in turn. "
+                    + "Default: public.")
+    void metadataSchema(List<String> schemas) {
+        // picocli calls this with the values collected so far (first with an empty list)
+        metadataSchemas = List.copyOf(schemas);
+        metadataSchema = schemas.isEmpty() ? "public" : schemas.get(0);
+    }
 
     @Option(names = "--lock-name", paramLabel = "NAME", defaultValue = "ducklake-maintenance",
             description = "Advisory lock taken by execute runs (pg_try_advisory_lock(hashtext(NAME))); a run refuses to start while "
@@ -40,6 +53,20 @@ public final class CatalogOptions {
 
     @Option(names = "--verbose", description = "Print stack traces of errors and debug details to stderr. Default: off.")
     boolean verbose;
+
+    /**
+     * The one schema of a command that works on a single schema.
+     *
+     * @return the schema given, or {@code public}
+     * @throws JanitorException USAGE when --metadata-schema was given more than once
+     */
+    String singleSchema() throws JanitorException {
+        if (metadataSchemas.size() > 1) {
+            throw new JanitorException(JanitorException.Reason.USAGE, "This command works on one schema; --metadata-schema was given "
+                    + metadataSchemas.size() + " times.");
+        }
+        return metadataSchema;
+    }
 
     /**
      * Resolves the connection from --catalog, DUCKLAKE_JANITOR_CATALOG and the PG* variables.

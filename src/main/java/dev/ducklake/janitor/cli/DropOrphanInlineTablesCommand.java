@@ -26,10 +26,16 @@ import java.util.concurrent.Callable;
 @Command(name = "drop-orphan-inline-tables", mixinStandardHelpOptions = true,
         description = {"Drops the inlined-data tables (ducklake_inlined_data_<table_id>_<schema_version>) of DuckLake tables that "
                 + "no retained snapshot can reach, and deletes their rows from ducklake_inlined_data_tables, in batches of one "
-                + "transaction each. Only empty tables are dropped; non-empty ones are kept and reported. Works on the "
+                + "transaction each. Only empty tables are dropped (unless --include-nonempty); non-empty ones are kept "
+                + "and reported. Works on the "
                 + "PostgreSQL catalog directly; never opens DuckDB.",
             "A dry run (--dry-run) changes nothing and takes no lock. An execute run on a terminal asks for confirmation "
-                + "unless --yes is given; non-interactive runs (cron) do not ask."})
+                + "unless --yes is given; non-interactive runs (cron) do not ask.",
+            "Unregistered leftovers (ducklake_inlined_data_<id>_<v> without a registry row) and inlined deletion tables "
+                + "(ducklake_inlined_delete_<id>) of unreachable table_ids are always reported; --include-unregistered drops them.",
+            "Several catalogs: --metadata-schema may be given several times, or --all-metadata-schemas finds every schema with "
+                + "a DuckLake catalog; each runs in turn with its own connection and lock. The exit code is then the worst "
+                + "schema's: 1 > 9 > 3 > 8 > 6 > 5 > 4 > 7 > 0."})
 public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
 
     static final String OPERATION = "drop-orphan-inline-tables";
@@ -77,6 +83,24 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                     + "retried once at the end of the run, then skipped and reported. Default: ${DEFAULT-VALUE}.")
     double lockTimeout;
 
+    @Option(names = "--include-unregistered",
+            description = "Also drop tables that have no registry row: unregistered leftovers ducklake_inlined_data_<id>_<v> "
+                    + "and inlined deletion tables ducklake_inlined_delete_<id>, both only when the table_id is unreachable "
+                    + "(same lock, emptiness check, batching and retries; re-checked under the table lock). Without it they "
+                    + "are only reported. Default: off.")
+    boolean includeUnregistered;
+
+    @Option(names = "--include-nonempty",
+            description = "Also drop orphans that still hold rows (a table dropped before its inlined rows were flushed). "
+                    + "No retained snapshot can read those rows; DuckLake's own snapshot expiry drops such tables whatever "
+                    + "their content. The dry run lists each with its exact row count first. Default: off (skipped with a warning).")
+    boolean includeNonempty;
+
+    @Option(names = "--all-metadata-schemas",
+            description = "Run on every schema of the database that holds a DuckLake catalog (a ducklake_metadata table with "
+                    + "a 'version' key), one after the other; not with --metadata-schema. Default: off.")
+    boolean allMetadataSchemas;
+
     @Option(names = "--reconnect-timeout", paramLabel = "SECONDS", defaultValue = "60",
             description = "How long to keep reconnecting (with backoff from 1 s to 10 s) after the connection is lost "
                     + "mid-run, in seconds. Default: ${DEFAULT-VALUE}.")
@@ -91,6 +115,10 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         try {
             DropOrphanInlineTablesOptions options = options();
             conn = catalog.connection(parent.env());
+            push.validate(parent.env());
+            if (allMetadataSchemas || catalog.metadataSchemas.size() > 1) {
+                return MultiSchemaRun.run(this, conn, options, out, err, json);
+            }
             MaintenanceRunReporter reporter = push.reporter(parent.env(), conn, options.metadataSchema(), OPERATION, dryRun, err);
             if (!dryRun && !yes && !confirm(conn, options.metadataSchema())) {
                 throw new JanitorException(Reason.ABORTED, "Not confirmed; nothing was changed.");
@@ -144,6 +172,10 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                 new MaintenanceRunReporter.PerRun(r.dropped(), "Orphaned inlined-data tables dropped by the last successful run."));
         g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run",
                 new MaintenanceRunReporter.PerRun(r.skippedNonempty(), "Non-empty orphaned inlined-data tables kept by the last successful run."));
+        g.put("ducklake_maintenance_inline_orphans_dropped_unregistered_last_run",
+                new MaintenanceRunReporter.PerRun(r.droppedUnregistered(), "Unregistered leftover inlined-data tables dropped by the last successful run."));
+        g.put("ducklake_maintenance_inline_orphans_dropped_inlined_delete_last_run",
+                new MaintenanceRunReporter.PerRun(r.droppedInlinedDelete(), "Inlined deletion tables of unreachable tables dropped by the last successful run."));
         g.put("ducklake_maintenance_inline_orphans_remaining",
                 new MaintenanceRunReporter.PerRun(r.remaining(), "Orphan registry rows left after the last successful run."));
         g.put("ducklake_maintenance_inline_orphans_budget_exhausted_last_run",
@@ -152,6 +184,9 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
     }
 
     DropOrphanInlineTablesOptions options() throws JanitorException {
+        if (allMetadataSchemas && !catalog.metadataSchemas.isEmpty()) {
+            throw usage("--all-metadata-schemas and --metadata-schema exclude each other: give one or the other.");
+        }
         if (batchSize < 1 || batchSize > 2000) {
             throw usage("--batch-size must be between 1 and 2000 tables, got " + batchSize + ".");
         }
@@ -183,7 +218,9 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                 .withStatementTimeout(seconds("--statement-timeout", statementTimeout))
                 .withLockTimeout(seconds("--lock-timeout", lockTimeout))
                 .withLockName(catalog.lockName)
-                .withReconnectTimeout(seconds("--reconnect-timeout", reconnectTimeout));
+                .withReconnectTimeout(seconds("--reconnect-timeout", reconnectTimeout))
+                .withIncludeUnregistered(includeUnregistered)
+                .withIncludeNonempty(includeNonempty);
     }
 
     private static Duration seconds(String flag, double value) throws JanitorException {
@@ -197,7 +234,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         return new JanitorException(Reason.USAGE, message);
     }
 
-    private boolean confirm(ConnectionSpec conn, String schema) {
+    boolean confirm(ConnectionSpec conn, String schema) {
         Console console = System.console();
         if (console == null) {
             return true;
@@ -207,7 +244,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         return answer != null && (answer.strip().equalsIgnoreCase("y") || answer.strip().equalsIgnoreCase("yes"));
     }
 
-    private ProgressListener listener(PrintWriter out, PrintWriter err, boolean json) {
+    ProgressListener listener(PrintWriter out, PrintWriter err, boolean json) {
         return new ProgressListener() {
             @Override
             public void info(String message) {
@@ -235,6 +272,13 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
     static void printText(PrintWriter out, ConnectionSpec conn, DropOrphanInlineTablesResult r) {
         out.printf(Locale.ROOT, "%s%s on %s, schema %s (DuckLake format %s)%n", OPERATION, r.dryRun() ? " (dry run)" : "",
                 conn.describe(), r.schema(), r.formatVersion());
+        // the non-empty orphans first, with their row counts: the rows --include-nonempty would discard
+        for (DropOrphanInlineTablesResult.NonEmptyTable t : r.nonEmptyTables()) {
+            out.printf(Locale.ROOT, "  non-empty orphan %s: %s (%s, table_id %d%s)%s%n",
+                    t.dropped() ? "dropped" : r.dryRun() ? "found" : "kept", t.tableName(), t.kind(), t.tableId(),
+                    t.schemaVersion() == null ? "" : ", schema_version " + t.schemaVersion(),
+                    t.rows() == null ? "" : ", " + t.rows() + " rows");
+        }
         row(out, "registry rows", r.registryRows());
         row(out, "orphan rows", r.orphanRows());
         row(out, "orphan tables present", r.orphanTablesPresent());
@@ -243,11 +287,19 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         if (r.keptNotATable() > 0) {
             row(out, "kept (not a plain table)", r.keptNotATable());
         }
+        row(out, "unregistered leftovers", r.unregisteredOrphans());
+        row(out, "inlined delete orphans", r.inlinedDeleteOrphans());
+        row(out, "inlined delete (live, kept)", r.inlinedDeleteLive());
+        row(out, "unregistered non-empty", r.unregisteredNonempty());
+        row(out, "anomalies (never dropped)", r.unregisteredAnomalies());
         if (r.dryRun()) {
-            long wouldDrop = Math.max(0, r.orphanTablesPresent() - r.orphanNonempty() - r.keptByNameGuard() - r.keptNotATable());
-            row(out, "would drop (about)", wouldDrop);
+            row(out, "would drop", r.wouldDrop());
         } else {
             row(out, "dropped", r.dropped());
+            row(out, "dropped unregistered", r.droppedUnregistered());
+            row(out, "dropped inlined delete", r.droppedInlinedDelete());
+            row(out, "dropped non-empty", r.droppedNonempty());
+            row(out, "inlined rows dropped", r.inlinedRowsDropped());
             row(out, "registry rows deleted", r.rowsDeleted());
             row(out, "missing tables (rows deleted)", r.missingTables());
             row(out, "skipped non-empty", r.skippedNonempty());
@@ -258,21 +310,29 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                     r.batchSizeRequested());
         }
         row(out, "remaining orphan rows", r.remaining());
+        row(out, "remaining unregistered", r.remainingUnregistered());
         if (r.budgetExhausted()) {
             out.println("  stopped: run budget spent; rerun to continue");
         }
         if (r.maxBatchesReached()) {
             out.println("  stopped: --max-batches reached; rerun to continue");
         }
-        for (DropOrphanInlineTablesResult.NonEmptyTable t : r.nonEmptyTables()) {
-            out.printf(Locale.ROOT, "  non-empty orphan kept: %s (table_id %d, schema_version %d)%n", t.tableName(), t.tableId(),
-                    t.schemaVersion());
+        int shown = Math.min(r.unregisteredTables().size(), 20);
+        for (String t : r.unregisteredTables().subList(0, shown)) {
+            out.printf(Locale.ROOT, "  unregistered orphan: %s%n", t);
+        }
+        long more = r.unregisteredOrphans() + r.inlinedDeleteOrphans() - shown;
+        if (more > 0) {
+            out.printf(Locale.ROOT, "  ... and %d more unregistered orphan(s) (JSON lists up to 1000)%n", more);
+        }
+        for (DropOrphanInlineTablesResult.Anomaly a : r.anomalyTables()) {
+            out.printf(Locale.ROOT, "  anomaly: %s: %s%n", a.tableName(), a.reason());
         }
         out.printf(Locale.ROOT, "  %-30s %s%n", "elapsed", Render.seconds(r.elapsedSeconds()));
         out.flush();
     }
 
-    private static void row(PrintWriter out, String label, long value) {
+    static void row(PrintWriter out, String label, long value) {
         out.printf(Locale.ROOT, "  %-30s %d%n", label, value);
     }
 }

@@ -60,6 +60,6 @@ public final class MetricsTargetOptions {
         ConnectionSpec spec = catalog.connection(env);
         Duration t = statementTimeout == null ? MetricsConfig.DEFAULT_STATEMENT_TIMEOUT : Duration.ofMillis(Math.round(statementTimeout * 1000));
         String label = catalogLabel != null ? catalogLabel : spec.database();
-        return new MetricsConfig(null, MetricsConfig.DEFAULT_INTERVAL, List.of(new TargetConfig(label, spec, catalog.metadataSchema, t, List.of())));
+        return new MetricsConfig(null, MetricsConfig.DEFAULT_INTERVAL, List.of(new TargetConfig(label, spec, catalog.singleSchema(), t, List.of())));
     }
 }

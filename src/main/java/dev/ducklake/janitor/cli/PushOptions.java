@@ -33,7 +33,23 @@ public final class PushOptions {
     String catalogLabel;
 
     /**
-     * Builds the reporter of one run.
+     * Checks the Pushgateway flags before anything runs.
+     *
+     * @param env the environment (PUSHGATEWAY_URL)
+     * @return the parsed target, or null when no URL is set
+     * @throws JanitorException USAGE when the URL or the job name is malformed
+     */
+    MaintenanceRunReporter.Target validate(Map<String, String> env) throws JanitorException {
+        String u = url != null ? url : env.get(ENV_URL);
+        MaintenanceRunReporter.Target target = u == null || u.isBlank() ? null : MaintenanceRunReporter.parseUrl(u);
+        if (job == null || job.isBlank() || job.contains("/")) {
+            throw new JanitorException(JanitorException.Reason.USAGE, "--pushgateway-job must be a non-empty name without '/'.");
+        }
+        return target;
+    }
+
+    /**
+     * Builds the reporter of one run (one schema: the schema is a grouping label).
      *
      * @param env the environment (PUSHGATEWAY_URL)
      * @param conn the catalog connection (its database name is the default catalog label)
@@ -46,11 +62,7 @@ public final class PushOptions {
      */
     MaintenanceRunReporter reporter(Map<String, String> env, ConnectionSpec conn, String schema, String operation, boolean dryRun,
                                     PrintWriter err) throws JanitorException {
-        String u = url != null ? url : env.get(ENV_URL);
-        MaintenanceRunReporter.Target target = u == null || u.isBlank() ? null : MaintenanceRunReporter.parseUrl(u);
-        if (job == null || job.isBlank() || job.contains("/")) {
-            throw new JanitorException(JanitorException.Reason.USAGE, "--pushgateway-job must be a non-empty name without '/'.");
-        }
+        MaintenanceRunReporter.Target target = validate(env);
         String label = catalogLabel != null ? catalogLabel : conn.database();
         return MaintenanceRunReporter.create(dryRun ? null : target, job, label, schema, operation, msg -> {
             err.println("WARN: " + msg);

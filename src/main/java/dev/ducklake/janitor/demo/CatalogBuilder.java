@@ -18,8 +18,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a DuckLake catalog into a PostgreSQL schema the way DuckLake itself lays it out (format 1.0, or
- * 1.1-dev1 with its {@code _ducklake_}-prefixed inlined columns), and replays the metadata effects of
+ * Writes a DuckLake catalog into a PostgreSQL schema the way DuckLake itself lays it out (any known format
+ * version: 1.0 = 0.4, 1.1-dev1 with its {@code _ducklake_}-prefixed inlined columns, and the older layouts 0.1 to
+ * 0.4-dev1, see {@link #layoutDelta}), and replays the metadata effects of
  * DuckLake operations on it: CREATE TABLE (registry row and eagerly created inlined-data table), inlined
  * INSERT, ADD COLUMN (new schema version, new inlined table), DROP TABLE (closes the table row, leaves the
  * inlined tables), and snapshot expiry that leaves inlined tables behind (the leak).
@@ -45,8 +46,7 @@ public final class CatalogBuilder {
     /**
      * @param c an open connection in autocommit mode
      * @param schema the metadata schema to write into (created if missing)
-     * @param version the format version to write: {@link FormatVersion#V1_0}, {@link FormatVersion#V0_4} or
-     *     {@link FormatVersion#V1_1_DEV1}
+     * @param version the format version to write (any {@link FormatVersion})
      */
     public CatalogBuilder(Connection c, String schema, FormatVersion version) {
         this.c = c;
@@ -64,26 +64,25 @@ public final class CatalogBuilder {
         StringBuilder ddl = new StringBuilder("CREATE SCHEMA IF NOT EXISTS " + Sql.ident(schema) + ";\n");
         ddl.append("SET LOCAL search_path TO ").append(Sql.ident(schema)).append(";\n");
         ddl.append(resource("ddl/ducklake-1.0.sql"));
-        if (version == FormatVersion.V1_1_DEV1) {
-            ddl.append("\nALTER TABLE ducklake_data_file ADD COLUMN row_group_count bigint;")
-               .append("\nALTER TABLE ducklake_delete_file ADD COLUMN row_group_count bigint;")
-               .append("\nCREATE TABLE ducklake_view_column_tag(view_id bigint, column_name varchar, begin_snapshot bigint,"
-                       + " end_snapshot bigint, key varchar, value varchar);");
-        }
+        ddl.append(layoutDelta(version));
         boolean auto = c.getAutoCommit();
         c.setAutoCommit(false);
         try (Statement st = c.createStatement()) {
             st.execute(ddl.toString());
             st.execute("SET LOCAL search_path TO " + Sql.ident(schema));
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO ducklake_metadata VALUES ('version', ?, NULL, NULL),"
-                    + " ('created_by', 'ducklake-janitor CatalogBuilder', NULL, NULL), ('data_path', '/tmp/ducklake-demo/', NULL, NULL),"
-                    + " ('encrypted', 'false', NULL, NULL)")) {
+            // column lists throughout: 0.1 has no scope/scope_id, no paths, no snapshot_changes author columns
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO ducklake_metadata (key, value) VALUES ('version', ?),"
+                    + " ('created_by', 'ducklake-janitor CatalogBuilder'), ('data_path', '/tmp/ducklake-demo/'), ('encrypted', 'false')")) {
                 ps.setString(1, version.text());
                 ps.execute();
             }
             st.execute("INSERT INTO ducklake_snapshot VALUES (0, now(), 0, 1, 0)");
-            st.execute("INSERT INTO ducklake_snapshot_changes VALUES (0, 'created_schema:\"main\"', NULL, NULL, NULL)");
-            st.execute("INSERT INTO ducklake_schema VALUES (0, gen_random_uuid(), 0, NULL, 'main', 'main/', true)");
+            st.execute("INSERT INTO ducklake_snapshot_changes (snapshot_id, changes_made) VALUES (0, 'created_schema:\"main\"')");
+            st.execute("INSERT INTO ducklake_schema (schema_id, schema_uuid, begin_snapshot, end_snapshot, schema_name) VALUES"
+                    + " (0, gen_random_uuid(), 0, NULL, 'main')");
+            if (version != FormatVersion.V0_1) {
+                st.execute("UPDATE ducklake_schema SET path = 'main/', path_is_relative = true");
+            }
             c.commit();
         } finally {
             c.setAutoCommit(auto);
@@ -111,7 +110,11 @@ public final class CatalogBuilder {
     public long createTable(String name, int userColumnCount) throws SQLException {
         long tableId = nextCatalogId++;
         long snap = newSnapshot("created_table:\"main\".\"" + name.replace("\"", "\"\"") + "\"", true);
-        exec("INSERT INTO " + t("ducklake_table") + " VALUES (?, gen_random_uuid(), ?, NULL, 0, ?, ?, true)", tableId, snap, name, name + "/");
+        exec("INSERT INTO " + t("ducklake_table") + " (" + TABLE_COLUMNS + ") VALUES (?, gen_random_uuid(), ?, NULL, 0, ?)",
+                tableId, snap, name);
+        if (version != FormatVersion.V0_1) {
+            exec("UPDATE " + t("ducklake_table") + " SET path = ?, path_is_relative = true WHERE table_id = ?", name + "/", tableId);
+        }
         for (int i = 1; i <= userColumnCount; i++) {
             exec("INSERT INTO " + t("ducklake_column") + " (column_id, begin_snapshot, end_snapshot, table_id, column_order, column_name,"
                     + " column_type, nulls_allowed) VALUES (?, ?, NULL, ?, ?, ?, 'int32', true)", (long) i, snap, tableId, (long) i, "c" + i);
@@ -228,9 +231,14 @@ public final class CatalogBuilder {
                     ids.add(id);
                     sql.append(createInlinedSql(id, createSnap, userColumnCount)).append(";\n");
                 }
-                sql.append("INSERT INTO ").append(t("ducklake_table")).append(" SELECT g, gen_random_uuid(), ").append(createSnap)
-                   .append(", ").append(dropSnap).append(", 0, '").append(namePrefix.replace("'", "''")).append("' || g, 'x/', true")
+                sql.append("INSERT INTO ").append(t("ducklake_table")).append(" (").append(TABLE_COLUMNS).append(")")
+                   .append(" SELECT g, gen_random_uuid(), ").append(createSnap)
+                   .append(", ").append(dropSnap).append(", 0, '").append(namePrefix.replace("'", "''")).append("' || g")
                    .append(" FROM generate_series(").append(firstId + from).append(", ").append(firstId + to - 1).append(") g;\n");
+                if (version != FormatVersion.V0_1) {
+                    sql.append("UPDATE ").append(t("ducklake_table")).append(" SET path = 'x/', path_is_relative = true WHERE table_id BETWEEN ")
+                       .append(firstId + from).append(" AND ").append(firstId + to - 1).append(";\n");
+                }
                 sql.append("INSERT INTO ").append(t("ducklake_inlined_data_tables")).append(" SELECT g, 'ducklake_inlined_data_' || g || '_")
                    .append(schemaVersion).append("', ").append(schemaVersion)
                    .append(" FROM generate_series(").append(firstId + from).append(", ").append(firstId + to - 1).append(") g;\n");
@@ -260,13 +268,75 @@ public final class CatalogBuilder {
 
     // ------------------------------------------------------------------ internals
 
+    /** The ducklake_table columns every format version has (0.1 lacks path and path_is_relative). */
+    private static final String TABLE_COLUMNS = "table_id, table_uuid, begin_snapshot, end_snapshot, schema_id, table_name";
+
+    /**
+     * The DDL turning the format 1.0 layout ({@code ddl/ducklake-1.0.sql}) into the layout of {@code version}.
+     * Written from the migration chain in the project's catalog notes (shared/ducklake/catalog.md, section 1,
+     * read from DuckLake's {@code ducklake_metadata_manager.cpp} migrations), undone step by step; not copied from
+     * any DuckLake test catalog. Table counts: 0.1 = 19, 0.2 = 21, 0.3(-dev1) = 22, 0.4(-dev1) = 28, 1.0 = 28,
+     * 1.1-dev1 = 29. Column order of altered tables differs from DuckLake's (added columns go last); the janitor
+     * reads columns by name. Not checked against DuckLake (no extension here): whether {@code ducklake_delete_file}
+     * had {@code partial_file_info} before 0.4 (written here without it), and the exact 0.3-dev1 layout (written as
+     * 0.3; DuckLake migrates dev catalogs with IF NOT EXISTS).
+     *
+     * @param version the target format version
+     * @return SQL statements (unqualified; run with the search_path on the catalog schema), possibly empty
+     */
+    static String layoutDelta(FormatVersion version) {
+        StringBuilder d = new StringBuilder("\n");
+        switch (version) {
+            case V1_1_DEV1 -> d.append("ALTER TABLE ducklake_data_file ADD COLUMN row_group_count bigint;\n")
+                    .append("ALTER TABLE ducklake_delete_file ADD COLUMN row_group_count bigint;\n")
+                    .append("CREATE TABLE ducklake_view_column_tag(view_id bigint, column_name varchar, begin_snapshot bigint,"
+                            + " end_snapshot bigint, key varchar, value varchar);\n");
+            case V1_0, V0_4 -> { }
+            // 0.4-dev1: data_file still carried the string column that 0.4 replaced with partial_max
+            case V0_4_DEV1 -> d.append("ALTER TABLE ducklake_data_file ADD COLUMN partial_file_info varchar;\n");
+            default -> {
+                // undo 0.3 -> 0.4
+                d.append("DROP TABLE ducklake_macro, ducklake_macro_impl, ducklake_macro_parameters, ducklake_sort_info,"
+                        + " ducklake_sort_expression, ducklake_file_variant_stats;\n")
+                 .append("ALTER TABLE ducklake_column DROP COLUMN default_value_type, DROP COLUMN default_value_dialect;\n")
+                 .append("ALTER TABLE ducklake_schema_versions DROP COLUMN table_id;\n")
+                 .append("ALTER TABLE ducklake_data_file DROP COLUMN partial_max, ADD COLUMN partial_file_info varchar;\n")
+                 .append("ALTER TABLE ducklake_delete_file DROP COLUMN partial_max;\n");
+                if (version.compareTo(FormatVersion.V0_3_DEV1) < 0) {
+                    // undo 0.2 -> 0.3
+                    d.append("ALTER TABLE ducklake_name_mapping DROP COLUMN is_partition;\n")
+                     .append("ALTER TABLE ducklake_snapshot_changes DROP COLUMN author, DROP COLUMN commit_message,"
+                             + " DROP COLUMN commit_extra_info;\n")
+                     .append("DROP TABLE ducklake_schema_versions;\n")
+                     .append("ALTER TABLE ducklake_file_column_stats DROP COLUMN extra_stats;\n")
+                     .append("ALTER TABLE ducklake_file_column_stats RENAME TO ducklake_file_column_statistics;\n")
+                     .append("ALTER TABLE ducklake_table_column_stats DROP COLUMN extra_stats;\n");
+                }
+                if (version == FormatVersion.V0_1) {
+                    // undo 0.1 -> 0.2
+                    d.append("ALTER TABLE ducklake_schema DROP COLUMN path, DROP COLUMN path_is_relative;\n")
+                     .append("ALTER TABLE ducklake_table DROP COLUMN path, DROP COLUMN path_is_relative;\n")
+                     .append("ALTER TABLE ducklake_metadata DROP COLUMN scope, DROP COLUMN scope_id;\n")
+                     .append("ALTER TABLE ducklake_data_file DROP COLUMN mapping_id;\n")
+                     .append("DROP TABLE ducklake_column_mapping, ducklake_name_mapping;\n");
+                }
+            }
+        }
+        return d.toString();
+    }
+
     private void newInlinedTable(long tableId, long snap) throws SQLException {
         try (Statement st = c.createStatement()) {
             st.execute(createInlinedSql(tableId, snap, userColumns.get(tableId)));
         }
         exec("INSERT INTO " + t("ducklake_inlined_data_tables") + " VALUES (?, ?, ?)", tableId,
                 InlinedTableName.dataTable(tableId, schemaVersion), schemaVersion);
-        exec("INSERT INTO " + t("ducklake_schema_versions") + " VALUES (?, ?, ?)", snap, schemaVersion, tableId);
+        if (version.compareTo(FormatVersion.V0_4_DEV1) >= 0) {
+            exec("INSERT INTO " + t("ducklake_schema_versions") + " (begin_snapshot, schema_version, table_id) VALUES (?, ?, ?)",
+                    snap, schemaVersion, tableId);
+        } else if (version.compareTo(FormatVersion.V0_3_DEV1) >= 0) {
+            exec("INSERT INTO " + t("ducklake_schema_versions") + " (begin_snapshot, schema_version) VALUES (?, ?)", snap, schemaVersion);
+        }
         latestVersion.put(tableId, schemaVersion);
     }
 
@@ -287,7 +357,7 @@ public final class CatalogBuilder {
             schemaVersion++;
         }
         exec("INSERT INTO " + t("ducklake_snapshot") + " VALUES (?, now(), ?, ?, 0)", snapshot, schemaVersion, nextCatalogId);
-        exec("INSERT INTO " + t("ducklake_snapshot_changes") + " VALUES (?, ?, NULL, NULL, NULL)", snapshot, change);
+        exec("INSERT INTO " + t("ducklake_snapshot_changes") + " (snapshot_id, changes_made) VALUES (?, ?)", snapshot, change);
         return snapshot;
     }
 

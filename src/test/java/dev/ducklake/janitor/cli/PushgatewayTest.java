@@ -86,6 +86,20 @@ class PushgatewayTest {
     }
 
     @Test
+    void aRunOverSeveralSchemasPushesOncePerSchema() throws Exception {
+        String first = catalog(2);
+        String second = catalog(3);
+        int code = run(Map.of(), "drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema", first,
+                "--metadata-schema", second, "--yes", "--pushgateway-url", url, "--catalog-label", "prod");
+        assertThat(code).isZero();
+        assertThat(requests).hasSize(4);
+        assertThat(requests.get(1).path()).endsWith("/schema/" + first);
+        assertThat(requests.get(1).body()).contains("ducklake_maintenance_inline_orphans_dropped_last_run 3");
+        assertThat(requests.get(3).path()).endsWith("/schema/" + second);
+        assertThat(requests.get(3).body()).contains("ducklake_maintenance_inline_orphans_dropped_last_run 4");
+    }
+
+    @Test
     void aDryRunPushesNothingEvenWithTheEnvironmentVariable() throws Exception {
         String schema = catalog(3);
         int code = run(Map.of("PUSHGATEWAY_URL", url), "drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(),

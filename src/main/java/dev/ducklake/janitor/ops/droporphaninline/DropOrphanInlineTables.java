@@ -6,6 +6,7 @@ import dev.ducklake.janitor.catalog.AdvisoryLock;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.catalog.LockBudget;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
@@ -24,6 +25,8 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -53,7 +56,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>deletes the registry rows of dropped tables and of tables already gone, by the ctids read when
  *       they were locked, and commits.</li>
  * </ol>
- * Non-empty orphans are skipped with a warning (table and row kept). Retryable SQLSTATEs are retried up to
+ * Non-empty orphans are skipped with a warning (table and row kept) unless
+ * {@link DropOrphanInlineTablesOptions#includeNonempty()} is set; then they are dropped too and their exact row
+ * counts reported.
+ *
+ * <p>Beyond the registry: tables of the schema named exactly {@code ducklake_inlined_data_<id>_<v>} (unregistered
+ * leftovers: older DuckLake versions deleted registry rows but kept the tables) or
+ * {@code ducklake_inlined_delete_<id>} (inlined deletions, never registered) are found in pg_class by a regex
+ * (never LIKE) and the name guard of {@link InlinedTableName}. One without any registry row whose table_id is
+ * unreachable is always reported and, with {@link DropOrphanInlineTablesOptions#includeUnregistered()}, dropped in
+ * the same batches: ACCESS EXCLUSIVE lock, then a re-check under that lock that it is still the same relation, has
+ * no registry row and an unreachable id, then the emptiness probe and the drop. An unregistered data table of a
+ * reachable id, a table whose first columns are not DuckLake's, or a name that is not exactly DuckLake's is an
+ * anomaly: reported, never dropped.
+ *
+ * <p>Retryable SQLSTATEs are retried up to
  * 5 times per batch with backoff; 53200 (lock table full) halves the batch; a lost connection is reopened,
  * the advisory lock re-taken and the batch redone. An execute run holds {@link AdvisoryLock}; a dry run
  * takes none and runs in read-only transactions.
@@ -94,6 +111,20 @@ public final class DropOrphanInlineTables {
     private long missingTables;
     private long skippedNonempty;
     private long skippedLocked;
+    // unregistered leftovers and inlined deletion tables (found by name in pg_class)
+    private FormatVersion formatVersion;
+    private boolean hasRegistry;
+    private long unregisteredOrphans;
+    private long inlinedDeleteOrphans;
+    private long inlinedDeleteLive;
+    private long unregisteredNonempty;
+    private long droppedUnregistered;
+    private long droppedInlinedDelete;
+    private long droppedNonempty;
+    private long inlinedRowsDropped;
+    private long wouldDrop;
+    private final List<DropOrphanInlineTablesResult.Anomaly> anomalies = new ArrayList<>();
+    private long anomalyCount;
     private int batches;
     private int retries;
     private int reconnects;
@@ -174,37 +205,64 @@ public final class DropOrphanInlineTables {
             if (start < requested) {
                 listener.info("--batch-size " + requested + " lowered to " + start + " to fit the server's lock table");
             }
-            List<Candidate> candidates = info.hasInlinedRegistry() ? withRetries("survey", () -> survey(schema)) : List.of();
+            formatVersion = info.version();
+            hasRegistry = info.hasInlinedRegistry();
+            List<Candidate> registered = info.hasInlinedRegistry() ? withRetries("survey", () -> survey(schema)) : List.of();
             if (!info.hasInlinedRegistry()) {
-                warn("schema " + schema + " has no ducklake_inlined_data_tables table; nothing to do");
+                warn("schema " + schema + " has no ducklake_inlined_data_tables table; only unregistered tables are looked at");
+            }
+            UnregisteredSurvey unregistered = withRetries("survey of unregistered tables",
+                    () -> surveyUnregistered(schema, info.hasInlinedRegistry()));
+            unregisteredOrphans = unregistered.count(Kind.UNREGISTERED_DATA);
+            inlinedDeleteOrphans = unregistered.count(Kind.INLINED_DELETE);
+            inlinedDeleteLive = unregistered.liveDeleteTables();
+            unregistered.anomalies().forEach(this::anomaly);
+            List<Candidate> candidates = new ArrayList<>(registered);
+            if (options.includeUnregistered()) {
+                candidates.addAll(unregistered.dead());
             }
             listener.info("registry_rows=" + registryRows + " orphan_rows=" + orphanRows + " orphan_tables_present="
-                    + orphanTablesPresent + " kept_by_name_guard=" + keptByNameGuard + " candidates=" + candidates.size());
+                    + orphanTablesPresent + " kept_by_name_guard=" + keptByNameGuard + " unregistered_orphans="
+                    + unregisteredOrphans + " inlined_delete_orphans=" + inlinedDeleteOrphans + " inlined_delete_live="
+                    + inlinedDeleteLive + " anomalies=" + anomalyCount + " candidates=" + candidates.size());
+            if (!options.includeUnregistered() && !unregistered.dead().isEmpty()) {
+                warn(unregistered.dead().size() + " unregistered inlined table(s) of unreachable table_ids found ("
+                        + unregisteredOrphans + " data, " + inlinedDeleteOrphans + " inlined delete); kept: pass "
+                        + "--include-unregistered to drop them");
+            }
             int finalSize = start;
             boolean budgetExhausted = false;
             boolean maxBatchesReached = false;
             long remaining;
+            long remainingUnregistered;
             if (options.dryRun()) {
+                List<Candidate> probed = new ArrayList<>(registered);
+                probed.addAll(unregistered.dead());
                 withRetries("dry-run probe", () -> {
-                    dryRunProbe(schema, candidates);
+                    dryRunProbe(schema, probed);
                     return null;
                 });
                 remaining = orphanRows;
+                remainingUnregistered = unregistered.dead().size();
             } else {
                 RunState state = new RunState(start, deadline, started);
                 runBatches(schema, candidates, state);
                 finalSize = state.size;
                 budgetExhausted = state.budgetExhausted;
                 maxBatchesReached = state.maxBatchesReached;
-                orphanNonempty = skippedNonempty;
                 remaining = info.hasInlinedRegistry() ? withRetries("recount", () -> countOrphans(schema)) : 0;
+                remainingUnregistered = withRetries("recount of unregistered tables",
+                        () -> surveyUnregistered(schema, info.hasInlinedRegistry())).dead().size();
             }
             double elapsed = (System.nanoTime() - started) / 1e9;
             return new DropOrphanInlineTablesResult(schema, info.version().text(), options.dryRun(), registryRows,
                     orphanRows, orphanTablesPresent, orphanNonempty, keptByNameGuard, keptNotATable, dropped, rowsDeleted,
                     missingTables, skippedNonempty, skippedLocked, remaining, batches, retries, reconnects, requested,
-                    start, finalSize, budgetExhausted, maxBatchesReached, elapsed, List.copyOf(nonEmptyListed),
-                    List.copyOf(warnings));
+                    start, finalSize, budgetExhausted, maxBatchesReached, elapsed, unregisteredOrphans, inlinedDeleteOrphans,
+                    inlinedDeleteLive, unregisteredNonempty, anomalyCount, wouldDrop, droppedUnregistered, droppedInlinedDelete,
+                    droppedNonempty, inlinedRowsDropped, remainingUnregistered, List.copyOf(nonEmptyListed),
+                    unregistered.dead().stream().limit(MAX_LISTED).map(Candidate::tableName).toList(),
+                    List.copyOf(anomalies), List.copyOf(warnings));
         } catch (SQLException e) {
             throw databaseError("the run", e);
         } finally {
@@ -217,10 +275,34 @@ public final class DropOrphanInlineTables {
 
     // ---------------------------------------------------------------- survey
 
-    /** One orphan registry row that passed the name guard: the unit of work. */
-    private record Candidate(long tableId, long schemaVersion, String ctid) {
+    /** Where a candidate table was found. */
+    private enum Kind {
+        /** A registry row of ducklake_inlined_data_tables and its table. */
+        REGISTERED(DropOrphanInlineTablesResult.KIND_REGISTERED),
+        /** An inlined-data table found in pg_class without any registry row. */
+        UNREGISTERED_DATA(DropOrphanInlineTablesResult.KIND_UNREGISTERED),
+        /** An inlined deletion table (never registered), found in pg_class. */
+        INLINED_DELETE(DropOrphanInlineTablesResult.KIND_INLINED_DELETE);
+
+        final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+    }
+
+    /**
+     * One unit of work: an orphan registry row that passed the name guard (ctid set), or an unregistered
+     * table of an unreachable table_id (ctid null; schemaVersion -1 for an inlined deletion table).
+     */
+    private record Candidate(Kind kind, long tableId, long schemaVersion, String ctid) {
         String tableName() {
-            return InlinedTableName.dataTable(tableId, schemaVersion);
+            return kind == Kind.INLINED_DELETE ? InlinedTableName.deleteTable(tableId)
+                    : InlinedTableName.dataTable(tableId, schemaVersion);
+        }
+
+        Long schemaVersionOrNull() {
+            return kind == Kind.INLINED_DELETE ? null : schemaVersion;
         }
     }
 
@@ -268,15 +350,14 @@ public final class DropOrphanInlineTables {
                         rowWarning("kept: " + name + " is not a plain table (relkind " + relkind + "); row kept");
                         continue;
                     }
-                    out.add(new Candidate(tableId, version, ctid));
+                    out.add(new Candidate(Kind.REGISTERED, tableId, version, ctid));
                 }
             }
             conn.commit();
         } finally {
             restoreAutoCommit();
         }
-        out.sort((a, b) -> a.tableId != b.tableId ? Long.compare(a.tableId, b.tableId)
-                : a.schemaVersion != b.schemaVersion ? Long.compare(a.schemaVersion, b.schemaVersion) : a.ctid.compareTo(b.ctid));
+        out.sort(CANDIDATE_ORDER);
         return out;
     }
 
@@ -288,10 +369,175 @@ public final class DropOrphanInlineTables {
         }
     }
 
+    // ---------------------------------------------------------------- unregistered tables
+
+    /**
+     * POSIX regex (SQL {@code ~}) preselecting relation names that may be inlined tables. Never LIKE: there
+     * {@code _} is a wildcard and {@code ducklake_inlined_data_tables} itself would match. The exact form
+     * (no leading zeros, ids that fit a bigint) is then checked by {@link InlinedTableName}.
+     */
+    static final String INLINED_NAME_REGEX = "^ducklake_inlined_(data_[0-9]+_[0-9]+|delete_[0-9]+)$";
+
+    /** The first three columns DuckLake gives an inlined-data table up to format 1.0. */
+    private static final List<String> DATA_COLUMNS = List.of("row_id:bigint", "begin_snapshot:bigint", "end_snapshot:bigint");
+    /** The same in format 1.1-dev1 ({@code MigrateInlinedColumnNames}). */
+    private static final List<String> DATA_COLUMNS_PREFIXED = List.of("_ducklake_row_id:bigint",
+            "_ducklake_begin_snapshot:bigint", "_ducklake_end_snapshot:bigint");
+    /** The columns of an inlined deletion table, in every format. */
+    private static final List<String> DELETE_COLUMNS = List.of("file_id:bigint", "row_id:bigint", "begin_snapshot:bigint");
+
+    /** What the pg_class survey found outside the registry. */
+    private record UnregisteredSurvey(List<Candidate> dead, long liveDeleteTables,
+                                      List<DropOrphanInlineTablesResult.Anomaly> anomalies) {
+        long count(Kind kind) {
+            return dead.stream().filter(c -> c.kind == kind).count();
+        }
+    }
+
+    /** One relation of the schema named like an inlined table. */
+    private record Relation(String name, String relkind, long oid, Long tableId, Long schemaVersion, boolean delete) {
+    }
+
+    /**
+     * Finds the tables of the schema named like inlined tables that have no registry row, and sorts them into
+     * candidates (unreachable table_id, DuckLake's name and columns), live inlined deletion tables (kept) and
+     * anomalies (kept and reported). Registered tables are left to the registry path. Reads only.
+     *
+     * <p>"No registry row" means no row names the table and, for a data table, no row carries its
+     * (table_id, schema_version): either would make DuckLake (or this tool's registry path) consider it.
+     * Columns: a data table must start with {@code row_id, begin_snapshot, end_snapshot} (bigint), or in a
+     * 1.1-dev1 catalog with either those or the {@code _ducklake_}-prefixed names (DuckLake's 1.0 to 1.1
+     * migration renames only registered tables, so older leftovers keep the plain names); a deletion table
+     * must start with {@code file_id, row_id, begin_snapshot}.
+     */
+    private UnregisteredSurvey surveyUnregistered(String schema, boolean hasRegistry) throws SQLException {
+        List<Relation> relations = new ArrayList<>();
+        List<Candidate> dead = new ArrayList<>();
+        List<DropOrphanInlineTablesResult.Anomaly> found = new ArrayList<>();
+        long liveDelete = 0;
+        conn.setAutoCommit(false);
+        conn.setReadOnly(true);
+        try {
+            try (PreparedStatement ps = conn.prepareStatement("SELECT c.relname::text, c.relkind::text, c.oid::bigint"
+                    + " FROM pg_catalog.pg_class c"
+                    + " WHERE c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?) AND c.relname ~ ?")) {
+                ps.setFetchSize(10_000);
+                ps.setString(1, schema);
+                ps.setString(2, INLINED_NAME_REGEX);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        String name = rs.getString(1);
+                        Optional<long[]> data = InlinedTableName.parseData(name);
+                        OptionalLong delete = InlinedTableName.parseDelete(name);
+                        Long id = data.isPresent() ? Long.valueOf(data.get()[0]) : delete.isPresent() ? Long.valueOf(delete.getAsLong()) : null;
+                        Long version = data.isPresent() ? Long.valueOf(data.get()[1]) : null;
+                        relations.add(new Relation(name, rs.getString(2), rs.getLong(3), id, version,
+                                name.startsWith(InlinedTableName.DELETE_PREFIX)));
+                    }
+                }
+            }
+            if (relations.isEmpty()) {
+                conn.commit();
+                return new UnregisteredSurvey(dead, 0, found);
+            }
+            // which of them have no registry row, which of those have an unreachable table_id, and the first three
+            // columns of those (one statement; the columns are read only for the rows returned)
+            String registry = Sql.qualified(schema, "ducklake_inlined_data_tables");
+            String unregistered = !hasRegistry ? "true"
+                    : "NOT EXISTS (SELECT 1 FROM " + registry + " r WHERE r.table_name = u.name)"
+                    // for a deletion table u.ver is NULL and this NOT EXISTS is true; no OR, so both become anti-joins
+                    + " AND NOT EXISTS (SELECT 1 FROM " + registry + " r WHERE r.table_id = u.id AND r.schema_version = u.ver)";
+            Map<String, Boolean> deadByName = new HashMap<>();
+            Map<String, List<String>> columnsByName = new HashMap<>();
+            try (PreparedStatement ps = conn.prepareStatement("WITH u AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[],"
+                    + " ?::bigint[]) AS t(name, id, ver, reloid)),"
+                    + " d AS (SELECT u.name FROM u WHERE u.id IS NOT NULL AND " + OrphanPredicate.unreachable(schema, "u.id") + ")"
+                    + " SELECT u.name, u.name IN (SELECT name FROM d),"
+                    + " ARRAY(SELECT a.attname::text || ':' || pg_catalog.format_type(a.atttypid, NULL)"
+                    + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = u.reloid::oid AND a.attnum > 0 AND NOT a.attisdropped"
+                    + " ORDER BY a.attnum LIMIT 3)::text[]"
+                    + " FROM u WHERE " + unregistered)) {
+                ps.setArray(1, conn.createArrayOf("text", relations.stream().map(Relation::name).toArray()));
+                ps.setArray(2, conn.createArrayOf("bigint", relations.stream().map(Relation::tableId).toArray()));
+                ps.setArray(3, conn.createArrayOf("bigint", relations.stream().map(Relation::schemaVersion).toArray()));
+                ps.setArray(4, conn.createArrayOf("bigint", relations.stream().map(Relation::oid).toArray()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        deadByName.put(rs.getString(1), rs.getBoolean(2));
+                        columnsByName.put(rs.getString(1), Arrays.asList((String[]) rs.getArray(3).getArray()));
+                    }
+                }
+            }
+            conn.commit();
+            for (Relation r : relations) {
+                Boolean isDead = deadByName.get(r.name);
+                if (isDead == null) {
+                    continue; // registered: the registry path handles it
+                }
+                DropOrphanInlineTablesResult.Anomaly anomaly = null;
+                if (!"r".equals(r.relkind)) {
+                    anomaly = new DropOrphanInlineTablesResult.Anomaly(r.name, r.tableId, "not a plain table (relkind "
+                            + r.relkind + "); never dropped");
+                } else if (r.tableId == null) {
+                    anomaly = new DropOrphanInlineTablesResult.Anomaly(r.name, null, "named like an inlined table but not "
+                            + "exactly DuckLake's form (leading zeros or an id beyond bigint); never dropped");
+                } else if (r.delete && !isDead) {
+                    liveDelete++;
+                } else if (!isDead) {
+                    anomaly = new DropOrphanInlineTablesResult.Anomaly(r.name, r.tableId, "unregistered, but table_id "
+                            + r.tableId + " is reachable from a retained snapshot; never dropped");
+                } else if (!hasDuckLakeColumns(r, columnsByName.get(r.name))) {
+                    anomaly = new DropOrphanInlineTablesResult.Anomaly(r.name, r.tableId, "its first columns " + columnsByName.get(r.name)
+                            + " are not DuckLake's " + (r.delete ? DELETE_COLUMNS : DATA_COLUMNS) + "; never dropped");
+                } else {
+                    dead.add(r.delete ? new Candidate(Kind.INLINED_DELETE, r.tableId, -1, null)
+                            : new Candidate(Kind.UNREGISTERED_DATA, r.tableId, r.schemaVersion, null));
+                }
+                if (anomaly != null) {
+                    found.add(anomaly);
+                }
+            }
+        } finally {
+            try {
+                conn.rollback();
+            } catch (SQLException ignored) {
+                // nothing to keep
+            }
+            restoreAutoCommit();
+        }
+        dead.sort(CANDIDATE_ORDER);
+        return new UnregisteredSurvey(dead, liveDelete, found);
+    }
+
+    private boolean hasDuckLakeColumns(Relation r, List<String> columns) {
+        if (r.delete) {
+            return columns.equals(DELETE_COLUMNS);
+        }
+        return columns.equals(DATA_COLUMNS)
+                || (formatVersion.prefixedInlinedColumns() && columns.equals(DATA_COLUMNS_PREFIXED));
+    }
+
+    /** Batch order: by kind, then table_id, schema_version, ctid (keyset order of the registry). */
+    private static final java.util.Comparator<Candidate> CANDIDATE_ORDER = java.util.Comparator
+            .comparing((Candidate c) -> c.kind)
+            .thenComparingLong(Candidate::tableId)
+            .thenComparingLong(Candidate::schemaVersion)
+            .thenComparing(c -> c.ctid == null ? "" : c.ctid);
+
+    private void anomaly(DropOrphanInlineTablesResult.Anomaly a) {
+        anomalyCount++;
+        if (anomalies.size() < MAX_LISTED) {
+            anomalies.add(a);
+        }
+        rowWarning("anomaly: " + a.tableName() + ": " + a.reason());
+    }
+
     // ---------------------------------------------------------------- dry run
 
     private void dryRunProbe(String schema, List<Candidate> candidates) throws SQLException {
         orphanNonempty = 0;
+        unregisteredNonempty = 0;
+        wouldDrop = 0;
         nonEmptyListed.clear();
         Map<String, Candidate> byName = new LinkedHashMap<>();
         for (Candidate c : candidates) {
@@ -309,16 +555,26 @@ public final class DropOrphanInlineTables {
                 List<String> chunk = present.subList(i, Math.min(present.size(), i + DRY_RUN_PROBE_CHUNK));
                 setLocalTimeouts();
                 Set<String> nonEmpty = probeNonEmpty(schema, chunk, oidOf);
-                conn.commit();
                 if (nonEmpty == null) {
+                    conn.commit();
                     warn("a probed table changed identity during the dry run; its count may be off");
                     continue;
                 }
+                Map<String, Long> rows = countRows(schema, chunk.stream().filter(nonEmpty::contains).toList());
+                conn.commit();
                 for (String name : chunk) {
-                    if (nonEmpty.contains(name)) {
-                        orphanNonempty++;
-                        Candidate c = byName.get(name);
-                        listNonEmpty(name, c.tableId, c.schemaVersion);
+                    Candidate c = byName.get(name);
+                    boolean full = nonEmpty.contains(name);
+                    if (full) {
+                        if (c.kind == Kind.REGISTERED) {
+                            orphanNonempty++;
+                        } else {
+                            unregisteredNonempty++;
+                        }
+                        listNonEmpty(c, rows.get(name), false);
+                    }
+                    if ((c.kind == Kind.REGISTERED || options.includeUnregistered()) && (!full || options.includeNonempty())) {
+                        wouldDrop++;
                     }
                 }
             }
@@ -380,9 +636,15 @@ public final class DropOrphanInlineTables {
         int rowsDeleted;
         int missing;
         int skippedNonempty;
+        int droppedUnregistered;
+        int droppedInlinedDelete;
+        int droppedNonempty;
+        long rowsDropped;
+        int registeredNonempty;
+        int unregisteredNonempty;
         boolean truncated;
         final List<Candidate> lockBusy = new ArrayList<>();
-        final List<Candidate> nonEmpty = new ArrayList<>();
+        final List<DropOrphanInlineTablesResult.NonEmptyTable> nonEmpty = new ArrayList<>();
         final List<String> warnings = new ArrayList<>();
     }
 
@@ -469,8 +731,16 @@ public final class DropOrphanInlineTables {
                 rowsDeleted += o.rowsDeleted;
                 missingTables += o.missing;
                 skippedNonempty += o.skippedNonempty;
-                for (Candidate c : o.nonEmpty) {
-                    listNonEmpty(c.tableName(), c.tableId, c.schemaVersion);
+                droppedUnregistered += o.droppedUnregistered;
+                droppedInlinedDelete += o.droppedInlinedDelete;
+                droppedNonempty += o.droppedNonempty;
+                inlinedRowsDropped += o.rowsDropped;
+                orphanNonempty += o.registeredNonempty;
+                unregisteredNonempty += o.unregisteredNonempty;
+                for (DropOrphanInlineTablesResult.NonEmptyTable t : o.nonEmpty) {
+                    if (nonEmptyListed.size() < MAX_LISTED) {
+                        nonEmptyListed.add(t);
+                    }
                 }
                 o.warnings.forEach(this::warn);
                 if (!hadRetry) {
@@ -488,7 +758,7 @@ public final class DropOrphanInlineTables {
                 double now = (System.nanoTime() - state.started) / 1e9;
                 long left = lockRetryPass ? 0 : Math.max(0, (long) candidates.size() - pos - o.consumed);
                 double rate = (state.handled + o.consumed) / Math.max(now, 1e-3);
-                listener.batch(new ProgressListener.BatchProgress(batches, o.dropped, o.skippedNonempty, o.missing,
+                listener.batch(new ProgressListener.BatchProgress(batches, o.dropped + o.droppedUnregistered + o.droppedInlinedDelete, o.skippedNonempty, o.missing,
                         (System.nanoTime() - batchStart) / 1e9, now, left, rate > 0 ? left / rate : -1, n));
                 return o;
             } catch (SQLException e) {
@@ -555,10 +825,25 @@ public final class DropOrphanInlineTables {
         setLocalTimeouts();
         // 1. lock the batch's registry rows, re-checking the orphan predicate and the name guard
         Map<String, Candidate> byCtid = new HashMap<>();
+        List<Candidate> unregistered = new ArrayList<>();
         for (Candidate c : slice) {
-            byCtid.put(c.ctid, c);
+            if (c.kind == Kind.REGISTERED) {
+                byCtid.put(c.ctid, c);
+            } else {
+                unregistered.add(c);
+            }
         }
-        List<Locked> locked = lockRows(schema, byCtid);
+        List<Locked> locked = byCtid.isEmpty() ? new ArrayList<>() : lockRows(schema, byCtid);
+        // unregistered tables have no row to lock: note their current oid; they are re-checked once locked (step 3)
+        if (!unregistered.isEmpty()) {
+            Map<String, Long> oids = oidsOf(schema, unregistered.stream().map(Candidate::tableName).toList());
+            for (Candidate c : unregistered) {
+                Long oid = oids.get(c.tableName());
+                if (oid != null) {
+                    locked.add(new Locked(c, null, "r", oid));
+                }
+            }
+        }
         // 2. classify
         List<Locked> missing = new ArrayList<>();
         Map<String, List<Locked>> present = new LinkedHashMap<>();
@@ -573,7 +858,7 @@ public final class DropOrphanInlineTables {
                 o.warnings.add("kept: " + l.candidate.tableName() + " is not a plain table (relkind " + l.relkind + ")");
             }
         }
-        // 3. lock, probe and drop the tables that exist, a chunk at a time
+        // 3. lock, re-check, probe and drop the tables that exist, a chunk at a time
         List<String> names = new ArrayList<>(present.keySet());
         int chunkSize = state.deadline != null ? 1 : Math.max(1, names.size());
         Set<String> droppedNames = new HashSet<>();
@@ -597,8 +882,17 @@ public final class DropOrphanInlineTables {
             ctids.add(l.ctid);
         }
         for (String name : droppedNames) {
+            Locked first = present.get(name).get(0);
+            switch (first.candidate.kind) {
+                case REGISTERED -> o.dropped++;
+                case UNREGISTERED_DATA -> o.droppedUnregistered++;
+                case INLINED_DELETE -> o.droppedInlinedDelete++;
+                default -> throw new IllegalStateException();
+            }
             for (Locked l : present.get(name)) {
-                ctids.add(l.ctid);
+                if (l.ctid != null) {
+                    ctids.add(l.ctid);
+                }
             }
         }
         if (!ctids.isEmpty()) {
@@ -609,13 +903,12 @@ public final class DropOrphanInlineTables {
             }
         }
         o.missing = missing.size();
-        o.dropped = droppedNames.size();
         // after a truncated batch the run ends; the rows of unprocessed tables stay for the next run
         o.consumed = slice.size();
         return o;
     }
 
-    /** A registry row locked in the current batch, with what pg_class says of its table. */
+    /** A registry row locked in the current batch (ctid null for an unregistered table), with what pg_class says of its table. */
     private record Locked(Candidate candidate, String ctid, String relkind, long oid) {
     }
 
@@ -687,7 +980,7 @@ public final class DropOrphanInlineTables {
                 && InlinedTableName.guardAllows(name, id, version);
     }
 
-    /** Locks, probes and drops a chunk of existing tables with one statement per step. */
+    /** Locks, re-checks, probes and drops a chunk of existing tables with one statement per step. */
     private void dropChunk(String schema, List<String> chunk, Map<String, List<Locked>> present, Map<String, Long> oidOf,
                            Set<String> droppedNames, BatchOutcome o) throws SQLException {
         StringBuilder lockSql = new StringBuilder("SAVEPOINT janitor_chunk; LOCK TABLE ");
@@ -703,23 +996,26 @@ public final class DropOrphanInlineTables {
             }
             throw e;
         }
-        Set<String> nonEmpty = probeNonEmpty(schema, chunk, oidOf);
+        List<String> eligible = recheckUnregistered(schema, chunk, present, oidOf, o);
+        Set<String> nonEmpty = probeNonEmpty(schema, eligible, oidOf);
         if (nonEmpty == null) {
             // a name no longer points at the table we listed: keep the whole chunk for the next run
             rollbackTo("janitor_chunk");
             o.warnings.add("kept " + chunk.size() + " table(s): a table changed identity between listing and locking");
             return;
         }
-        List<String> empty = new ArrayList<>();
-        for (String name : chunk) {
-            if (!nonEmpty.contains(name)) {
-                empty.add(name);
+        List<String> toDrop = new ArrayList<>();
+        for (String name : eligible) {
+            if (!nonEmpty.contains(name) || options.includeNonempty()) {
+                toDrop.add(name);
             }
         }
+        Map<String, Long> rows = options.includeNonempty()
+                ? countRows(schema, eligible.stream().filter(nonEmpty::contains).toList()) : Map.of();
         StringBuilder dropSql = new StringBuilder();
-        if (!empty.isEmpty()) {
+        if (!toDrop.isEmpty()) {
             dropSql.append("DROP TABLE IF EXISTS ");
-            appendNames(dropSql, schema, empty);
+            appendNames(dropSql, schema, toDrop);
             dropSql.append("; ");
         }
         dropSql.append("RELEASE SAVEPOINT janitor_chunk");
@@ -733,10 +1029,10 @@ public final class DropOrphanInlineTables {
             }
             throw e;
         }
-        droppedNames.addAll(empty);
-        for (String name : chunk) {
+        droppedNames.addAll(toDrop);
+        for (String name : eligible) {
             if (nonEmpty.contains(name)) {
-                skipNonEmpty(name, present, o);
+                nonEmptyMet(name, present, rows.get(name), o);
             }
         }
     }
@@ -762,19 +1058,29 @@ public final class DropOrphanInlineTables {
                 }
                 throw e;
             }
-            Set<String> nonEmpty = probeNonEmpty(schema, List.of(name), oidOf);
-            if (nonEmpty == null || !nonEmpty.isEmpty()) {
-                if (nonEmpty == null) {
-                    o.warnings.add("kept " + name + ": it changed identity between listing and locking");
-                } else {
-                    skipNonEmpty(name, present, o);
-                }
+            if (recheckUnregistered(schema, List.of(name), present, oidOf, o).isEmpty()) {
                 releaseSavepoint("janitor_table");
                 continue;
             }
+            Set<String> nonEmpty = probeNonEmpty(schema, List.of(name), oidOf);
+            if (nonEmpty == null) {
+                o.warnings.add("kept " + name + ": it changed identity between listing and locking");
+                releaseSavepoint("janitor_table");
+                continue;
+            }
+            boolean full = !nonEmpty.isEmpty();
+            if (full && !options.includeNonempty()) {
+                nonEmptyMet(name, present, null, o);
+                releaseSavepoint("janitor_table");
+                continue;
+            }
+            Long rows = full ? countRows(schema, List.of(name)).get(name) : null;
             try (Statement st = conn.createStatement()) {
                 st.execute("DROP TABLE IF EXISTS " + q + "; RELEASE SAVEPOINT janitor_table");
                 droppedNames.add(name);
+                if (full) {
+                    nonEmptyMet(name, present, rows, o);
+                }
             } catch (SQLException e) {
                 if (isPerTableFailure(e)) {
                     rollbackTo("janitor_table");
@@ -787,12 +1093,79 @@ public final class DropOrphanInlineTables {
         }
     }
 
-    private void skipNonEmpty(String name, Map<String, List<Locked>> present, BatchOutcome o) {
+    /**
+     * Re-checks, under the ACCESS EXCLUSIVE lock just taken, the unregistered tables of a chunk: each must still
+     * be the same relation (oid), have no registry row (by name, nor by ids for a data table) and an unreachable
+     * table_id ({@link OrphanPredicate}). Registered tables pass through (their rows were re-checked and locked
+     * in {@link #lockRows}).
+     *
+     * @return the names of the chunk that may still be dropped, in chunk order; the others are kept with a warning
+     */
+    private List<String> recheckUnregistered(String schema, List<String> chunk, Map<String, List<Locked>> present,
+                                             Map<String, Long> oidOf, BatchOutcome o) throws SQLException {
+        List<Candidate> unregistered = new ArrayList<>();
+        for (String name : chunk) {
+            Candidate c = present.get(name).get(0).candidate;
+            if (c.kind != Kind.REGISTERED) {
+                unregistered.add(c);
+            }
+        }
+        if (unregistered.isEmpty()) {
+            return chunk;
+        }
+        String registry = Sql.qualified(schema, "ducklake_inlined_data_tables");
+        String notRegistered = !hasRegistry ? "" : " AND NOT EXISTS (SELECT 1 FROM " + registry + " r WHERE r.table_name = u.name)"
+                + " AND NOT EXISTS (SELECT 1 FROM " + registry + " r WHERE r.table_id = u.id AND r.schema_version = u.ver)";
+        Set<String> still = new HashSet<>();
+        try (PreparedStatement ps = conn.prepareStatement("SELECT u.name FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[])"
+                + " AS u(name, id, ver, reloid)"
+                + " WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = u.reloid::oid AND c.relname::text = u.name"
+                + " AND c.relkind = 'r' AND c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?))"
+                + notRegistered + " AND " + OrphanPredicate.unreachable(schema, "u.id"))) {
+            ps.setArray(1, conn.createArrayOf("text", unregistered.stream().map(Candidate::tableName).toArray()));
+            ps.setArray(2, conn.createArrayOf("bigint", unregistered.stream().map(Candidate::tableId).toArray()));
+            ps.setArray(3, conn.createArrayOf("bigint", unregistered.stream().map(Candidate::schemaVersionOrNull).toArray()));
+            ps.setArray(4, conn.createArrayOf("bigint", unregistered.stream().map(c -> oidOf.get(c.tableName())).toArray()));
+            ps.setString(5, schema);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    still.add(rs.getString(1));
+                }
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (String name : chunk) {
+            Candidate c = present.get(name).get(0).candidate;
+            if (c.kind == Kind.REGISTERED || still.contains(name)) {
+                out.add(name);
+            } else {
+                o.warnings.add("kept " + name + ": on re-check under the lock it has a registry row, a reachable table_id "
+                        + "or is another relation now; not dropped");
+            }
+        }
+        return out;
+    }
+
+    /** Records a non-empty table met in a batch: dropped (with its row count) or skipped. */
+    private void nonEmptyMet(String name, Map<String, List<Locked>> present, Long rows, BatchOutcome o) {
         Candidate c = present.get(name).get(0).candidate;
-        o.skippedNonempty++;
-        o.nonEmpty.add(c);
-        o.warnings.add("skipping non-empty orphan " + name + " (table_id " + c.tableId + ", schema_version "
-                + c.schemaVersion + "): it still holds rows; table and registry row kept");
+        if (c.kind == Kind.REGISTERED) {
+            o.registeredNonempty++;
+        } else {
+            o.unregisteredNonempty++;
+        }
+        boolean dropped = options.includeNonempty();
+        o.nonEmpty.add(nonEmptyTable(c, rows, dropped));
+        if (dropped) {
+            o.droppedNonempty++;
+            o.rowsDropped += rows == null ? 0 : rows;
+            o.warnings.add("dropped non-empty orphan " + name + " (" + c.kind.label + ", table_id " + c.tableId + ") holding "
+                    + rows + " row(s) (--include-nonempty)");
+        } else {
+            o.skippedNonempty++;
+            o.warnings.add("skipping non-empty orphan " + name + " (" + c.kind.label + ", table_id " + c.tableId
+                    + "): it still holds rows; kept (pass --include-nonempty to drop it)");
+        }
     }
 
     /**
@@ -829,6 +1202,32 @@ public final class DropOrphanInlineTables {
             }
         }
         return nonEmpty;
+    }
+
+    /**
+     * The exact row count ({@code count(*)}) of each given table, in one statement of
+     * {@code SELECT 0, count(*) FROM t0 UNION ALL SELECT 1, count(*) FROM t1 ...}.
+     *
+     * @return name to row count
+     */
+    private Map<String, Long> countRows(String schema, List<String> tables) throws SQLException {
+        Map<String, Long> out = new HashMap<>();
+        if (tables.isEmpty()) {
+            return out;
+        }
+        StringBuilder sql = new StringBuilder();
+        for (int i = 0; i < tables.size(); i++) {
+            if (i > 0) {
+                sql.append(" UNION ALL ");
+            }
+            sql.append("SELECT ").append(i).append(", count(*) FROM ").append(Sql.qualified(schema, tables.get(i)));
+        }
+        try (Statement st = conn.createStatement(); ResultSet rs = st.executeQuery(sql.toString())) {
+            while (rs.next()) {
+                out.put(tables.get(rs.getInt(1)), rs.getLong(2));
+            }
+        }
+        return out;
     }
 
     private static void appendNames(StringBuilder sql, String schema, List<String> names) {
@@ -955,10 +1354,15 @@ public final class DropOrphanInlineTables {
                 + SqlStates.stateOf(e) + "): " + spec.redact(e.getMessage()), e);
     }
 
-    private void listNonEmpty(String name, long tableId, long schemaVersion) {
+    private void listNonEmpty(Candidate c, Long rows, boolean dropped) {
         if (nonEmptyListed.size() < MAX_LISTED) {
-            nonEmptyListed.add(new DropOrphanInlineTablesResult.NonEmptyTable(name, tableId, schemaVersion));
+            nonEmptyListed.add(nonEmptyTable(c, rows, dropped));
         }
+    }
+
+    private static DropOrphanInlineTablesResult.NonEmptyTable nonEmptyTable(Candidate c, Long rows, boolean dropped) {
+        return new DropOrphanInlineTablesResult.NonEmptyTable(c.tableName(), c.kind.label, c.tableId,
+                c.schemaVersionOrNull(), rows, dropped);
     }
 
     private void rowWarning(String message) {

@@ -12,10 +12,11 @@ import java.util.List;
  * @param registryRows rows in ducklake_inlined_data_tables when the run started
  * @param orphanRows registry rows whose table_id is unreachable ({@link dev.ducklake.janitor.catalog.OrphanPredicate})
  * @param orphanTablesPresent orphan rows whose table exists in pg_class
- * @param orphanNonempty orphan tables holding rows (dry run: all of them, probed; execute: those met during the run)
+ * @param orphanNonempty registered orphan tables holding rows (dry run: all of them, probed; execute: those met
+ *     during the run)
  * @param keptByNameGuard orphan rows whose table_name is not exactly the DuckLake name for its ids; never acted on
  * @param keptNotATable orphan rows whose name belongs to a relation that is not a plain table; never acted on
- * @param dropped tables dropped
+ * @param dropped registered inlined-data tables dropped (unregistered and deletion tables are counted apart)
  * @param rowsDeleted registry rows deleted (of dropped tables and of tables already gone)
  * @param missingTables registry rows deleted because their table was already gone
  * @param skippedNonempty orphan tables skipped because they hold rows (table and row kept)
@@ -30,7 +31,29 @@ import java.util.List;
  * @param budgetExhausted whether the run stopped because the run budget was spent (or a stop was requested)
  * @param maxBatchesReached whether the run stopped because --max-batches was reached
  * @param elapsedSeconds wall-clock duration of the run, seconds
- * @param nonEmptyTables the non-empty orphan tables met (at most 1,000 listed)
+ * @param unregisteredOrphans unregistered leftovers found: tables named exactly
+ *     {@code ducklake_inlined_data_<id>_<v>} in the schema with no registry row (by name or by ids) and an
+ *     unreachable table_id; reported always, dropped only with {@code includeUnregistered}
+ * @param inlinedDeleteOrphans inlined deletion tables {@code ducklake_inlined_delete_<id>} of unreachable
+ *     table_ids found; reported always, dropped only with {@code includeUnregistered}
+ * @param inlinedDeleteLive inlined deletion tables of reachable table_ids (in use by DuckLake; never touched)
+ * @param unregisteredNonempty unregistered leftovers and inlined deletion tables of unreachable ids that hold
+ *     rows (dry run: all probed; execute: those met during the run)
+ * @param unregisteredAnomalies tables that look like inlined tables but are never dropped: an unregistered
+ *     data table whose table_id is reachable, a name that is not exactly DuckLake's form, a relation that is
+ *     not a plain table, or columns that are not DuckLake's system columns (listed in {@code anomalyTables})
+ * @param wouldDrop dry run: tables an execute run with the same options would drop (0 in execute runs)
+ * @param droppedUnregistered unregistered leftover data tables dropped
+ * @param droppedInlinedDelete inlined deletion tables dropped
+ * @param droppedNonempty tables dropped although they held rows ({@code includeNonempty}), of any kind
+ * @param inlinedRowsDropped rows those non-empty tables held when dropped (exact count(*) under the lock)
+ * @param remainingUnregistered unregistered leftovers plus inlined deletion tables of unreachable ids left
+ *     when the run ended
+ * @param nonEmptyTables the non-empty orphan tables met (at most 1,000 listed); with {@code includeNonempty}
+ *     and in dry runs each with its exact row count
+ * @param unregisteredTables names of the unregistered leftovers and inlined deletion tables of unreachable ids
+ *     found when the run started (at most 1,000 listed)
+ * @param anomalyTables the anomalies (at most 1,000 listed)
  * @param warnings warnings raised during the run (at most 100 listed)
  */
 public record DropOrphanInlineTablesResult(String schema, String formatVersion, boolean dryRun, long registryRows,
@@ -40,15 +63,42 @@ public record DropOrphanInlineTablesResult(String schema, String formatVersion, 
                                            int batches, int retries, int reconnects, int batchSizeRequested,
                                            int batchSizeStart, int batchSizeFinal, boolean budgetExhausted,
                                            boolean maxBatchesReached, double elapsedSeconds,
-                                           List<NonEmptyTable> nonEmptyTables, List<String> warnings) {
+                                           long unregisteredOrphans, long inlinedDeleteOrphans, long inlinedDeleteLive,
+                                           long unregisteredNonempty, long unregisteredAnomalies, long wouldDrop,
+                                           long droppedUnregistered, long droppedInlinedDelete, long droppedNonempty,
+                                           long inlinedRowsDropped, long remainingUnregistered,
+                                           List<NonEmptyTable> nonEmptyTables, List<String> unregisteredTables,
+                                           List<Anomaly> anomalyTables,
+                                           List<String> warnings) {
+
+    /** {@link NonEmptyTable#kind()} of a table registered in ducklake_inlined_data_tables. */
+    public static final String KIND_REGISTERED = "registered";
+    /** {@link NonEmptyTable#kind()} of an inlined-data table without a registry row. */
+    public static final String KIND_UNREGISTERED = "unregistered";
+    /** {@link NonEmptyTable#kind()} of an inlined deletion table. */
+    public static final String KIND_INLINED_DELETE = "inlined_delete";
 
     /**
      * A non-empty orphan table.
      *
-     * @param tableName the inlined-data table's name
+     * @param tableName the table's name
+     * @param kind {@value #KIND_REGISTERED}, {@value #KIND_UNREGISTERED} or {@value #KIND_INLINED_DELETE}
      * @param tableId its DuckLake table_id
-     * @param schemaVersion its schema version
+     * @param schemaVersion its schema version (null for an inlined deletion table)
+     * @param rows its exact row count (count(*)), or null when not counted (skipped in an execute run)
+     * @param dropped whether this run dropped it ({@code includeNonempty})
      */
-    public record NonEmptyTable(String tableName, long tableId, long schemaVersion) {
+    public record NonEmptyTable(String tableName, String kind, long tableId, Long schemaVersion, Long rows,
+                                boolean dropped) {
+    }
+
+    /**
+     * A table that looks like an inlined table but is never dropped.
+     *
+     * @param tableName the relation's name
+     * @param tableId the table_id parsed from the name, or null when the name does not parse
+     * @param reason why it is kept, in words
+     */
+    public record Anomaly(String tableName, Long tableId, String reason) {
     }
 }
