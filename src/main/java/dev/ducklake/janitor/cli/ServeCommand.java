@@ -72,6 +72,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
+            log(err, "stopping (signal): closing the HTTP server and the catalog connections");
             daemon.close();
             stopped.countDown();
         }, "ducklake-janitor-serve-stop");

@@ -146,6 +146,19 @@ class CatalogHealthCollectorTest {
     }
 
     @Test
+    void customSqlCannotWriteToTheCatalog() throws Exception {
+        String snapshots = "SELECT count(*) FROM " + Sql.qualified(schema, "ducklake_snapshot");
+        long before = scalar(snapshots);
+        CustomQuery writer = new CustomQuery("lake_writer", "Tries to delete.",
+                "WITH d AS (DELETE FROM ducklake_snapshot RETURNING 1) SELECT count(*) AS value FROM d", List.of(), "value",
+                Duration.ofSeconds(5));
+        CollectResult r = collect(List.of(writer));
+        assertThat(r.errors()).containsOnlyKeys("lake_writer");
+        assertThat(r.errors().get("lake_writer")).as("read-only transaction").contains("25006");
+        assertThat(scalar(snapshots)).isEqualTo(before);
+    }
+
+    @Test
     void aMissingSchemaIsOneCatalogErrorAndNoGauges() throws Exception {
         try (Connection c = TestPostgres.get().connect()) {
             CollectResult r = new CatalogHealthCollector(c, "no_such_schema_here", "lake", Duration.ofSeconds(5), List.of()).collect();
