@@ -9,6 +9,7 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
 import dev.ducklake.janitor.testsupport.Catalogs;
+import dev.ducklake.janitor.testsupport.Cli;
 import dev.ducklake.janitor.testsupport.SqlCapture;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 5, security: every SQL string the engine sends is scanned for values from the catalog. Identifiers may
+ * Issue 5, security: every SQL string the engine (and the metrics command on the same catalog) sends is scanned for values from the catalog. Identifiers may
  * only appear as {@link Sql#ident} quotes them and only for names the engine may touch; string literals only as
  * constants written in the engine's source; numbers only as small structural constants (LIMIT 1, bit shifts);
  * never a catalog id, never a hostile registry name. Values travel as bind parameters, which are not SQL text.
@@ -110,6 +111,7 @@ class SqlScanTest {
         mayTouch.add(InlinedTableName.DELETE_PREFIX + 7_000_051);
 
         List<String> sql = new ArrayList<>();
+        List<String> metricsSql = new ArrayList<>();
         DropOrphanInlineTablesOptions options = DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withBatchSize(3)
                 .withLockTimeout(Duration.ofMillis(200));
         // a reader holds one orphan so that the per-table path and the retry pass run too
@@ -124,6 +126,14 @@ class SqlScanTest {
                 assertThat(r.skippedLocked()).as("the per-table path ran").isEqualTo(1);
                 blocker.rollback();
                 new DropOrphanInlineTables(pg.spec(), options, ProgressListener.NONE).execute();
+                // the metrics command reads the same catalog: its SQL is held to the same rule (its size-band bounds are
+                // program constants of more than two digits, so only catalog values count as numbers there)
+                sql.addAll(capture.statements());
+                capture.clear();
+                Cli.Run metrics = Cli.run("metrics", "--catalog", pg.url(), "--metadata-schema", schema);
+                assertThat(metrics.exitCode()).as("metrics ran; stderr: %s", metrics.err()).isZero();
+                metricsSql.addAll(capture.statements());
+                capture.clear();
                 // and the paths beyond the registry: leftovers, inlined deletions, non-empty orphans
                 DropOrphanInlineTablesOptions all = options.withIncludeUnregistered(true).withIncludeNonempty(true);
                 new DropOrphanInlineTables(pg.spec(), all.withDryRun(true), ProgressListener.NONE).execute();
@@ -158,7 +168,11 @@ class SqlScanTest {
         Set<String> identifiersSeen = new HashSet<>();
         List<String> violations = new ArrayList<>();
         for (String s : sql) {
-            violations.addAll(violations(s, schema, mayTouch, catalogNumbers, engineSource, identifiersSeen));
+            violations.addAll(violations(s, schema, mayTouch, catalogNumbers, engineSource, identifiersSeen, true));
+        }
+        assertThat(metricsSql).as("the capture saw the metrics queries").isNotEmpty();
+        for (String s : metricsSql) {
+            violations.addAll(violations(s, schema, Set.of(), catalogNumbers, engineSource, identifiersSeen, false));
         }
         assertThat(violations).as("SQL text built from catalog values").isEmpty();
         assertThat(identifiersSeen).as("the orphans were addressed by quoted identifiers")
@@ -173,21 +187,21 @@ class SqlScanTest {
         Set<String> touch = Set.of("ducklake_inlined_data_7000001_1");
         String source = "\"SELECT 'r'\"";
         Set<String> seen = new HashSet<>();
-        assertThat(violations("DELETE FROM \"s\".\"ducklake_inlined_data_tables\" WHERE table_id = ?", "s", touch, numbers, source, seen))
+        assertThat(violations("DELETE FROM \"s\".\"ducklake_inlined_data_tables\" WHERE table_id = ?", "s", touch, numbers, source, seen, true))
                 .as("bind parameters pass").isEmpty();
         assertThat(violations("DELETE FROM \"s\".\"ducklake_inlined_data_tables\" WHERE table_id = 7000001", "s", touch, numbers,
-                source, seen)).as("a concatenated id").isNotEmpty();
-        assertThat(violations("DROP TABLE \"s\".\"x\"; DROP TABLE ducklake_snapshot; --\"", "s", touch, numbers, source, seen))
+                source, seen, true)).as("a concatenated id").isNotEmpty();
+        assertThat(violations("DROP TABLE \"s\".\"x\"; DROP TABLE ducklake_snapshot; --\"", "s", touch, numbers, source, seen, true))
                 .as("an identifier not quoted by Sql.ident").isNotEmpty();
-        assertThat(violations("SELECT 1 FROM t WHERE name = 'ducklake_inlined_data_7000001_1'", "s", touch, numbers, source, seen))
+        assertThat(violations("SELECT 1 FROM t WHERE name = 'ducklake_inlined_data_7000001_1'", "s", touch, numbers, source, seen, true))
                 .as("a concatenated name").isNotEmpty();
-        assertThat(violations("DROP TABLE \"s\".\"ducklake_inlined_data_7000002_1\"", "s", touch, numbers, source, seen))
+        assertThat(violations("DROP TABLE \"s\".\"ducklake_inlined_data_7000002_1\"", "s", touch, numbers, source, seen, true))
                 .as("a table the engine may not touch").isNotEmpty();
     }
 
     /** What is wrong with one SQL string (empty when nothing). */
     private static List<String> violations(String s, String schema, Set<String> mayTouch, Set<String> catalogNumbers,
-                                           String engineSource, Set<String> identifiersSeen) {
+                                           String engineSource, Set<String> identifiersSeen, boolean smallNumbersOnly) {
         List<String> out = new ArrayList<>();
         for (String h : HOSTILE) {
             if (s.contains(h) || s.contains(h.replace("\"", "\"\""))) {
@@ -215,7 +229,7 @@ class SqlScanTest {
         }
         Matcher nm = NUMBER.matcher(rest);
         while (nm.find()) {
-            if (catalogNumbers.contains(nm.group()) || nm.group().length() > 2) {
+            if (catalogNumbers.contains(nm.group()) || (smallNumbersOnly && nm.group().length() > 2)) {
                 out.add("number " + nm.group() + " is a catalog value or not a small structural constant: " + s);
             }
         }
