@@ -189,6 +189,65 @@ class SessionFaultsTest {
         assertConverges(cat);
     }
 
+    // ------------------------------------------------------------------ deadlock with a writer
+
+    @Test
+    void deadlockWithAWriterIsRetriedAndTheRunFinishes() throws Exception {
+        FaultCatalog cat;
+        try (Connection c = pg.connect()) {
+            cat = FaultCatalog.build(c, pg.freshSchema("fault_deadlock"), 40);
+        }
+        String app = appName();
+        CatalogInvariants.RegistryRow victim = cat.orphans.get(25);
+        // the writer reads the table (ACCESS SHARE), the janitor waits for it under its registry row lock, then the
+        // writer wants that registry row: a deadlock; the janitor detects it first (deadlock_timeout 100 ms) and retries
+        Connection writer = holdReadLock(cat.orphanTable(25));
+        CompletableFuture<Boolean> deadlocker = CompletableFuture.supplyAsync(() -> {
+            try (Connection mon = pg.connect();
+                 PreparedStatement find = mon.prepareStatement("SELECT 1 FROM pg_stat_activity WHERE application_name = ?"
+                         + " AND wait_event_type = 'Lock'")) {
+                find.setString(1, app);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (System.nanoTime() < deadline) {
+                    try (ResultSet rs = find.executeQuery()) {
+                        if (rs.next()) {
+                            try (PreparedStatement upd = writer.prepareStatement("SELECT 1 FROM "
+                                    + dev.ducklake.janitor.catalog.Sql.qualified(cat.schema, "ducklake_inlined_data_tables")
+                                    + " WHERE table_id = ? FOR UPDATE")) {
+                                upd.setLong(1, victim.tableId());
+                                upd.executeQuery().close();
+                            }
+                            writer.rollback();
+                            return true;
+                        }
+                    }
+                    Thread.sleep(20);
+                }
+                return false;
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        Cli.Run run;
+        try {
+            String url = pg.url() + (pg.url().contains("?") ? "&" : "?") + "options=-c%20deadlock_timeout%3D100ms";
+            run = Cli.run(Map.of("PGAPPNAME", app), "drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema,
+                    "--yes", "--batch-size", "20", "--lock-timeout", "20", "--output", "json");
+            assertThat(deadlocker.get(60, TimeUnit.SECONDS)).as("the writer closed the cycle").isTrue();
+        } finally {
+            writer.close();
+        }
+        assertThat(run.exitCode()).as("stderr: %s", run.err()).isZero();
+        assertThat(run.err()).as("the deadlock was retried").contains("40P01");
+        JsonNode doc = JSON.readTree(run.out());
+        assertThat(doc.get("retries").asInt()).isGreaterThanOrEqualTo(1);
+        assertThat(doc.get("dropped").asLong()).isEqualTo(cat.orphans.size());
+        try (Connection c = pg.connect()) {
+            cat.check(c);
+        }
+        assertConverges(cat);
+    }
+
     // ------------------------------------------------------------------ 4. a table locked by another session
 
     @Test
