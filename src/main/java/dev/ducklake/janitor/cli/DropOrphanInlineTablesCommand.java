@@ -251,28 +251,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
     }
 
     ProgressListener listener(PrintWriter out, PrintWriter err, boolean json) {
-        return new ProgressListener() {
-            @Override
-            public void info(String message) {
-                err.println("info: " + message);
-                err.flush();
-            }
-
-            @Override
-            public void warn(String message) {
-                err.println("WARN: " + message);
-                err.flush();
-            }
-
-            @Override
-            public void batch(BatchProgress b) {
-                PrintWriter w = json ? err : out;
-                w.printf(Locale.ROOT, "batch %d: dropped %d, skipped %d non-empty, %d missing, %s (size %d); %d left, ~%s to go, %s elapsed%n",
-                        b.number(), b.dropped(), b.skippedNonempty(), b.missing(), Render.seconds(b.batchSeconds()), b.batchSize(),
-                        b.tablesLeft(), Render.seconds(b.estimatedSecondsLeft()), Render.seconds(b.elapsedSeconds()));
-                w.flush();
-            }
-        };
+        return new ProgressPrinter(out, err, json, true);
     }
 
     static void printText(PrintWriter out, ConnectionSpec conn, DropOrphanInlineTablesResult r) {
