@@ -121,8 +121,9 @@ public final class CatalogInspector {
     }
 
     /**
-     * Renders a catalog-supplied string for a message: single-quoted, with control and non-printable
-     * characters escaped, cut at 200 characters.
+     * Renders a catalog-supplied string for a message: single-quoted, with control characters, invisible
+     * format characters (bidi overrides, zero-width) and line separators escaped (backslash-u and four hex digits), cut at
+     * 200 characters, so that a hostile name cannot rewrite a terminal or a log line.
      *
      * @param s any string, may be null
      * @return a printable form
@@ -145,7 +146,8 @@ public final class CatalogInspector {
                 b.append("\\\\");
             } else if (ch == '\'') {
                 b.append("\\'");
-            } else if (Character.isISOControl(ch)) {
+            } else if (Character.isISOControl(ch) || Character.getType(ch) == Character.FORMAT
+                    || ch == '\u2028' || ch == '\u2029') {
                 b.append(String.format("\\u%04x", (int) ch));
             } else {
                 b.append(ch);

@@ -290,6 +290,7 @@ public final class ConnectionSpec {
     private static void parseKeyValue(String s, Map<String, String> kv) throws JanitorException {
         int i = 0;
         int n = s.length();
+        boolean previousIsPassword = false;
         while (i < n) {
             while (i < n && Character.isWhitespace(s.charAt(i))) {
                 i++;
@@ -305,6 +306,11 @@ public final class ConnectionSpec {
             while (i < n && Character.isWhitespace(s.charAt(i))) {
                 i++;
             }
+            if (previousIsPassword && (i >= n || s.charAt(i) != '=' || !KNOWN_KEYS.contains(key))) {
+                // most likely the rest of an unquoted password with a space: never echo it
+                throw new JanitorException(Reason.USAGE, "Malformed catalog connection string after the password value "
+                        + "(position " + keyStart + "; not shown): quote a password that contains spaces, e.g. password='...'.");
+            }
             if (i >= n || s.charAt(i) != '=') {
                 throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: expected 'key=value' "
                         + "after '" + key + "' (position " + keyStart + "). Use a libpq string such as "
@@ -315,7 +321,8 @@ public final class ConnectionSpec {
                 i++;
             }
             StringBuilder value = new StringBuilder();
-            if (i < n && s.charAt(i) == '\'') {
+            boolean quoted = i < n && s.charAt(i) == '\'';
+            if (quoted) {
                 i++;
                 boolean closed = false;
                 while (i < n) {
@@ -347,6 +354,7 @@ public final class ConnectionSpec {
                 throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: empty key at position " + keyStart + ".");
             }
             kv.put(key, value.toString());
+            previousIsPassword = !quoted && (key.equals("password") || key.equals("sslpassword"));
         }
     }
 

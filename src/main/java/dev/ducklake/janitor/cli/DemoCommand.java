@@ -72,22 +72,7 @@ public final class DemoCommand implements Callable<Integer> {
             err.printf(Locale.ROOT, "demo: wrote a DuckLake 1.0 catalog with %d leaked inlined tables into %s in %s%n", leaked,
                     conn.describe(), Render.seconds((System.nanoTime() - t0) / 1e9));
             err.flush();
-            ProgressListener listener = new ProgressListener() {
-                @Override
-                public void warn(String message) {
-                    err.println("WARN: " + message);
-                    err.flush();
-                }
-
-                @Override
-                public void batch(BatchProgress b) {
-                    PrintWriter w = json ? err : out;
-                    w.printf(Locale.ROOT, "batch %d: dropped %d, skipped %d non-empty, %d missing, %s; %d left, ~%s to go%n",
-                            b.number(), b.dropped(), b.skippedNonempty(), b.missing(), Render.seconds(b.batchSeconds()),
-                            b.tablesLeft(), Render.seconds(b.estimatedSecondsLeft()));
-                    w.flush();
-                }
-            };
+            ProgressListener listener = new ProgressPrinter(out, err, json, false);
             DropOrphanInlineTablesOptions base = DropOrphanInlineTablesOptions.defaults().withBatchSize(batchSize);
             DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(conn, base.withDryRun(true), listener).execute();
             if (!json) {

@@ -3,6 +3,7 @@ package dev.ducklake.janitor.cli;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
@@ -16,7 +17,9 @@ import picocli.CommandLine.ParentCommand;
 import java.io.Console;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code ducklake-janitor drop-orphan-inline-tables}: parses flags, calls the engine, prints. */
@@ -45,6 +48,9 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
 
     @Mixin
     CatalogOptions catalog;
+
+    @Mixin
+    PushOptions push;
 
     @Option(names = "--dry-run", description = "Report what would be dropped; no DDL, no DML, no advisory lock. Default: off.")
     boolean dryRun;
@@ -109,9 +115,11 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         try {
             DropOrphanInlineTablesOptions options = options();
             conn = catalog.connection(parent.env());
+            push.validate(parent.env());
             if (allMetadataSchemas || catalog.metadataSchemas.size() > 1) {
                 return MultiSchemaRun.run(this, conn, options, out, err, json);
             }
+            MaintenanceRunReporter reporter = push.reporter(parent.env(), conn, options.metadataSchema(), OPERATION, dryRun, err);
             if (!dryRun && !yes && !confirm(conn, options.metadataSchema())) {
                 throw new JanitorException(Reason.ABORTED, "Not confirmed; nothing was changed.");
             }
@@ -123,8 +131,13 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
             }, "ducklake-janitor-stop");
             Runtime.getRuntime().addShutdownHook(hook);
             DropOrphanInlineTablesResult result;
+            reporter.started();
             try {
                 result = op.execute();
+                reporter.succeeded(pushedGauges(result));
+            } catch (JanitorException | RuntimeException e) {
+                reporter.failed();
+                throw e;
             } finally {
                 try {
                     Runtime.getRuntime().removeShutdownHook(hook);
@@ -150,6 +163,24 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
             }
             throw e;
         }
+    }
+
+    /** The per-run gauges pushed after a successful execute run (names documented in the README). */
+    static Map<String, MaintenanceRunReporter.PerRun> pushedGauges(DropOrphanInlineTablesResult r) {
+        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
+        g.put("ducklake_maintenance_inline_orphans_dropped_last_run",
+                new MaintenanceRunReporter.PerRun(r.dropped(), "Orphaned inlined-data tables dropped by the last successful run."));
+        g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run",
+                new MaintenanceRunReporter.PerRun(r.skippedNonempty(), "Non-empty orphaned inlined-data tables kept by the last successful run."));
+        g.put("ducklake_maintenance_inline_orphans_dropped_unregistered_last_run",
+                new MaintenanceRunReporter.PerRun(r.droppedUnregistered(), "Unregistered leftover inlined-data tables dropped by the last successful run."));
+        g.put("ducklake_maintenance_inline_orphans_dropped_inlined_delete_last_run",
+                new MaintenanceRunReporter.PerRun(r.droppedInlinedDelete(), "Inlined deletion tables of unreachable tables dropped by the last successful run."));
+        g.put("ducklake_maintenance_inline_orphans_remaining",
+                new MaintenanceRunReporter.PerRun(r.remaining(), "Orphan registry rows left after the last successful run."));
+        g.put("ducklake_maintenance_inline_orphans_budget_exhausted_last_run",
+                new MaintenanceRunReporter.PerRun(r.budgetExhausted() ? 1 : 0, "1 when the last successful run stopped on --run-budget."));
+        return g;
     }
 
     DropOrphanInlineTablesOptions options() throws JanitorException {
@@ -178,7 +209,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                 budget = Duration.ofNanos((long) (secs * 1e9));
             }
         }
-        return DropOrphanInlineTablesOptions.defaults()
+        DropOrphanInlineTablesOptions options = DropOrphanInlineTablesOptions.defaults()
                 .withMetadataSchema(catalog.metadataSchema)
                 .withDryRun(dryRun)
                 .withBatchSize(batchSize)
@@ -190,6 +221,12 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                 .withReconnectTimeout(seconds("--reconnect-timeout", reconnectTimeout))
                 .withIncludeUnregistered(includeUnregistered)
                 .withIncludeNonempty(includeNonempty);
+        // every schema's options are checked before any schema runs: a bad value must not come after changes
+        for (String schema : catalog.metadataSchemas) {
+            options.withMetadataSchema(schema).validate();
+        }
+        options.validate();
+        return options;
     }
 
     private static Duration seconds(String flag, double value) throws JanitorException {
@@ -214,28 +251,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
     }
 
     ProgressListener listener(PrintWriter out, PrintWriter err, boolean json) {
-        return new ProgressListener() {
-            @Override
-            public void info(String message) {
-                err.println("info: " + message);
-                err.flush();
-            }
-
-            @Override
-            public void warn(String message) {
-                err.println("WARN: " + message);
-                err.flush();
-            }
-
-            @Override
-            public void batch(BatchProgress b) {
-                PrintWriter w = json ? err : out;
-                w.printf(Locale.ROOT, "batch %d: dropped %d, skipped %d non-empty, %d missing, %s (size %d); %d left, ~%s to go, %s elapsed%n",
-                        b.number(), b.dropped(), b.skippedNonempty(), b.missing(), Render.seconds(b.batchSeconds()), b.batchSize(),
-                        b.tablesLeft(), Render.seconds(b.estimatedSecondsLeft()), Render.seconds(b.elapsedSeconds()));
-                w.flush();
-            }
-        };
+        return new ProgressPrinter(out, err, json, true);
     }
 
     static void printText(PrintWriter out, ConnectionSpec conn, DropOrphanInlineTablesResult r) {

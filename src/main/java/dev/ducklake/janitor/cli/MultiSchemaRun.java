@@ -4,6 +4,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
@@ -79,9 +80,18 @@ final class MultiSchemaRun {
                 err.flush();
                 DropOrphanInlineTables op = new DropOrphanInlineTables(conn, base.withMetadataSchema(schema), cmd.listener(out, err, json));
                 current.set(op);
+                MaintenanceRunReporter reporter = cmd.push.reporter(cmd.parent.env(), conn, schema,
+                        DropOrphanInlineTablesCommand.OPERATION, base.dryRun(), err);
+                reporter.started();
                 try {
-                    outcomes.add(new Outcome(schema, op.execute(), null));
+                    DropOrphanInlineTablesResult result = op.execute();
+                    reporter.succeeded(DropOrphanInlineTablesCommand.pushedGauges(result));
+                    outcomes.add(new Outcome(schema, result, null));
+                } catch (RuntimeException e) {
+                    reporter.failed();
+                    throw e;
                 } catch (JanitorException e) {
+                    reporter.failed();
                     err.println("error: schema " + schema + ": " + conn.redact(e.getMessage()));
                     err.println("hint: " + e.reason().hint());
                     err.flush();

@@ -191,6 +191,7 @@ public final class DropOrphanInlineTables {
         Long deadline = options.runBudget() == null ? null : started + options.runBudget().toNanos();
         String schema = options.metadataSchema();
         conn = spec.open();
+        rememberSession();
         try {
             CatalogInfo info = CatalogInspector.inspect(conn, schema);
             listener.info("catalog " + spec.describe() + " schema " + schema + ": DuckLake format " + info.version().text()
@@ -1381,33 +1382,86 @@ public final class DropOrphanInlineTables {
         }
     }
 
-    /** Reopens the connection with backoff (1 s doubling to 10 s) within the reconnect timeout; re-takes the lock. */
+    /**
+     * Reopens the connection with backoff (1 s doubling to 10 s) within the reconnect timeout; re-takes the lock.
+     *
+     * <p>A lost connection does not always end its server session: after a network cut the old backend can live on
+     * (until TCP keepalive notices), holding the advisory lock and the batch's locks. So the reconnect first ends
+     * that session of its own (identified by pid and backend_start, so a reused pid is never hit; best effort,
+     * needs the same role), and a lock still held is retried within the timeout like a failed connect: it is
+     * usually that old session on its way out. Only a lock held past the timeout is {@link Reason#LOCK_HELD}.
+     */
     private void reconnect() throws JanitorException, SQLException {
         closeQuietly(conn);
         long deadline = System.nanoTime() + options.reconnectTimeout().toNanos();
         long backoff = 1000;
         SQLException last = null;
+        JanitorException lockHeld = null;
         while (true) {
             try {
                 conn = spec.openRaw();
-                reconnects++;
+                endPreviousSession();
                 if (lock != null) {
                     lock.reacquire(conn);
                 }
+                reconnects++;
+                rememberSession();
                 listener.info("reconnected to " + spec.describe() + (lock != null ? " and re-took the advisory lock " + lock.describe() : ""));
                 return;
             } catch (SQLException e) {
                 last = e;
                 closeQuietly(conn);
                 conn = null;
+            } catch (JanitorException e) {
+                if (e.reason() != Reason.LOCK_HELD) {
+                    throw e;
+                }
+                lockHeld = e;
+                closeQuietly(conn);
+                conn = null;
             }
             if (System.nanoTime() + backoff * 1_000_000 - deadline >= 0) {
+                if (lockHeld != null && last == null) {
+                    throw new JanitorException(Reason.LOCK_HELD, "Lost the connection to " + spec.describe() + " mid-run; after"
+                            + " reconnecting, the advisory lock " + lock.describe() + " stayed held by another session for "
+                            + options.reconnectTimeout().toSeconds() + " s. Work committed so far is kept; rerun to resume.", lockHeld);
+                }
                 throw new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe()
                         + " and could not reconnect within " + options.reconnectTimeout().toSeconds() + " s (last SQLSTATE "
                         + (last == null ? "none" : SqlStates.stateOf(last)) + "). Work committed so far is kept; rerun to resume.", last);
             }
             sleep(backoff);
             backoff = Math.min(10_000, backoff * 2);
+        }
+    }
+
+    /** pid and backend_start of the current session, to end it after a reconnect if it outlived the connection. */
+    private String[] session;
+
+    private void rememberSession() {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT pid::text, backend_start::text FROM pg_catalog.pg_stat_activity"
+                + " WHERE pid = pg_backend_pid()"); ResultSet rs = ps.executeQuery()) {
+            session = rs.next() ? new String[] {rs.getString(1), rs.getString(2)} : null;
+        } catch (SQLException e) {
+            session = null;
+        }
+    }
+
+    private void endPreviousSession() {
+        if (session == null) {
+            return;
+        }
+        try (PreparedStatement ps = conn.prepareStatement("SELECT pg_catalog.pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity"
+                + " WHERE pid::text = ? AND backend_start::text = ? AND pid <> pg_backend_pid()")) {
+            ps.setString(1, session[0]);
+            ps.setString(2, session[1]);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && rs.getBoolean(1)) {
+                    listener.info("ended this run's previous server session (pid " + session[0] + "), which outlived its connection");
+                }
+            }
+        } catch (SQLException e) {
+            // not permitted or already gone: the lock retry below waits for it instead
         }
     }
 

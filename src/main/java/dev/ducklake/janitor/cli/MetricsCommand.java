@@ -1,0 +1,122 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.metrics.CatalogTarget;
+import dev.ducklake.janitor.metrics.Exposition;
+import dev.ducklake.janitor.metrics.MetricFamily;
+import dev.ducklake.janitor.metrics.MetricsConfig;
+import dev.ducklake.janitor.metrics.TargetConfig;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** {@code ducklake-janitor metrics}: collects the catalog-health gauges once and prints them. */
+@Command(name = "metrics", mixinStandardHelpOptions = true,
+        description = {"Computes the catalog-health gauges once (inlined-data tables and leaks, pg_attribute size, snapshots, files, "
+                + "size bands, top partitions, format version, self-metrics) and prints them in the Prometheus text format "
+                + "(--output text, the default) or as one JSON document (--output json). Reads only.",
+            "Exit code 0 when every query succeeded; 3 when a catalog cannot be reached, 4 when its metadata schema is missing, "
+                + "9 when some query failed (the gauges that could be computed are printed first)."})
+public final class MetricsCommand implements Callable<Integer> {
+
+    static final String OPERATION = "metrics";
+
+    @ParentCommand
+    JanitorCommand parent;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Mixin
+    CatalogOptions catalog;
+
+    @Mixin
+    MetricsTargetOptions targets;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        MetricsConfig cfg = targets.resolve(catalog, parent.env());
+        List<CatalogTarget> collected = new ArrayList<>();
+        List<MetricFamily> families = new ArrayList<>();
+        for (TargetConfig t : cfg.catalogs()) {
+            try (CatalogTarget target = new CatalogTarget(t, msg -> { })) {
+                target.collectOnce(cfg.interval());
+                collected.add(target);
+                families.addAll(target.families());
+            }
+        }
+        if (catalog.output == CatalogOptions.Output.json) {
+            Render.json(out, document(collected, Exposition.merge(families)));
+        } else {
+            out.print(Exposition.text(families));
+            out.flush();
+        }
+        JanitorException failure = null;
+        for (CatalogTarget t : collected) {
+            for (Map.Entry<String, String> e : t.lastErrors().entrySet()) {
+                err.println("WARN: catalog " + t.config().name() + ": " + (e.getKey().equals("connect") ? "" : "query " + e.getKey() + ": ")
+                        + e.getValue());
+                Reason reason = e.getKey().equals("connect") ? Reason.CONNECTION
+                        : e.getKey().equals("catalog") ? Reason.NOT_A_CATALOG : Reason.DATABASE_ERROR;
+                if (failure == null || reason.exitCode() < failure.reason().exitCode()) {
+                    failure = new JanitorException(reason, "catalog " + t.config().name() + ": " + e.getValue());
+                }
+            }
+        }
+        err.flush();
+        if (failure != null) {
+            throw failure;
+        }
+        return ExitCodes.OK;
+    }
+
+    private static Map<String, Object> document(List<CatalogTarget> targets, List<MetricFamily> families) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("operation", OPERATION);
+        doc.put("tool_version", VersionProvider.version());
+        boolean ok = targets.stream().allMatch(t -> t.up() && t.lastErrors().isEmpty());
+        doc.put("status", ok ? "ok" : "error");
+        List<Map<String, Object>> cats = new ArrayList<>();
+        for (CatalogTarget t : targets) {
+            Map<String, Object> c = Render.catalog(t.config().connection(), t.config().metadataSchema());
+            c.put("name", t.config().name());
+            c.put("up", t.up());
+            c.put("errors", t.lastErrors());
+            cats.add(c);
+        }
+        doc.put("catalogs", cats);
+        List<Map<String, Object>> metrics = new ArrayList<>();
+        for (MetricFamily f : families) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", f.exposedName());
+            m.put("type", f.type().name().toLowerCase(java.util.Locale.ROOT));
+            m.put("help", f.help());
+            List<Map<String, Object>> samples = new ArrayList<>();
+            for (MetricFamily.Sample s : f.samples()) {
+                Map<String, Object> sm = new LinkedHashMap<>();
+                Map<String, String> labels = new LinkedHashMap<>();
+                for (int i = 0; i < f.labelNames().size(); i++) {
+                    labels.put(f.labelNames().get(i), s.labelValues().get(i));
+                }
+                sm.put("labels", labels);
+                sm.put("value", s.value());
+                samples.add(sm);
+            }
+            m.put("samples", samples);
+            metrics.add(m);
+        }
+        doc.put("metrics", metrics);
+        return doc;
+    }
+}

@@ -1,0 +1,54 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
+
+import java.io.PrintWriter;
+import java.util.Locale;
+
+/**
+ * Renders the engine's progress for an operator: one line per batch (stdout in text mode, stderr when stdout
+ * carries the JSON document), warnings and, unless quiet, informational lines on stderr.
+ */
+final class ProgressPrinter implements ProgressListener {
+
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private final boolean json;
+    private final boolean showInfo;
+
+    /**
+     * @param out standard output
+     * @param err standard error
+     * @param json whether stdout is reserved for one JSON document
+     * @param showInfo whether informational lines are printed
+     */
+    ProgressPrinter(PrintWriter out, PrintWriter err, boolean json, boolean showInfo) {
+        this.out = out;
+        this.err = err;
+        this.json = json;
+        this.showInfo = showInfo;
+    }
+
+    @Override
+    public void info(String message) {
+        if (showInfo) {
+            err.println("info: " + message);
+            err.flush();
+        }
+    }
+
+    @Override
+    public void warn(String message) {
+        err.println("WARN: " + message);
+        err.flush();
+    }
+
+    @Override
+    public void batch(BatchProgress b) {
+        PrintWriter w = json ? err : out;
+        w.printf(Locale.ROOT, "batch %d: dropped %d, skipped %d non-empty, %d missing, %s (size %d); %d left, ~%s to go, %s elapsed%n",
+                b.number(), b.dropped(), b.skippedNonempty(), b.missing(), Render.seconds(b.batchSeconds()), b.batchSize(),
+                b.tablesLeft(), Render.seconds(b.estimatedSecondsLeft()), Render.seconds(b.elapsedSeconds()));
+        w.flush();
+    }
+}

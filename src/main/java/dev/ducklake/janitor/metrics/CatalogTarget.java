@@ -1,0 +1,236 @@
+package dev.ducklake.janitor.metrics;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * One watched catalog with its own connection: collects its gauges on demand, keeps the self-metrics (up, scrape
+ * duration, per-query error counters and last-success times) and computes the delay before the next collection,
+ * which backs off from 1 s to 60 s while the catalog does not answer. One broken catalog only ever affects its own
+ * target.
+ *
+ * <p>{@link #collectOnce} is meant to be called from one thread at a time (it is synchronized); {@link #families()}
+ * and {@link #up()} may be called from any thread.
+ */
+public final class CatalogTarget implements AutoCloseable {
+
+    /** First delay after a failure. */
+    public static final Duration BACKOFF_MIN = Duration.ofSeconds(1);
+    /** Longest delay between reconnect attempts. */
+    public static final Duration BACKOFF_MAX = Duration.ofSeconds(60);
+
+    static final String UP = "ducklake_janitor_up";
+    static final String DURATION = "ducklake_janitor_scrape_duration_seconds";
+    static final String ERRORS = "ducklake_janitor_query_errors";
+    static final String LAST_SUCCESS = "ducklake_janitor_last_success_timestamp_seconds";
+    static final String QUERY_LAST_SUCCESS = "ducklake_janitor_query_last_success_timestamp_seconds";
+    static final String QUERY_DURATION = "ducklake_janitor_query_duration_seconds";
+
+    private final TargetConfig config;
+    private final Consumer<String> log;
+    private Connection conn;
+    private int failures;
+
+    private volatile boolean up;
+    private volatile boolean everCollected;
+    private volatile List<MetricFamily> catalogFamilies = List.of();
+    private volatile double lastDuration = Double.NaN;
+    private volatile double lastSuccess = Double.NaN;
+    private final Map<String, Long> errorCounts = new LinkedHashMap<>();
+    private final Map<String, Double> queryLastSuccess = new LinkedHashMap<>();
+    private final Map<String, Double> queryDuration = new LinkedHashMap<>();
+    private final Map<String, String> lastErrors = new LinkedHashMap<>();
+
+    /**
+     * @param config the catalog
+     * @param log where state changes and query failures go (one line each, password-free)
+     */
+    public CatalogTarget(TargetConfig config, Consumer<String> log) {
+        this.config = config;
+        this.log = log;
+    }
+
+    /** The catalog's configuration. */
+    public TargetConfig config() {
+        return config;
+    }
+
+    /** Whether the catalog answered its last collection (connected and the metadata schema found). */
+    public boolean up() {
+        return up;
+    }
+
+    /** Whether a collection was attempted at least once. */
+    public boolean everCollected() {
+        return everCollected;
+    }
+
+    /**
+     * Connects if needed and collects the catalog once. Connection failures and lost sessions mark the target
+     * down ({@code up} 0, no catalog gauges) and count as an error of query {@code connect}; failed queries count
+     * under their own names.
+     *
+     * @param interval the normal delay between collections
+     * @return how long to wait before the next collection: {@code interval} after a collection in which the
+     *     catalog answered, otherwise the backoff (1 s, 2 s, 4 s, ... at most 60 s)
+     */
+    public synchronized Duration collectOnce(Duration interval) {
+        everCollected = true;
+        long t0 = System.nanoTime();
+        if (conn == null) {
+            try {
+                conn = config.connection().openRaw();
+                // a socket timeout beyond the longest statement timeout: a silent network partition cannot hang the thread
+                long longest = config.statementTimeout().toMillis();
+                boolean unbounded = config.statementTimeout().isZero();
+                for (CustomQuery q : config.queries()) {
+                    longest = Math.max(longest, q.timeout().toMillis());
+                    unbounded |= q.timeout().isZero();
+                }
+                conn.setNetworkTimeout(Runnable::run, unbounded ? 0 : (int) Math.min(Integer.MAX_VALUE, longest + 30_000));
+            } catch (SQLException e) {
+                closeConnection();
+                lastDuration = (System.nanoTime() - t0) / 1e9;
+                return down("connect", config.connection().connectionFailure(e).getMessage());
+            }
+        }
+        CollectResult r = new CatalogHealthCollector(conn, config.metadataSchema(), config.name(), config.statementTimeout(),
+                config.queries()).collect();
+        lastDuration = (System.nanoTime() - t0) / 1e9;
+        double now = System.currentTimeMillis() / 1000.0;
+        synchronized (errorCounts) {
+            queryDuration.putAll(r.durations());
+            for (String q : r.succeeded()) {
+                errorCounts.putIfAbsent(q, 0L);
+                queryLastSuccess.put(q, now);
+                if (lastErrors.remove(q) != null) {
+                    log.accept("catalog " + config.name() + ": query " + q + " succeeds again");
+                }
+            }
+            for (Map.Entry<String, String> e : r.errors().entrySet()) {
+                errorCounts.merge(e.getKey(), 1L, Long::sum);
+                String message = config.connection().redact(e.getValue());
+                if (!message.equals(lastErrors.put(e.getKey(), message))) {
+                    log.accept("catalog " + config.name() + ": query " + e.getKey() + " failed: " + message);
+                }
+            }
+        }
+        if (r.connectionLost()) {
+            closeConnection();
+            return down("connect", "the connection to " + config.connection().describe() + " was lost");
+        }
+        if (r.errors().containsKey("catalog")) {
+            catalogFamilies = List.of();
+            setUp(false);
+            return backoff();
+        }
+        catalogFamilies = r.families();
+        lastSuccess = now;
+        failures = 0;
+        setUp(true);
+        return interval;
+    }
+
+    private Duration down(String query, String message) {
+        catalogFamilies = List.of();
+        synchronized (errorCounts) {
+            errorCounts.merge(query, 1L, Long::sum);
+            String redacted = config.connection().redact(message);
+            if (!redacted.equals(lastErrors.put(query, redacted))) {
+                log.accept("catalog " + config.name() + ": " + redacted);
+            }
+        }
+        setUp(false);
+        return backoff();
+    }
+
+    private Duration backoff() {
+        failures++;
+        long secs = BACKOFF_MIN.toSeconds() << Math.min(failures - 1, 6);
+        return Duration.ofSeconds(Math.min(secs, BACKOFF_MAX.toSeconds()));
+    }
+
+    private void setUp(boolean value) {
+        if (value && !up) {
+            synchronized (errorCounts) {
+                lastErrors.remove("connect");
+            }
+            log.accept("catalog " + config.name() + ": up (" + config.connection().describe() + ", schema "
+                    + config.metadataSchema() + ")");
+        } else if (!value && up) {
+            log.accept("catalog " + config.name() + ": down; retrying with backoff up to " + BACKOFF_MAX.toSeconds() + " s");
+        }
+        up = value;
+    }
+
+    /**
+     * The catalog's gauges from its last collection (none while it is down) plus its self-metrics.
+     *
+     * @return the families, each with the {@code catalog} label
+     */
+    public List<MetricFamily> families() {
+        List<MetricFamily> out = new ArrayList<>(catalogFamilies);
+        List<String> catalogOnly = List.of(CatalogHealthCollector.CATALOG_LABEL);
+        List<String> name = List.of(config.name());
+        out.add(MetricFamily.gauge(UP, "1 when the catalog answered its last collection, 0 while it is unreachable or its metadata "
+                + "schema is missing.", catalogOnly, name, up ? 1 : 0));
+        if (!Double.isNaN(lastDuration)) {
+            out.add(MetricFamily.gauge(DURATION, "Duration of the last collection of the catalog's gauges, seconds.", catalogOnly,
+                    name, lastDuration));
+        }
+        if (!Double.isNaN(lastSuccess)) {
+            out.add(MetricFamily.gauge(LAST_SUCCESS, "Unix time of the last collection in which the catalog answered, seconds.",
+                    catalogOnly, name, lastSuccess));
+        }
+        List<MetricFamily.Sample> errs = new ArrayList<>();
+        List<MetricFamily.Sample> succ = new ArrayList<>();
+        List<MetricFamily.Sample> took = new ArrayList<>();
+        synchronized (errorCounts) {
+            queryDuration.forEach((q, t) -> took.add(new MetricFamily.Sample(List.of(config.name(), q), t)));
+            errorCounts.forEach((q, n) -> errs.add(new MetricFamily.Sample(List.of(config.name(), q), n)));
+            queryLastSuccess.forEach((q, t) -> succ.add(new MetricFamily.Sample(List.of(config.name(), q), t)));
+        }
+        List<String> perQuery = List.of(CatalogHealthCollector.CATALOG_LABEL, "query");
+        out.add(new MetricFamily(ERRORS, "Failed queries per catalog and query since start (query 'connect' counts failed "
+                + "connection attempts and lost sessions).", MetricFamily.Type.COUNTER, perQuery, errs));
+        out.add(new MetricFamily(QUERY_DURATION, "Duration of each query's last run, seconds.", MetricFamily.Type.GAUGE,
+                perQuery, took));
+        out.add(new MetricFamily(QUERY_LAST_SUCCESS, "Unix time of each query's last success, seconds.", MetricFamily.Type.GAUGE,
+                perQuery, succ));
+        return out;
+    }
+
+    /**
+     * The last error of each failing query (password-free), for the one-shot report and /-/ready.
+     *
+     * @return query → message; empty when everything succeeded last time
+     */
+    public Map<String, String> lastErrors() {
+        synchronized (errorCounts) {
+            return new LinkedHashMap<>(lastErrors);
+        }
+    }
+
+    private void closeConnection() {
+        if (conn != null) {
+            try {
+                conn.close();
+            } catch (SQLException ignored) {
+                // already gone
+            }
+            conn = null;
+        }
+    }
+
+    /** Closes the connection. */
+    @Override
+    public synchronized void close() {
+        closeConnection();
+    }
+}

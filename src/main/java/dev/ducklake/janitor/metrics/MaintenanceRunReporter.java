@@ -1,0 +1,235 @@
+package dev.ducklake.janitor.metrics;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.exporter.pushgateway.Format;
+import io.prometheus.metrics.exporter.pushgateway.PushGateway;
+import io.prometheus.metrics.exporter.pushgateway.Scheme;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Pushes the outcome of a maintenance run (any operation) to a Prometheus Pushgateway, in the Prometheus text
+ * format, with HTTP POST to {@code <url>/metrics/job/<job>/catalog/<catalog>/operation/<operation>/schema/<schema>} (client_java orders the grouping labels by name; a value containing {@code /} is sent base64-encoded).
+ *
+ * <p>Series pushed (the Pushgateway adds the grouping labels job, catalog, schema and operation to each):
+ * <ul>
+ *   <li>{@code ducklake_maintenance_start_time_seconds}: unix time the run started (pushed at start and at the end);</li>
+ *   <li>{@code ducklake_maintenance_duration_seconds{status="success"|"error"}}: duration of the last run;</li>
+ *   <li>{@code ducklake_maintenance_last_success_time_seconds}: unix time the last successful run ended (success only);</li>
+ *   <li>the operation's per-run gauges (success only), e.g. {@code ducklake_maintenance_inline_orphans_dropped_last_run}.</li>
+ * </ul>
+ * POST replaces only the series whose names are pushed, inside the run's own group. So a failed run replaces the
+ * start time and the duration (with {@code status="error"}) but leaves the per-run gauges and the last-success time
+ * of the previous successful run as they were: they are never overwritten with zeros. {@code operation} is part of
+ * the grouping key (not a label in the body) so that runs of different operations on one catalog never replace
+ * each other's series.
+ *
+ * <p>Push failures never fail the run: they are reported to the warning sink. Not thread-safe; one per run.
+ */
+public final class MaintenanceRunReporter {
+
+    /** Default Pushgateway job name. */
+    public static final String DEFAULT_JOB = "ducklake_janitor";
+    /** Read and connect timeout of one push. */
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private final Target target;
+    private final String operation;
+    private final Map<String, String> grouping;
+    private final Consumer<String> warn;
+    private long startNanos;
+    private double startEpoch;
+
+    /**
+     * Where to push: a parsed Pushgateway URL.
+     *
+     * @param scheme http or https
+     * @param address host:port plus an optional path prefix, as client_java expects it
+     * @param user basic-auth user from the URL, or null
+     * @param password basic-auth password from the URL, or null (never printed)
+     * @param display the URL without user info, for messages
+     */
+    public record Target(Scheme scheme, String address, String user, String password, String display) {
+
+        /** Hides the password. */
+        @Override
+        public String toString() {
+            return display;
+        }
+    }
+
+    private MaintenanceRunReporter(Target target, String operation, Map<String, String> grouping, Consumer<String> warn) {
+        this.target = target;
+        this.operation = operation;
+        this.grouping = grouping;
+        this.warn = warn;
+    }
+
+    /**
+     * Parses a Pushgateway URL such as {@code http://pushgateway:9091} or {@code https://user:pw@vm.example/prefix}.
+     *
+     * @param url the URL
+     * @return the target
+     * @throws JanitorException {@link Reason#USAGE} when the URL is not an http(s) URL with a host (the message
+     *     never repeats user info)
+     */
+    public static Target parseUrl(String url) throws JanitorException {
+        URI uri;
+        try {
+            uri = new URI(url.strip());
+        } catch (URISyntaxException e) {
+            throw new JanitorException(Reason.USAGE, "--pushgateway-url is not a valid URL (error at character " + e.getIndex() + ").");
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
+            throw new JanitorException(Reason.USAGE, "--pushgateway-url must be an http:// or https:// URL with a host, e.g. "
+                    + "http://pushgateway:9091.");
+        }
+        String user = null;
+        String password = null;
+        if (uri.getRawUserInfo() != null) {
+            String ui = uri.getRawUserInfo();
+            int colon = ui.indexOf(':');
+            user = URLDecoder.decode(colon >= 0 ? ui.substring(0, colon) : ui, StandardCharsets.UTF_8);
+            password = colon >= 0 ? URLDecoder.decode(ui.substring(colon + 1), StandardCharsets.UTF_8) : "";
+        }
+        String hostPort = uri.getHost().contains(":") && !uri.getHost().startsWith("[") ? "[" + uri.getHost() + "]" : uri.getHost();
+        if (uri.getPort() >= 0) {
+            hostPort += ":" + uri.getPort();
+        }
+        String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+        while (path.endsWith("/")) {
+            path = path.substring(0, path.length() - 1);
+        }
+        if (path.endsWith("/metrics")) {
+            path = path.substring(0, path.length() - "/metrics".length());
+        }
+        return new Target(scheme.equals("https") ? Scheme.HTTPS : Scheme.HTTP, hostPort + path, user, password,
+                scheme + "://" + hostPort + path);
+    }
+
+    /**
+     * A reporter for one run.
+     *
+     * @param target where to push, or null for none (then every method does nothing: dry runs, no URL given)
+     * @param job the Pushgateway job name (e.g. {@link #DEFAULT_JOB})
+     * @param catalog the catalog label value
+     * @param schema the metadata schema label value
+     * @param operation the operation name, e.g. {@code drop-orphan-inline-tables}
+     * @param warn where push failures go
+     * @return the reporter
+     */
+    public static MaintenanceRunReporter create(Target target, String job, String catalog, String schema, String operation,
+                                                Consumer<String> warn) {
+        Map<String, String> grouping = new LinkedHashMap<>();
+        grouping.put("job", job);
+        grouping.put("catalog", catalog);
+        grouping.put("schema", schema);
+        grouping.put("operation", operation);
+        return new MaintenanceRunReporter(target, operation, grouping, warn);
+    }
+
+    /** Whether this reporter pushes at all. */
+    public boolean enabled() {
+        return target != null;
+    }
+
+    /** Records the start time and pushes {@code ducklake_maintenance_start_time_seconds}. */
+    public void started() {
+        startNanos = System.nanoTime();
+        startEpoch = System.currentTimeMillis() / 1000.0;
+        if (!enabled()) {
+            return;
+        }
+        PrometheusRegistry reg = new PrometheusRegistry();
+        startGauge(reg);
+        push(reg);
+    }
+
+    /**
+     * Pushes a successful run: start time, duration with {@code status="success"}, last-success time and the
+     * operation's per-run gauges.
+     *
+     * @param perRunGauges metric name → value (and help text via {@link PerRun}); pushed as gauges
+     */
+    public void succeeded(Map<String, PerRun> perRunGauges) {
+        if (!enabled()) {
+            return;
+        }
+        PrometheusRegistry reg = new PrometheusRegistry();
+        startGauge(reg);
+        durationGauge(reg, "success");
+        Gauge.builder().name("ducklake_maintenance_last_success_time_seconds")
+                .help("Unix time the last successful run of this operation ended, seconds.").register(reg)
+                .set(System.currentTimeMillis() / 1000.0);
+        perRunGauges.forEach((name, v) -> Gauge.builder().name(name).help(v.help()).register(reg).set(v.value()));
+        push(reg);
+    }
+
+    /** Pushes a failed run: start time and duration with {@code status="error"} only (per-run gauges are kept). */
+    public void failed() {
+        if (!enabled()) {
+            return;
+        }
+        PrometheusRegistry reg = new PrometheusRegistry();
+        startGauge(reg);
+        durationGauge(reg, "error");
+        push(reg);
+    }
+
+    /**
+     * A per-run gauge.
+     *
+     * @param value the value
+     * @param help its help text
+     */
+    public record PerRun(double value, String help) {
+    }
+
+    private void startGauge(PrometheusRegistry reg) {
+        Gauge.builder().name("ducklake_maintenance_start_time_seconds").help("Unix time the last run of this operation started, seconds.")
+                .register(reg).set(startEpoch);
+    }
+
+    private void durationGauge(PrometheusRegistry reg, String status) {
+        Gauge.builder().name("ducklake_maintenance_duration_seconds").help("Duration of the last run of this operation, seconds; "
+                + "status is success or error.").labelNames("status").register(reg)
+                .labelValues(status).set((System.nanoTime() - startNanos) / 1e9);
+    }
+
+    private void push(PrometheusRegistry reg) {
+        PushGateway.Builder b = PushGateway.builder().address(target.address()).scheme(target.scheme())
+                .format(Format.PROMETHEUS_TEXT).registry(reg).connectionTimeout(TIMEOUT).readTimeout(TIMEOUT);
+        grouping.forEach((k, v) -> {
+            if (k.equals("job")) {
+                b.job(v);
+            } else {
+                b.groupingKey(k, v);
+            }
+        });
+        if (target.user() != null) {
+            b.basicAuth(target.user(), target.password());
+        }
+        try {
+            b.build().pushAdd();
+        } catch (IOException | RuntimeException e) {
+            String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            if (target.password() != null && !target.password().isEmpty()) {
+                msg = msg.replace(target.password(), "***");
+            }
+            warn.accept("push of " + operation + " metrics to the Pushgateway " + target.display() + " failed (the run itself is "
+                    + "not affected): " + msg);
+        }
+    }
+}

@@ -1,0 +1,276 @@
+package dev.ducklake.janitor.metrics;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.catalog.ConnectionSpec;
+import org.snakeyaml.engine.v2.api.Load;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The metrics YAML file: several catalogs (tenants), each with its own connection, and extra gauges defined as SQL.
+ *
+ * <pre>
+ * interval_seconds: 60              # delay between collections of a catalog (default 60)
+ * statement_timeout_seconds: 30     # default statement_timeout of every query (default 30)
+ * catalogs:
+ *   - name: prod                    # the catalog label (required, unique)
+ *     connection: ${env:PROD_CATALOG}   # any --catalog form; ${env:NAME} is replaced by the variable
+ *     password_file: /run/secrets/prod-pg   # optional; the password is never printed
+ *     metadata_schema: public       # optional (default public)
+ *     statement_timeout_seconds: 30 # optional
+ *     queries: []                   # optional extra gauges for this catalog only
+ * queries:                          # extra gauges computed on every catalog
+ *   - name: ducklake_tables_live    # metric name
+ *     help: Live DuckLake tables.
+ *     sql: SELECT count(*) AS value FROM ducklake_table WHERE end_snapshot IS NULL
+ *     labels: []                    # label columns (optional)
+ *     value: value                  # value column (default value)
+ *     timeout_seconds: 10           # optional (default: the catalog's statement timeout)
+ * </pre>
+ * Unknown keys are errors (they are usually typos). Custom SQL runs in a read-only transaction with
+ * {@code search_path} set to the metadata schema.
+ *
+ * @param source the file read
+ * @param interval delay between collections of a catalog that answers
+ * @param catalogs the catalogs, in file order
+ */
+public record MetricsConfig(Path source, Duration interval, List<TargetConfig> catalogs) {
+
+    /** Default delay between collections. */
+    public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(60);
+    /** Default statement timeout of the collection queries. */
+    public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(30);
+
+    private static final Pattern ENV_REF = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
+    private static final Set<String> TOP_KEYS = Set.of("interval_seconds", "statement_timeout_seconds", "catalogs", "queries");
+    private static final Set<String> CATALOG_KEYS = Set.of("name", "connection", "password_file", "metadata_schema",
+            "statement_timeout_seconds", "queries");
+    private static final Set<String> QUERY_KEYS = Set.of("name", "help", "sql", "labels", "value", "timeout_seconds");
+
+    /** Copies the catalog list. */
+    public MetricsConfig {
+        catalogs = List.copyOf(catalogs);
+    }
+
+    /**
+     * Reads and validates a metrics YAML file.
+     *
+     * @param file the file
+     * @param env environment for {@code ${env:NAME}} references and the PG* variables
+     * @return the configuration
+     * @throws JanitorException {@link Reason#CONFIG} when the file cannot be read, is not valid YAML, has an unknown
+     *     key, a missing or invalid value, a duplicate catalog name, an invalid metric or label name, a custom metric
+     *     named like a built-in one, or a reference to an unset environment variable; the message names the file and
+     *     the place, never a password
+     */
+    public static MetricsConfig load(Path file, Map<String, String> env) throws JanitorException {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new JanitorException(Reason.CONFIG, "Cannot read the metrics configuration " + file + ": "
+                    + e.getClass().getSimpleName() + ".", e);
+        }
+        return parse(file, text, env);
+    }
+
+    /**
+     * Parses a metrics YAML document (see {@link #load}).
+     *
+     * @param source the file name used in messages
+     * @param text the YAML text
+     * @param env environment for {@code ${env:NAME}} references and the PG* variables
+     * @return the configuration
+     * @throws JanitorException {@link Reason#CONFIG} as for {@link #load}
+     */
+    public static MetricsConfig parse(Path source, String text, Map<String, String> env) throws JanitorException {
+        Object doc;
+        try {
+            doc = new Load(LoadSettings.builder().setLabel(String.valueOf(source)).build()).loadFromString(text);
+        } catch (YamlEngineException e) {
+            throw error(source, "", "not valid YAML: " + e.getMessage());
+        }
+        Map<String, Object> top = map(source, "", doc);
+        checkKeys(source, "", top, TOP_KEYS);
+        Duration interval = seconds(source, "interval_seconds", top.get("interval_seconds"), DEFAULT_INTERVAL, false);
+        Duration defaultTimeout = seconds(source, "statement_timeout_seconds", top.get("statement_timeout_seconds"),
+                DEFAULT_STATEMENT_TIMEOUT, true);
+        List<CustomQuery> global = queries(source, "queries", top.get("queries"), defaultTimeout);
+        Object cats = top.get("catalogs");
+        if (!(cats instanceof List<?> list) || list.isEmpty()) {
+            throw error(source, "catalogs", "must be a non-empty list of catalogs");
+        }
+        List<TargetConfig> out = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < list.size(); i++) {
+            String where = "catalogs[" + i + "]";
+            Map<String, Object> c = map(source, where, list.get(i));
+            checkKeys(source, where, c, CATALOG_KEYS);
+            String name = string(source, where + ".name", c.get("name"), true);
+            if (!names.add(name)) {
+                throw error(source, where + ".name", "duplicate catalog name '" + name + "'");
+            }
+            String connText = expand(source, where + ".connection", string(source, where + ".connection", c.get("connection"), true), env);
+            String pwFile = c.get("password_file") == null ? null
+                    : expand(source, where + ".password_file", string(source, where + ".password_file", c.get("password_file"), true), env);
+            ConnectionSpec spec;
+            try {
+                spec = ConnectionSpec.parse(connText, env, pwFile == null ? null : Path.of(pwFile));
+            } catch (JanitorException e) {
+                throw error(source, where + ".connection", e.getMessage());
+            }
+            String schema = c.get("metadata_schema") == null ? "public" : string(source, where + ".metadata_schema", c.get("metadata_schema"), true);
+            Duration timeout = seconds(source, where + ".statement_timeout_seconds", c.get("statement_timeout_seconds"), defaultTimeout, true);
+            List<CustomQuery> qs = new ArrayList<>(global.stream().map(q -> q.timeout() == null ? withTimeout(q, timeout) : q).toList());
+            for (CustomQuery q : queries(source, where + ".queries", c.get("queries"), timeout)) {
+                if (qs.stream().anyMatch(g -> g.name().equals(q.name()))) {
+                    throw error(source, where + ".queries", "metric " + q.name() + " is also defined in the top-level queries");
+                }
+                qs.add(q);
+            }
+            out.add(new TargetConfig(name, spec, schema, timeout, qs));
+        }
+        return new MetricsConfig(source, interval, out);
+    }
+
+    private static CustomQuery withTimeout(CustomQuery q, Duration timeout) {
+        return new CustomQuery(q.name(), q.help(), q.sql(), q.labels(), q.valueColumn(), timeout);
+    }
+
+    /** Parses a query list; a query without timeout_seconds gets {@code null} at top level, filled per catalog. */
+    private static List<CustomQuery> queries(Path source, String where, Object node, Duration defaultTimeout) throws JanitorException {
+        if (node == null) {
+            return List.of();
+        }
+        if (!(node instanceof List<?> list)) {
+            throw error(source, where, "must be a list of queries");
+        }
+        List<CustomQuery> out = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < list.size(); i++) {
+            String at = where + "[" + i + "]";
+            Map<String, Object> q = map(source, at, list.get(i));
+            checkKeys(source, at, q, QUERY_KEYS);
+            String name = string(source, at + ".name", q.get("name"), true);
+            if (!CustomQuery.METRIC_NAME.matcher(name).matches()) {
+                throw error(source, at + ".name", "'" + name + "' is not a valid Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*)");
+            }
+            if (isReserved(name)) {
+                throw error(source, at + ".name", "'" + name + "' is the name of a built-in metric; choose another name");
+            }
+            if (!names.add(name)) {
+                throw error(source, at + ".name", "duplicate metric name '" + name + "'");
+            }
+            String help = string(source, at + ".help", q.get("help"), true);
+            String sql = string(source, at + ".sql", q.get("sql"), true);
+            List<String> labels = new ArrayList<>();
+            Object l = q.get("labels");
+            if (l != null) {
+                if (!(l instanceof List<?> ll)) {
+                    throw error(source, at + ".labels", "must be a list of column names");
+                }
+                for (Object o : ll) {
+                    String label = string(source, at + ".labels", o, true);
+                    if (!CustomQuery.LABEL_NAME.matcher(label).matches() || label.startsWith("__")
+                            || label.equals(CatalogHealthCollector.CATALOG_LABEL) || labels.contains(label)) {
+                        throw error(source, at + ".labels", "'" + label + "' is not a valid label name here (letters, digits, "
+                                + "underscores; not 'catalog', not starting with __, no duplicates)");
+                    }
+                    labels.add(label);
+                }
+            }
+            String value = q.get("value") == null ? "value" : string(source, at + ".value", q.get("value"), true);
+            Duration timeout = q.get("timeout_seconds") == null ? (where.equals("queries") ? null : defaultTimeout)
+                    : seconds(source, at + ".timeout_seconds", q.get("timeout_seconds"), defaultTimeout, false);
+            out.add(new CustomQuery(name, help, sql, labels, value, timeout));
+        }
+        return out;
+    }
+
+    private static boolean isReserved(String name) {
+        return name.startsWith("ducklake_janitor_") || CatalogHealthCollector.BUILT_IN_NAMES.contains(name)
+                || CatalogHealthCollector.BUILT_IN_NAMES.contains(name + "_info");
+    }
+
+    private static String expand(Path source, String where, String value, Map<String, String> env) throws JanitorException {
+        Matcher m = ENV_REF.matcher(value);
+        StringBuilder b = new StringBuilder();
+        while (m.find()) {
+            String v = env.get(m.group(1));
+            if (v == null) {
+                throw error(source, where, "references the environment variable " + m.group(1) + ", which is not set");
+            }
+            m.appendReplacement(b, Matcher.quoteReplacement(v));
+        }
+        m.appendTail(b);
+        return b.toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Path source, String where, Object node) throws JanitorException {
+        if (!(node instanceof Map<?, ?> m)) {
+            throw error(source, where, "must be a mapping (key: value)");
+        }
+        for (Object k : m.keySet()) {
+            if (!(k instanceof String)) {
+                throw error(source, where, "has a non-text key " + k);
+            }
+        }
+        return (Map<String, Object>) m;
+    }
+
+    private static void checkKeys(Path source, String where, Map<String, Object> m, Set<String> allowed) throws JanitorException {
+        for (String k : m.keySet()) {
+            if (!allowed.contains(k)) {
+                throw error(source, where.isEmpty() ? k : where + "." + k, "unknown key; allowed: " + String.join(", ",
+                        new java.util.TreeSet<>(allowed)));
+            }
+        }
+    }
+
+    private static String string(Path source, String where, Object node, boolean required) throws JanitorException {
+        if (node == null || (node instanceof String s && s.isBlank())) {
+            if (required) {
+                throw error(source, where, "is required");
+            }
+            return null;
+        }
+        if (!(node instanceof String) && !(node instanceof Number)) {
+            throw error(source, where, "must be text");
+        }
+        return node.toString();
+    }
+
+    private static Duration seconds(Path source, String where, Object node, Duration dflt, boolean zeroAllowed) throws JanitorException {
+        if (node == null) {
+            return dflt;
+        }
+        if (!(node instanceof Number n) || node instanceof Boolean) {
+            throw error(source, where, "must be a number of seconds");
+        }
+        double s = n.doubleValue();
+        if (!(s >= 0) || Double.isInfinite(s) || (!zeroAllowed && s == 0) || s > 86_400) {
+            throw error(source, where, "must be " + (zeroAllowed ? "0" : "more than 0") + " to 86400 seconds, got " + node);
+        }
+        return Duration.ofMillis(Math.round(s * 1000));
+    }
+
+    private static JanitorException error(Path source, String where, String message) {
+        return new JanitorException(Reason.CONFIG, "Metrics configuration " + source + (where.isEmpty() ? "" : ", " + where)
+                + ": " + message + ".");
+    }
+}

@@ -1,0 +1,176 @@
+package dev.ducklake.janitor.metrics;
+
+import com.sun.net.httpserver.HttpExchange;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The metrics daemon: one collection thread per catalog (each with its own connection, statement timeout and
+ * reconnect backoff, so a broken or slow catalog never delays or hides the others) and an HTTP server
+ * (Prometheus client_java) with
+ * <ul>
+ *   <li>{@code GET /metrics}: the gauges of the last collection of every catalog plus the self-metrics, in the
+ *       Prometheus text format (served from memory; a scrape never waits for a database);</li>
+ *   <li>{@code GET /-/healthy}: 200 while the process serves HTTP (liveness);</li>
+ *   <li>{@code GET /-/ready}: 200 while every configured catalog answered its last collection, else 503 naming the
+ *       catalogs that do not (readiness);</li>
+ *   <li>anything else: 404.</li>
+ * </ul>
+ */
+public final class MetricsDaemon implements AutoCloseable {
+
+    private final List<CatalogTarget> targets;
+    private final Duration interval;
+    private final Consumer<String> log;
+    private final List<ScheduledExecutorService> schedulers = new ArrayList<>();
+    private HTTPServer server;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * @param targets the catalogs to watch (at least one); the daemon closes them
+     * @param interval delay between collections of a catalog that answers
+     * @param log where state changes and failures go
+     */
+    public MetricsDaemon(List<CatalogTarget> targets, Duration interval, Consumer<String> log) {
+        if (targets.isEmpty()) {
+            throw new IllegalArgumentException("no catalog to watch");
+        }
+        this.targets = List.copyOf(targets);
+        this.interval = interval;
+        this.log = log;
+    }
+
+    /**
+     * Starts the collection threads (each catalog is collected at once) and the HTTP server.
+     *
+     * @param host the address to listen on ({@code 0.0.0.0} for all interfaces)
+     * @param port the port (0 picks a free one, see {@link #port()})
+     * @throws IOException when the port cannot be bound
+     */
+    public void start(String host, int port) throws IOException {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        registry.register((MultiCollector) this::snapshots);
+        server = HTTPServer.builder().hostname(host).port(port).registry(registry).defaultHandler(this::handle).buildAndStart();
+        for (CatalogTarget t : targets) {
+            ScheduledExecutorService ses = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread th = new Thread(r, "metrics-" + t.config().name());
+                th.setDaemon(true);
+                return th;
+            });
+            schedulers.add(ses);
+            ses.schedule(() -> cycle(ses, t), 0, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void cycle(ScheduledExecutorService ses, CatalogTarget t) {
+        Duration next = interval;
+        try {
+            next = t.collectOnce(interval);
+        } catch (RuntimeException e) {
+            log.accept("catalog " + t.config().name() + ": unexpected " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            next = CatalogTarget.BACKOFF_MAX;
+        } finally {
+            if (!ses.isShutdown()) {
+                ses.schedule(() -> cycle(ses, t), next.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** The port the HTTP server listens on. */
+    public int port() {
+        return server.getPort();
+    }
+
+    /** Whether every catalog answered its last collection. */
+    public boolean ready() {
+        return targets.stream().allMatch(CatalogTarget::up);
+    }
+
+    /** The families /metrics serves now: every catalog's last gauges and self-metrics. */
+    public List<MetricFamily> families() {
+        List<MetricFamily> all = new ArrayList<>();
+        for (CatalogTarget t : targets) {
+            all.addAll(t.families());
+        }
+        return Exposition.merge(all);
+    }
+
+    private MetricSnapshots snapshots() {
+        return Exposition.snapshots(families());
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (ex) {
+            String path = ex.getRequestURI().getPath();
+            if ("/-/ready".equals(path)) {
+                StringBuilder body = new StringBuilder();
+                for (CatalogTarget t : targets) {
+                    body.append(t.config().name()).append(t.up() ? ": up" : t.everCollected() ? ": down" : ": starting");
+                    Map<String, String> errs = t.lastErrors();
+                    if (!t.up() && errs.containsKey("connect")) {
+                        body.append(" (").append(errs.get("connect")).append(')');
+                    } else if (!t.up() && errs.containsKey("catalog")) {
+                        body.append(" (").append(errs.get("catalog")).append(')');
+                    }
+                    body.append('\n');
+                }
+                reply(ex, ready() ? 200 : 503, (ready() ? "ok\n" : "not ready\n") + body);
+            } else if ("/".equals(path)) {
+                reply(ex, 200, "ducklake-janitor metrics: /metrics, /-/healthy, /-/ready\n");
+            } else {
+                reply(ex, 404, "not found\n");
+            }
+        }
+    }
+
+    private static void reply(HttpExchange ex, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        if ("HEAD".equals(ex.getRequestMethod())) {
+            ex.sendResponseHeaders(status, -1);
+            return;
+        }
+        ex.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    /** Stops the HTTP server and the collection threads and closes every catalog connection; idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (server != null) {
+            server.close();
+        }
+        for (ScheduledExecutorService ses : schedulers) {
+            ses.shutdownNow();
+        }
+        for (ScheduledExecutorService ses : schedulers) {
+            try {
+                ses.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (CatalogTarget t : targets) {
+            t.close();
+        }
+    }
+}

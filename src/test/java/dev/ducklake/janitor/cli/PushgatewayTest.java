@@ -1,0 +1,152 @@
+package dev.ducklake.janitor.cli;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.ducklake.janitor.demo.DemoScenario;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** drop-orphan-inline-tables pushing to a fake Pushgateway: a real local HTTP server that records the requests. */
+class PushgatewayTest {
+
+    record Request(String method, String path, String contentType, String body) {
+    }
+
+    final List<Request> requests = new CopyOnWriteArrayList<>();
+    HttpServer server;
+    String url;
+
+    @BeforeEach
+    void startFakePushgateway() throws Exception {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", ex -> {
+            String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            requests.add(new Request(ex.getRequestMethod(), ex.getRequestURI().getRawPath(),
+                    ex.getRequestHeaders().getFirst("Content-Type"), body));
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+        });
+        server.start();
+        url = "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+    }
+
+    static int run(Map<String, String> env, String... args) {
+        StringWriter err = new StringWriter();
+        int code = Main.execute(args, new PrintWriter(new StringWriter()), new PrintWriter(err), env);
+        assertThat(err.toString()).doesNotContain("push of");
+        return code;
+    }
+
+    static String catalog(int leaked) throws Exception {
+        String schema = TestPostgres.get().freshSchema("metrics_push");
+        try (Connection c = TestPostgres.get().connect()) {
+            DemoScenario.build(c, schema, leaked);
+        }
+        return schema;
+    }
+
+    @Test
+    void aSuccessfulRunPushesStartThenDurationAndPerRunGauges() throws Exception {
+        String schema = catalog(12);
+        int code = run(Map.of(), "drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema", schema,
+                "--yes", "--pushgateway-url", url, "--catalog-label", "prod");
+        assertThat(code).isZero();
+        assertThat(requests).hasSize(2);
+        String path = "/metrics/job/ducklake_janitor/catalog/prod/operation/drop-orphan-inline-tables/schema/" + schema;
+        assertThat(requests).allSatisfy(r -> {
+            assertThat(r.method()).as("POST replaces only the pushed names").isEqualTo("POST");
+            assertThat(r.path()).isEqualTo(path);
+            assertThat(r.contentType()).as("Prometheus text format").startsWith("text/plain").contains("version=0.0.4");
+        });
+        assertThat(requests.get(0).body()).contains("ducklake_maintenance_start_time_seconds ").doesNotContain("duration");
+        String end = requests.get(1).body();
+        assertThat(end).contains("ducklake_maintenance_duration_seconds{status=\"success\"}")
+                .contains("ducklake_maintenance_inline_orphans_dropped_last_run 13")
+                .contains("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run 1")
+                .contains("ducklake_maintenance_inline_orphans_remaining 1")
+                .contains("ducklake_maintenance_inline_orphans_budget_exhausted_last_run 0")
+                .contains("ducklake_maintenance_last_success_time_seconds ");
+    }
+
+    @Test
+    void aRunOverSeveralSchemasPushesOncePerSchema() throws Exception {
+        String first = catalog(2);
+        String second = catalog(3);
+        int code = run(Map.of(), "drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema", first,
+                "--metadata-schema", second, "--yes", "--pushgateway-url", url, "--catalog-label", "prod");
+        assertThat(code).isZero();
+        assertThat(requests).hasSize(4);
+        assertThat(requests.get(1).path()).endsWith("/schema/" + first);
+        assertThat(requests.get(1).body()).contains("ducklake_maintenance_inline_orphans_dropped_last_run 3");
+        assertThat(requests.get(3).path()).endsWith("/schema/" + second);
+        assertThat(requests.get(3).body()).contains("ducklake_maintenance_inline_orphans_dropped_last_run 4");
+    }
+
+    @Test
+    void aDryRunPushesNothingEvenWithTheEnvironmentVariable() throws Exception {
+        String schema = catalog(3);
+        int code = run(Map.of("PUSHGATEWAY_URL", url), "drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(),
+                "--metadata-schema", schema, "--dry-run");
+        assertThat(code).isZero();
+        assertThat(requests).isEmpty();
+    }
+
+    @Test
+    void theEnvironmentVariableIsUsedWhenTheFlagIsAbsent() throws Exception {
+        String schema = catalog(2);
+        int code = run(Map.of("PUSHGATEWAY_URL", url + "/"), "drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(),
+                "--metadata-schema", schema, "--yes");
+        assertThat(code).isZero();
+        assertThat(requests).hasSize(2);
+        assertThat(requests.get(1).path()).startsWith("/metrics/job/ducklake_janitor/catalog/" + TestPostgres.get().spec().database() + "/");
+    }
+
+    @Test
+    void aFailedRunPushesStatusAndDurationButNeverThePerRunGauges() throws Exception {
+        int code = run(Map.of(), "drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema",
+                "no_such_schema_push", "--yes", "--pushgateway-url", url);
+        assertThat(code).as("not a catalog").isEqualTo(4);
+        assertThat(requests).hasSize(2);
+        String end = requests.get(1).body();
+        assertThat(end).contains("ducklake_maintenance_duration_seconds{status=\"error\"}")
+                .contains("ducklake_maintenance_start_time_seconds ")
+                .doesNotContain("_last_run").doesNotContain("_remaining").doesNotContain("last_success");
+    }
+
+    @Test
+    void anUnreachablePushgatewayIsAWarningNotAFailure() throws Exception {
+        String schema = catalog(1);
+        server.stop(0);
+        StringWriter err = new StringWriter();
+        int code = Main.execute(new String[] {"drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema",
+            schema, "--yes", "--pushgateway-url", "http://user:push-secret@127.0.0.1:1"}, new PrintWriter(new StringWriter()),
+                new PrintWriter(err), Map.of());
+        assertThat(code).isZero();
+        assertThat(err.toString()).contains("WARN: push of drop-orphan-inline-tables metrics").doesNotContain("push-secret");
+    }
+
+    @Test
+    void aMalformedUrlIsAUsageError() {
+        int code = Main.execute(new String[] {"drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--yes",
+            "--pushgateway-url", "ftp://x"}, new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), Map.of());
+        assertThat(code).isEqualTo(2);
+        assertThat(requests).isEmpty();
+    }
+}
