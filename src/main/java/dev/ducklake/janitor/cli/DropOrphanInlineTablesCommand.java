@@ -21,6 +21,9 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** {@code ducklake-janitor drop-orphan-inline-tables}: parses flags, calls the engine, prints. */
 @Command(name = "drop-orphan-inline-tables", mixinStandardHelpOptions = true,
@@ -39,6 +42,12 @@ import java.util.concurrent.Callable;
 public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
 
     static final String OPERATION = "drop-orphan-inline-tables";
+
+    /** Counted down once {@link #call()} has printed its result (or failed): the stop hook waits for it. */
+    final CountDownLatch printed = new CountDownLatch(1);
+
+    /** Set by the stop hook: the run was stopped by SIGTERM/SIGINT (not by --run-budget). */
+    final AtomicBoolean signalled = new AtomicBoolean();
 
     @ParentCommand
     JanitorCommand parent;
@@ -111,6 +120,14 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         boolean json = catalog.output == CatalogOptions.Output.json;
+        try {
+            return run(out, err, json);
+        } finally {
+            printed.countDown();
+        }
+    }
+
+    private int run(PrintWriter out, PrintWriter err, boolean json) throws Exception {
         ConnectionSpec conn = null;
         try {
             DropOrphanInlineTablesOptions options = options();
@@ -126,8 +143,10 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
             DropOrphanInlineTables op = new DropOrphanInlineTables(conn, options, listener(out, err, json));
             // SIGTERM/SIGINT: stop at the next safe point and let the batch in flight commit (up to 30 s)
             Thread hook = new Thread(() -> {
+                signalled.set(true);
                 op.requestStop();
                 op.awaitFinished(Duration.ofSeconds(30));
+                awaitPrinted();
             }, "ducklake-janitor-stop");
             Runtime.getRuntime().addShutdownHook(hook);
             DropOrphanInlineTablesResult result;
@@ -146,9 +165,11 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                 }
             }
             if (json) {
-                Render.json(out, Render.envelope(OPERATION, conn, options.metadataSchema(), result));
+                Map<String, Object> doc = Render.envelope(OPERATION, conn, options.metadataSchema(), result);
+                doc.put("stopped_by_signal", signalled.get());
+                Render.json(out, doc);
             } else {
-                printText(out, conn, result);
+                printText(out, conn, result, signalled.get());
             }
             if (!result.dryRun() && result.dropped() > 0) {
                 err.println("note: pg_class, pg_attribute and pg_type keep the dead rows of the " + result.dropped()
@@ -254,7 +275,28 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         return new ProgressPrinter(out, err, json, true);
     }
 
+    /**
+     * Lets a stop hook wait (at most 10 s) until the result of the stopped run is printed, so that a SIGTERM/SIGINT
+     * still ends with the text or JSON result on stdout before the JVM exits.
+     */
+    void awaitPrinted() {
+        try {
+            printed.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     static void printText(PrintWriter out, ConnectionSpec conn, DropOrphanInlineTablesResult r) {
+        printText(out, conn, r, false);
+    }
+
+    /**
+     * The text result of one schema.
+     *
+     * @param signalled true when the run was stopped by SIGTERM/SIGINT: a stop then reads as such, not as a spent budget
+     */
+    static void printText(PrintWriter out, ConnectionSpec conn, DropOrphanInlineTablesResult r, boolean signalled) {
         out.printf(Locale.ROOT, "%s%s on %s, schema %s (DuckLake format %s)%n", OPERATION, r.dryRun() ? " (dry run)" : "",
                 conn.describe(), r.schema(), r.formatVersion());
         // the non-empty orphans first, with their row counts: the rows --include-nonempty would discard
@@ -297,7 +339,8 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         row(out, "remaining orphan rows", r.remaining());
         row(out, "remaining unregistered", r.remainingUnregistered());
         if (r.budgetExhausted()) {
-            out.println("  stopped: run budget spent; rerun to continue");
+            out.println(signalled ? "  stopped: SIGTERM/SIGINT received (the batch in flight committed); rerun to continue"
+                    : "  stopped: run budget spent; rerun to continue");
         }
         if (r.maxBatchesReached()) {
             out.println("  stopped: --max-batches reached; rerun to continue");

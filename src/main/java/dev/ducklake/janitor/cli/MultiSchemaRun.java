@@ -61,11 +61,13 @@ final class MultiSchemaRun {
         // SIGTERM/SIGINT: no further schema; the one running stops at its next safe point and its batch commits (up to 30 s)
         Thread hook = new Thread(() -> {
             stop.set(true);
+            cmd.signalled.set(true);
             DropOrphanInlineTables op = current.get();
             if (op != null) {
                 op.requestStop();
                 op.awaitFinished(Duration.ofSeconds(30));
             }
+            cmd.awaitPrinted();
         }, "ducklake-janitor-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         List<Outcome> outcomes = new ArrayList<>();
@@ -107,9 +109,11 @@ final class MultiSchemaRun {
         }
         int exit = worst(outcomes);
         if (json) {
-            Render.json(out, document(conn, outcomes, notRun, exit));
+            Map<String, Object> doc = document(conn, outcomes, notRun, exit);
+            doc.put("stopped_by_signal", cmd.signalled.get());
+            Render.json(out, doc);
         } else {
-            printText(out, conn, outcomes, notRun, exit);
+            printText(out, conn, outcomes, notRun, exit, cmd.signalled.get());
         }
         long dropped = outcomes.stream().filter(o -> o.result != null && !o.result.dryRun())
                 .mapToLong(o -> o.result.dropped() + o.result.droppedUnregistered() + o.result.droppedInlinedDelete()).sum();
@@ -212,10 +216,11 @@ final class MultiSchemaRun {
         return Render.JSON.convertValue(r, Map.class);
     }
 
-    private static void printText(PrintWriter out, ConnectionSpec conn, List<Outcome> outcomes, List<String> notRun, int exit) {
+    private static void printText(PrintWriter out, ConnectionSpec conn, List<Outcome> outcomes, List<String> notRun, int exit,
+                                  boolean signalled) {
         for (Outcome o : outcomes) {
             if (o.error == null) {
-                DropOrphanInlineTablesCommand.printText(out, conn, o.result);
+                DropOrphanInlineTablesCommand.printText(out, conn, o.result, signalled);
             } else {
                 out.printf(Locale.ROOT, "%s on %s, schema %s: FAILED (exit %d, %s): %s%n", DropOrphanInlineTablesCommand.OPERATION,
                         conn.describe(), o.schema, o.error.reason().exitCode(), o.error.reason().name().toLowerCase(Locale.ROOT),
