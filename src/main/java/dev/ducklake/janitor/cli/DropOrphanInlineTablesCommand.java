@@ -236,8 +236,8 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                 .withBatchSize(batchSize)
                 .withMaxBatches(maxBatches == null ? 0 : maxBatches)
                 .withRunBudget(budget)
-                .withStatementTimeout(seconds("--statement-timeout", statementTimeout))
-                .withLockTimeout(seconds("--lock-timeout", lockTimeout))
+                .withStatementTimeout(pgTimeout("--statement-timeout", statementTimeout))
+                .withLockTimeout(pgTimeout("--lock-timeout", lockTimeout))
                 .withLockName(catalog.lockName)
                 .withReconnectTimeout(seconds("--reconnect-timeout", reconnectTimeout))
                 .withIncludeUnregistered(includeUnregistered)
@@ -255,6 +255,15 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
             throw usage(flag + " must be 0 or more seconds, got " + value + ".");
         }
         return Duration.ofMillis(Math.round(value * 1000));
+    }
+
+    /** A PostgreSQL timeout setting: at most INT_MAX milliseconds (about 24.8 days), else the server refuses it mid-run. */
+    private static Duration pgTimeout(String flag, double value) throws JanitorException {
+        Duration d = seconds(flag, value);
+        if (d.toMillis() > Integer.MAX_VALUE) {
+            throw usage(flag + " must be at most " + Integer.MAX_VALUE / 1000 + " seconds (PostgreSQL's limit), got " + value + ".");
+        }
+        return d;
     }
 
     private static JanitorException usage(String message) {
