@@ -171,8 +171,9 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
             } else {
                 printText(out, conn, result, signalled.get());
             }
-            if (!result.dryRun() && result.dropped() > 0) {
-                err.println("note: pg_class, pg_attribute and pg_type keep the dead rows of the " + result.dropped()
+            long droppedTables = result.dropped() + result.droppedUnregistered() + result.droppedInlinedDelete();
+            if (!result.dryRun() && droppedTables > 0) {
+                err.println("note: pg_class, pg_attribute and pg_type keep the dead rows of the " + droppedTables
                         + " dropped tables until (auto)vacuum processes them; a plain VACUUM (ANALYZE) of those catalogs helps. "
                         + "Do not run VACUUM FULL on a live catalog.");
                 err.flush();
