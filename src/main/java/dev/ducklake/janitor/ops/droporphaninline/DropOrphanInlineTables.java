@@ -457,7 +457,8 @@ public final class DropOrphanInlineTables {
                     + " ARRAY(SELECT a.attname::text || ':' || pg_catalog.format_type(a.atttypid, NULL)"
                     + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = u.reloid::oid AND a.attnum > 0 AND NOT a.attisdropped"
                     + " ORDER BY a.attnum LIMIT 3)::text[]"
-                    + " FROM u WHERE " + unregistered)) {
+                    // a relation dropped since the listing (a concurrent expiry or run) is gone, not an anomaly
+                    + " FROM u WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = u.reloid::oid) AND " + unregistered)) {
                 ps.setArray(1, conn.createArrayOf("text", relations.stream().map(Relation::name).toArray()));
                 ps.setArray(2, conn.createArrayOf("bigint", relations.stream().map(Relation::tableId).toArray()));
                 ps.setArray(3, conn.createArrayOf("bigint", relations.stream().map(Relation::schemaVersion).toArray()));
