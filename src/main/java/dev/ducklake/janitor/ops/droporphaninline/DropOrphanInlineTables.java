@@ -634,6 +634,8 @@ public final class DropOrphanInlineTables {
     /** What one batch transaction did (only taken over into the run's figures once committed). */
     private static final class BatchOutcome {
         int consumed;
+        /** Registry rows / tables this batch actually handled (fewer than {@code consumed} when truncated). */
+        int handled;
         int dropped;
         int rowsDeleted;
         int missing;
@@ -758,8 +760,9 @@ public final class DropOrphanInlineTables {
                     state.cleanStreak = 0;
                 }
                 double now = (System.nanoTime() - state.started) / 1e9;
-                long left = lockRetryPass ? 0 : Math.max(0, (long) candidates.size() - pos - o.consumed);
-                double rate = (state.handled + o.consumed) / Math.max(now, 1e-3);
+                // a batch truncated by the run budget or a stop handled only part of its slice: count what it did
+                long left = lockRetryPass ? 0 : Math.max(0, (long) candidates.size() - pos - o.handled);
+                double rate = (state.handled + o.handled) / Math.max(now, 1e-3);
                 listener.batch(new ProgressListener.BatchProgress(batches, o.dropped + o.droppedUnregistered + o.droppedInlinedDelete, o.skippedNonempty, o.missing,
                         (System.nanoTime() - batchStart) / 1e9, now, left, rate > 0 ? left / rate : -1, n));
                 return o;
@@ -907,6 +910,7 @@ public final class DropOrphanInlineTables {
         o.missing = missing.size();
         // after a truncated batch the run ends; the rows of unprocessed tables stay for the next run
         o.consumed = slice.size();
+        o.handled = o.truncated ? missing.size() + processed : slice.size();
         return o;
     }
 
