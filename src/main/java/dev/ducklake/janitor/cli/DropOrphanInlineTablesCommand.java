@@ -201,7 +201,8 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         g.put("ducklake_maintenance_inline_orphans_remaining",
                 new MaintenanceRunReporter.PerRun(r.remaining(), "Orphan registry rows left after the last successful run."));
         g.put("ducklake_maintenance_inline_orphans_budget_exhausted_last_run",
-                new MaintenanceRunReporter.PerRun(r.budgetExhausted() ? 1 : 0, "1 when the last successful run stopped on --run-budget."));
+                new MaintenanceRunReporter.PerRun(r.budgetExhausted() ? 1 : 0,
+                        "1 when the last successful run stopped early (--run-budget spent, or SIGTERM/SIGINT); the rest is left for the next run."));
         return g;
     }
 
@@ -356,12 +357,14 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
             out.println("  stopped: --max-batches reached; rerun to continue");
         }
         int shown = Math.min(r.unregisteredTables().size(), 20);
+        // the list is what the survey found at the start; an execute run with --include-unregistered may have dropped them
+        String label = r.dryRun() ? "unregistered orphan" : "unregistered orphan found at start";
         for (String t : r.unregisteredTables().subList(0, shown)) {
-            out.printf(Locale.ROOT, "  unregistered orphan: %s%n", t);
+            out.printf(Locale.ROOT, "  %s: %s%n", label, t);
         }
         long more = r.unregisteredOrphans() + r.inlinedDeleteOrphans() - shown;
         if (more > 0) {
-            out.printf(Locale.ROOT, "  ... and %d more unregistered orphan(s) (JSON lists up to 1000)%n", more);
+            out.printf(Locale.ROOT, "  ... and %d more unregistered orphan(s) found (JSON lists up to 1000)%n", more);
         }
         for (DropOrphanInlineTablesResult.Anomaly a : r.anomalyTables()) {
             out.printf(Locale.ROOT, "  anomaly: %s: %s%n", a.tableName(), a.reason());
