@@ -43,6 +43,9 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
 
     static final String OPERATION = "drop-orphan-inline-tables";
 
+    /** How long a SIGTERM/SIGINT waits for the batch in flight to commit and the result to be printed. */
+    static final Duration STOP_GRACE = Duration.ofSeconds(30);
+
     /** Counted down once {@link #call()} has printed its result (or failed): the stop hook waits for it. */
     final CountDownLatch printed = new CountDownLatch(1);
 
@@ -143,10 +146,12 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
             DropOrphanInlineTables op = new DropOrphanInlineTables(conn, options, listener(out, err, json));
             // SIGTERM/SIGINT: stop at the next safe point and let the batch in flight commit (up to 30 s)
             Thread hook = new Thread(() -> {
+                long t0 = System.nanoTime();
                 signalled.set(true);
                 op.requestStop();
-                op.awaitFinished(Duration.ofSeconds(30));
-                awaitPrinted();
+                if (op.awaitFinished(STOP_GRACE)) {
+                    awaitPrinted(t0);
+                }
             }, "ducklake-janitor-stop");
             Runtime.getRuntime().addShutdownHook(hook);
             DropOrphanInlineTablesResult result;
@@ -287,12 +292,16 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
     }
 
     /**
-     * Lets a stop hook wait (at most 10 s) until the result of the stopped run is printed, so that a SIGTERM/SIGINT
-     * still ends with the text or JSON result on stdout before the JVM exits.
+     * Lets a stop hook wait until the result of the stopped run is printed, so that a SIGTERM/SIGINT still ends with
+     * the text or JSON result on stdout before the JVM exits; together with the wait for the engine at most
+     * {@link #STOP_GRACE} after the signal (Kubernetes' default grace period is 30 s).
+     *
+     * @param signalNanos {@link System#nanoTime()} when the hook started
      */
-    void awaitPrinted() {
+    void awaitPrinted(long signalNanos) {
+        long left = STOP_GRACE.toNanos() - (System.nanoTime() - signalNanos);
         try {
-            printed.await(10, TimeUnit.SECONDS);
+            printed.await(Math.max(left, 0), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -12,7 +12,6 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,14 +59,18 @@ final class MultiSchemaRun {
         AtomicReference<DropOrphanInlineTables> current = new AtomicReference<>();
         // SIGTERM/SIGINT: no further schema; the one running stops at its next safe point and its batch commits (up to 30 s)
         Thread hook = new Thread(() -> {
+            long t0 = System.nanoTime();
             stop.set(true);
             cmd.signalled.set(true);
             DropOrphanInlineTables op = current.get();
+            boolean finished = true;
             if (op != null) {
                 op.requestStop();
-                op.awaitFinished(Duration.ofSeconds(30));
+                finished = op.awaitFinished(DropOrphanInlineTablesCommand.STOP_GRACE);
             }
-            cmd.awaitPrinted();
+            if (finished) {
+                cmd.awaitPrinted(t0);
+            }
         }, "ducklake-janitor-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         List<Outcome> outcomes = new ArrayList<>();

@@ -1359,6 +1359,12 @@ public final class DropOrphanInlineTables {
                 closeQuietly(conn);
                 conn = null;
             }
+            if (stopRequested.get()) {
+                // SIGTERM/SIGINT while the server is away: no batch is in flight, so stop now instead of after the
+                // reconnect timeout (the stop hook waits at most 30 s)
+                throw new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe() + " and stopped "
+                        + "(SIGTERM/SIGINT) while reconnecting. Work committed so far is kept; rerun to resume.", last);
+            }
             if (System.nanoTime() + backoff * 1_000_000 - deadline >= 0) {
                 if (lockHeld != null && last == null) {
                     throw new JanitorException(Reason.LOCK_HELD, "Lost the connection to " + spec.describe() + " mid-run; after"
@@ -1369,7 +1375,9 @@ public final class DropOrphanInlineTables {
                         + " and could not reconnect within " + options.reconnectTimeout().toSeconds() + " s (last SQLSTATE "
                         + (last == null ? "none" : SqlStates.stateOf(last)) + "). Work committed so far is kept; rerun to resume.", last);
             }
-            sleep(backoff);
+            for (long slept = 0; slept < backoff && !stopRequested.get(); slept += 100) {
+                sleep(Math.min(100, backoff - slept));
+            }
             backoff = Math.min(10_000, backoff * 2);
         }
     }
