@@ -920,15 +920,17 @@ public final class DropOrphanInlineTables {
 
     private List<Locked> lockRows(String schema, Map<String, Candidate> byCtid) throws SQLException {
         String registry = Sql.qualified(schema, "ducklake_inlined_data_tables");
-        String select = "SELECT r.ctid::text, r.table_id, r.schema_version, r.table_name, c.relkind, c.oid"
+        // never String.format: the quoted schema name is part of the text and may hold '%'
+        java.util.function.UnaryOperator<String> select = where -> "SELECT r.ctid::text, r.table_id, r.schema_version,"
+                + " r.table_name, c.relkind, c.oid"
                 + " FROM " + registry + " r LEFT JOIN pg_catalog.pg_class c ON c.relname = r.table_name::name"
                 + " AND c.relname::text = r.table_name"
                 + " AND c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
-                + " WHERE %s AND " + OrphanPredicate.unreachable(schema, "r.table_id")
+                + " WHERE " + where + " AND " + OrphanPredicate.unreachable(schema, "r.table_id")
                 + " FOR UPDATE OF r SKIP LOCKED";
         List<Locked> out = new ArrayList<>();
         Set<Candidate> found = new HashSet<>();
-        try (PreparedStatement ps = conn.prepareStatement(String.format(select, "r.ctid = ANY (?::text[]::tid[])"))) {
+        try (PreparedStatement ps = conn.prepareStatement(select.apply("r.ctid = ANY (?::text[]::tid[])"))) {
             ps.setString(1, schema);
             ps.setArray(2, conn.createArrayOf("text", byCtid.keySet().toArray(new String[0])));
             try (ResultSet rs = ps.executeQuery()) {
@@ -959,7 +961,7 @@ public final class DropOrphanInlineTables {
                 versions[i] = lost.get(i).schemaVersion;
                 byKey.put(lost.get(i).tableId + "/" + lost.get(i).schemaVersion, lost.get(i));
             }
-            try (PreparedStatement ps = conn.prepareStatement(String.format(select,
+            try (PreparedStatement ps = conn.prepareStatement(select.apply(
                     "(r.table_id, r.schema_version) IN (SELECT * FROM unnest(?::bigint[], ?::bigint[]))"))) {
                 ps.setString(1, schema);
                 ps.setArray(2, conn.createArrayOf("bigint", Arrays.stream(ids).boxed().toArray()));
