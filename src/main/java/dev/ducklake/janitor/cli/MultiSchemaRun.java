@@ -235,9 +235,16 @@ final class MultiSchemaRun {
         out.printf(Locale.ROOT, "total over %d schema(s): %d ok, %d failed%s; exit code %d%n", outcomes.size(),
                 (Long) t.get("schemas_ok"), (Long) t.get("schemas_failed"),
                 notRun.isEmpty() ? "" : ", not run (stopped): " + String.join(", ", notRun), exit);
+        // a dry run's total shows what would go, an execute run's what went (not "would drop 0" / "dropped 0")
+        boolean dry = outcomes.stream().anyMatch(o -> o.result != null && o.result.dryRun());
+        List<String> executeOnly = List.of("dropped", "dropped_unregistered", "dropped_inlined_delete", "dropped_nonempty",
+                "inlined_rows_dropped", "skipped_nonempty");
         for (String key : List.of("registry_rows", "orphan_rows", "unregistered_orphans", "inlined_delete_orphans",
                 "would_drop", "dropped", "dropped_unregistered", "dropped_inlined_delete", "dropped_nonempty",
                 "inlined_rows_dropped", "skipped_nonempty", "unregistered_anomalies", "remaining", "remaining_unregistered")) {
+            if (dry ? executeOnly.contains(key) : key.equals("would_drop")) {
+                continue;
+            }
             Object v = t.get(key);
             if (v != null) {
                 DropOrphanInlineTablesCommand.row(out, key.replace('_', ' '), ((Number) v).longValue());
