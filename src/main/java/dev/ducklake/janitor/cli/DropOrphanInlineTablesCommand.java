@@ -261,7 +261,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         if (!(value >= 0) || Double.isInfinite(value)) {
             throw usage(flag + " must be 0 or more seconds, got " + value + ".");
         }
-        return Duration.ofMillis(Math.round(value * 1000));
+        return dev.ducklake.janitor.Durations.ofSeconds(value);
     }
 
     /** A PostgreSQL timeout setting: at most INT_MAX milliseconds (about 24.8 days), else the server refuses it mid-run. */
