@@ -30,7 +30,8 @@ public final class JanitorException extends Exception {
         /** The database user lacks a privilege the operation needs; exit code 8. */
         PERMISSION_DENIED(8, "Grant the privileges listed in the README for this command, or run as the catalog owner."),
         /** A database error persisted after the retries (or the server did not come back); exit code 9. */
-        DATABASE_ERROR(9, "The work committed so far is kept and consistent; rerun to resume once the cause is fixed."),
+        DATABASE_ERROR(9, "Fix the cause named in the message and rerun (a maintenance run keeps the batches it "
+                + "committed; they are consistent)."),
         /** The operator declined the interactive confirmation; exit code 10. */
         ABORTED(10, "Nothing was changed. Pass --yes to skip the confirmation."),
         /** A configuration file is unreadable or invalid; exit code 11. */

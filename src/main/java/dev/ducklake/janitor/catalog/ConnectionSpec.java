@@ -430,6 +430,12 @@ public final class ConnectionSpec {
         String what;
         if ("28P01".equals(state) || "28000".equals(state)) {
             what = "the server refused the login (wrong password or no pg_hba.conf entry)";
+        } else if ("08004".equals(state) && password == null && e.getMessage() != null
+                && e.getMessage().contains("no password was provided")) {
+            what = "the server asks for a password and no password was given (use --password-file, PGPASSWORD, "
+                    + "~/.pgpass or PGPASSFILE, or the connection string)";
+        } else if ("08004".equals(state)) {
+            what = "the server rejected the connection";
         } else if ("3D000".equals(state)) {
             what = "the database does not exist";
         } else if (state.startsWith("08") || state.isEmpty()) {

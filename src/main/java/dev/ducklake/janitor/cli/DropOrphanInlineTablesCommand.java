@@ -21,6 +21,9 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** {@code ducklake-janitor drop-orphan-inline-tables}: parses flags, calls the engine, prints. */
 @Command(name = "drop-orphan-inline-tables", mixinStandardHelpOptions = true,
@@ -39,6 +42,15 @@ import java.util.concurrent.Callable;
 public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
 
     static final String OPERATION = "drop-orphan-inline-tables";
+
+    /** How long a SIGTERM/SIGINT waits for the batch in flight to commit and the result to be printed. */
+    static final Duration STOP_GRACE = Duration.ofSeconds(30);
+
+    /** Counted down once {@link #call()} has printed its result (or failed): the stop hook waits for it. */
+    final CountDownLatch printed = new CountDownLatch(1);
+
+    /** Set by the stop hook: the run was stopped by SIGTERM/SIGINT (not by --run-budget). */
+    final AtomicBoolean signalled = new AtomicBoolean();
 
     @ParentCommand
     JanitorCommand parent;
@@ -111,6 +123,14 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         boolean json = catalog.output == CatalogOptions.Output.json;
+        try {
+            return run(out, err, json);
+        } finally {
+            printed.countDown();
+        }
+    }
+
+    private int run(PrintWriter out, PrintWriter err, boolean json) throws Exception {
         ConnectionSpec conn = null;
         try {
             DropOrphanInlineTablesOptions options = options();
@@ -126,8 +146,12 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
             DropOrphanInlineTables op = new DropOrphanInlineTables(conn, options, listener(out, err, json));
             // SIGTERM/SIGINT: stop at the next safe point and let the batch in flight commit (up to 30 s)
             Thread hook = new Thread(() -> {
+                long t0 = System.nanoTime();
+                signalled.set(true);
                 op.requestStop();
-                op.awaitFinished(Duration.ofSeconds(30));
+                if (op.awaitFinished(STOP_GRACE)) {
+                    awaitPrinted(t0);
+                }
             }, "ducklake-janitor-stop");
             Runtime.getRuntime().addShutdownHook(hook);
             DropOrphanInlineTablesResult result;
@@ -146,12 +170,15 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                 }
             }
             if (json) {
-                Render.json(out, Render.envelope(OPERATION, conn, options.metadataSchema(), result));
+                Map<String, Object> doc = Render.envelope(OPERATION, conn, options.metadataSchema(), result);
+                doc.put("stopped_by_signal", signalled.get());
+                Render.json(out, doc);
             } else {
-                printText(out, conn, result);
+                printText(out, conn, result, signalled.get());
             }
-            if (!result.dryRun() && result.dropped() > 0) {
-                err.println("note: pg_class, pg_attribute and pg_type keep the dead rows of the " + result.dropped()
+            long droppedTables = result.dropped() + result.droppedUnregistered() + result.droppedInlinedDelete();
+            if (!result.dryRun() && droppedTables > 0) {
+                err.println("note: pg_class, pg_attribute and pg_type keep the dead rows of the " + droppedTables
                         + " dropped tables until (auto)vacuum processes them; a plain VACUUM (ANALYZE) of those catalogs helps. "
                         + "Do not run VACUUM FULL on a live catalog.");
                 err.flush();
@@ -179,7 +206,8 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         g.put("ducklake_maintenance_inline_orphans_remaining",
                 new MaintenanceRunReporter.PerRun(r.remaining(), "Orphan registry rows left after the last successful run."));
         g.put("ducklake_maintenance_inline_orphans_budget_exhausted_last_run",
-                new MaintenanceRunReporter.PerRun(r.budgetExhausted() ? 1 : 0, "1 when the last successful run stopped on --run-budget."));
+                new MaintenanceRunReporter.PerRun(r.budgetExhausted() ? 1 : 0,
+                        "1 when the last successful run stopped early (--run-budget spent, or SIGTERM/SIGINT); the rest is left for the next run."));
         return g;
     }
 
@@ -215,8 +243,8 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
                 .withBatchSize(batchSize)
                 .withMaxBatches(maxBatches == null ? 0 : maxBatches)
                 .withRunBudget(budget)
-                .withStatementTimeout(seconds("--statement-timeout", statementTimeout))
-                .withLockTimeout(seconds("--lock-timeout", lockTimeout))
+                .withStatementTimeout(pgTimeout("--statement-timeout", statementTimeout))
+                .withLockTimeout(pgTimeout("--lock-timeout", lockTimeout))
                 .withLockName(catalog.lockName)
                 .withReconnectTimeout(seconds("--reconnect-timeout", reconnectTimeout))
                 .withIncludeUnregistered(includeUnregistered)
@@ -233,7 +261,16 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         if (!(value >= 0) || Double.isInfinite(value)) {
             throw usage(flag + " must be 0 or more seconds, got " + value + ".");
         }
-        return Duration.ofMillis(Math.round(value * 1000));
+        return dev.ducklake.janitor.Durations.ofSeconds(value);
+    }
+
+    /** A PostgreSQL timeout setting: at most INT_MAX milliseconds (about 24.8 days), else the server refuses it mid-run. */
+    private static Duration pgTimeout(String flag, double value) throws JanitorException {
+        Duration d = seconds(flag, value);
+        if (d.toMillis() > Integer.MAX_VALUE) {
+            throw usage(flag + " must be at most " + Integer.MAX_VALUE / 1000 + " seconds (PostgreSQL's limit), got " + value + ".");
+        }
+        return d;
     }
 
     private static JanitorException usage(String message) {
@@ -254,7 +291,32 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         return new ProgressPrinter(out, err, json, true);
     }
 
+    /**
+     * Lets a stop hook wait until the result of the stopped run is printed, so that a SIGTERM/SIGINT still ends with
+     * the text or JSON result on stdout before the JVM exits; together with the wait for the engine at most
+     * {@link #STOP_GRACE} after the signal (Kubernetes' default grace period is 30 s).
+     *
+     * @param signalNanos {@link System#nanoTime()} when the hook started
+     */
+    void awaitPrinted(long signalNanos) {
+        long left = STOP_GRACE.toNanos() - (System.nanoTime() - signalNanos);
+        try {
+            printed.await(Math.max(left, 0), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     static void printText(PrintWriter out, ConnectionSpec conn, DropOrphanInlineTablesResult r) {
+        printText(out, conn, r, false);
+    }
+
+    /**
+     * The text result of one schema.
+     *
+     * @param signalled true when the run was stopped by SIGTERM/SIGINT: a stop then reads as such, not as a spent budget
+     */
+    static void printText(PrintWriter out, ConnectionSpec conn, DropOrphanInlineTablesResult r, boolean signalled) {
         out.printf(Locale.ROOT, "%s%s on %s, schema %s (DuckLake format %s)%n", OPERATION, r.dryRun() ? " (dry run)" : "",
                 conn.describe(), r.schema(), r.formatVersion());
         // the non-empty orphans first, with their row counts: the rows --include-nonempty would discard
@@ -297,18 +359,21 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         row(out, "remaining orphan rows", r.remaining());
         row(out, "remaining unregistered", r.remainingUnregistered());
         if (r.budgetExhausted()) {
-            out.println("  stopped: run budget spent; rerun to continue");
+            out.println(signalled ? "  stopped: SIGTERM/SIGINT received (the batch in flight committed); rerun to continue"
+                    : "  stopped: run budget spent; rerun to continue");
         }
         if (r.maxBatchesReached()) {
             out.println("  stopped: --max-batches reached; rerun to continue");
         }
         int shown = Math.min(r.unregisteredTables().size(), 20);
+        // the list is what the survey found at the start; an execute run with --include-unregistered may have dropped them
+        String label = r.dryRun() ? "unregistered orphan" : "unregistered orphan found at start";
         for (String t : r.unregisteredTables().subList(0, shown)) {
-            out.printf(Locale.ROOT, "  unregistered orphan: %s%n", t);
+            out.printf(Locale.ROOT, "  %s: %s%n", label, t);
         }
         long more = r.unregisteredOrphans() + r.inlinedDeleteOrphans() - shown;
         if (more > 0) {
-            out.printf(Locale.ROOT, "  ... and %d more unregistered orphan(s) (JSON lists up to 1000)%n", more);
+            out.printf(Locale.ROOT, "  ... and %d more unregistered orphan(s) found (JSON lists up to 1000)%n", more);
         }
         for (DropOrphanInlineTablesResult.Anomaly a : r.anomalyTables()) {
             out.printf(Locale.ROOT, "  anomaly: %s: %s%n", a.tableName(), a.reason());

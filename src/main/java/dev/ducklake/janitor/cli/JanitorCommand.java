@@ -3,6 +3,7 @@ package dev.ducklake.janitor.cli;
 import picocli.CommandLine.Command;
 
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 /** The top-level {@code ducklake-janitor} command; it only groups the subcommands. */
 @Command(name = "ducklake-janitor", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -11,8 +12,9 @@ import java.util.Map;
             BenchCommand.class, picocli.CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 connection failed, 4 not a DuckLake catalog,",
             "5 unsupported catalog format version, 6 unsafe catalog state, 7 advisory lock held, 8 permission denied,",
-            "9 database error after retries, 10 confirmation declined, 11 configuration error."})
-public final class JanitorCommand implements Runnable {
+            "9 database error after retries, 10 confirmation declined, 11 configuration error;",
+            "143 / 130 stopped by SIGTERM / SIGINT. Without a command: the usage on stderr, exit 2."})
+public final class JanitorCommand implements Callable<Integer> {
 
     private final Map<String, String> env;
 
@@ -29,8 +31,15 @@ public final class JanitorCommand implements Runnable {
         return env;
     }
 
+    /**
+     * No subcommand given (e.g. an empty variable in a cron line): a usage error, not a silent success.
+     *
+     * @return 2, after printing the usage on stderr
+     */
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        spec.commandLine().getErr().println("error: no command given.");
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return 2;
     }
 }

@@ -53,12 +53,12 @@ public final class MetricsTargetOptions {
             if (statementTimeout == null) {
                 return cfg;
             }
-            Duration t = Duration.ofMillis(Math.round(statementTimeout * 1000));
+            Duration t = dev.ducklake.janitor.Durations.ofSeconds(statementTimeout);
             return new MetricsConfig(cfg.source(), cfg.interval(), cfg.catalogs().stream()
                     .map(c -> new TargetConfig(c.name(), c.connection(), c.metadataSchema(), t, c.queries())).toList());
         }
         ConnectionSpec spec = catalog.connection(env);
-        Duration t = statementTimeout == null ? MetricsConfig.DEFAULT_STATEMENT_TIMEOUT : Duration.ofMillis(Math.round(statementTimeout * 1000));
+        Duration t = statementTimeout == null ? MetricsConfig.DEFAULT_STATEMENT_TIMEOUT : dev.ducklake.janitor.Durations.ofSeconds(statementTimeout);
         String label = catalogLabel != null ? catalogLabel : spec.database();
         return new MetricsConfig(null, MetricsConfig.DEFAULT_INTERVAL, List.of(new TargetConfig(label, spec, catalog.singleSchema(), t, List.of())));
     }

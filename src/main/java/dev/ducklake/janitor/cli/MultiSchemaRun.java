@@ -12,7 +12,6 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,11 +59,17 @@ final class MultiSchemaRun {
         AtomicReference<DropOrphanInlineTables> current = new AtomicReference<>();
         // SIGTERM/SIGINT: no further schema; the one running stops at its next safe point and its batch commits (up to 30 s)
         Thread hook = new Thread(() -> {
+            long t0 = System.nanoTime();
             stop.set(true);
+            cmd.signalled.set(true);
             DropOrphanInlineTables op = current.get();
+            boolean finished = true;
             if (op != null) {
                 op.requestStop();
-                op.awaitFinished(Duration.ofSeconds(30));
+                finished = op.awaitFinished(DropOrphanInlineTablesCommand.STOP_GRACE);
+            }
+            if (finished) {
+                cmd.awaitPrinted(t0);
             }
         }, "ducklake-janitor-stop");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -107,9 +112,11 @@ final class MultiSchemaRun {
         }
         int exit = worst(outcomes);
         if (json) {
-            Render.json(out, document(conn, outcomes, notRun, exit));
+            Map<String, Object> doc = document(conn, outcomes, notRun, exit);
+            doc.put("stopped_by_signal", cmd.signalled.get());
+            Render.json(out, doc);
         } else {
-            printText(out, conn, outcomes, notRun, exit);
+            printText(out, conn, outcomes, notRun, exit, cmd.signalled.get());
         }
         long dropped = outcomes.stream().filter(o -> o.result != null && !o.result.dryRun())
                 .mapToLong(o -> o.result.dropped() + o.result.droppedUnregistered() + o.result.droppedInlinedDelete()).sum();
@@ -212,10 +219,11 @@ final class MultiSchemaRun {
         return Render.JSON.convertValue(r, Map.class);
     }
 
-    private static void printText(PrintWriter out, ConnectionSpec conn, List<Outcome> outcomes, List<String> notRun, int exit) {
+    private static void printText(PrintWriter out, ConnectionSpec conn, List<Outcome> outcomes, List<String> notRun, int exit,
+                                  boolean signalled) {
         for (Outcome o : outcomes) {
             if (o.error == null) {
-                DropOrphanInlineTablesCommand.printText(out, conn, o.result);
+                DropOrphanInlineTablesCommand.printText(out, conn, o.result, signalled);
             } else {
                 out.printf(Locale.ROOT, "%s on %s, schema %s: FAILED (exit %d, %s): %s%n", DropOrphanInlineTablesCommand.OPERATION,
                         conn.describe(), o.schema, o.error.reason().exitCode(), o.error.reason().name().toLowerCase(Locale.ROOT),
@@ -227,9 +235,16 @@ final class MultiSchemaRun {
         out.printf(Locale.ROOT, "total over %d schema(s): %d ok, %d failed%s; exit code %d%n", outcomes.size(),
                 (Long) t.get("schemas_ok"), (Long) t.get("schemas_failed"),
                 notRun.isEmpty() ? "" : ", not run (stopped): " + String.join(", ", notRun), exit);
+        // a dry run's total shows what would go, an execute run's what went (not "would drop 0" / "dropped 0")
+        boolean dry = outcomes.stream().anyMatch(o -> o.result != null && o.result.dryRun());
+        List<String> executeOnly = List.of("dropped", "dropped_unregistered", "dropped_inlined_delete", "dropped_nonempty",
+                "inlined_rows_dropped", "skipped_nonempty");
         for (String key : List.of("registry_rows", "orphan_rows", "unregistered_orphans", "inlined_delete_orphans",
                 "would_drop", "dropped", "dropped_unregistered", "dropped_inlined_delete", "dropped_nonempty",
                 "inlined_rows_dropped", "skipped_nonempty", "unregistered_anomalies", "remaining", "remaining_unregistered")) {
+            if (dry ? executeOnly.contains(key) : key.equals("would_drop")) {
+                continue;
+            }
             Object v = t.get(key);
             if (v != null) {
                 DropOrphanInlineTablesCommand.row(out, key.replace('_', ' '), ((Number) v).longValue());

@@ -58,7 +58,7 @@ public final class ServeCommand implements Callable<Integer> {
             throw new JanitorException(Reason.USAGE, "--interval must be more than 0 and at most 86400 seconds, got " + interval + ".");
         }
         MetricsConfig cfg = targets.resolve(catalog, parent.env());
-        Duration every = interval != null ? Duration.ofMillis(Math.round(interval * 1000)) : cfg.interval();
+        Duration every = interval != null ? dev.ducklake.janitor.Durations.ofSeconds(interval) : cfg.interval();
         List<CatalogTarget> list = new ArrayList<>();
         for (TargetConfig t : cfg.catalogs()) {
             list.add(new CatalogTarget(t, msg -> log(err, msg)));

@@ -264,7 +264,7 @@ public final class CatalogHealthCollector {
                                 rs.getLong(2)),
                         gauge(REGISTRY_MISSING, "Registry rows whose table does not exist (DuckLake scans of that table fail).",
                                 rs.getLong(3)),
-                        gauge(UNREGISTERED, "Inlined-data tables with no registry row (invisible to DuckLake; reported only, never dropped).",
+                        gauge(UNREGISTERED, "Inlined-data tables with no registry row (invisible to DuckLake; drop-orphan-inline-tables --include-unregistered drops those of unreachable table_ids).",
                                 rs.getLong(4)),
                         gauge(DELETE_TABLES, "Tables named ducklake_inlined_delete_<table_id> in the metadata schema.", rs.getLong(5)));
             }

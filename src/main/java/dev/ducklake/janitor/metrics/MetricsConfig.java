@@ -266,7 +266,7 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
         if (!(s >= 0) || Double.isInfinite(s) || (!zeroAllowed && s == 0) || s > 86_400) {
             throw error(source, where, "must be " + (zeroAllowed ? "0" : "more than 0") + " to 86400 seconds, got " + node);
         }
-        return Duration.ofMillis(Math.round(s * 1000));
+        return dev.ducklake.janitor.Durations.ofSeconds(s);
     }
 
     private static JanitorException error(Path source, String where, String message) {

@@ -27,6 +27,17 @@ class ConnectionSpecTest {
     }
 
     @Test
+    void missingPasswordIsNotCalledUnreachable() throws Exception {
+        // found by trying it: the server answered and asked for a password, the message said it "cannot be reached"
+        ConnectionSpec s = ConnectionSpec.parse("host=127.0.0.1 port=5432 dbname=lake user=janitor", NO_ENV, null);
+        JanitorException e = s.connectionFailure(new java.sql.SQLException("The server requested password-based "
+                + "authentication, but no password was provided by plugin null", "08004"));
+        assertThat(e.reason()).isEqualTo(JanitorException.Reason.CONNECTION);
+        assertThat(e.getMessage()).doesNotContain("cannot be reached")
+                .contains("no password was given").contains("--password-file").contains("PGPASSWORD");
+    }
+
+    @Test
     void libpqUri() throws Exception {
         ConnectionSpec s = ConnectionSpec.parse("postgresql://ann:p%40ss@h1:5433/my%20db?sslmode=verify-full", NO_ENV, null);
         assertThat(s.user()).isEqualTo("ann");

@@ -28,6 +28,26 @@ class CliArgumentsTest {
         assertThat(r.err()).contains("--run-budget");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"--lock-timeout", "--statement-timeout"})
+    void timeoutsBeyondPostgresLimitAreUsageErrors(String flag) {
+        // found by trying it: 1e12 s reached the server, failed every batch attempt and ended with exit 9
+        CliRun r = CliRun.run("drop-orphan-inline-tables", "--catalog", NOWHERE, "--dry-run", flag, "1e12");
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
+        assertThat(r.err()).contains(flag).contains("2147483");
+        CliRun ok = CliRun.run("drop-orphan-inline-tables", "--catalog", NOWHERE, "--dry-run", flag, "2147483");
+        assertThat(ok.exitCode()).as("the largest value is accepted (then the connection fails): " + ok).isEqualTo(3);
+    }
+
+    @Test
+    void noCommandIsAUsageError() {
+        // found by trying it: an empty command (a cron line with an unset variable) printed the usage and exited 0
+        CliRun r = CliRun.run();
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
+        assertThat(r.err()).contains("no command given").contains("drop-orphan-inline-tables");
+        assertThat(CliRun.run("--help").exitCode()).as("--help is still a success").isZero();
+    }
+
     @Test
     void maxBatchesMustBePositive() {
         CliRun r = CliRun.run("drop-orphan-inline-tables", "--catalog", NOWHERE, "--max-batches", "0");

@@ -459,7 +459,8 @@ public final class DropOrphanInlineTables {
                     + " ARRAY(SELECT a.attname::text || ':' || pg_catalog.format_type(a.atttypid, NULL)"
                     + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = u.reloid::oid AND a.attnum > 0 AND NOT a.attisdropped"
                     + " ORDER BY a.attnum LIMIT 3)::text[]"
-                    + " FROM u WHERE " + unregistered)) {
+                    // a relation dropped since the listing (a concurrent expiry or run) is gone, not an anomaly
+                    + " FROM u WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = u.reloid::oid) AND " + unregistered)) {
                 ps.setArray(1, conn.createArrayOf("text", relations.stream().map(Relation::name).toArray()));
                 ps.setArray(2, conn.createArrayOf("bigint", relations.stream().map(Relation::tableId).toArray()));
                 ps.setArray(3, conn.createArrayOf("bigint", relations.stream().map(Relation::schemaVersion).toArray()));
@@ -682,6 +683,8 @@ public final class DropOrphanInlineTables {
     /** What one batch transaction did (only taken over into the run's figures once committed). */
     private static final class BatchOutcome {
         int consumed;
+        /** Registry rows / tables this batch actually handled (fewer than {@code consumed} when truncated). */
+        int handled;
         int dropped;
         int rowsDeleted;
         int missing;
@@ -806,8 +809,9 @@ public final class DropOrphanInlineTables {
                     state.cleanStreak = 0;
                 }
                 double now = (System.nanoTime() - state.started) / 1e9;
-                long left = lockRetryPass ? 0 : Math.max(0, (long) candidates.size() - pos - o.consumed);
-                double rate = (state.handled + o.consumed) / Math.max(now, 1e-3);
+                // a batch truncated by the run budget or a stop handled only part of its slice: count what it did
+                long left = lockRetryPass ? 0 : Math.max(0, (long) candidates.size() - pos - o.handled);
+                double rate = (state.handled + o.handled) / Math.max(now, 1e-3);
                 listener.batch(new ProgressListener.BatchProgress(batches, o.dropped + o.droppedUnregistered + o.droppedInlinedDelete, o.skippedNonempty, o.missing,
                         (System.nanoTime() - batchStart) / 1e9, now, left, rate > 0 ? left / rate : -1, n));
                 return o;
@@ -955,6 +959,7 @@ public final class DropOrphanInlineTables {
         o.missing = missing.size();
         // after a truncated batch the run ends; the rows of unprocessed tables stay for the next run
         o.consumed = slice.size();
+        o.handled = o.truncated ? missing.size() + processed : slice.size();
         return o;
     }
 
@@ -964,15 +969,17 @@ public final class DropOrphanInlineTables {
 
     private List<Locked> lockRows(String schema, Map<String, Candidate> byCtid) throws SQLException {
         String registry = Sql.qualified(schema, "ducklake_inlined_data_tables");
-        String select = "SELECT r.ctid::text, r.table_id, r.schema_version, r.table_name, c.relkind, c.oid"
+        // never String.format: the quoted schema name is part of the text and may hold '%'
+        java.util.function.UnaryOperator<String> select = where -> "SELECT r.ctid::text, r.table_id, r.schema_version,"
+                + " r.table_name, c.relkind, c.oid"
                 + " FROM " + registry + " r LEFT JOIN pg_catalog.pg_class c ON c.relname = r.table_name::name"
                 + " AND c.relname::text = r.table_name"
                 + " AND c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
-                + " WHERE %s AND " + OrphanPredicate.unreachable(schema, "r.table_id")
+                + " WHERE " + where + " AND " + OrphanPredicate.unreachable(schema, "r.table_id")
                 + " FOR UPDATE OF r SKIP LOCKED";
         List<Locked> out = new ArrayList<>();
         Set<Candidate> found = new HashSet<>();
-        try (PreparedStatement ps = conn.prepareStatement(String.format(select, "r.ctid = ANY (?::text[]::tid[])"))) {
+        try (PreparedStatement ps = conn.prepareStatement(select.apply("r.ctid = ANY (?::text[]::tid[])"))) {
             ps.setString(1, schema);
             ps.setArray(2, conn.createArrayOf("text", byCtid.keySet().toArray(new String[0])));
             try (ResultSet rs = ps.executeQuery()) {
@@ -1003,7 +1010,7 @@ public final class DropOrphanInlineTables {
                 versions[i] = lost.get(i).schemaVersion;
                 byKey.put(lost.get(i).tableId + "/" + lost.get(i).schemaVersion, lost.get(i));
             }
-            try (PreparedStatement ps = conn.prepareStatement(String.format(select,
+            try (PreparedStatement ps = conn.prepareStatement(select.apply(
                     "(r.table_id, r.schema_version) IN (SELECT * FROM unnest(?::bigint[], ?::bigint[]))"))) {
                 ps.setString(1, schema);
                 ps.setArray(2, conn.createArrayOf("bigint", Arrays.stream(ids).boxed().toArray()));
@@ -1420,6 +1427,12 @@ public final class DropOrphanInlineTables {
                 closeQuietly(conn);
                 conn = null;
             }
+            if (stopRequested.get()) {
+                // SIGTERM/SIGINT while the server is away: no batch is in flight, so stop now instead of after the
+                // reconnect timeout (the stop hook waits at most 30 s)
+                throw new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe() + " and stopped "
+                        + "(SIGTERM/SIGINT) while reconnecting. Work committed so far is kept; rerun to resume.", last);
+            }
             if (System.nanoTime() + backoff * 1_000_000 - deadline >= 0) {
                 if (lockHeld != null && last == null) {
                     throw new JanitorException(Reason.LOCK_HELD, "Lost the connection to " + spec.describe() + " mid-run; after"
@@ -1430,7 +1443,9 @@ public final class DropOrphanInlineTables {
                         + " and could not reconnect within " + options.reconnectTimeout().toSeconds() + " s (last SQLSTATE "
                         + (last == null ? "none" : SqlStates.stateOf(last)) + "). Work committed so far is kept; rerun to resume.", last);
             }
-            sleep(backoff);
+            for (long slept = 0; slept < backoff && !stopRequested.get(); slept += 100) {
+                sleep(Math.min(100, backoff - slept));
+            }
             backoff = Math.min(10_000, backoff * 2);
         }
     }
