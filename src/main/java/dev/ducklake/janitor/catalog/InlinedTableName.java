@@ -24,6 +24,17 @@ public final class InlinedTableName {
     /** The whole-string pattern of an inlined deletion table name. */
     private static final Pattern DELETE = Pattern.compile("ducklake_inlined_delete_(0|[1-9][0-9]{0,18})");
 
+    /**
+     * PostgreSQL regular expression (for {@code relname ~ ?}, as a bind value) matching every inlined-data table
+     * name; a coarse pre-filter for pg_class scans that {@link #parseData} then confirms (LIKE cannot be used:
+     * its {@code _} is a wildcard and the registry table itself would match).
+     */
+    public static final String DATA_REGEX = "^ducklake_inlined_data_[0-9]+_[0-9]+$";
+    /** PostgreSQL regular expression matching every inlined deletion table name; see {@link #DATA_REGEX}. */
+    public static final String DELETE_REGEX = "^ducklake_inlined_delete_[0-9]+$";
+    /** PostgreSQL regular expression matching both kinds; see {@link #DATA_REGEX}. */
+    public static final String ANY_REGEX = "^ducklake_inlined_(data_[0-9]+_[0-9]+|delete_[0-9]+)$";
+
     private InlinedTableName() {
     }
 

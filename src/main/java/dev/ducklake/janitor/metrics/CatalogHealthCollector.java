@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.metrics;
 
+import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
 import dev.ducklake.janitor.catalog.Sql;
 import dev.ducklake.janitor.catalog.SqlStates;
@@ -35,11 +36,6 @@ public final class CatalogHealthCollector {
 
     /** Label carried by every catalog metric: the catalog's configured name. */
     public static final String CATALOG_LABEL = "catalog";
-
-    /** Inlined-data table names as DuckLake writes them, as a PostgreSQL regex. */
-    static final String INLINED_DATA_REGEX = "^ducklake_inlined_data_[0-9]+_[0-9]+$";
-    /** Inlined deletion table names, as a PostgreSQL regex. */
-    static final String INLINED_DELETE_REGEX = "^ducklake_inlined_delete_[0-9]+$";
 
     static final String REGISTRY_ROWS = "ducklake_inlined_data_registry_rows";
     static final String TABLES_PRESENT = "ducklake_inlined_data_tables_present";
@@ -252,10 +248,10 @@ public final class CatalogHealthCollector {
         }
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             ps.setLong(1, ns);
-            ps.setString(2, INLINED_DATA_REGEX);
+            ps.setString(2, InlinedTableName.DATA_REGEX);
             ps.setLong(3, ns);
             ps.setLong(4, ns);
-            ps.setString(5, INLINED_DELETE_REGEX);
+            ps.setString(5, InlinedTableName.DELETE_REGEX);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return List.of(

@@ -374,13 +374,6 @@ public final class DropOrphanInlineTables {
 
     // ---------------------------------------------------------------- unregistered tables
 
-    /**
-     * POSIX regex (SQL {@code ~}) preselecting relation names that may be inlined tables. Never LIKE: there
-     * {@code _} is a wildcard and {@code ducklake_inlined_data_tables} itself would match. The exact form
-     * (no leading zeros, ids that fit a bigint) is then checked by {@link InlinedTableName}.
-     */
-    static final String INLINED_NAME_REGEX = "^ducklake_inlined_(data_[0-9]+_[0-9]+|delete_[0-9]+)$";
-
     /** The first three columns DuckLake gives an inlined-data table up to format 1.0. */
     private static final List<String> DATA_COLUMNS = List.of("row_id:bigint", "begin_snapshot:bigint", "end_snapshot:bigint");
     /** The same in format 1.1-dev1 ({@code MigrateInlinedColumnNames}). */
@@ -426,7 +419,7 @@ public final class DropOrphanInlineTables {
                     + " WHERE c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?) AND c.relname ~ ?")) {
                 ps.setFetchSize(10_000);
                 ps.setString(1, schema);
-                ps.setString(2, INLINED_NAME_REGEX);
+                ps.setString(2, InlinedTableName.ANY_REGEX);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         String name = rs.getString(1);
