@@ -57,6 +57,30 @@ class SessionFaultsTest {
     }
 
     /** A session that holds ACCESS SHARE on a table (an open transaction that read it) until closed. */
+    /**
+     * Polls pg_stat_activity (every 20 ms) until a backend of application {@code app} waits on a lock inside a
+     * transaction.
+     *
+     * @return that backend's pid, or -1 when none did within {@code timeoutNanos}
+     */
+    private int awaitLockWait(String app, long timeoutNanos) throws Exception {
+        try (Connection mon = pg.connect();
+             PreparedStatement find = mon.prepareStatement("SELECT pid FROM pg_stat_activity WHERE application_name = ?"
+                     + " AND wait_event_type = 'Lock' AND xact_start IS NOT NULL")) {
+            find.setString(1, app);
+            long deadline = System.nanoTime() + timeoutNanos;
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rs = find.executeQuery()) {
+                    if (rs.next()) {
+                        return rs.getInt(1);
+                    }
+                }
+                Thread.sleep(20);
+            }
+            return -1;
+        }
+    }
+
     private Connection holdReadLock(String qualifiedTable) throws Exception {
         Connection blocker = pg.connect();
         blocker.setAutoCommit(false);
@@ -95,20 +119,16 @@ class SessionFaultsTest {
         AtomicInteger terminated = new AtomicInteger();
         CompletableFuture<Void> killer = CompletableFuture.runAsync(() -> {
             try (Connection mon = pg.connect();
-                 PreparedStatement find = mon.prepareStatement("SELECT pid FROM pg_stat_activity WHERE application_name = ?"
-                         + " AND wait_event_type = 'Lock' AND xact_start IS NOT NULL");
                  PreparedStatement kill = mon.prepareStatement("SELECT pg_terminate_backend(?)")) {
-                find.setString(1, app);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                 while (terminated.get() < kills && System.nanoTime() < deadline) {
-                    try (ResultSet rs = find.executeQuery()) {
-                        if (rs.next()) {
-                            kill.setInt(1, rs.getInt(1));
-                            kill.execute();
-                            terminated.incrementAndGet();
-                        }
+                    int pid = awaitLockWait(app, deadline - System.nanoTime());
+                    if (pid > 0) {
+                        kill.setInt(1, pid);
+                        kill.execute();
+                        terminated.incrementAndGet();
+                        Thread.sleep(50);
                     }
-                    Thread.sleep(50);
                 }
                 blocker.rollback();
             } catch (Exception e) {
@@ -149,25 +169,15 @@ class SessionFaultsTest {
         try (PartitionProxy proxy = new PartitionProxy(Integer.parseInt(pg.spec().port()))) {
             String url = "jdbc:postgresql://localhost:" + proxy.port() + "/" + pg.spec().database() + "?user=" + pg.spec().user();
             CompletableFuture<Integer> cutter = CompletableFuture.supplyAsync(() -> {
-                try (Connection mon = pg.connect();
-                     PreparedStatement find = mon.prepareStatement("SELECT pid FROM pg_stat_activity WHERE application_name = ?"
-                             + " AND wait_event_type = 'Lock'")) {
-                    find.setString(1, app);
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                    while (System.nanoTime() < deadline) {
-                        try (ResultSet rs = find.executeQuery()) {
-                            if (rs.next()) {
-                                int zombie = rs.getInt(1);
-                                // the janitor loses its connection; its backend keeps waiting, holding the advisory lock
-                                proxy.cutClients();
-                                Thread.sleep(300);
-                                blocker.rollback();
-                                return zombie;
-                            }
-                        }
-                        Thread.sleep(50);
+                try {
+                    int zombie = awaitLockWait(app, TimeUnit.SECONDS.toNanos(60));
+                    if (zombie > 0) {
+                        // the janitor loses its connection; its backend keeps waiting, holding the advisory lock
+                        proxy.cutClients();
+                        Thread.sleep(300);
+                        blocker.rollback();
                     }
-                    return -1;
+                    return zombie;
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
@@ -203,27 +213,18 @@ class SessionFaultsTest {
         // writer wants that registry row: a deadlock; the janitor detects it first (deadlock_timeout 100 ms) and retries
         Connection writer = holdReadLock(cat.orphanTable(25));
         CompletableFuture<Boolean> deadlocker = CompletableFuture.supplyAsync(() -> {
-            try (Connection mon = pg.connect();
-                 PreparedStatement find = mon.prepareStatement("SELECT 1 FROM pg_stat_activity WHERE application_name = ?"
-                         + " AND wait_event_type = 'Lock'")) {
-                find.setString(1, app);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (System.nanoTime() < deadline) {
-                    try (ResultSet rs = find.executeQuery()) {
-                        if (rs.next()) {
-                            try (PreparedStatement upd = writer.prepareStatement("SELECT 1 FROM "
-                                    + dev.ducklake.janitor.catalog.Sql.qualified(cat.schema, "ducklake_inlined_data_tables")
-                                    + " WHERE table_id = ? FOR UPDATE")) {
-                                upd.setLong(1, victim.tableId());
-                                upd.executeQuery().close();
-                            }
-                            writer.rollback();
-                            return true;
-                        }
-                    }
-                    Thread.sleep(20);
+            try {
+                if (awaitLockWait(app, TimeUnit.SECONDS.toNanos(60)) < 0) {
+                    return false;
                 }
-                return false;
+                try (PreparedStatement upd = writer.prepareStatement("SELECT 1 FROM "
+                        + dev.ducklake.janitor.catalog.Sql.qualified(cat.schema, "ducklake_inlined_data_tables")
+                        + " WHERE table_id = ? FOR UPDATE")) {
+                    upd.setLong(1, victim.tableId());
+                    upd.executeQuery().close();
+                }
+                writer.rollback();
+                return true;
             } catch (Exception e) {
                 throw new RuntimeException(e);
             }
