@@ -6,6 +6,9 @@ import dev.ducklake.janitor.catalog.Sql;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 
 import java.sql.Connection;
+import dev.ducklake.janitor.demo.DemoScenario;
+import java.sql.ResultSet;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -53,13 +56,7 @@ public final class BenchCatalog {
      */
     public static Built build(Connection c, String schema, int leaked, int perTransaction) throws SQLException {
         CatalogBuilder b = new CatalogBuilder(c, schema, FormatVersion.V1_0).create();
-        long customers = b.createTable("customers", 2);
-        b.insertRows(customers, 5);
-        long orders = b.createTable("orders", 2);
-        b.insertRows(orders, 3);
-        b.addColumn(orders);
-        b.insertRows(orders, 2);
-        b.addColumn(orders);
+        long orders = DemoScenario.liveTables(b);
         b.insertRows(orders, 1);
         long events = b.createTable("events", 4);
         b.addColumn(events);
@@ -73,12 +70,15 @@ public final class BenchCatalog {
         }
         b.expireBefore(b.snapshot());
         List<String> names = new ArrayList<>(ids.size());
-        try (Statement st = c.createStatement();
-             var rs = st.executeQuery("SELECT table_id, schema_version FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables")
-                     + " WHERE table_id BETWEEN " + ids.get(0) + " AND " + ids.get(ids.size() - 1) + " ORDER BY table_id")) {
-            while (rs.next()) {
-                names.add(InlinedTableName.dataTable(rs.getLong(1), rs.getLong(2)));
-                leakedVersion = rs.getLong(2);
+        try (PreparedStatement ps = c.prepareStatement("SELECT table_id, schema_version FROM "
+                + Sql.qualified(schema, "ducklake_inlined_data_tables") + " WHERE table_id BETWEEN ? AND ? ORDER BY table_id")) {
+            ps.setLong(1, ids.get(0));
+            ps.setLong(2, ids.get(ids.size() - 1));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    names.add(InlinedTableName.dataTable(rs.getLong(1), rs.getLong(2)));
+                    leakedVersion = rs.getLong(2);
+                }
             }
         }
         if (names.size() != leaked || leakedVersion < 0) {

@@ -35,13 +35,7 @@ public final class DemoScenario {
      */
     public static CatalogBuilder build(Connection c, String schema, int leaked) throws SQLException {
         CatalogBuilder b = new CatalogBuilder(c, schema, FormatVersion.V1_0).create();
-        long customers = b.createTable("customers", 2);
-        b.insertRows(customers, 5);
-        long orders = b.createTable("orders", 2);
-        b.insertRows(orders, 3);
-        b.addColumn(orders);
-        b.insertRows(orders, 2);
-        b.addColumn(orders);
+        liveTables(b);
         if (leaked > 0) {
             b.bulkCreateAndDrop("sync_events_", leaked, 3, 500);
         }
@@ -56,5 +50,24 @@ public final class DemoScenario {
         b.insertRows(recent, 2);
         b.dropTable(recent);
         return b;
+    }
+
+    /**
+     * The live tables of the scenario: {@code customers} (one schema version, 5 inlined rows) and {@code orders}
+     * (three schema versions, rows in the first two; the superseded inlined tables must be kept).
+     *
+     * @param b a builder on a freshly created catalog
+     * @return the table_id of {@code orders}
+     * @throws SQLException on database errors
+     */
+    public static long liveTables(CatalogBuilder b) throws SQLException {
+        long customers = b.createTable("customers", 2);
+        b.insertRows(customers, 5);
+        long orders = b.createTable("orders", 2);
+        b.insertRows(orders, 3);
+        b.addColumn(orders);
+        b.insertRows(orders, 2);
+        b.addColumn(orders);
+        return orders;
     }
 }
