@@ -35,7 +35,17 @@ public final class JanitorException extends Exception {
         /** The operator declined the interactive confirmation; exit code 10. */
         ABORTED(10, "Nothing was changed. Pass --yes to skip the confirmation."),
         /** A configuration file is unreadable or invalid; exit code 11. */
-        CONFIG(11, "Fix the configuration file named in the message.");
+        CONFIG(11, "Fix the configuration file named in the message."),
+        /** The run completed but left findings for the operator (check found damage; cleanup kept rows it must not act on); exit code 12. */
+        FINDINGS(12, "Read the findings in the output: each names the command that fixes it, or why nothing should be done automatically."),
+        /** The file store (local disk or S3) could not be reached, listed or written, or its credentials are missing; exit code 13. */
+        STORAGE(13, "Check the data path (or --data-path), the storage credentials (the AWS SDK default chain for S3) and that the store is reachable."),
+        /** delete-orphan-files refused: the data path is empty or a root (/, a bucket without a prefix); exit code 14. */
+        BRAKE_ROOT_PATH(14, "Point the data path (or --data-path) at the lake's own directory or prefix; a root is only swept when confirmed with the flag named in the message."),
+        /** delete-orphan-files refused: no file the catalog knows was found under the data path (wrong location or override); exit code 15. */
+        BRAKE_NO_KNOWN_FILES(15, "Check the data path and --data-path: the listing must contain the catalog's own data files. Nothing was deleted."),
+        /** delete-orphan-files refused: the candidates exceed --max-orphan-ratio of the listed files; exit code 16. */
+        BRAKE_ORPHAN_RATIO(16, "Review the dry-run list; if the files really are orphans, raise --max-orphan-ratio for one run. Nothing was deleted.");
 
         private final int exitCode;
         private final String hint;
@@ -45,7 +55,7 @@ public final class JanitorException extends Exception {
             this.hint = hint;
         }
 
-        /** The process exit code for this reason (1 to 11; 0 is success). */
+        /** The process exit code for this reason (1 to 16; 0 is success). */
         public int exitCode() {
             return exitCode;
         }

@@ -31,10 +31,11 @@ final class MultiSchemaRun {
 
     /**
      * Exit codes a schema can end with, most severe first: internal error (a bug), database error after retries
-     * and lost connection (work may be half done), permission denied, unsafe catalog state, unsupported format
-     * version, not a catalog, advisory lock held (another run is on it; retry later). 0 = ok.
+     * and lost connection (work may be half done), storage error, permission denied, unsafe catalog state, unsupported format
+     * version, not a catalog, the delete-orphan-files brakes, configuration and usage errors, a declined
+     * confirmation, advisory lock held (another run is on it; retry later), done with findings. 0 = ok.
      */
-    static final List<Integer> SEVERITY = List.of(1, 9, 3, 8, 6, 5, 4, 7, 0);
+    static final List<Integer> SEVERITY = List.of(1, 9, 3, 13, 8, 6, 5, 4, 14, 15, 16, 11, 2, 10, 7, 12, 0);
 
     /** Result fields that are not summed into the total. */
     private static final Set<String> NOT_SUMMED = Set.of("batch_size_requested", "batch_size_start", "batch_size_final");
