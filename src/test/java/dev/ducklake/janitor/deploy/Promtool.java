@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Finds and runs Prometheus' {@code promtool} (Debian package {@code prometheus}; {@code .ci/run} installs it).
- * Missing locally: the test is skipped with a visible message; missing under {@code CI=true}: the test fails.
+ * Missing locally: the test is skipped with a visible message; missing under {@code CI=true} or
+ * {@code DUCKLAKE_JANITOR_REQUIRE_PROMTOOL=1} (set by {@code .ci/run}): the test fails.
  */
 final class Promtool {
 
@@ -32,8 +33,8 @@ final class Promtool {
         }
         String msg = "promtool not found on PATH (apt-get install -y prometheus, as .ci/run does); the promtool checks of "
                 + "deploy/prometheus are SKIPPED";
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            fail(msg.replace("are SKIPPED", "cannot run, and CI=true requires them"));
+        if ("true".equalsIgnoreCase(System.getenv("CI")) || "1".equals(System.getenv("DUCKLAKE_JANITOR_REQUIRE_PROMTOOL"))) {
+            fail(msg.replace("are SKIPPED", "cannot run, and CI=true / DUCKLAKE_JANITOR_REQUIRE_PROMTOOL=1 require them"));
         }
         System.err.println("WARNING: " + msg);
         Assumptions.abort(msg);
