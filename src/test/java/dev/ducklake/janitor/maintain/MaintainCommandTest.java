@@ -1,0 +1,191 @@
+package dev.ducklake.janitor.maintain;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import dev.ducklake.janitor.demo.DemoScenario;
+import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
+import dev.ducklake.janitor.testsupport.Catalogs;
+import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code maintain} end to end on the embedded PostgreSQL: two catalogs, one good and one broken, a local data path, a
+ * fake Pushgateway (a real local HTTP server) recording every push.
+ */
+class MaintainCommandTest {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    record Push(String path, String body) {
+    }
+
+    final List<Push> pushes = new CopyOnWriteArrayList<>();
+    HttpServer gateway;
+    String gatewayUrl;
+
+    @TempDir
+    Path tmp;
+
+    @BeforeEach
+    void startGateway() throws Exception {
+        gateway = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        gateway.createContext("/", ex -> {
+            pushes.add(new Push(ex.getRequestURI().getRawPath(), new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+        });
+        gateway.start();
+        gatewayUrl = "http://127.0.0.1:" + gateway.getAddress().getPort();
+    }
+
+    @AfterEach
+    void stopGateway() {
+        gateway.stop(0);
+    }
+
+    static String leakedCatalog(String prefix, int leaked) throws Exception {
+        String schema = TestPostgres.get().freshSchema(prefix);
+        try (Connection c = TestPostgres.get().connect()) {
+            DemoScenario.build(c, schema, leaked);
+        }
+        return schema;
+    }
+
+    Path config(String catalogs, String steps) throws Exception {
+        Path dataPath = Files.createDirectories(tmp.resolve("lake-data"));
+        Path f = tmp.resolve("maintain.yaml");
+        Files.writeString(f, "pushgateway_url: " + gatewayUrl + "\n"
+                + "catalogs:\n" + catalogs
+                + "maintain:\n" + steps.replace("${DATA}", dataPath.toString()));
+        return f;
+    }
+
+    static String catalog(String name, String connection, String schema) {
+        return "  - name: " + name + "\n    connection: " + connection + "\n    metadata_schema: " + schema + "\n";
+    }
+
+    static final String CHAIN = """
+              - expire-snapshots: {older-than: 7d, retain-last: 10}
+              - drop-orphan-inline-tables:
+                  include-unregistered: true
+                  batch-size: 7
+              - cleanup-old-files: {older-than: 2d, data-path: "${DATA}"}
+              - check: {}
+            """;
+
+    @Test
+    void theGoodCatalogIsMaintainedTheBrokenOneReportedAndTheExitCodeIsTheWorst() throws Exception {
+        String good = leakedCatalog("maint_good", 30);
+        DropOrphanInlineTablesResult before = Catalogs.run(good, o -> o.withDryRun(true));
+        assertThat(before.wouldDrop()).isEqualTo(31);
+        String missing = "maint_missing_" + System.nanoTime();
+        Path cfg = config(catalog("good", TestPostgres.get().url(), good) + catalog("broken", TestPostgres.get().url(), missing), CHAIN);
+
+        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+
+        assertThat(run.exitCode()).as(run.all()).isEqualTo(4);
+        JsonNode doc = JSON.readTree(run.out());
+        assertThat(doc.get("exit_code").asInt()).isEqualTo(4);
+        JsonNode goodSteps = doc.get("catalogs").get(0).get("steps");
+        assertThat(doc.get("catalogs").get(0).get("name").asText()).isEqualTo("good");
+        assertThat(goodSteps).hasSize(4);
+        assertThat(goodSteps.get(0).get("step").asText()).isEqualTo("expire-snapshots");
+        assertThat(goodSteps.get(0).get("status").asText()).isEqualTo("skipped");
+        assertThat(goodSteps.get(0).get("message").asText()).isEqualTo("not available in this build");
+        JsonNode drop = goodSteps.get(1);
+        assertThat(drop.get("status").asText()).isEqualTo("ok");
+        assertThat(drop.get("result").get("dropped").asLong()).isEqualTo(31);
+        assertThat(drop.get("result").get("batches").asLong()).as("batch-size 7 from the config").isEqualTo(5);
+        assertThat(goodSteps.get(2).get("status").asText()).isEqualTo("skipped");
+        // the catalog really was maintained
+        assertThat(Catalogs.run(good, o -> o.withDryRun(true)).wouldDrop()).isZero();
+
+        JsonNode broken = doc.get("catalogs").get(1);
+        assertThat(broken.get("exit_code").asInt()).isEqualTo(4);
+        JsonNode bDrop = broken.get("steps").get(1);
+        assertThat(bDrop.get("status").asText()).isEqualTo("error");
+        assertThat(bDrop.get("reason").asText()).isEqualTo("not_a_catalog");
+        assertThat(bDrop.get("message").asText()).contains(missing);
+        assertThat(broken.get("steps").get(3).get("status").asText()).as("after a catalog-wide failure").isEqualTo("not_run");
+        assertThat(doc.get("summary").get("steps_ok").asInt()).isEqualTo(1);
+
+        // pushes: the drop step of each catalog under its own grouping key; nothing for skipped steps
+        String goodPath = "/metrics/job/ducklake_janitor/catalog/good/operation/drop-orphan-inline-tables/schema/" + good;
+        assertThat(pushes).filteredOn(p -> p.path().equals(goodPath)).hasSize(2);
+        assertThat(pushes).filteredOn(p -> p.path().equals(goodPath)).last().satisfies(p -> assertThat(p.body())
+                .contains("ducklake_maintenance_duration_seconds{status=\"success\"}")
+                .contains("ducklake_maintenance_inline_orphans_dropped_last_run 31"));
+        assertThat(pushes).filteredOn(p -> p.path().contains("/catalog/broken/")).last().satisfies(p -> assertThat(p.body())
+                .contains("status=\"error\"").doesNotContain("last_success"));
+        assertThat(pushes).noneMatch(p -> p.path().contains("expire-snapshots") || p.path().contains("cleanup-old-files"));
+    }
+
+    @Test
+    void anUnreachableCatalogGivesExit3AndTheOtherCatalogStillRuns() throws Exception {
+        String good = leakedCatalog("maint_good2", 4);
+        Path cfg = config(catalog("down", "postgresql://janitor@127.0.0.1:1/lake?connect_timeout=2", "public")
+                + catalog("good", TestPostgres.get().url(), good), "  - drop-orphan-inline-tables: {}\n");
+
+        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--catalog-parallelism", "2");
+
+        assertThat(run.exitCode()).as(run.all()).isEqualTo(3);
+        assertThat(run.out()).contains("== catalog down").contains("FAILED (exit 3, connection)")
+                .contains("== catalog good").contains("dropped                        5")
+                .contains("maintain: 2 catalog(s); steps: 1 error, 1 ok; exit code 3");
+    }
+
+    @Test
+    void aDryRunChangesNothingAndPushesNothing() throws Exception {
+        String good = leakedCatalog("maint_dry", 3);
+        Path cfg = config(catalog("good", TestPostgres.get().url(), good), CHAIN);
+        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--dry-run", "--output", "json");
+        assertThat(run.exitCode()).as(run.all()).isZero();
+        assertThat(JSON.readTree(run.out()).get("catalogs").get(0).get("steps").get(1).get("result").get("would_drop").asLong()).isEqualTo(4);
+        assertThat(Catalogs.run(good, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(4);
+        assertThat(pushes).isEmpty();
+    }
+
+    @Test
+    void jsonLogLinesCarryCatalogSchemaOperationAndBatchFields() throws Exception {
+        String good = leakedCatalog("maint_log", 6);
+        Path cfg = config(catalog("good", TestPostgres.get().url(), good), "  - drop-orphan-inline-tables: {batch-size: 3}\n");
+        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--log-format", "json");
+        assertThat(run.exitCode()).as(run.all()).isZero();
+        List<String> lines = run.err().lines().filter(l -> !l.isBlank()).toList();
+        assertThat(lines).isNotEmpty();
+        boolean sawBatch = false;
+        int maxBatchSize = 0;
+        for (String l : lines) {
+            JsonNode o = JSON.readTree(l);
+            assertThat(o.has("timestamp") && o.has("level") && o.has("message") && o.has("operation")).as(l).isTrue();
+            if (o.has("batch")) {
+                sawBatch = true;
+                assertThat(o.get("catalog").asText()).isEqualTo("good");
+                assertThat(o.get("schema").asText()).isEqualTo(good);
+                assertThat(o.get("operation").asText()).isEqualTo("drop-orphan-inline-tables");
+                maxBatchSize = Math.max(maxBatchSize, o.get("batch_size").asInt());
+                assertThat(o.has("dropped") && o.has("tables_left") && o.has("elapsed_seconds")).isTrue();
+            }
+        }
+        assertThat(sawBatch).as("progress lines as JSON with their fields: " + lines).isTrue();
+        assertThat(maxBatchSize).as("batch-size 3 from the config").isEqualTo(3);
+        // stdout keeps the text result
+        assertThat(run.out()).contains("== catalog good");
+    }
+}
