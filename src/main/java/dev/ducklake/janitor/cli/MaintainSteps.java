@@ -113,14 +113,14 @@ final class MaintainSteps {
 
         @Override
         public void validate(StepConfig step, YamlTree tree, String path) throws JanitorException {
+            int batch = step.<Long>option("batch-size", (long) DropOrphanInlineTablesOptions.DEFAULT_BATCH_SIZE).intValue();
+            if (batch > 2000) {
+                throw tree.error(path + ".batch-size", "must be between 1 and 2000 tables, got " + batch);
+            }
             try {
                 options(step, "public", false, null, DropOrphanInlineTablesOptions.DEFAULT_LOCK_NAME).validate();
             } catch (JanitorException e) {
                 throw tree.error(path, e.getMessage().replaceAll("\\.$", ""));
-            }
-            int batch = step.<Long>option("batch-size", (long) DropOrphanInlineTablesOptions.DEFAULT_BATCH_SIZE).intValue();
-            if (batch > 2000) {
-                throw tree.error(path + ".batch-size", "must be between 1 and 2000 tables, got " + batch);
             }
         }
 

@@ -164,6 +164,18 @@ public final class StructuredLog extends Writer {
 
     @Override
     public void flush() throws IOException {
+        StringBuilder b = line.get();
+        if (b.length() > 0 && format == Format.text) {
+            // a partial line (a prompt, a last line without newline): text mode passes it on as it is
+            String text = b.toString();
+            for (UnaryOperator<String> r : REDACTORS) {
+                text = r.apply(text);
+            }
+            b.setLength(0);
+            synchronized (target) {
+                target.write(text);
+            }
+        }
         synchronized (target) {
             target.flush();
         }
