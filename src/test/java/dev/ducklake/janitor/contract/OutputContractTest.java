@@ -2,7 +2,7 @@ package dev.ducklake.janitor.contract;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ducklake.janitor.catalog.FormatVersion;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.cli.JanitorCommand;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.testsupport.CliRun;

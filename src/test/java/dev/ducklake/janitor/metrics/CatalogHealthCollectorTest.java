@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.metrics;
 
 import dev.ducklake.janitor.catalog.OrphanPredicate;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;

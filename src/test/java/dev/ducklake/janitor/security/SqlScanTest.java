@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.security;
 
 import dev.ducklake.janitor.catalog.InlinedTableName;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.demo.DemoScenario;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;

@@ -2,16 +2,17 @@ package dev.ducklake.janitor.ops.droporphaninline;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.catalog.AdvisoryLock;
+import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.catalog.InlinedTableName;
-import dev.ducklake.janitor.catalog.LockBudget;
+import dev.ducklake.janitor.pg.LockBudget;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
-import dev.ducklake.janitor.catalog.Sql;
-import dev.ducklake.janitor.catalog.SqlStates;
+import dev.ducklake.janitor.catalog.RegistryPredicate;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.SqlState;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -344,7 +345,7 @@ public final class DropOrphanInlineTables {
                     if (!InlinedTableName.guardAllows(name, tableId, version)) {
                         keptByNameGuard++;
                         rowWarning("kept by the name guard: registry row table_id=" + tableId + " schema_version=" + version
-                                + " table_name=" + CatalogInspector.printable(name)
+                                + " table_name=" + Sql.printable(name)
                                 + " is not exactly ducklake_inlined_data_<table_id>_<schema_version>; table and row kept");
                         continue;
                     }
@@ -438,11 +439,7 @@ public final class DropOrphanInlineTables {
             }
             // which of them have no registry row, which of those have an unreachable table_id, and the first three
             // columns of those (one statement; the columns are read only for the rows returned)
-            String registry = Sql.qualified(schema, "ducklake_inlined_data_tables");
-            String unregistered = !hasRegistry ? "true"
-                    : "NOT EXISTS (SELECT 1 FROM " + registry + " r WHERE r.table_name = u.name)"
-                    // for a deletion table u.ver is NULL and this NOT EXISTS is true; no OR, so both become anti-joins
-                    + " AND NOT EXISTS (SELECT 1 FROM " + registry + " r WHERE r.table_id = u.id AND r.schema_version = u.ver)";
+            String unregistered = RegistryPredicate.noRegistryRow(schema, hasRegistry, "u.name", "u.id", "u.ver");
             Map<String, Boolean> deadByName = new HashMap<>();
             Map<String, List<String>> columnsByName = new HashMap<>();
             try (PreparedStatement ps = conn.prepareStatement("WITH u AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[],"
@@ -810,8 +807,8 @@ public final class DropOrphanInlineTables {
                 return o;
             } catch (SQLException e) {
                 rollbackQuietly();
-                SqlStates.Kind kind = SqlStates.classify(e);
-                String state0 = SqlStates.stateOf(e);
+                SqlState.Kind kind = SqlState.classify(e);
+                String state0 = SqlState.codeOf(e);
                 switch (kind) {
                     case CONNECTION_LOST:
                         if (++reconnectsHere > MAX_RECONNECTS_PER_BATCH) {
@@ -1039,7 +1036,7 @@ public final class DropOrphanInlineTables {
         try (Statement st = conn.createStatement()) {
             st.execute(lockSql.toString());
         } catch (SQLException e) {
-            if (SqlStates.LOCK_NOT_AVAILABLE.equals(SqlStates.stateOf(e))) {
+            if (SqlState.LOCK_NOT_AVAILABLE.is(e)) {
                 rollbackTo("janitor_chunk");
                 dropChunkPerTable(schema, chunk, present, oidOf, droppedNames, o);
                 return;
@@ -1089,8 +1086,8 @@ public final class DropOrphanInlineTables {
 
     /** Errors that concern one table and should not fail the batch: retry that chunk one table at a time. */
     private static boolean isPerTableFailure(SQLException e) {
-        String s = SqlStates.stateOf(e);
-        return s != null && (s.startsWith("2B") || s.equals("42809") || s.equals(SqlStates.LOCK_NOT_AVAILABLE));
+        String s = SqlState.codeOf(e);
+        return s != null && (s.startsWith(SqlState.DEPENDENT_OBJECTS_CLASS) || SqlState.WRONG_OBJECT_TYPE.is(s) || SqlState.LOCK_NOT_AVAILABLE.is(s));
     }
 
     /** The slow path: one table at a time under its own savepoint, so one locked or undroppable table is skipped alone. */
@@ -1101,7 +1098,7 @@ public final class DropOrphanInlineTables {
             try (Statement st = conn.createStatement()) {
                 st.execute("SAVEPOINT janitor_table; LOCK TABLE " + q + " IN ACCESS EXCLUSIVE MODE");
             } catch (SQLException e) {
-                if (SqlStates.LOCK_NOT_AVAILABLE.equals(SqlStates.stateOf(e))) {
+                if (SqlState.LOCK_NOT_AVAILABLE.is(e)) {
                     rollbackTo("janitor_table");
                     o.lockBusy.add(present.get(name).get(0).candidate);
                     continue;
@@ -1134,7 +1131,7 @@ public final class DropOrphanInlineTables {
             } catch (SQLException e) {
                 if (isPerTableFailure(e)) {
                     rollbackTo("janitor_table");
-                    o.warnings.add("kept " + name + ": DROP TABLE failed with SQLSTATE " + SqlStates.stateOf(e) + " ("
+                    o.warnings.add("kept " + name + ": DROP TABLE failed with SQLSTATE " + SqlState.codeOf(e) + " ("
                             + e.getMessage() + "); table and row kept");
                     continue;
                 }
@@ -1163,9 +1160,7 @@ public final class DropOrphanInlineTables {
         if (unregistered.isEmpty()) {
             return chunk;
         }
-        String registry = Sql.qualified(schema, "ducklake_inlined_data_tables");
-        String notRegistered = !hasRegistry ? "" : " AND NOT EXISTS (SELECT 1 FROM " + registry + " r WHERE r.table_name = u.name)"
-                + " AND NOT EXISTS (SELECT 1 FROM " + registry + " r WHERE r.table_id = u.id AND r.schema_version = u.ver)";
+        String notRegistered = " AND " + RegistryPredicate.noRegistryRow(schema, hasRegistry, "u.name", "u.id", "u.ver");
         Set<String> still = new HashSet<>();
         try (PreparedStatement ps = conn.prepareStatement("SELECT u.name FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[])"
                 + " AS u(name, id, ver, reloid)"
@@ -1362,16 +1357,16 @@ public final class DropOrphanInlineTables {
                 return work.run();
             } catch (SQLException e) {
                 rollbackQuietly();
-                SqlStates.Kind kind = SqlStates.classify(e);
-                if (attempt >= MAX_ATTEMPTS || (kind != SqlStates.Kind.CONNECTION_LOST && kind != SqlStates.Kind.RETRYABLE)) {
-                    if (kind == SqlStates.Kind.PERMISSION_DENIED) {
+                SqlState.Kind kind = SqlState.classify(e);
+                if (attempt >= MAX_ATTEMPTS || (kind != SqlState.Kind.CONNECTION_LOST && kind != SqlState.Kind.RETRYABLE)) {
+                    if (kind == SqlState.Kind.PERMISSION_DENIED) {
                         throw new JanitorException(Reason.PERMISSION_DENIED, "The catalog user lacks a privilege for the " + what
                                 + " (" + spec.redact(e.getMessage()) + ").", e);
                     }
                     throw databaseError(what, e);
                 }
-                warn(what + " failed with SQLSTATE " + SqlStates.stateOf(e) + "; retrying");
-                if (kind == SqlStates.Kind.CONNECTION_LOST) {
+                warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; retrying");
+                if (kind == SqlState.Kind.CONNECTION_LOST) {
                     reconnect();
                 } else {
                     sleep(Math.min(5_000, 200L << (attempt - 1)));
@@ -1434,7 +1429,7 @@ public final class DropOrphanInlineTables {
                 }
                 throw new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe()
                         + " and could not reconnect within " + options.reconnectTimeout().toSeconds() + " s (last SQLSTATE "
-                        + (last == null ? "none" : SqlStates.stateOf(last)) + "). Work committed so far is kept; rerun to resume.", last);
+                        + (last == null ? "none" : SqlState.codeOf(last)) + "). Work committed so far is kept; rerun to resume.", last);
             }
             for (long slept = 0; slept < backoff && !stopRequested.get(); slept += 100) {
                 sleep(Math.min(100, backoff - slept));
@@ -1474,12 +1469,12 @@ public final class DropOrphanInlineTables {
     }
 
     private JanitorException databaseError(String what, SQLException e) {
-        if (SqlStates.classify(e) == SqlStates.Kind.CONNECTION_LOST) {
+        if (SqlState.classify(e) == SqlState.Kind.CONNECTION_LOST) {
             return new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe() + " during " + what
-                    + " (SQLSTATE " + SqlStates.stateOf(e) + "). Work committed so far is kept; rerun to resume.", e);
+                    + " (SQLSTATE " + SqlState.codeOf(e) + "). Work committed so far is kept; rerun to resume.", e);
         }
         return new JanitorException(Reason.DATABASE_ERROR, "Database error during " + what + " (SQLSTATE "
-                + SqlStates.stateOf(e) + "): " + spec.redact(e.getMessage()), e);
+                + SqlState.codeOf(e) + "): " + spec.redact(e.getMessage()), e);
     }
 
     private void listNonEmpty(Candidate c, Long rows, boolean dropped) {

@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.droporphaninline;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.catalog.LockBudget;
+import dev.ducklake.janitor.pg.LockBudget;
 
 import java.time.Duration;
 
