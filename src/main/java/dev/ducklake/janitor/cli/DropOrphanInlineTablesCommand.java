@@ -7,7 +7,7 @@ import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
-import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
+import dev.ducklake.janitor.ops.ProgressListener;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
