@@ -279,7 +279,10 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
             if (required && step.unavailableReason() != null) {
                 throw tree.error(path, "the step is marked required but is " + step.unavailableReason());
             }
-            StepConfig cfg = new StepConfig(name, opts, required, stepBudget, tree.line(path));
+            Map<String, Object> written = new LinkedHashMap<>(given);
+            written.remove("required");
+            written.remove("run-budget");
+            StepConfig cfg = new StepConfig(name, opts, written, required, stepBudget, tree.line(path));
             step.validate(cfg, tree, path);
             out.add(cfg);
         }

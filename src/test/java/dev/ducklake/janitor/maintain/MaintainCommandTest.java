@@ -151,6 +151,20 @@ class MaintainCommandTest {
     }
 
     @Test
+    void thePasswordFromTheEnvironmentNeverAppears() throws Exception {
+        String good = leakedCatalog("maint_pw", 2);
+        Path cfg = config("  - name: down\n    connection: postgresql://janitor@127.0.0.1:1/lake?connect_timeout=2\n"
+                + "    password_env: LAKE_PW\n" + catalog("good", TestPostgres.get().url(), good), "  - drop-orphan-inline-tables: {}\n");
+        for (String format : List.of("text", "json")) {
+            Cli.Run run = Cli.run(Map.of("LAKE_PW", "Sup3r-s3cret-pw"), "maintain", "--config", cfg.toString(), "--output", format,
+                    "--log-format", format, "--verbose");
+            assertThat(run.exitCode()).as(run.all()).isEqualTo(3);
+            assertThat(run.all()).contains("127.0.0.1").doesNotContain("Sup3r-s3cret-pw");
+        }
+        assertThat(pushes).noneMatch(p -> p.body().contains("Sup3r-s3cret-pw") || p.path().contains("Sup3r-s3cret-pw"));
+    }
+
+    @Test
     void aDryRunChangesNothingAndPushesNothing() throws Exception {
         String good = leakedCatalog("maint_dry", 3);
         Path cfg = config(catalog("good", TestPostgres.get().url(), good), CHAIN);
