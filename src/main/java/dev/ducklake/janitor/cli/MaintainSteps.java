@@ -42,23 +42,30 @@ final class MaintainSteps {
      */
     static Map<String, MaintenanceStep> registry(Supplier<ProgressListener> listener) {
         Map<String, MaintenanceStep> r = new LinkedHashMap<>();
+        // the runtime's timeouts, as every execute command has them
+        Map<String, OptionKind> timeouts = Map.of("statement-timeout", OptionKind.DURATION, "lock-timeout", OptionKind.DURATION,
+                "reconnect-timeout", OptionKind.DURATION);
         // issue 12 (branch expire): expire-snapshots
-        add(r, unavailable("expire-snapshots", Map.of("older-than", OptionKind.DURATION_OR_INSTANT, "retain-last", OptionKind.POSITIVE_INT,
-                "versions", OptionKind.ID_LIST, "min-age", OptionKind.DURATION)));
+        Map<String, OptionKind> expire = new LinkedHashMap<>(timeouts);
+        expire.putAll(Map.of("older-than", OptionKind.DURATION_OR_INSTANT, "retain-last", OptionKind.POSITIVE_INT,
+                "versions", OptionKind.ID_LIST, "min-age", OptionKind.DURATION));
+        add(r, unavailable("expire-snapshots", expire));
         add(r, new DropStep(listener));
         // issue 13 (branch check): purge-orphan-stats and check
-        add(r, unavailable("purge-orphan-stats", Map.of()));
+        add(r, unavailable("purge-orphan-stats", timeouts));
         // issue 14 (branch storage): cleanup-old-files and delete-orphan-files
-        Map<String, OptionKind> storage = Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT,
-                "s3-endpoint", OptionKind.TEXT, "s3-path-style", OptionKind.BOOLEAN);
-        Map<String, OptionKind> cleanup = new LinkedHashMap<>(storage);
+        Map<String, OptionKind> cleanup = new LinkedHashMap<>(Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT,
+                "s3-endpoint", OptionKind.TEXT, "s3-path-style", OptionKind.BOOLEAN));
         cleanup.put("older-than", OptionKind.DURATION_OR_INSTANT);
         cleanup.put("min-age", OptionKind.DURATION);
         add(r, unavailable("cleanup-old-files", cleanup));
         Map<String, OptionKind> orphans = new LinkedHashMap<>(cleanup);
         orphans.put("max-orphan-ratio", OptionKind.RATIO);
+        orphans.put("allow-root-data-path", OptionKind.BOOLEAN);
+        orphans.put("include-puffin", OptionKind.BOOLEAN);
         add(r, unavailable("delete-orphan-files", orphans));
-        add(r, unavailable("check", Map.of()));
+        add(r, unavailable("check", Map.of("statement-timeout", OptionKind.DURATION, "max-examples", OptionKind.POSITIVE_INT,
+                "bloat-min-dead-rows", OptionKind.POSITIVE_INT, "bloat-dead-ratio", OptionKind.RATIO)));
         return r;
     }
 
