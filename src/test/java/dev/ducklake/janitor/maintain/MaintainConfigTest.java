@@ -109,6 +109,19 @@ class MaintainConfigTest {
     }
 
     @Test
+    void serveReadsTheSameFileWithThePasswordFromTheEnvironment() throws Exception {
+        String text = GOOD.replace("metadata_schema: public", "metadata_schema: public\n    password_env: LAKE_PW");
+        dev.ducklake.janitor.metrics.MetricsConfig m = dev.ducklake.janitor.metrics.MetricsConfig.parse(Path.of("m.yaml"), text,
+                Map.of("LAKE_PW", "s3cr3t-Pw"));
+        assertThat(m.catalogs().get(0).connection().hasPassword()).isTrue();
+        assertThatThrownBy(() -> dev.ducklake.janitor.metrics.MetricsConfig.parse(Path.of("m.yaml"), text, Map.of()))
+                .hasMessageContaining("LAKE_PW");
+        // keys only maintain knows are accepted by serve, real typos are still refused
+        assertThatThrownBy(() -> dev.ducklake.janitor.metrics.MetricsConfig.parse(Path.of("m.yaml"), GOOD.replace("run_budget: 2700",
+                "run_budgt: 2700"), Map.of())).hasMessageContaining("run_budgt");
+    }
+
+    @Test
     void aBadConfigurationChangesNothingAndExits11(@TempDir Path dir) throws Exception {
         String schema = TestPostgres.get().freshSchema("maint_cfg");
         try (Connection c = TestPostgres.get().connect()) {
