@@ -98,9 +98,17 @@ public final class MaintainCommand implements Callable<Integer> {
 
             @Override
             public void finished(StepOutcome o) {
-                String line = o.step() + ": " + o.status() + (o.message() == null ? "" : ": " + o.message())
-                        + String.format(Locale.ROOT, " (%s)", Render.seconds(o.elapsedSeconds()));
-                err.println((o.status() == Status.error ? "error: " : o.status() == Status.ok ? "info: " : "WARN: ") + line);
+                String took = " (" + Render.seconds(o.elapsedSeconds()) + ")";
+                switch (o.status()) {
+                    case ok, findings -> err.println("info: " + o.step() + ": " + o.status() + took);
+                    case skipped -> err.println("WARN: " + o.step() + " skipped: " + o.message() + took);
+                    case not_run -> err.println("WARN: " + o.step() + " not run: " + o.message());
+                    default -> {
+                        err.println("error: " + o.step() + " failed (exit " + o.exitCode() + ", "
+                                + o.reason().name().toLowerCase(Locale.ROOT) + "): " + o.message() + took);
+                        err.println("hint: " + o.reason().hint());
+                    }
+                }
                 err.flush();
                 StructuredLog.context(new StructuredLog.Context(null, null, OPERATION, false));
             }

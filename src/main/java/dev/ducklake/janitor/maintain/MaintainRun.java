@@ -162,9 +162,9 @@ public final class MaintainRun {
                 observer.starting(c, schema, s.name());
                 StepOutcome o;
                 if (stop.get()) {
-                    o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, "not run: the run was stopped (SIGTERM/SIGINT)", null, 0);
+                    o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, "the run was stopped (SIGTERM/SIGINT)", null, 0);
                 } else if (blocking != null) {
-                    o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, "not run: an earlier step failed ("
+                    o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, "an earlier step failed ("
                             + blocking.name().toLowerCase(java.util.Locale.ROOT) + ")", null, 0);
                 } else {
                     o = step(c, schema, s, runStart, catalogStart);
