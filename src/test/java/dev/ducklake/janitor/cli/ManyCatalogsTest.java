@@ -2,9 +2,9 @@ package dev.ducklake.janitor.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.catalog.FormatVersion;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -178,7 +178,9 @@ class ManyCatalogsTest {
         assertThat(json.json().has("schemas")).isFalse();
         assertThat(json.json().get("non_empty_tables").get(0).get("rows").asLong()).isEqualTo(7);
 
-        Run text = cli("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", s, "--dry-run", "--include-nonempty");
+        // issue 10: the per-table list is a --verbose detail (else one summary line)
+        Run text = cli("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", s, "--dry-run", "--include-nonempty",
+                "--verbose");
         assertThat(text.code()).isZero();
         String[] lines = text.out().split("\n");
         assertThat(lines[1]).as("the non-empty orphan comes first, with its row count")
