@@ -2,6 +2,7 @@ package dev.ducklake.janitor.metrics;
 
 import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
+import dev.ducklake.janitor.catalog.SnapshotConsistency;
 import dev.ducklake.janitor.catalog.Sql;
 import dev.ducklake.janitor.catalog.SqlStates;
 
@@ -60,12 +61,14 @@ public final class CatalogHealthCollector {
     static final String BAND_BYTES = "ducklake_data_files_by_size_bytes";
     static final String PARTITION_FILES = "ducklake_partition_data_files";
     static final String CATALOG_INFO = "ducklake_catalog";
+    /** Rows naming a snapshot beyond the newest one, per catalog table (see {@link SnapshotConsistency}). */
+    public static final String BEYOND_LAST_SNAPSHOT = "ducklake_catalog_rows_beyond_last_snapshot";
 
     /** Every metric name this collector can produce (base names; the info metric is exposed with {@code _info}). */
     public static final List<String> BUILT_IN_NAMES = List.of(REGISTRY_ROWS, TABLES_PRESENT, REGISTRY_MISSING, UNREGISTERED,
             DELETE_TABLES, UNREACHABLE, PG_ATTRIBUTE, RELATIONS, SNAPSHOTS, SNAPSHOT_OLDEST, SNAPSHOT_NEWEST, SNAPSHOT_CURRENT,
             DATA_FILES, DATA_FILES_BYTES, DELETE_FILES, DELETE_FILES_BYTES, SCHEDULED, SCHEDULED_AGE, BAND_FILES, BAND_BYTES,
-            PARTITION_FILES, CATALOG_INFO + "_info");
+            PARTITION_FILES, CATALOG_INFO + "_info", BEYOND_LAST_SNAPSHOT);
 
     /** Size bands of live data files: label value and upper bound in bytes (exclusive; last band unbounded). */
     private static final String[] BANDS = {"lt_1mib", "1_to_10mib", "10_to_64mib", "ge_64mib"};
@@ -145,6 +148,7 @@ public final class CatalogHealthCollector {
             step("format_version", statementTimeout, this::formatVersion);
             step("inlined_tables", statementTimeout, () -> inlinedTables(ns[0], hasRegistry[0]));
             step("unreachable_inline_tables", statementTimeout, () -> unreachable(hasRegistry[0]));
+            step("snapshot_consistency", statementTimeout, this::snapshotConsistency);
             step("pg_attribute", statementTimeout, () -> pgAttribute(ns[0]));
             step("snapshots", statementTimeout, this::snapshots);
             step("data_files", statementTimeout, this::dataFiles);
@@ -278,6 +282,16 @@ public final class CatalogHealthCollector {
         }
         return List.of(gauge(UNREACHABLE, "Registry rows of inlined-data tables whose DuckLake table no retained snapshot can reach "
                 + "(leaked; they slow down ATTACH). Fix: ducklake-janitor drop-orphan-inline-tables.", count));
+    }
+
+    private List<MetricFamily> snapshotConsistency() throws SQLException {
+        SnapshotConsistency.Report report = SnapshotConsistency.check(conn, schema, 0);
+        List<MetricFamily.Sample> samples = new ArrayList<>();
+        report.rowsPerTable().forEach((table, rows) -> samples.add(new MetricFamily.Sample(List.of(catalog, table), rows)));
+        return List.of(new MetricFamily(BEYOND_LAST_SNAPSHOT, "Catalog rows that refer to a snapshot beyond the newest one in "
+                + "ducklake_snapshot, per table (0 on a sound catalog). Above 0 the newest snapshot rows were lost: every "
+                + "maintenance command refuses (exit 6) until they are restored.", MetricFamily.Type.GAUGE,
+                List.of(CATALOG_LABEL, "table"), samples));
     }
 
     private List<MetricFamily> pgAttribute(long ns) throws SQLException {
