@@ -134,7 +134,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
         ConnectionSpec conn = null;
         try {
             DropOrphanInlineTablesOptions options = options();
-            conn = catalog.connection(parent.env());
+            conn = catalog.connection(parent.env()).withSocketTimeoutAbove(options.statementTimeout());
             push.validate(parent.env());
             if (allMetadataSchemas || catalog.metadataSchemas.size() > 1) {
                 return MultiSchemaRun.run(this, conn, options, out, err, json);
@@ -143,19 +143,21 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
             if (!dryRun && !yes && !confirm(conn, options.metadataSchema())) {
                 throw new JanitorException(Reason.ABORTED, "Not confirmed; nothing was changed.");
             }
-            DropOrphanInlineTables op = new DropOrphanInlineTables(conn, options, listener(out, err, json));
+            reporter.started();
+            // push time counts inside --run-budget
+            DropOrphanInlineTables op = new DropOrphanInlineTables(conn, push.deductFrom(options), listener(out, err, json));
             // SIGTERM/SIGINT: stop at the next safe point and let the batch in flight commit (up to 30 s)
             Thread hook = new Thread(() -> {
                 long t0 = System.nanoTime();
                 signalled.set(true);
                 op.requestStop();
+                ConnectionSpec.abortPendingConnects();
                 if (op.awaitFinished(STOP_GRACE)) {
                     awaitPrinted(t0);
                 }
             }, "ducklake-janitor-stop");
             Runtime.getRuntime().addShutdownHook(hook);
             DropOrphanInlineTablesResult result;
-            reporter.started();
             try {
                 result = op.execute();
                 reporter.succeeded(pushedGauges(result));
@@ -259,7 +261,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
 
     private static Duration seconds(String flag, double value) throws JanitorException {
         if (!(value >= 0) || Double.isInfinite(value)) {
-            throw usage(flag + " must be 0 or more seconds, got " + value + ".");
+            throw usage(flag + " must be 0 or more seconds, got " + Render.number(value) + ".");
         }
         return dev.ducklake.janitor.Durations.ofSeconds(value);
     }
@@ -268,7 +270,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
     private static Duration pgTimeout(String flag, double value) throws JanitorException {
         Duration d = seconds(flag, value);
         if (d.toMillis() > Integer.MAX_VALUE) {
-            throw usage(flag + " must be at most " + Integer.MAX_VALUE / 1000 + " seconds (PostgreSQL's limit), got " + value + ".");
+            throw usage(flag + " must be at most " + Integer.MAX_VALUE / 1000 + " seconds (PostgreSQL's limit), got " + Render.number(value) + ".");
         }
         return d;
     }

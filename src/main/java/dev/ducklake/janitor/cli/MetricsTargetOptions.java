@@ -43,7 +43,7 @@ public final class MetricsTargetOptions {
         Path file = config != null ? config
                 : catalog.catalog == null && env.get(ENV_CONFIG) != null ? Path.of(env.get(ENV_CONFIG)) : null;
         if (statementTimeout != null && (!(statementTimeout >= 0) || statementTimeout > 86_400)) {
-            throw new JanitorException(Reason.USAGE, "--statement-timeout must be 0 to 86400 seconds, got " + statementTimeout + ".");
+            throw new JanitorException(Reason.USAGE, "--statement-timeout must be 0 to 86400 seconds, got " + Render.number(statementTimeout) + ".");
         }
         if (file != null) {
             if (catalog.catalog != null) {

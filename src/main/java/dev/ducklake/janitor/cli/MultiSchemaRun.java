@@ -64,6 +64,7 @@ final class MultiSchemaRun {
             stop.set(true);
             cmd.signalled.set(true);
             DropOrphanInlineTables op = current.get();
+            ConnectionSpec.abortPendingConnects();
             boolean finished = true;
             if (op != null) {
                 op.requestStop();

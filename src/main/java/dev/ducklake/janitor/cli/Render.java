@@ -82,4 +82,18 @@ final class Render {
         return t >= 3600 ? String.format(java.util.Locale.ROOT, "%dh%02dm%02ds", t / 3600, t / 60 % 60, t % 60)
                 : String.format(java.util.Locale.ROOT, "%dm%02ds", t / 60, t % 60);
     }
+
+    /**
+     * A number as an operator typed it: no trailing {@code .0} for whole values, no exponent ({@code 5}, {@code 0.25},
+     * {@code 100000}), {@code NaN} / {@code Infinity} as such.
+     *
+     * @param v the value picocli parsed
+     * @return the text
+     */
+    static String number(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return Double.toString(v);
+        }
+        return new java.math.BigDecimal(Double.toString(v)).stripTrailingZeros().toPlainString();
+    }
 }

@@ -55,7 +55,7 @@ public final class ServeCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         String[] hostPort = parseListen(listen);
         if (interval != null && (!(interval > 0) || interval > 86_400)) {
-            throw new JanitorException(Reason.USAGE, "--interval must be more than 0 and at most 86400 seconds, got " + interval + ".");
+            throw new JanitorException(Reason.USAGE, "--interval must be more than 0 and at most 86400 seconds, got " + Render.number(interval) + ".");
         }
         MetricsConfig cfg = targets.resolve(catalog, parent.env());
         Duration every = interval != null ? dev.ducklake.janitor.Durations.ofSeconds(interval) : cfg.interval();

@@ -15,8 +15,10 @@ import java.util.function.Consumer;
  * which backs off from 1 s to 60 s while the catalog does not answer. One broken catalog only ever affects its own
  * target.
  *
- * <p>{@link #collectOnce} is meant to be called from one thread at a time (it is synchronized); {@link #families()}
- * and {@link #up()} may be called from any thread.
+ * <p>{@link #collectOnce} is meant to be called from one thread at a time (it is synchronized); {@link #families()},
+ * {@link #up()} and {@link #close()} may be called from any thread. {@link #close()} never waits for a collection in
+ * progress (which may be stuck connecting to a catalog that does not answer): it aborts the connection and interrupts
+ * the login instead, so that {@code serve} stops within a bounded time whatever a catalog is doing.
  */
 public final class CatalogTarget implements AutoCloseable {
 
@@ -34,7 +36,9 @@ public final class CatalogTarget implements AutoCloseable {
 
     private final TargetConfig config;
     private final Consumer<String> log;
-    private Connection conn;
+    private volatile Connection conn;
+    private volatile Thread collecting;
+    private volatile boolean closed;
     private int failures;
 
     private volatile boolean up;
@@ -81,11 +85,27 @@ public final class CatalogTarget implements AutoCloseable {
      *     catalog answered, otherwise the backoff (1 s, 2 s, 4 s, ... at most 60 s)
      */
     public synchronized Duration collectOnce(Duration interval) {
+        if (closed) {
+            return BACKOFF_MAX;
+        }
+        collecting = Thread.currentThread();
+        try {
+            return collect(interval);
+        } finally {
+            collecting = null;
+        }
+    }
+
+    private Duration collect(Duration interval) {
         everCollected = true;
         long t0 = System.nanoTime();
         if (conn == null) {
             try {
                 conn = config.connection().openRaw();
+                if (closed) {
+                    closeConnection();
+                    return BACKOFF_MAX;
+                }
                 // a socket timeout beyond the longest statement timeout: a silent network partition cannot hang the thread
                 long longest = config.statementTimeout().toMillis();
                 boolean unbounded = config.statementTimeout().isZero();
@@ -218,19 +238,36 @@ public final class CatalogTarget implements AutoCloseable {
     }
 
     private void closeConnection() {
-        if (conn != null) {
+        Connection c = conn;
+        conn = null;
+        if (c != null) {
             try {
-                conn.close();
+                c.close();
             } catch (SQLException ignored) {
                 // already gone
             }
-            conn = null;
         }
     }
 
-    /** Closes the connection. */
+    /**
+     * Stops this target without waiting for a collection in progress: no further collection starts, the session is
+     * aborted (pgJDBC closes its socket, so a query in flight fails at once) and a login in progress is interrupted.
+     * Idempotent; returns at once.
+     */
     @Override
-    public synchronized void close() {
-        closeConnection();
+    public void close() {
+        closed = true;
+        Thread t = collecting;
+        if (t != null) {
+            t.interrupt();
+        }
+        Connection c = conn;
+        if (c != null) {
+            try {
+                c.abort(Runnable::run);
+            } catch (SQLException | RuntimeException ignored) {
+                // already gone
+            }
+        }
     }
 }

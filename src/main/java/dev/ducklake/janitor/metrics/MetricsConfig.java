@@ -82,8 +82,10 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new JanitorException(Reason.CONFIG, "Cannot read the metrics configuration " + file + ": "
-                    + e.getClass().getSimpleName() + ".", e);
+            String why = e instanceof java.nio.file.NoSuchFileException ? "it does not exist"
+                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                    : Files.isDirectory(file) ? "it is a directory" : "it is not readable as UTF-8 text";
+            throw new JanitorException(Reason.CONFIG, "Cannot read the metrics configuration " + file + ": " + why + ".", e);
         }
         return parse(file, text, env);
     }

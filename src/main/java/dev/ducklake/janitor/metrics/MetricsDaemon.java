@@ -150,7 +150,14 @@ public final class MetricsDaemon implements AutoCloseable {
         }
     }
 
-    /** Stops the HTTP server and the collection threads and closes every catalog connection; idempotent. */
+    /** How long {@link #close()} waits in total for the collection threads to end. */
+    public static final Duration STOP_WAIT = Duration.ofSeconds(5);
+
+    /**
+     * Stops the HTTP server and the collection threads and aborts every catalog connection, within about
+     * {@link #STOP_WAIT} whatever a catalog is doing (a collection stuck connecting or in a query is aborted, never
+     * waited for; the collection threads are daemon threads); idempotent.
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -162,15 +169,21 @@ public final class MetricsDaemon implements AutoCloseable {
         for (ScheduledExecutorService ses : schedulers) {
             ses.shutdownNow();
         }
-        for (ScheduledExecutorService ses : schedulers) {
-            try {
-                ses.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
         for (CatalogTarget t : targets) {
             t.close();
+        }
+        long deadline = System.nanoTime() + STOP_WAIT.toNanos();
+        for (ScheduledExecutorService ses : schedulers) {
+            try {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !ses.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+                    log.accept("stop: a catalog collection did not end within " + STOP_WAIT.toSeconds() + " s; leaving it behind");
+                    break;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
         }
     }
 }
