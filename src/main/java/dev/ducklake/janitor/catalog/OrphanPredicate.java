@@ -62,4 +62,23 @@ public final class OrphanPredicate {
         return "SELECT count(*) FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables") + " r WHERE "
                 + unreachable(schema, "r.table_id");
     }
+
+    /**
+     * A query with one bigint column and one bind parameter (the metadata schema's name, text): an upper bound of
+     * the orphan registry rows whose inlined table still holds rows, i.e. what {@code drop-orphan-inline-tables}
+     * keeps unless {@code --include-nonempty} is given. It counts the orphan registry rows whose table exists and
+     * has at least one heap block ({@code pg_relation_size > 0}): a table without blocks holds no row (the dry run
+     * uses the same fact), but a table whose rows were all deleted (flushed) keeps its blocks until VACUUM truncates
+     * it, so the figure can exceed the exact count, which only the dry run's per-table probe gives. Cost: one
+     * file-size call per orphan table (no table is read or locked beyond the instant of the size call).
+     *
+     * @param schema the metadata schema (quoted here)
+     * @return the SQL text
+     */
+    public static String countOrphanRegistryRowsWithHeapBlocks(String schema) {
+        return "SELECT count(*) FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables") + " r"
+                + " JOIN pg_catalog.pg_class c ON c.relname::text = r.table_name AND c.relkind = 'r'"
+                + " AND c.relnamespace = (SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname = ?)"
+                + " WHERE pg_catalog.pg_relation_size(c.oid) > 0 AND " + unreachable(schema, "r.table_id");
+    }
 }

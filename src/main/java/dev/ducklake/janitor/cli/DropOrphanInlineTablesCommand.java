@@ -326,7 +326,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  non-empty orphan %s: %s (%s, table_id %d%s)%s%n",
                     t.dropped() ? "dropped" : r.dryRun() ? "found" : "kept", t.tableName(), t.kind(), t.tableId(),
                     t.schemaVersion() == null ? "" : ", schema_version " + t.schemaVersion(),
-                    t.rows() == null ? "" : ", " + t.rows() + " rows");
+                    t.rows() == null ? "" : ", " + t.rows() + (t.rows() == 1 ? " row" : " rows"));
         }
         row(out, "registry rows", r.registryRows());
         row(out, "orphan rows", r.orphanRows());

@@ -45,6 +45,8 @@ public final class CatalogHealthCollector {
     static final String DELETE_TABLES = "ducklake_inlined_delete_tables_present";
     /** The shared-predicate metric: orphan registry rows as drop-orphan-inline-tables counts them. */
     public static final String UNREACHABLE = "ducklake_unreachable_inline_tables";
+    /** Unreachable inlined tables that hold rows (upper bound; see OrphanPredicate#countOrphanRegistryRowsWithHeapBlocks). */
+    public static final String UNREACHABLE_NONEMPTY = "ducklake_unreachable_inline_tables_nonempty";
     static final String PG_ATTRIBUTE = "ducklake_metadata_schema_pg_attribute_rows";
     static final String RELATIONS = "ducklake_metadata_schema_relations";
     static final String SNAPSHOTS = "ducklake_snapshots";
@@ -68,7 +70,7 @@ public final class CatalogHealthCollector {
     public static final List<String> BUILT_IN_NAMES = List.of(REGISTRY_ROWS, TABLES_PRESENT, REGISTRY_MISSING, UNREGISTERED,
             DELETE_TABLES, UNREACHABLE, PG_ATTRIBUTE, RELATIONS, SNAPSHOTS, SNAPSHOT_OLDEST, SNAPSHOT_NEWEST, SNAPSHOT_CURRENT,
             DATA_FILES, DATA_FILES_BYTES, DELETE_FILES, DELETE_FILES_BYTES, SCHEDULED, SCHEDULED_AGE, BAND_FILES, BAND_BYTES,
-            PARTITION_FILES, CATALOG_INFO + "_info", BEYOND_LAST_SNAPSHOT);
+            PARTITION_FILES, CATALOG_INFO + "_info", BEYOND_LAST_SNAPSHOT, UNREACHABLE_NONEMPTY);
 
     /** Size bands of live data files: label value and upper bound in bytes (exclusive; last band unbounded). */
     private static final String[] BANDS = {"lt_1mib", "1_to_10mib", "10_to_64mib", "ge_64mib"};
@@ -273,15 +275,27 @@ public final class CatalogHealthCollector {
 
     private List<MetricFamily> unreachable(boolean hasRegistry) throws SQLException {
         long count = 0;
+        long nonEmpty = 0;
         if (hasRegistry) {
             try (PreparedStatement ps = conn.prepareStatement(OrphanPredicate.countOrphanRegistryRows(schema));
                  ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 count = rs.getLong(1);
             }
+            if (count > 0) {
+                try (PreparedStatement ps = conn.prepareStatement(OrphanPredicate.countOrphanRegistryRowsWithHeapBlocks(schema))) {
+                    ps.setString(1, schema);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        nonEmpty = rs.getLong(1);
+                    }
+                }
+            }
         }
         return List.of(gauge(UNREACHABLE, "Registry rows of inlined-data tables whose DuckLake table no retained snapshot can reach "
-                + "(leaked; they slow down ATTACH). Fix: ducklake-janitor drop-orphan-inline-tables.", count));
+                + "(leaked; they slow down ATTACH). Fix: ducklake-janitor drop-orphan-inline-tables.", count),
+                gauge(UNREACHABLE_NONEMPTY, "Of those, the ones whose table may still hold rows (upper bound: tables with heap "
+                        + "blocks). A plain run keeps them; they need drop-orphan-inline-tables --include-nonempty.", nonEmpty));
     }
 
     private List<MetricFamily> snapshotConsistency() throws SQLException {

@@ -1,5 +1,9 @@
 package dev.ducklake.janitor.metrics;
 
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.catalog.CatalogDiscovery;
+import dev.ducklake.janitor.catalog.SqlStates;
+
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -33,6 +37,8 @@ public final class CatalogTarget implements AutoCloseable {
     static final String LAST_SUCCESS = "ducklake_janitor_last_success_timestamp_seconds";
     static final String QUERY_LAST_SUCCESS = "ducklake_janitor_query_last_success_timestamp_seconds";
     static final String QUERY_DURATION = "ducklake_janitor_query_duration_seconds";
+    /** Label of every catalog gauge: the metadata schema (the same label the Pushgateway series carry). */
+    public static final String SCHEMA_LABEL = "schema";
 
     private final TargetConfig config;
     private final Consumer<String> log;
@@ -40,6 +46,7 @@ public final class CatalogTarget implements AutoCloseable {
     private volatile Thread collecting;
     private volatile boolean closed;
     private int failures;
+    private List<String> lastSchemas;
 
     private volatile boolean up;
     private volatile boolean everCollected;
@@ -120,13 +127,80 @@ public final class CatalogTarget implements AutoCloseable {
                 return down("connect", config.connection().connectionFailure(e).getMessage());
             }
         }
-        CollectResult r = new CatalogHealthCollector(conn, config.metadataSchema(), config.name(), config.statementTimeout(),
-                config.queries()).collect();
-        lastDuration = (System.nanoTime() - t0) / 1e9;
+        List<String> schemas;
+        if (config.allMetadataSchemas()) {
+            try {
+                schemas = CatalogDiscovery.catalogSchemas(conn);
+            } catch (SQLException | JanitorException e) {
+                boolean lost = e instanceof SQLException se && SqlStates.classify(se) == SqlStates.Kind.CONNECTION_LOST;
+                if (lost) {
+                    closeConnection();
+                }
+                lastDuration = (System.nanoTime() - t0) / 1e9;
+                return down(lost ? "connect" : "catalog", "listing the metadata schemas of " + config.connection().describe()
+                        + " failed: " + e.getMessage());
+            }
+            if (schemas.isEmpty() && !schemas.equals(lastSchemas)) {
+                log.accept("catalog " + config.name() + ": no schema of " + config.connection().describe() + " holds a DuckLake catalog");
+            }
+            lastSchemas = schemas;
+        } else {
+            schemas = List.of(config.metadataSchema());
+        }
+        List<MetricFamily> gathered = new ArrayList<>();
+        boolean lost = false;
+        boolean missing = false;
         double now = System.currentTimeMillis() / 1000.0;
+        for (String schema : schemas) {
+            CollectResult r = new CatalogHealthCollector(conn, schema, config.name(), config.statementTimeout(),
+                    config.queries()).collect();
+            // in the all-schemas mode a query is named <schema>/<query>, so that one tenant's failure is told apart
+            String prefix = config.allMetadataSchemas() ? schema + "/" : "";
+            record(r, prefix, now);
+            for (MetricFamily f : r.families()) {
+                gathered.add(withSchema(f, schema));
+            }
+            lost |= r.connectionLost();
+            missing |= !config.allMetadataSchemas() && r.errors().containsKey("catalog");
+            if (lost) {
+                break;
+            }
+        }
+        lastDuration = (System.nanoTime() - t0) / 1e9;
+        if (lost) {
+            closeConnection();
+            return down("connect", "the connection to " + config.connection().describe() + " was lost");
+        }
+        if (missing) {
+            catalogFamilies = List.of();
+            setUp(false);
+            return backoff();
+        }
+        catalogFamilies = Exposition.merge(gathered);
+        lastSuccess = now;
+        failures = 0;
+        setUp(true);
+        return interval;
+    }
+
+    /** Adds the {@code schema} label (the metadata schema, as on the Pushgateway series) right after {@code catalog}. */
+    private static MetricFamily withSchema(MetricFamily f, String schema) {
+        List<String> names = new ArrayList<>(f.labelNames());
+        names.add(1, SCHEMA_LABEL);
+        List<MetricFamily.Sample> samples = new ArrayList<>();
+        for (MetricFamily.Sample s : f.samples()) {
+            List<String> values = new ArrayList<>(s.labelValues());
+            values.add(1, schema);
+            samples.add(new MetricFamily.Sample(values, s.value()));
+        }
+        return new MetricFamily(f.name(), f.help(), f.type(), names, samples);
+    }
+
+    private void record(CollectResult r, String prefix, double now) {
         synchronized (errorCounts) {
-            queryDuration.putAll(r.durations());
-            for (String q : r.succeeded()) {
+            r.durations().forEach((q, d) -> queryDuration.put(prefix + q, d));
+            for (String q0 : r.succeeded()) {
+                String q = prefix + q0;
                 errorCounts.putIfAbsent(q, 0L);
                 queryLastSuccess.put(q, now);
                 if (lastErrors.remove(q) != null) {
@@ -134,27 +208,14 @@ public final class CatalogTarget implements AutoCloseable {
                 }
             }
             for (Map.Entry<String, String> e : r.errors().entrySet()) {
-                errorCounts.merge(e.getKey(), 1L, Long::sum);
+                String q = prefix + e.getKey();
+                errorCounts.merge(q, 1L, Long::sum);
                 String message = config.connection().redact(e.getValue());
-                if (!message.equals(lastErrors.put(e.getKey(), message))) {
-                    log.accept("catalog " + config.name() + ": query " + e.getKey() + " failed: " + message);
+                if (!message.equals(lastErrors.put(q, message))) {
+                    log.accept("catalog " + config.name() + ": query " + q + " failed: " + message);
                 }
             }
         }
-        if (r.connectionLost()) {
-            closeConnection();
-            return down("connect", "the connection to " + config.connection().describe() + " was lost");
-        }
-        if (r.errors().containsKey("catalog")) {
-            catalogFamilies = List.of();
-            setUp(false);
-            return backoff();
-        }
-        catalogFamilies = r.families();
-        lastSuccess = now;
-        failures = 0;
-        setUp(true);
-        return interval;
     }
 
     private Duration down(String query, String message) {

@@ -26,12 +26,22 @@ import java.util.function.Consumer;
  *   <li>{@code GET /metrics}: the gauges of the last collection of every catalog plus the self-metrics, in the
  *       Prometheus text format (served from memory; a scrape never waits for a database);</li>
  *   <li>{@code GET /-/healthy}: 200 while the process serves HTTP (liveness);</li>
- *   <li>{@code GET /-/ready}: 200 while every configured catalog answered its last collection, else 503 naming the
- *       catalogs that do not (readiness);</li>
+ *   <li>{@code GET /-/ready}: 200 while the {@link ReadyPolicy} holds (default: every configured catalog answered its
+ *       last collection; or at least one), else 503; the body names each catalog's state (readiness);</li>
  *   <li>anything else: 404.</li>
  * </ul>
  */
 public final class MetricsDaemon implements AutoCloseable {
+
+    /** When {@code /-/ready} answers 200. */
+    public enum ReadyPolicy {
+        /** Every configured catalog answered its last collection (a down tenant takes the pod out of the Service). */
+        ALL,
+        /** At least one catalog answered its last collection (a down tenant only shows {@code ducklake_janitor_up 0}). */
+        ANY
+    }
+
+    private final ReadyPolicy readyPolicy;
 
     private final List<CatalogTarget> targets;
     private final Duration interval;
@@ -46,6 +56,17 @@ public final class MetricsDaemon implements AutoCloseable {
      * @param log where state changes and failures go
      */
     public MetricsDaemon(List<CatalogTarget> targets, Duration interval, Consumer<String> log) {
+        this(targets, interval, log, ReadyPolicy.ALL);
+    }
+
+    /**
+     * @param targets the catalogs to watch (at least one); the daemon closes them
+     * @param interval delay between collections of a catalog that answers
+     * @param log where state changes and failures go
+     * @param readyPolicy when /-/ready answers 200
+     */
+    public MetricsDaemon(List<CatalogTarget> targets, Duration interval, Consumer<String> log, ReadyPolicy readyPolicy) {
+        this.readyPolicy = readyPolicy;
         if (targets.isEmpty()) {
             throw new IllegalArgumentException("no catalog to watch");
         }
@@ -95,9 +116,10 @@ public final class MetricsDaemon implements AutoCloseable {
         return server.getPort();
     }
 
-    /** Whether every catalog answered its last collection. */
+    /** Whether the ready policy holds: every catalog (ALL) or at least one (ANY) answered its last collection. */
     public boolean ready() {
-        return targets.stream().allMatch(CatalogTarget::up);
+        return readyPolicy == ReadyPolicy.ALL ? targets.stream().allMatch(CatalogTarget::up)
+                : targets.stream().anyMatch(CatalogTarget::up);
     }
 
     /** The families /metrics serves now: every catalog's last gauges and self-metrics. */

@@ -1210,7 +1210,7 @@ public final class DropOrphanInlineTables {
             o.droppedNonempty++;
             o.rowsDropped += rows == null ? 0 : rows;
             o.warnings.add("dropped non-empty orphan " + name + " (" + c.kind.label + ", table_id " + c.tableId + ") holding "
-                    + rows + " row(s) (--include-nonempty)");
+                    + rows + (Long.valueOf(1).equals(rows) ? " row" : " rows") + " (--include-nonempty)");
         } else {
             o.skippedNonempty++;
             o.warnings.add("skipping non-empty orphan " + name + " (" + c.kind.label + ", table_id " + c.tableId
