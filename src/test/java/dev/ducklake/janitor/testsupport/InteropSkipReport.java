@@ -52,7 +52,7 @@ public final class InteropSkipReport implements TestExecutionListener {
         String why = reason == null ? "" : reason.replace("\n", " ");
         synchronized (classes) {
             System.out.println("[WARNING] SKIPPED " + skipped.get() + " real-DuckLake interop test(s) in " + String.join(", ", classes)
-                    + ": " + why + " Run scripts/install-ducklake-test-env.sh (needs python3) or set DUCKLAKE_JANITOR_INTEROP_VENV.");
+                    + ": " + why);
             System.out.flush();
         }
     }
