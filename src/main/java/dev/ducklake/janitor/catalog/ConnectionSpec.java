@@ -49,6 +49,11 @@ public final class ConnectionSpec {
     public static final int DEFAULT_CONNECT_TIMEOUT_SECONDS = 10;
     /** How much the socket timeout exceeds the statement timeout, seconds (room for the server to report the cancel). */
     public static final int SOCKET_TIMEOUT_MARGIN_SECONDS = 30;
+    /**
+     * The least socket timeout, seconds: statements outside the batches (the survey of a very large registry) run
+     * without a statement_timeout, and must not be cut by the socket timeout.
+     */
+    public static final int SOCKET_TIMEOUT_FLOOR_SECONDS = 600;
 
     /** Threads inside {@link #openRaw()} now, so that a stop request can interrupt a login in progress. */
     private static final java.util.Set<Thread> CONNECTING = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -230,15 +235,17 @@ public final class ConnectionSpec {
 
     /**
      * The same connection with a socket timeout (pgJDBC {@code socketTimeout}: the longest wait for any read once
-     * logged in) of {@code statementTimeout} plus {@link #SOCKET_TIMEOUT_MARGIN_SECONDS}, so that a statement is always
-     * ended by the server's statement_timeout first and a silent network partition still cannot hang the caller.
+     * logged in) of {@code statementTimeout} plus {@link #SOCKET_TIMEOUT_MARGIN_SECONDS}, at least
+     * {@link #SOCKET_TIMEOUT_FLOOR_SECONDS}, so that a statement is always ended by the server's statement_timeout
+     * first and a silent network partition still cannot hang the caller.
      *
      * @param statementTimeout the longest statement_timeout the caller sets; zero (none) leaves reads unbounded
      * @return a new specification
      */
     public ConnectionSpec withSocketTimeoutAbove(java.time.Duration statementTimeout) {
         int s = statementTimeout == null || statementTimeout.isZero() ? 0
-                : (int) Math.min(Integer.MAX_VALUE / 2, (statementTimeout.toMillis() + 999) / 1000 + SOCKET_TIMEOUT_MARGIN_SECONDS);
+                : (int) Math.min(Integer.MAX_VALUE / 2, Math.max(SOCKET_TIMEOUT_FLOOR_SECONDS,
+                        (statementTimeout.toMillis() + 999) / 1000 + SOCKET_TIMEOUT_MARGIN_SECONDS));
         return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, s);
     }
 

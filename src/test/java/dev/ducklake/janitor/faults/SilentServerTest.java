@@ -105,8 +105,10 @@ class SilentServerTest {
         assertThat(ConnectionSpec.parse("jdbc:postgresql://h/d?connectTimeout=4", Map.of(), null).connectTimeoutSeconds()).isEqualTo(4);
         ConnectionSpec s = ConnectionSpec.parse("host=h", Map.of(), null);
         assertThat(s.socketTimeoutSeconds()).as("no socket timeout unless asked").isZero();
-        assertThat(s.withSocketTimeoutAbove(Duration.ofSeconds(120)).socketTimeoutSeconds()).as("beyond the statement timeout")
-                .isEqualTo(120 + ConnectionSpec.SOCKET_TIMEOUT_MARGIN_SECONDS);
+        assertThat(s.withSocketTimeoutAbove(Duration.ofSeconds(900)).socketTimeoutSeconds()).as("beyond the statement timeout")
+                .isEqualTo(900 + ConnectionSpec.SOCKET_TIMEOUT_MARGIN_SECONDS);
+        assertThat(s.withSocketTimeoutAbove(Duration.ofSeconds(120)).socketTimeoutSeconds()).as("never below the floor")
+                .isEqualTo(ConnectionSpec.SOCKET_TIMEOUT_FLOOR_SECONDS);
         assertThat(s.withSocketTimeoutAbove(Duration.ZERO).socketTimeoutSeconds()).isZero();
     }
 
