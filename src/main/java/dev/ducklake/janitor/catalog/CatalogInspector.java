@@ -81,7 +81,7 @@ public final class CatalogInspector {
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     throw new JanitorException(Reason.NOT_A_CATALOG, "The metadata schema " + printable(schema)
-                            + " does not exist in " + where(c) + ".");
+                            + " does not exist in " + describeServer(c) + ".");
                 }
             }
         }
@@ -146,8 +146,15 @@ public final class CatalogInspector {
         return new CatalogInfo(schema, version, present.contains("ducklake_inlined_data_tables"), count, min, max);
     }
 
-    /** "database 'db' on host:port", from the session itself (never a password). */
-    private static String where(Connection c) throws SQLException {
+    /**
+     * Names the database and server of a session for messages, e.g. {@code database 'lake' on db.internal:5432}
+     * (from the session itself; never a password).
+     *
+     * @param c an open connection
+     * @return the description
+     * @throws SQLException when the session cannot answer
+     */
+    public static String describeServer(Connection c) throws SQLException {
         String db;
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.current_database()"); ResultSet rs = ps.executeQuery()) {
             rs.next();

@@ -138,7 +138,8 @@ public final class CatalogHealthCollector {
                 ps.setString(1, schema);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
-                        throw new SQLException("the metadata schema " + schema + " does not exist", "3F000");
+                        throw new SQLException("the metadata schema " + dev.ducklake.janitor.catalog.CatalogInspector.printable(schema)
+                                + " does not exist in " + dev.ducklake.janitor.catalog.CatalogInspector.describeServer(conn), "3F000");
                     }
                     ns[0] = rs.getLong(1);
                     hasRegistry[0] = rs.getBoolean(2);

@@ -81,6 +81,8 @@ class MetricsCommandTest {
         Run missing = run(Map.of(), "metrics", "--catalog", TestPostgres.get().url(), "--metadata-schema", "no_such_schema_x");
         assertThat(missing.code()).as("not a catalog").isEqualTo(4);
         assertThat(missing.out()).contains("ducklake_janitor_up{catalog=");
+        assertThat(missing.err()).as("names the database and the server").contains("does not exist in database '"
+                + TestPostgres.get().spec().database() + "' on " + TestPostgres.get().spec().host() + ":");
         Run down = run(Map.of(), "metrics", "--catalog", "host=127.0.0.1 port=1 dbname=x user=y password=hidden-pw connect_timeout=2");
         assertThat(down.code()).as("unreachable").isEqualTo(3);
         assertThat(down.out() + down.err()).doesNotContain("hidden-pw");
