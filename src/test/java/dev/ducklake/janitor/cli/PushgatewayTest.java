@@ -213,4 +213,42 @@ class PushgatewayTest {
         assertThat(err.toString()).contains("--pushgateway-timeout").contains("got 0.").doesNotContain("0.0");
         assertThat(requests).isEmpty();
     }
+
+    @Test
+    void pushTimeIsDeductedFromTheRunBudget() throws Exception {
+        HttpServer silent = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        silent.createContext("/", ex -> {
+            try {
+                Thread.sleep(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ex.close();
+        });
+        silent.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r);
+            t.setDaemon(true);
+            return t;
+        }));
+        silent.start();
+        try {
+            PushOptions push = new PushOptions();
+            push.url = "http://127.0.0.1:" + silent.getAddress().getPort();
+            push.job = dev.ducklake.janitor.metrics.MaintenanceRunReporter.DEFAULT_JOB;
+            push.timeout = 1;
+            StringWriter err = new StringWriter();
+            dev.ducklake.janitor.metrics.MaintenanceRunReporter reporter = push.reporter(Map.of(), TestPostgres.get().spec(), "s",
+                    "drop-orphan-inline-tables", false, new PrintWriter(err));
+            reporter.started();
+            assertThat(push.timeSpent()).as("one bounded push").isBetween(java.time.Duration.ofMillis(900), java.time.Duration.ofSeconds(5));
+            var options = dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions.defaults()
+                    .withRunBudget(java.time.Duration.ofSeconds(60));
+            assertThat(push.deductFrom(options).runBudget()).as("the budget left for the run")
+                    .isEqualTo(java.time.Duration.ofSeconds(60).minus(push.timeSpent()));
+            assertThat(push.deductFrom(options.withRunBudget(null)).runBudget()).as("no budget, nothing to deduct").isNull();
+            assertThat(err.toString()).contains("no answer within 1 s");
+        } finally {
+            silent.stop(0);
+        }
+    }
 }
