@@ -23,7 +23,8 @@ public final class CatalogOptions {
     String catalog;
 
     @Option(names = "--password-file", paramLabel = "FILE",
-            description = "Read the password from the first line of FILE when the connection string and PGPASSWORD give none. "
+            description = "Read the password from the first line of FILE, re-read at every (re)connect so that a rotated "
+                    + "secret is picked up. Wins over PGPASSWORD; a password in the connection string wins over it. "
                     + "The password is never printed.")
     Path passwordFile;
 
@@ -34,9 +35,7 @@ public final class CatalogOptions {
     List<String> metadataSchemas = List.of();
 
     @Option(names = "--metadata-schema", paramLabel = "SCHEMA",
-            description = "The Postgres schema holding the ducklake_* tables (DuckLake's METADATA_SCHEMA). Commands that "
-                    + "support it (drop-orphan-inline-tables) accept it several times and run on each schema in turn. "
-                    + "Default: public.")
+            description = "The Postgres schema holding the ducklake_* tables (DuckLake's METADATA_SCHEMA). Default: public.")
     void metadataSchema(List<String> schemas) {
         // picocli calls this with the values collected so far (first with an empty list)
         metadataSchemas = List.copyOf(schemas);

@@ -91,7 +91,7 @@ final class DropOrphanInlineTablesText {
                 out.printf(Locale.ROOT, "  non-empty orphan %s: %s (%s, table_id %d%s)%s%n",
                         t.dropped() ? "dropped" : r.dryRun() ? "found" : "kept", t.tableName(), t.kind(), t.tableId(),
                         t.schemaVersion() == null ? "" : ", schema_version " + t.schemaVersion(),
-                        t.rows() == null ? "" : ", " + t.rows() + " rows");
+                        t.rows() == null ? "" : ", " + Render.count(t.rows(), "row", "rows"));
             }
             return;
         }
@@ -101,7 +101,7 @@ final class DropOrphanInlineTablesText {
         String what = dropped > 0 ? "dropped (--include-nonempty)" : r.dryRun() ? "found, kept without --include-nonempty"
                 : "kept; --include-nonempty drops them";
         out.printf(Locale.ROOT, "  non-empty orphans: %d table(s)%s, %s (listed with --verbose and in --output json)%n",
-                tables.size(), counted == tables.size() ? " holding " + rows + " row(s)" : counted == 0 ? "" : ", " + counted
-                        + " of them counted holding " + rows + " row(s)", what);
+                tables.size(), counted == tables.size() ? " holding " + Render.count(rows, "row", "rows") : counted == 0 ? "" : ", " + counted
+                        + " of them counted holding " + Render.count(rows, "row", "rows"), what);
     }
 }

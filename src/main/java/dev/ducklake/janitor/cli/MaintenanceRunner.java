@@ -75,7 +75,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         ConnectionSpec conn = null;
         try {
             RunOptions options = flags.toRunOptions(catalog);
-            conn = catalog.connection(env);
+            conn = catalog.connection(env).withSocketTimeoutAbove(options.statementTimeout());
             push.validate(env);
             if (flags.multiSchema(catalog)) {
                 List<String> schemas = flags.allMetadataSchemas ? discover(conn) : catalog.metadataSchemas.stream().distinct().toList();
@@ -104,11 +104,12 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         String schema = options.metadataSchema();
         MaintenanceRunReporter reporter = push.reporter(env, conn, schema, adapter.operation(), options.dryRun(), err);
         confirm(conn, List.of(schema), options, yes);
-        MaintenanceOperation<R> op = adapter.create(conn, options, new ProgressPrinter(out, err, json, true, verbose));
+        reporter.started();
+        // push time counts inside --run-budget
+        MaintenanceOperation<R> op = adapter.create(conn, push.deductFrom(options), new ProgressPrinter(out, err, json, true, verbose));
         AtomicReference<MaintenanceOperation<R>> current = new AtomicReference<>(op);
         Thread hook = stopHook(current, new AtomicBoolean());
         R result;
-        reporter.started();
         try {
             result = op.execute();
             reporter.succeeded(adapter.pushedGauges(result));
@@ -152,11 +153,12 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                     continue;
                 }
                 note("info: == schema " + schema + " ==");
-                MaintenanceOperation<R> op = adapter.create(conn, base.withMetadataSchema(schema),
-                        new ProgressPrinter(out, err, json, true, verbose));
-                current.set(op);
                 MaintenanceRunReporter reporter = push.reporter(env, conn, schema, adapter.operation(), base.dryRun(), err);
                 reporter.started();
+                // push time counts inside --run-budget
+                MaintenanceOperation<R> op = adapter.create(conn, push.deductFrom(base.withMetadataSchema(schema)),
+                        new ProgressPrinter(out, err, json, true, verbose));
+                current.set(op);
                 try {
                     R result = op.execute();
                     reporter.succeeded(adapter.pushedGauges(result));
@@ -221,6 +223,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
             stop.set(true);
             signalled.set(true);
             MaintenanceOperation<R> op = current.get();
+            ConnectionSpec.abortPendingConnects();
             boolean finished = true;
             if (op != null) {
                 op.requestStop();

@@ -98,4 +98,30 @@ final class Render {
             row(out, (String) labelsAndValues[i], ((Number) labelsAndValues[i + 1]).longValue());
         }
     }
+
+    /**
+     * A count with its noun in the right number: {@code 1 row}, {@code 2 rows}, {@code 0 rows}.
+     *
+     * @param n the count
+     * @param singular the noun for exactly one
+     * @param plural the noun otherwise
+     * @return the text
+     */
+    static String count(long n, String singular, String plural) {
+        return n + " " + (n == 1 ? singular : plural);
+    }
+
+    /**
+     * A number as an operator typed it: no trailing {@code .0} for whole values, no exponent ({@code 5}, {@code 0.25},
+     * {@code 100000}), {@code NaN} / {@code Infinity} as such.
+     *
+     * @param v the value picocli parsed
+     * @return the text
+     */
+    static String number(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return Double.toString(v);
+        }
+        return new java.math.BigDecimal(Double.toString(v)).stripTrailingZeros().toPlainString();
+    }
 }

@@ -27,7 +27,8 @@ public final class RunOptionsMixin {
 
     @Option(names = "--all-metadata-schemas",
             description = "Run on every schema of the database that holds a DuckLake catalog (a ducklake_metadata table with "
-                    + "a 'version' key), one after the other; not with --metadata-schema. Default: off.")
+                    + "a 'version' key), one after the other; not with --metadata-schema. To run on some schemas in turn, give "
+                    + "--metadata-schema several times instead. Default: off.")
     boolean allMetadataSchemas;
 
     @Option(names = "--batch-size", paramLabel = "N", defaultValue = "" + RunOptions.DEFAULT_BATCH_SIZE, descriptionKey = "batch-size",
@@ -126,7 +127,7 @@ public final class RunOptionsMixin {
 
     private static Duration seconds(String flag, double value) throws JanitorException {
         if (!(value >= 0) || Double.isInfinite(value)) {
-            throw usage(flag + " must be 0 or more seconds, got " + value + ".");
+            throw usage(flag + " must be 0 or more seconds, got " + Render.number(value) + ".");
         }
         return Durations.ofSeconds(value);
     }
@@ -135,7 +136,7 @@ public final class RunOptionsMixin {
     private static Duration pgTimeout(String flag, double value) throws JanitorException {
         Duration d = seconds(flag, value);
         if (d.toMillis() > Integer.MAX_VALUE) {
-            throw usage(flag + " must be at most " + Integer.MAX_VALUE / 1000 + " seconds (PostgreSQL's limit), got " + value + ".");
+            throw usage(flag + " must be at most " + Integer.MAX_VALUE / 1000 + " seconds (PostgreSQL's limit), got " + Render.number(value) + ".");
         }
         return d;
     }

@@ -394,7 +394,7 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
             o.droppedNonempty++;
             o.rowsDropped += rows == null ? 0 : rows;
             o.warnings.add("dropped non-empty orphan " + name + " (" + c.kind().label + ", table_id " + c.tableId() + ") holding "
-                    + rows + " row(s) (--include-nonempty)");
+                    + rows + (Long.valueOf(1).equals(rows) ? " row" : " rows") + " (--include-nonempty)");
         } else {
             o.skippedNonempty++;
             o.skippedNonemptyByKind[c.kind().ordinal()]++;
