@@ -1,0 +1,37 @@
+package dev.ducklake.janitor.ops.deleteorphanfiles;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What {@link DeleteOrphanFiles} did. Every listed file is in exactly one of: kept known, kept by name, kept young,
+ * candidate.
+ *
+ * @param schema the metadata schema
+ * @param dataPath the data path swept (after the override)
+ * @param cutoff files last modified before this instant were candidates
+ * @param cutoffSource where the cutoff came from
+ * @param dryRun whether nothing was deleted
+ * @param catalogsConsulted the metadata schemas whose files counted as known (this one and overlapping tenants)
+ * @param knownPaths known addresses loaded (all spellings of all consulted catalogs)
+ * @param unresolvedKnownRows catalog file rows whose address could not be worked out
+ * @param listed files listed under the data path
+ * @param keptKnown listed files a catalog knows
+ * @param keptByName listed files DuckLake's rule would not consider (name not ending in .parquet or .puffin)
+ * @param keptYoung unknown .parquet/.puffin files modified at or after the cutoff (or with no time)
+ * @param candidates orphans found
+ * @param candidateBytes their total size in bytes
+ * @param deleted orphans deleted (0 in a dry run)
+ * @param failed orphans the store could not delete
+ * @param findings up to 100 notes for the operator
+ */
+public record DeleteOrphanFilesResult(String schema, String dataPath, Instant cutoff, String cutoffSource, boolean dryRun,
+                                      List<String> catalogsConsulted, long knownPaths, long unresolvedKnownRows, long listed,
+                                      long keptKnown, long keptByName, long keptYoung, long candidates, long candidateBytes,
+                                      long deleted, long failed, List<String> findings) {
+
+    /** Whether the operator should look at something (exit code 12): unresolved catalog rows stopped the deletion. */
+    public boolean hasFindings() {
+        return unresolvedKnownRows > 0 && candidates > 0;
+    }
+}
