@@ -38,7 +38,12 @@ public final class PathResolver {
         while (end > 0 && (p.charAt(end - 1) == '/' || p.charAt(end - 1) == '\\')) {
             end--;
         }
-        return p.substring(0, end) + "/";
+        String stripped = p.substring(0, end);
+        if (stripped.matches("[A-Za-z][A-Za-z0-9+.-]*:")) {
+            // "file:///" or "s3://": the slashes belong to the scheme; the location is a root
+            return stripped + "///";
+        }
+        return stripped + "/";
     }
 
     /** The data path, ending in one {@code /}. */

@@ -70,6 +70,7 @@ class StorageLocationTest {
                 .isEqualTo("s3://other/s/t/f.parquet");
         assertThat(PathResolver.file(table, "s3://x/abs.parquet", false)).isEqualTo("s3://x/abs.parquet");
         assertThat(r.scheduled("main/t/f.parquet", true)).isEqualTo("s3://b/lake/main/t/f.parquet");
+        assertThat(new PathResolver("file:///").dataLocation().isRoot()).as("the scheme's slashes are not trailing slashes").isTrue();
         assertThat(r.schema(null, null)).as("0.1 catalogs: no schema path").isEqualTo("s3://b/lake/");
     }
 }
