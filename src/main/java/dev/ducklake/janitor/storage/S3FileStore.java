@@ -1,6 +1,8 @@
 package dev.ducklake.janitor.storage;
 
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -76,7 +78,11 @@ public final class S3FileStore implements FileStore {
                 .httpClientBuilder(UrlConnectionHttpClient.builder())
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .region(Region.of(region(settings.region())))
-                .forcePathStyle(settings.pathStyle());
+                .forcePathStyle(settings.pathStyle())
+                // checksums only where the API requires them: S3-compatible stores (older MinIO, Ceph) reject
+                // the SDK's default trailing checksums
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
         if (settings.endpoint() != null) {
             b.endpointOverride(settings.endpoint());
         }
