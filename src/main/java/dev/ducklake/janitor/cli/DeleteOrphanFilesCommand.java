@@ -2,7 +2,7 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
 /** {@code ducklake-janitor delete-orphan-files}: parses flags, calls {@link DeleteOrphanFiles}, prints. */
 @Command(name = "delete-orphan-files", mixinStandardHelpOptions = true,
         description = {"Deletes files under the data path that no catalog row knows: the candidates DuckLake's "
-                + "ducklake_delete_orphaned_files would consider (names ending in .parquet or .puffin, last modified before "
+                + "ducklake_delete_orphaned_files would consider (names ending in .parquet, with --include-puffin also .puffin; last modified before "
                 + "--older-than), compared in canonical form with every data file, delete file and queued file of this "
                 + "catalog and of every other catalog in the database whose data path overlaps (tenants sharing a bucket).",
             "Without --execute it is a dry run listing the candidates with sizes and ages.",
@@ -63,6 +63,11 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer> {
             description = "Allow sweeping a data path that is a root (/ or s3://bucket/ without a prefix). Default: off (exit 14).")
     boolean allowRoot;
 
+    @Option(names = "--include-puffin",
+            description = "Also delete unknown .puffin files (deletion vectors), as DuckLake releases after 1.5.5 do. "
+                    + "Default: off (DuckLake 1.5.5 considers only .parquet files; known .puffin files are never deleted).")
+    boolean includePuffin;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -76,7 +81,7 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer> {
             String schema = catalog.singleSchema();
             DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(schema).withDataPath(storage.dataPath)
                     .withOlderThan(storage.olderThan()).withMinAge(storage.minAge()).withMaxOrphanRatio(maxOrphanRatio)
-                    .withAllowRootPath(allowRoot).withDryRun(!execute).withLockName(catalog.lockName);
+                    .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin).withDryRun(!execute).withLockName(catalog.lockName);
             conn = catalog.connection(parent.env());
             push.validate(parent.env());
             MaintenanceRunReporter reporter = push.reporter(parent.env(), conn, schema, OPERATION, !execute, err);
@@ -143,7 +148,7 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer> {
                 r.cutoff(), r.cutoffSource());
         out.printf("  catalogs consulted: %s (%d known paths, %d rows with no resolvable location)%n",
                 String.join(", ", r.catalogsConsulted()), r.knownPaths(), r.unresolvedKnownRows());
-        out.printf("  listed %d files: kept %d known, %d by name (not .parquet/.puffin), %d younger than the cutoff%n",
+        out.printf("  listed %d files: kept %d known, %d by name (not a DuckLake data file name), %d younger than the cutoff%n",
                 r.listed(), r.keptKnown(), r.keptByName(), r.keptYoung());
         out.printf("  orphans: %d (%d bytes); deleted %d, failed %d%n", r.candidates(), r.candidateBytes(), r.deleted(), r.failed());
         for (String f : r.findings()) {

@@ -2,9 +2,9 @@ package dev.ducklake.janitor.ops.cleanupoldfiles;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.catalog.AdvisoryLock;
+import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.catalog.CatalogInspector;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
 import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;

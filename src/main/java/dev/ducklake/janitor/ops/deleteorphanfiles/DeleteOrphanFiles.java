@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.deleteorphanfiles;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.catalog.AdvisoryLock;
+import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
 import dev.ducklake.janitor.ops.files.FileAges;
@@ -60,14 +60,16 @@ public final class DeleteOrphanFiles {
     }
 
     /**
-     * DuckLake 1.5.5's file-name rule for orphan candidates ({@code suffix(filename, '.parquet') OR
-     * suffix(filename, '.puffin')}, case-sensitive).
+     * DuckLake's file-name rule for orphan candidates. DuckLake 1.5.5 (extension build {@code d8a1881e},
+     * {@code GetOrphanFilesForCleanup}) considers {@code suffix(filename, '.parquet')} only, case-sensitive;
+     * later sources add {@code .puffin} (deletion vectors), which {@code includePuffin} selects.
      *
      * @param address the listed address
-     * @return whether DuckLake would consider it
+     * @param includePuffin whether {@code .puffin} files count too
+     * @return whether the file is a candidate by name
      */
-    public static boolean ducklakeFileName(String address) {
-        return address.endsWith(".parquet") || address.endsWith(".puffin");
+    public static boolean ducklakeFileName(String address, boolean includePuffin) {
+        return address.endsWith(".parquet") || includePuffin && address.endsWith(".puffin");
     }
 
     /**
@@ -111,7 +113,8 @@ public final class DeleteOrphanFiles {
                 schemas.add(t.schema());
             }
             spill = Files.createTempFile("ducklake-janitor-orphans", ".bin");
-            Survey s = survey(c, store, root, cutoff.cutoff(), known, spill, o.dryRun() ? listener : FileListener.NONE);
+            Survey s = survey(c, store, root, cutoff.cutoff(), known, spill, o.includePuffin(),
+                    o.dryRun() ? listener : FileListener.NONE);
             List<String> findings = new ArrayList<>();
             if (s.candidates > 0 && s.keptKnown == 0) {
                 throw new JanitorException(Reason.BRAKE_NO_KNOWN_FILES, "None of the " + s.listed + " files listed under "
@@ -173,7 +176,7 @@ public final class DeleteOrphanFiles {
      * spill file (address, size, modification time in epoch milliseconds).
      */
     static Survey survey(Connection c, FileStore store, StorageLocation root, Instant cutoff, KnownFiles known, Path spill,
-                         FileListener listener) throws JanitorException, SQLException, IOException {
+                         boolean includePuffin, FileListener listener) throws JanitorException, SQLException, IOException {
         Survey s = new Survey();
         String prefix = root.asPrefix().canonical();
         try (KnownFiles.Cursor k = known.ordered(prefix);
@@ -207,7 +210,7 @@ public final class DeleteOrphanFiles {
                 prevKnown = isKnown;
                 if (isKnown) {
                     s.keptKnown++;
-                } else if (!ducklakeFileName(obj.address())) {
+                } else if (!ducklakeFileName(obj.address(), includePuffin)) {
                     s.keptByName++;
                 } else if (obj.lastModified() == null || !obj.lastModified().isBefore(cutoff)) {
                     s.keptYoung++;

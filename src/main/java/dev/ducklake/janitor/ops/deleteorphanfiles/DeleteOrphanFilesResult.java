@@ -17,8 +17,8 @@ import java.util.List;
  * @param unresolvedKnownRows catalog file rows whose address could not be worked out
  * @param listed files listed under the data path
  * @param keptKnown listed files a catalog knows
- * @param keptByName listed files DuckLake's rule would not consider (name not ending in .parquet or .puffin)
- * @param keptYoung unknown .parquet/.puffin files modified at or after the cutoff (or with no time)
+ * @param keptByName listed files DuckLake's rule would not consider (name not ending in .parquet, or .puffin with the option)
+ * @param keptYoung unknown candidate-named files modified at or after the cutoff (or with no time)
  * @param candidates orphans found
  * @param candidateBytes their total size in bytes
  * @param deleted orphans deleted (0 in a dry run)

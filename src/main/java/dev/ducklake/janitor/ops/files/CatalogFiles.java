@@ -3,7 +3,7 @@ package dev.ducklake.janitor.ops.files;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageLocation;
 

@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.ops.files;
 
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageLocation;
 
@@ -22,7 +22,7 @@ import java.util.Set;
  * The canonical addresses of every file a set of catalogs knows, kept in a PostgreSQL temporary table so that the
  * JVM never holds them all: every {@code ducklake_data_file} and {@code ducklake_delete_file} row of any snapshot
  * (paths resolved through table and schema, {@link PathResolver}) and, when asked, every
- * {@code ducklake_files_scheduled_for_deletion} row. This is DuckLake 1.5.5's known-files set of
+ * {@code ducklake_files_scheduled_for_deletion} row. This is DuckLake 1.5.5's (extension build d8a1881e) known-files set of
  * {@code GetOrphanFilesForCleanup} ({@code src/storage/ducklake_metadata_manager.cpp}), with three differences
  * that only ever keep more: paths are compared in canonical form ({@link StorageLocation}); a file row whose
  * table or schema row is missing is counted as unresolved instead of silently dropped by an inner join; a row

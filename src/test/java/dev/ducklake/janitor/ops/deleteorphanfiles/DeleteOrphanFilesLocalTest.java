@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.deleteorphanfiles;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.storage.FaultyStore;
 import dev.ducklake.janitor.storage.FileStore;
@@ -90,17 +90,20 @@ class DeleteOrphanFilesLocalTest {
 
         List<String> events = new ArrayList<>();
         DeleteOrphanFilesResult dry = run(cat, new LocalFileStore(), o -> o, events);
-        assertThat(dry.candidates()).isEqualTo(2);
-        assertThat(events).containsExactlyInAnyOrder("would_delete " + stray, "would_delete " + strayPuffin);
-        assertThat(dry.keptByName()).as("catalog.duckdb, its wal, notes.txt").isEqualTo(3);
+        assertThat(dry.candidates()).as("DuckLake 1.5.5 considers .parquet only").isEqualTo(1);
+        assertThat(events).containsExactly("would_delete " + stray);
+        assertThat(dry.keptByName()).as("catalog.duckdb, its wal, notes.txt, the stray .puffin").isEqualTo(4);
         assertThat(dry.keptYoung()).isEqualTo(1);
         assertThat(dry.keptKnown()).isEqualTo(9);
         assertThat(dry.listed()).isEqualTo(15);
         assertThat(Files.exists(stray)).isTrue();
 
         DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>());
-        assertThat(r.deleted()).isEqualTo(2);
+        assertThat(r.deleted()).isEqualTo(1);
         assertThat(Files.exists(stray)).isFalse();
+        assertThat(Files.exists(strayPuffin)).isTrue();
+        r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withIncludePuffin(true), new ArrayList<>());
+        assertThat(r.deleted()).as("the stray deletion vector; the live one stays").isEqualTo(1);
         assertThat(Files.exists(strayPuffin)).isFalse();
         for (Path p : List.of(known, spelled, shared, dv, queued, young, catalogFile, wal, txt, sibling)) {
             assertThat(Files.exists(p)).as(p.toString()).isTrue();
@@ -184,7 +187,8 @@ class DeleteOrphanFilesLocalTest {
         assertThat(r.findings()).anyMatch(f -> f.contains("s1.parquet"));
         assertThat(Files.exists(s1)).isTrue();
         assertThat(Files.exists(s2)).isFalse();
-        assertThat(DeleteOrphanFiles.ducklakeFileName("x.PARQUET")).as("DuckLake's suffix rule is case-sensitive").isFalse();
-        assertThat(DeleteOrphanFiles.ducklakeFileName("x.puffin")).isTrue();
+        assertThat(DeleteOrphanFiles.ducklakeFileName("x.PARQUET", true)).as("DuckLake's suffix rule is case-sensitive").isFalse();
+        assertThat(DeleteOrphanFiles.ducklakeFileName("x.puffin", false)).isFalse();
+        assertThat(DeleteOrphanFiles.ducklakeFileName("x.puffin", true)).isTrue();
     }
 }
