@@ -1,18 +1,21 @@
 package dev.ducklake.janitor.storage;
 
-/**
- * Retries a store call that failed with a retryable {@link StorageException} (throttled or transient), with
- * exponential backoff. Not found, access denied and "batch delete unsupported" are never retried: the caller
- * decides (already gone / stop / switch to single deletes).
- *
- * @param attempts how many calls at most (at least 1)
- * @param firstBackoffMillis the pause after the first failure, in milliseconds; doubled after each failure
- * @param maxBackoffMillis the longest pause, in milliseconds
- */
-public record StorageRetry(int attempts, long firstBackoffMillis, long maxBackoffMillis) {
+import dev.ducklake.janitor.ops.RetryPolicy;
+import dev.ducklake.janitor.pg.SqlState;
 
-    /** 6 attempts, 200 ms doubling up to 10 s (on top of the AWS SDK's own retries). */
-    public static final StorageRetry DEFAULT = new StorageRetry(6, 200, 10_000);
+/**
+ * Retries a store call through the shared {@link RetryPolicy}: a throttled or transient
+ * {@link StorageException} counts as {@link SqlState.Kind#RETRYABLE} (same attempt limit, same backoff formula as
+ * database work); access denied counts as {@link SqlState.Kind#PERMISSION_DENIED}; not found and "batch delete
+ * unsupported" are never retried (the caller decides: already gone / switch to single deletes).
+ */
+public final class StorageRetry {
+
+    /** The one instance. */
+    public static final StorageRetry DEFAULT = new StorageRetry();
+
+    private StorageRetry() {
+    }
 
     /** A call to a store. */
     public interface StoreCall<T> {
@@ -21,29 +24,42 @@ public record StorageRetry(int attempts, long firstBackoffMillis, long maxBackof
     }
 
     /**
-     * Runs the call, retrying throttled and transient failures.
+     * How the shared retry policy sees a storage failure.
      *
-     * @param what a description for the final error message
+     * @param e the failure
+     * @return its classification in the policy's terms
+     */
+    public static SqlState.Kind kindOf(StorageException e) {
+        return switch (e.kind()) {
+            case THROTTLED, TRANSIENT -> SqlState.Kind.RETRYABLE;
+            case ACCESS_DENIED -> SqlState.Kind.PERMISSION_DENIED;
+            default -> SqlState.Kind.FATAL;
+        };
+    }
+
+    /**
+     * Runs the call, retrying what the policy says to retry, after the policy's backoff.
+     *
+     * @param what a description (unused in messages for now; the exception names the location)
      * @param call the call
      * @return its result
-     * @throws StorageException the last failure when attempts are used up, or at once when not retryable
+     * @throws StorageException the last failure when the policy gives up, or at once when not retryable
      */
     public <T> T call(String what, StoreCall<T> call) throws StorageException {
-        long pause = firstBackoffMillis;
-        for (int i = 1; ; i++) {
+        for (int attempt = 1; ; attempt++) {
             try {
                 return call.run();
             } catch (StorageException e) {
-                if (!e.retryable() || i >= attempts) {
+                RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(kindOf(e), attempt, 0, false);
+                if (d.action() != RetryPolicy.Action.RETRY) {
                     throw e;
                 }
                 try {
-                    Thread.sleep(pause);
+                    Thread.sleep(d.backoffMillis());
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     throw e;
                 }
-                pause = Math.min(maxBackoffMillis, pause * 2);
             }
         }
     }
