@@ -114,6 +114,12 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer> {
                 print(out, r);
             }
             return r.failed() > 0 ? Reason.STORAGE.exitCode() : r.hasFindings() ? Reason.FINDINGS.exitCode() : ExitCodes.OK;
+        } catch (java.sql.SQLException e) {
+            JanitorException je = StorageOptions.databaseFailure(e, conn);
+            if (json) {
+                Render.json(out, Render.error(OPERATION, conn, catalog.metadataSchema, je));
+            }
+            throw je;
         } catch (JanitorException e) {
             if (json) {
                 Render.json(out, Render.error(OPERATION, conn, catalog.metadataSchema, e));

@@ -83,6 +83,20 @@ public final class StorageOptions {
         }
     }
 
+    /**
+     * A database failure of a storage command as a clean error: connection lost (exit 3), missing privilege (8), else
+     * exit 9. Batches committed before stay committed; a rerun continues where this one stopped.
+     */
+    static JanitorException databaseFailure(java.sql.SQLException e, dev.ducklake.janitor.pg.ConnectionSpec conn) {
+        String msg = conn == null ? e.getMessage() : conn.redact(String.valueOf(e.getMessage()));
+        return switch (dev.ducklake.janitor.pg.SqlState.classify(e)) {
+            case CONNECTION_LOST -> new JanitorException(Reason.CONNECTION, "The catalog connection was lost: " + msg
+                    + ". Batches committed before stay committed; rerun to continue.", e);
+            case PERMISSION_DENIED -> new JanitorException(Reason.PERMISSION_DENIED, msg, e);
+            default -> new JanitorException(Reason.DATABASE_ERROR, msg + ". Batches committed before stay committed.", e);
+        };
+    }
+
     /** Prints each file event as a line (text output) to stdout, progress to stderr. */
     static FileListener printer(PrintWriter out, PrintWriter err, boolean json) {
         return new FileListener() {
