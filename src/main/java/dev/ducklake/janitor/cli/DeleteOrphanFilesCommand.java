@@ -1,14 +1,14 @@
 package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.MaintenanceOperation;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesAction;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
-import dev.ducklake.janitor.ops.files.CatalogFiles;
-import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -16,23 +16,28 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
-import java.sql.Connection;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
-/** {@code ducklake-janitor delete-orphan-files}: parses flags, calls {@link DeleteOrphanFiles}, prints. */
+/** {@code ducklake-janitor delete-orphan-files}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
 @Command(name = "delete-orphan-files", mixinStandardHelpOptions = true,
-        description = {"Deletes files under the data path that no catalog row knows: the candidates DuckLake's "
-                + "ducklake_delete_orphaned_files would consider (names ending in .parquet, with --include-puffin also .puffin; last modified before "
-                + "--older-than), compared in canonical form with every data file, delete file and queued file of this "
-                + "catalog and of every other catalog in the database whose data path overlaps (tenants sharing a bucket).",
-            "Without --execute it is a dry run listing the candidates with sizes and ages.",
-            "Brakes (nothing is deleted): exit 14 when the data path is empty or a root (/ or a bucket without a prefix) "
-                + "unless --allow-root-data-path; exit 15 when none of the listed files is known to the catalog (wrong "
-                + "location or --data-path); exit 16 when candidates exceed --max-orphan-ratio of the listed files. "
-                + "Exit 12 when catalog rows with an unresolvable location stopped the deletion; 13 on storage failures."})
-public final class DeleteOrphanFilesCommand implements Callable<Integer> {
+        resourceBundle = "dev.ducklake.janitor.cli.DeleteOrphanFilesCommand",
+        description = {"Deletes files under the data path that no catalog row knows: the candidates DuckLake 1.5.5's "
+                + "ducklake_delete_orphaned_files would consider (names ending in .parquet, with --include-puffin also "
+                + ".puffin; last modified before --older-than), compared in canonical form with every data file, delete "
+                + "file and queued file of this catalog and of every other catalog in the database whose data path "
+                + "overlaps (tenants sharing a bucket). The catalog is only read.",
+            "A dry run (--dry-run) lists the candidates with sizes and ages. An execute run on a terminal asks for "
+                + "confirmation unless --yes is given; non-interactive runs (cron) do not ask.",
+            "Brakes (nothing is deleted, also in a dry run): exit 14 when the data path is empty or a root (/ or a bucket "
+                + "without a prefix) unless --allow-root-data-path; exit 15 when none of the listed files is known to the "
+                + "catalog (wrong location or --data-path); exit 16 when candidates exceed --max-orphan-ratio of the listed "
+                + "files. Exit 12 when catalog rows with an unresolvable location stopped the deletion; 13 on storage failures."})
+public final class DeleteOrphanFilesCommand implements Callable<Integer>, OperationAdapter<DeleteOrphanFilesResult> {
 
     static final String OPERATION = "delete-orphan-files";
 
@@ -46,13 +51,19 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer> {
     CatalogOptions catalog;
 
     @Mixin
+    OutputOptions output;
+
+    @Mixin
+    VerboseOption verbose;
+
+    @Mixin
+    RunOptionsMixin run;
+
+    @Mixin
     StorageOptions storage;
 
     @Mixin
     PushOptions push;
-
-    @Option(names = "--execute", description = "Delete the candidates. Default: off (dry run).")
-    boolean execute;
 
     @Option(names = "--max-orphan-ratio", paramLabel = "FRACTION", defaultValue = "0.5",
             description = "Abort (exit 16) when candidates exceed this fraction of the files listed under the data path, "
@@ -68,90 +79,50 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer> {
                     + "Default: off (DuckLake 1.5.5 considers only .parquet files; known .puffin files are never deleted).")
     boolean includePuffin;
 
+    private DeleteOrphanFilesOptions base;
+
     @Override
-    public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        boolean json = catalog.output == CatalogOptions.Output.json;
-        ConnectionSpec conn = null;
-        try {
-            if (!(maxOrphanRatio >= 0 && maxOrphanRatio <= 1)) {
-                throw new JanitorException(Reason.USAGE, "--max-orphan-ratio must be between 0 and 1, got " + maxOrphanRatio + ".");
-            }
-            String schema = catalog.singleSchema();
-            DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(schema).withDataPath(storage.dataPath)
-                    .withOlderThan(storage.olderThan()).withMinAge(storage.minAge()).withMaxOrphanRatio(maxOrphanRatio)
-                    .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin).withDryRun(!execute).withLockName(catalog.lockName);
-            conn = catalog.connection(parent.env());
-            push.validate(parent.env());
-            MaintenanceRunReporter reporter = push.reporter(parent.env(), conn, schema, OPERATION, !execute, err);
-            DeleteOrphanFilesResult r;
-            try (Connection c = conn.open()) {
-                String dataPath = CatalogFiles.resolver(c, schema, storage.dataPath).dataPath();
-                reporter.started();
-                try (FileStore store = storage.open(dataPath)) {
-                    r = DeleteOrphanFiles.run(c, store, o, StorageOptions.printer(out, err, json));
-                } catch (JanitorException | RuntimeException e) {
-                    reporter.failed();
-                    throw e;
-                }
-                if (r.failed() == 0) {
-                    Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
-                    g.put("ducklake_maintenance_orphan_files_deleted_last_run",
-                            new MaintenanceRunReporter.PerRun(r.deleted(), "Orphan files deleted by the last successful delete-orphan-files run."));
-                    g.put("ducklake_maintenance_orphan_files_deleted_bytes_last_run",
-                            new MaintenanceRunReporter.PerRun(r.dryRun() ? 0 : r.candidateBytes(), "Bytes of the orphan candidates of the last successful run."));
-                    g.put("ducklake_maintenance_files_listed_last_run",
-                            new MaintenanceRunReporter.PerRun(r.listed(), "Files listed under the data path by the last successful run."));
-                    reporter.succeeded(g);
-                } else {
-                    reporter.failed();
-                }
-            }
-            if (json) {
-                Render.json(out, Render.envelope(OPERATION, conn, schema, fields(r)));
-            } else {
-                print(out, r);
-            }
-            return r.failed() > 0 ? Reason.STORAGE.exitCode() : r.hasFindings() ? Reason.FINDINGS.exitCode() : ExitCodes.OK;
-        } catch (java.sql.SQLException e) {
-            JanitorException je = StorageOptions.databaseFailure(e, conn);
-            if (json) {
-                Render.json(out, Render.error(OPERATION, conn, catalog.metadataSchema, je));
-            }
-            throw je;
-        } catch (JanitorException e) {
-            if (json) {
-                Render.json(out, Render.error(OPERATION, conn, catalog.metadataSchema, e));
-            }
-            throw e;
-        }
+    public Integer call() throws JanitorException {
+        base = DeleteOrphanFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
+                .withOlderThan(storage.olderThan()).withMinAge(storage.minAge()).withMaxOrphanRatio(maxOrphanRatio)
+                .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin);
+        base.validate();
+        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
+                output.json()).run(catalog, run);
     }
 
-    static Map<String, Object> fields(DeleteOrphanFilesResult r) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("dry_run", r.dryRun());
-        m.put("data_path", r.dataPath());
-        m.put("cutoff", r.cutoff().toString());
-        m.put("cutoff_source", r.cutoffSource());
-        m.put("catalogs_consulted", r.catalogsConsulted());
-        m.put("known_paths", r.knownPaths());
-        m.put("unresolved_known_rows", r.unresolvedKnownRows());
-        m.put("listed", r.listed());
-        m.put("kept_known", r.keptKnown());
-        m.put("kept_by_name", r.keptByName());
-        m.put("kept_young", r.keptYoung());
-        m.put("candidates", r.candidates());
-        m.put("candidate_bytes", r.candidateBytes());
-        m.put("deleted", r.deleted());
-        m.put("failed", r.failed());
-        m.put("findings", r.findings());
-        return m;
+    @Override
+    public String operation() {
+        return OPERATION;
     }
 
-    private static void print(PrintWriter out, DeleteOrphanFilesResult r) {
-        out.printf("delete-orphan-files %s: data path %s, cutoff %s (%s)%n", r.dryRun() ? "(dry run)" : "", r.dataPath(),
-                r.cutoff(), r.cutoffSource());
+    @Override
+    public MaintenanceOperation<DeleteOrphanFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
+        return new DeleteOrphanFilesAction(conn, base.withRun(options), storage::open,
+                StorageOptions.printer(spec.commandLine().getOut(), output.json()), listener);
+    }
+
+    @Override
+    public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(DeleteOrphanFilesResult r) {
+        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
+        g.put("ducklake_maintenance_orphan_files_deleted_last_run",
+                new MaintenanceRunReporter.PerRun(r.deleted(), "Orphan files deleted by the last successful delete-orphan-files run."));
+        g.put("ducklake_maintenance_orphan_files_deleted_bytes_last_run",
+                new MaintenanceRunReporter.PerRun(r.dryRun() ? 0 : r.candidateBytes(), "Bytes of the orphan files of the last successful run."));
+        g.put("ducklake_maintenance_files_listed_last_run",
+                new MaintenanceRunReporter.PerRun(r.listed(), "Files listed under the data path by the last successful run."));
+        return g;
+    }
+
+    @Override
+    public int exitCode(DeleteOrphanFilesResult r) {
+        return r.exitCode();
+    }
+
+    @Override
+    public void printText(PrintWriter out, ConnectionSpec conn, DeleteOrphanFilesResult r, boolean signalled) {
+        out.printf("delete-orphan-files%s: schema %s, data path %s, cutoff %s (%s)%n", r.dryRun() ? " (dry run)" : "",
+                r.schema(), r.dataPath(), r.cutoff(), r.cutoffSource());
         out.printf("  catalogs consulted: %s (%d known paths, %d rows with no resolvable location)%n",
                 String.join(", ", r.catalogsConsulted()), r.knownPaths(), r.unresolvedKnownRows());
         out.printf("  listed %d files: kept %d known, %d by name (not a DuckLake data file name), %d younger than the cutoff%n",
@@ -161,5 +132,21 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer> {
             out.println("  " + f);
         }
         out.flush();
+    }
+
+    @Override
+    public String confirmation(ConnectionSpec conn, String schemas) {
+        return String.format(Locale.ROOT, "Delete files no catalog row knows under the data path of the DuckLake catalog in "
+                + "database '%s' on host %s:%s (schema %s)? [y/N] ", conn.database(), conn.host(), conn.port(), schemas);
+    }
+
+    @Override
+    public List<String> totalFields(boolean dryRun) {
+        return List.of("listed", "kept_known", "kept_by_name", "kept_young", "candidates", "candidate_bytes", "deleted", "failed");
+    }
+
+    @Override
+    public Set<String> notSummed() {
+        return Set.of("known_paths");
     }
 }

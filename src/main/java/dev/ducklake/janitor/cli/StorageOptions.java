@@ -83,22 +83,8 @@ public final class StorageOptions {
         }
     }
 
-    /**
-     * A database failure of a storage command as a clean error: connection lost (exit 3), missing privilege (8), else
-     * exit 9. Batches committed before stay committed; a rerun continues where this one stopped.
-     */
-    static JanitorException databaseFailure(java.sql.SQLException e, dev.ducklake.janitor.pg.ConnectionSpec conn) {
-        String msg = conn == null ? e.getMessage() : conn.redact(String.valueOf(e.getMessage()));
-        return switch (dev.ducklake.janitor.pg.SqlState.classify(e)) {
-            case CONNECTION_LOST -> new JanitorException(Reason.CONNECTION, "The catalog connection was lost: " + msg
-                    + ". Batches committed before stay committed; rerun to continue.", e);
-            case PERMISSION_DENIED -> new JanitorException(Reason.PERMISSION_DENIED, msg, e);
-            default -> new JanitorException(Reason.DATABASE_ERROR, msg + ". Batches committed before stay committed.", e);
-        };
-    }
-
-    /** Prints each file event as a line (text output) to stdout, progress to stderr. */
-    static FileListener printer(PrintWriter out, PrintWriter err, boolean json) {
+    /** Prints each file event as a tab-separated line to stdout (text output only; JSON carries the counts). */
+    static FileListener printer(PrintWriter out, boolean json) {
         return new FileListener() {
             @Override
             public void file(String action, String address, long size, Instant mtime, String reason) {
@@ -108,12 +94,6 @@ public final class StorageOptions {
                 out.println(action + "\t" + address + "\t" + (size < 0 ? "-" : size + " B")
                         + (mtime == null ? "" : "\tmodified " + mtime) + (reason == null ? "" : "\t(" + reason + ")"));
                 out.flush();
-            }
-
-            @Override
-            public void progress(String line) {
-                err.println(line);
-                err.flush();
             }
         };
     }

@@ -33,25 +33,27 @@ class StorageCommandsTest {
         cat.queue("main/test/live.parquet", true, OLD);
         cat.dataFile(1, "live.parquet", true);
 
-        CliRun dry = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema);
+        CliRun dry = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema, "--dry-run");
         assertThat(dry.exitCode()).as(dry.toString()).isEqualTo(12);
         assertThat(dry.out()).contains("would_delete\t" + a + "\t7 B").contains("files that would be deleted: 1");
         assertThat(Files.exists(a)).isTrue();
 
-        CliRun run = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema, "--execute",
+        CliRun run = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema,
                 "--output", "json");
         assertThat(run.exitCode()).as(run.toString()).isEqualTo(12);
         assertThat(run.json().get("files_deleted").asLong()).isEqualTo(1);
+        assertThat(run.json().get("batches").asLong()).as("the generic run figures are in the document").isEqualTo(1);
         assertThat(run.json().get("kept_live").asLong()).isEqualTo(1);
         assertThat(run.json().get("cutoff_source").asText()).isEqualTo("default 2 days");
         assertThat(Files.exists(a)).isFalse();
         assertThat(Files.exists(live)).isTrue();
 
-        CliRun bad = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema, "--older-than", "5m");
+        CliRun bad = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema, "--older-than", "5m",
+                "--dry-run");
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err()).contains("--min-age");
         CliRun lowered = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema, "--older-than", "5m",
-                "--min-age", "0s");
+                "--min-age", "0s", "--dry-run");
         assertThat(lowered.exitCode()).as(lowered.toString()).isEqualTo(12);
     }
 
@@ -62,14 +64,15 @@ class StorageCommandsTest {
         FileCatalog.file(lake.resolve("main/test/k.parquet"), OLD);
         cat.dataFile(1, "k.parquet", true);
         Path stray = FileCatalog.file(lake.resolve("main/test/stray.parquet"), OLD);
-        CliRun brake = CliRun.run("delete-orphan-files", "--catalog", url(), "--metadata-schema", cat.schema, "--execute",
+        CliRun brake = CliRun.run("delete-orphan-files", "--catalog", url(), "--metadata-schema", cat.schema,
                 "--max-orphan-ratio", "0.4");
         assertThat(brake.exitCode()).as(brake.toString()).isEqualTo(16);
         assertThat(brake.err()).contains("--max-orphan-ratio");
         assertThat(Files.exists(stray)).isTrue();
-        CliRun root = CliRun.run("delete-orphan-files", "--catalog", url(), "--metadata-schema", cat.schema, "--data-path", "/");
+        CliRun root = CliRun.run("delete-orphan-files", "--catalog", url(), "--metadata-schema", cat.schema, "--data-path", "/",
+                "--dry-run");
         assertThat(root.exitCode()).isEqualTo(14);
-        CliRun run = CliRun.run("delete-orphan-files", "--catalog", url(), "--metadata-schema", cat.schema, "--execute",
+        CliRun run = CliRun.run("delete-orphan-files", "--catalog", url(), "--metadata-schema", cat.schema,
                 "--output", "json");
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(run.json().get("deleted").asLong()).isEqualTo(1);
@@ -83,6 +86,6 @@ class StorageCommandsTest {
         assertThat(h.out()).contains("--data-path", "--older-than", "--min-age", "Default: 1h", "--s3-region", "--s3-endpoint",
                 "--s3-path-style", "--max-orphan-ratio", "Default: 0.5", "--allow-root-data-path", "default chain");
         CliRun c = CliRun.run("cleanup-old-files", "--help");
-        assertThat(c.out()).contains("--execute", "--batch-size", "Default: 1000", "2 days");
+        assertThat(c.out()).contains("--dry-run", "--batch-size", "queue entries", "2 days", "--all-metadata-schemas");
     }
 }

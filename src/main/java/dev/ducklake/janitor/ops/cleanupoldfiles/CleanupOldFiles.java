@@ -9,6 +9,7 @@ import dev.ducklake.janitor.ops.files.CatalogFiles;
 import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.KnownFiles;
+import dev.ducklake.janitor.ops.files.RunControl;
 import dev.ducklake.janitor.storage.DeleteOutcome;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.PathResolver;
@@ -61,7 +62,8 @@ public final class CleanupOldFiles {
     }
 
     /**
-     * Runs the cleanup.
+     * Runs the cleanup on a plain connection: inspects the catalog, takes the advisory lock for execute runs, then
+     * {@link #execute}. The CLI goes through {@link CleanupOldFilesAction} (the shared runtime) instead.
      *
      * @param c a connection to the catalog database (the engine switches autocommit off; the caller closes it)
      * @param store the file store serving the data path
@@ -77,20 +79,41 @@ public final class CleanupOldFiles {
             throws JanitorException, SQLException {
         c.setAutoCommit(true);
         CatalogInspector.inspect(c, o.schema());
+        AdvisoryLock lock = o.dryRun() ? null : AdvisoryLock.acquire(c, o.run().lockName(), o.schema());
+        try {
+            return execute(c, store, o, listener, RunControl.unbounded(o.run()));
+        } finally {
+            if (lock != null) {
+                lock.release(c);
+            }
+        }
+    }
+
+    /**
+     * The cleanup proper, on a catalog already inspected and (for execute runs) locked.
+     *
+     * @param c the session's connection (autocommit is switched off inside and restored)
+     * @param store the file store serving the data path
+     * @param o the options
+     * @param listener receives each file and a line per batch
+     * @param control batches, stop, --max-batches, --run-budget, figures
+     * @return what was done
+     * @throws JanitorException as {@link #run}
+     * @throws SQLException on database errors
+     */
+    public static CleanupOldFilesResult execute(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener,
+                                                RunControl control) throws JanitorException, SQLException {
+        c.setAutoCommit(true);
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
-        AdvisoryLock lock = o.dryRun() ? null : AdvisoryLock.acquire(c, o.lockName(), o.schema());
         try {
             c.setAutoCommit(false);
             KnownFiles known = KnownFiles.load(c, CatalogFiles.tenants(c, o.schema(), resolver), false);
-            return new Run(c, store, o, listener, resolver, cutoff, known).execute();
+            return new Run(c, store, o, listener, resolver, cutoff, known, control).execute();
         } finally {
             if (!c.getAutoCommit()) {
                 c.rollback();
                 c.setAutoCommit(true);
-            }
-            if (lock != null) {
-                lock.release(c);
             }
         }
     }
@@ -103,6 +126,7 @@ public final class CleanupOldFiles {
         final PathResolver resolver;
         final FileAges.Cutoff cutoff;
         final KnownFiles known;
+        final RunControl control;
         final String queue;
         final List<String> findings = new ArrayList<>();
         long considered;
@@ -115,7 +139,8 @@ public final class CleanupOldFiles {
         long batches;
 
         Run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener, PathResolver resolver,
-            FileAges.Cutoff cutoff, KnownFiles known) {
+            FileAges.Cutoff cutoff, KnownFiles known, RunControl control) {
+            this.control = control;
             this.c = c;
             this.store = store;
             this.o = o;
@@ -147,13 +172,14 @@ public final class CleanupOldFiles {
                 listener.progress(String.format("batch %d: %d queue rows, %s %d objects, %d rows deleted, %d kept, %d failed",
                         batches, considered, o.dryRun() ? "would delete" : "deleted", deleted, rowsDeleted,
                         keptLive + keptUnresolvable, failed));
-                if (batch.size() < o.batchSize()) {
+                boolean mayContinue = control.batchDone();
+                if (batch.size() < o.batchSize() || !mayContinue) {
                     break;
                 }
             }
-            return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff(), cutoff.source(), o.dryRun(),
-                    considered, deleted, o.dryRun() ? bytes : -1, rowsDeleted, keptLive, keptUnresolvable, failed, batches,
-                    startedBatch && !store.batchDeleteEnabled(), List.copyOf(findings));
+            return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
+                    o.dryRun(), considered, deleted, o.dryRun() ? bytes : -1, rowsDeleted, keptLive, keptUnresolvable, failed,
+                    startedBatch && !store.batchDeleteEnabled(), List.copyOf(findings), control.figures());
         }
 
         private void countNullPaths() throws SQLException {

@@ -8,6 +8,7 @@ import dev.ducklake.janitor.ops.files.CatalogFiles;
 import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.KnownFiles;
+import dev.ducklake.janitor.ops.files.RunControl;
 import dev.ducklake.janitor.storage.DeleteOutcome;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.PathResolver;
@@ -73,7 +74,8 @@ public final class DeleteOrphanFiles {
     }
 
     /**
-     * Runs the sweep.
+     * Runs the sweep on a plain connection: inspects the catalog, takes the advisory lock for execute runs, then
+     * {@link #execute}. The CLI goes through {@link DeleteOrphanFilesAction} (the shared runtime) instead.
      *
      * @param c a connection to the catalog database (autocommit is switched off inside; the caller closes it)
      * @param store the store serving the data path
@@ -88,7 +90,25 @@ public final class DeleteOrphanFiles {
             throws JanitorException, SQLException {
         c.setAutoCommit(true);
         CatalogInspector.inspect(c, o.schema());
-        PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
+        AdvisoryLock lock = o.dryRun() ? null : AdvisoryLock.acquire(c, o.run().lockName(), o.schema());
+        try {
+            return execute(c, store, o, listener, RunControl.unbounded(o.run()));
+        } finally {
+            if (lock != null) {
+                lock.release(c);
+            }
+        }
+    }
+
+    /**
+     * The brake on the data path alone, checked before any store is opened.
+     *
+     * @param resolver the data path in use
+     * @param o the options
+     * @return the data path as a prefix
+     * @throws JanitorException BRAKE_ROOT_PATH
+     */
+    public static StorageLocation checkRoot(PathResolver resolver, DeleteOrphanFilesOptions o) throws JanitorException {
         StorageLocation root;
         try {
             root = resolver.dataLocation();
@@ -101,8 +121,27 @@ public final class DeleteOrphanFiles {
                     + " stored there would be compared with this catalog. Nothing was deleted. Pass --allow-root-data-path to"
                     + " sweep it anyway.");
         }
+        return root;
+    }
+
+    /**
+     * The sweep proper, on a catalog already inspected and (for execute runs) locked.
+     *
+     * @param c the session's connection (autocommit is switched off inside and restored)
+     * @param store the store serving the data path
+     * @param o the options
+     * @param listener receives every candidate and progress lines
+     * @param control stop flag and figures
+     * @return what was done
+     * @throws JanitorException as {@link #run}
+     * @throws SQLException on database errors
+     */
+    public static DeleteOrphanFilesResult execute(Connection c, FileStore store, DeleteOrphanFilesOptions o,
+                                                  FileListener listener, RunControl control) throws JanitorException, SQLException {
+        c.setAutoCommit(true);
+        PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
+        StorageLocation root = checkRoot(resolver, o);
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
-        AdvisoryLock lock = o.dryRun() ? null : AdvisoryLock.acquire(c, o.lockName(), o.schema());
         Path spill = null;
         try {
             c.setAutoCommit(false);
@@ -138,9 +177,10 @@ public final class DeleteOrphanFiles {
                 deleted = df[0];
                 failed = df[1];
             }
-            return new DeleteOrphanFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff(), cutoff.source(), o.dryRun(),
-                    List.copyOf(schemas), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName, s.keptYoung,
-                    s.candidates, s.candidateBytes, deleted, failed, List.copyOf(findings));
+            control.batchDone();
+            return new DeleteOrphanFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
+                    o.dryRun(), List.copyOf(schemas), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName,
+                    s.keptYoung, s.candidates, s.candidateBytes, deleted, failed, List.copyOf(findings), control.figures());
         } catch (IOException e) {
             throw new JanitorException(Reason.STORAGE, "The temporary candidate list could not be written: " + e.getMessage(), e);
         } finally {
@@ -154,9 +194,6 @@ public final class DeleteOrphanFiles {
             if (!c.getAutoCommit()) {
                 c.rollback();
                 c.setAutoCommit(true);
-            }
-            if (lock != null) {
-                lock.release(c);
             }
         }
     }

@@ -64,8 +64,8 @@ class CleanupOldFilesLocalTest {
         CleanupOldFilesResult dry = run(cat, new LocalFileStore(), o -> o, events);
         assertThat(dry.dryRun()).isTrue();
         assertThat(dry.queueRowsConsidered()).isEqualTo(6);
-        assertThat(dry.objectsDeleted()).as("a, b (3 rows, 2 spellings), missing").isEqualTo(3);
-        assertThat(dry.bytesDeleted()).isEqualTo(14);
+        assertThat(dry.filesDeleted()).as("a, b (3 rows, 2 spellings), missing").isEqualTo(3);
+        assertThat(dry.bytesWouldDelete()).isEqualTo(14);
         assertThat(dry.keptLive()).isEqualTo(1);
         assertThat(events).anyMatch(e -> e.startsWith("would_delete " + lake + "/main/test/a.parquet 7"));
         assertThat(Files.exists(a)).isTrue();
@@ -73,7 +73,7 @@ class CleanupOldFilesLocalTest {
 
         events.clear();
         CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withBatchSize(2), events);
-        assertThat(r.objectsDeleted()).isEqualTo(3 + 1).as("b's second spelling is in another batch: missing counts as deleted");
+        assertThat(r.filesDeleted()).isEqualTo(3 + 1).as("b's second spelling is in another batch: missing counts as deleted");
         assertThat(r.queueRowsDeleted()).isEqualTo(5);
         assertThat(r.keptLive()).isEqualTo(1);
         assertThat(r.hasFindings()).isTrue();
@@ -83,7 +83,7 @@ class CleanupOldFilesLocalTest {
         assertThat(Files.exists(young)).isTrue();
         assertThat(Files.exists(live)).as("never delete a file a live row resolves to").isTrue();
         assertThat(cat.queueRows()).as("young and live rows stay").isEqualTo(2);
-        assertThat(r.batches()).isGreaterThan(1);
+        assertThat(r.run().batches()).isGreaterThan(1);
     }
 
     @Test
@@ -97,7 +97,7 @@ class CleanupOldFilesLocalTest {
         FaultyStore store = new FaultyStore(new LocalFileStore(), a -> a.endsWith("f2.parquet"));
         CleanupOldFilesResult r = run(cat, store, o -> o.withDryRun(false), new ArrayList<>());
         assertThat(r.failed()).isEqualTo(1);
-        assertThat(r.objectsDeleted()).isEqualTo(4);
+        assertThat(r.filesDeleted()).isEqualTo(4);
         assertThat(r.queueRowsDeleted()).isEqualTo(4);
         assertThat(cat.queueRows()).isEqualTo(1);
         assertThat(Files.exists(lake.resolve("main/test/f2.parquet"))).isTrue();
@@ -116,9 +116,9 @@ class CleanupOldFilesLocalTest {
         cat.setOption("delete_older_than", "1 week");
         CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>());
         assertThat(r.cutoffSource()).isEqualTo("delete_older_than option");
-        assertThat(r.objectsDeleted()).as("3 days is younger than the catalog's 1 week").isZero();
+        assertThat(r.filesDeleted()).as("3 days is younger than the catalog's 1 week").isZero();
         r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withOlderThan(AgeThreshold.parse("2d")), new ArrayList<>());
-        assertThat(r.objectsDeleted()).isEqualTo(1);
+        assertThat(r.filesDeleted()).isEqualTo(1);
         assertThat(cat.queueRows()).isZero();
     }
 }

@@ -57,8 +57,8 @@ class S3StorageOpsTest {
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
             dry = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(cat.schema), FileListener.NONE);
         }
-        assertThat(dry.objectsDeleted()).isEqualTo(30);
-        assertThat(dry.bytesDeleted()).as("sizes from HeadObject").isEqualTo(300);
+        assertThat(dry.filesDeleted()).isEqualTo(30);
+        assertThat(dry.bytesWouldDelete()).as("sizes from HeadObject").isEqualTo(300);
 
         s3.rejectBatchDelete = true;
         int singles = s3.singleDeletes.get();
@@ -72,7 +72,7 @@ class S3StorageOpsTest {
         }
         assertThat(r.batchDeleteFallback()).isTrue();
         assertThat(s3.singleDeletes.get() - singles).isEqualTo(29);
-        assertThat(r.objectsDeleted()).isEqualTo(29);
+        assertThat(r.filesDeleted()).isEqualTo(29);
         assertThat(r.failed()).isEqualTo(1);
         assertThat(r.keptLive()).isEqualTo(1);
         assertThat(cat.queueRows()).as("q7 and live stay").isEqualTo(2);
