@@ -81,6 +81,26 @@ class StorageCommandsTest {
     }
 
     @Test
+    void severalSchemasRunInTurnAndTheWorstExitCodeWins() throws Exception {
+        Path lake1 = dir.resolve("m1");
+        Path lake2 = dir.resolve("m2");
+        FileCatalog one = FileCatalog.create("cli_multi1", lake1 + "/");
+        FileCatalog two = FileCatalog.create("cli_multi2", lake2 + "/");
+        Path a = FileCatalog.file(lake1.resolve("main/test/a.parquet"), OLD);
+        one.queue("main/test/a.parquet", true, OLD);
+        Path live = FileCatalog.file(lake2.resolve("main/test/live.parquet"), OLD);
+        two.queue("main/test/live.parquet", true, OLD);
+        two.dataFile(1, "live.parquet", true);
+        CliRun run = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", one.schema, "--metadata-schema",
+                two.schema, "--output", "json");
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(12);
+        assertThat(Files.exists(a)).isFalse();
+        assertThat(Files.exists(live)).isTrue();
+        assertThat(one.queueRows()).isZero();
+        assertThat(two.queueRows()).isEqualTo(1);
+    }
+
+    @Test
     void helpExplainsEveryFlagWithDefaultAndUnit() {
         CliRun h = CliRun.run("delete-orphan-files", "--help");
         assertThat(h.out()).contains("--data-path", "--older-than", "--min-age", "Default: 1h", "--s3-region", "--s3-endpoint",
