@@ -21,6 +21,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -58,7 +59,7 @@ public final class CleanupOldFiles {
     }
 
     /** One distinct queue entry (rows with equal id, path and path_is_relative). */
-    private record Entry(Long id, String path, Integer rel, long rows, String address, String canonical) {
+    private record Entry(Long id, String path, Integer rel, long rows, String address, String canonical, String[] ctids) {
     }
 
     /**
@@ -154,18 +155,23 @@ public final class CleanupOldFiles {
         CleanupOldFilesResult execute() throws JanitorException, SQLException {
             boolean startedBatch = store.batchDeleteEnabled();
             countNullPaths();
-            long keyId = Long.MIN_VALUE;
-            String keyPath = "";
-            int keyRel = Integer.MIN_VALUE;
+            openCursor();
+            try {
+                runBatches();
+            } finally {
+                closeCursor();
+            }
+            return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
+                    o.dryRun(), considered, deleted, o.dryRun() ? bytes : -1, rowsDeleted, keptLive, keptUnresolvable, failed,
+                    startedBatch && !store.batchDeleteEnabled(), List.copyOf(findings), control.figures());
+        }
+
+        private void runBatches() throws JanitorException, SQLException {
             while (true) {
-                List<Entry> batch = select(keyId, keyPath, keyRel);
+                List<Entry> batch = select();
                 if (batch.isEmpty()) {
                     break;
                 }
-                Entry last = batch.get(batch.size() - 1);
-                keyId = last.id() == null ? -1 : last.id();
-                keyPath = last.path();
-                keyRel = last.rel();
                 batches++;
                 runBatch(batch, new HashSet<>());
                 c.commit();
@@ -177,9 +183,6 @@ public final class CleanupOldFiles {
                     break;
                 }
             }
-            return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
-                    o.dryRun(), considered, deleted, o.dryRun() ? bytes : -1, rowsDeleted, keptLive, keptUnresolvable, failed,
-                    startedBatch && !store.batchDeleteEnabled(), List.copyOf(findings), control.figures());
         }
 
         private void countNullPaths() throws SQLException {
@@ -199,35 +202,69 @@ public final class CleanupOldFiles {
             c.commit();
         }
 
-        /** The next batch of distinct (data_file_id, path, path_is_relative) after the key, in keyset order. */
-        private List<Entry> select(long keyId, String keyPath, int keyRel) throws SQLException {
-            List<Entry> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT data_file_id, path, coalesce(path_is_relative::int, 2), count(*)"
-                    + " FROM " + queue + " WHERE schedule_start < ? AND path IS NOT NULL"
-                    + " AND (coalesce(data_file_id, -1), path COLLATE \"C\", coalesce(path_is_relative::int, 2)) > (?, ?, ?)"
-                    + " GROUP BY data_file_id, path, path_is_relative"
-                    + " ORDER BY coalesce(data_file_id, -1), path COLLATE \"C\", coalesce(path_is_relative::int, 2) LIMIT ?")) {
+        /**
+         * Opens the queue cursor: the distinct (data_file_id, path, path_is_relative) entries older than the cutoff,
+         * with the ctids of their rows, in keyset order, sorted once by PostgreSQL and held across the batches'
+         * commits ({@code WITH HOLD}); the JVM fetches one batch at a time. The cutoff travels through a temporary
+         * table because DECLARE takes no bind parameters.
+         */
+        private void openCursor() throws SQLException {
+            try (Statement st = c.createStatement()) {
+                st.execute("CREATE TEMPORARY TABLE IF NOT EXISTS ducklake_janitor_cutoff (cutoff timestamptz)");
+                st.execute("TRUNCATE pg_temp.ducklake_janitor_cutoff");
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO pg_temp.ducklake_janitor_cutoff VALUES (?)")) {
                 ps.setTimestamp(1, Timestamp.from(cutoff.cutoff()));
-                ps.setLong(2, keyId);
-                ps.setString(3, keyPath);
-                ps.setInt(4, keyRel);
-                ps.setInt(5, o.batchSize());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        long id = rs.getLong(1);
-                        Long idv = rs.wasNull() ? null : id;
-                        String path = rs.getString(2);
-                        int rel = rs.getInt(3);
-                        String address = rel == 2 ? null : resolver.scheduled(path, rel == 1);
-                        String canon = null;
-                        if (address != null) {
-                            try {
-                                canon = StorageLocation.parse(address).canonical();
-                            } catch (IllegalArgumentException e) {
-                                address = null;
+                ps.executeUpdate();
+            }
+            try (Statement st = c.createStatement()) {
+                st.execute("DECLARE ducklake_janitor_queue NO SCROLL CURSOR WITH HOLD FOR"
+                        + " SELECT data_file_id, path, coalesce(path_is_relative::int, 2), count(*), array_agg(ctid)::text[]"
+                        + " FROM " + queue + " WHERE schedule_start < (SELECT cutoff FROM pg_temp.ducklake_janitor_cutoff)"
+                        + " AND path IS NOT NULL GROUP BY data_file_id, path, path_is_relative"
+                        + " ORDER BY coalesce(data_file_id, -1), path COLLATE \"C\", coalesce(path_is_relative::int, 2)");
+            }
+            c.commit();
+        }
+
+        private void closeCursor() {
+            try (Statement st = c.createStatement()) {
+                st.execute("CLOSE ducklake_janitor_queue");
+                c.commit();
+            } catch (SQLException ignored) {
+                // the session may be gone; its cursor went with it
+            }
+        }
+
+        /** The next batch of entries from the cursor (fetched up to 50 at a time). */
+        private List<Entry> select() throws SQLException {
+            List<Entry> out = new ArrayList<>();
+            try (Statement st = c.createStatement()) {
+                while (out.size() < o.batchSize()) {
+                    int got = 0;
+                    int want = Math.min(50, o.batchSize() - out.size()); // a structural constant of at most 2 digits
+                    try (ResultSet rs = st.executeQuery("FETCH FORWARD " + want + " FROM ducklake_janitor_queue")) {
+                        while (rs.next()) {
+                            got++;
+                            long id = rs.getLong(1);
+                            Long idv = rs.wasNull() ? null : id;
+                            String path = rs.getString(2);
+                            int rel = rs.getInt(3);
+                            String address = rel == 2 ? null : resolver.scheduled(path, rel == 1);
+                            String canon = null;
+                            if (address != null) {
+                                try {
+                                    canon = StorageLocation.parse(address).canonical();
+                                } catch (IllegalArgumentException e) {
+                                    address = null;
+                                }
                             }
+                            out.add(new Entry(idv, path, rel, rs.getLong(4), address, canon,
+                                    (String[]) rs.getArray(5).getArray()));
                         }
-                        out.add(new Entry(idv, path, rel, rs.getLong(4), address, canon));
+                    }
+                    if (got < want) {
+                        break;
                     }
                 }
             }
@@ -328,27 +365,33 @@ public final class CleanupOldFiles {
             }
         }
 
-        /** Deletes exactly the queue rows of these entries (all values matched), scheduled before the cutoff. */
+        /**
+         * Deletes exactly the queue rows of these entries: found by the ctids the cursor saw (a TID scan, no scan of
+         * the queue), and deleted only when all their values still match and they are still older than the cutoff.
+         * A row that moved meanwhile stays; the next run removes it (its file is then missing, which counts as gone).
+         */
         private void deleteRows(List<Entry> rows) throws SQLException {
             if (rows.isEmpty()) {
                 return;
             }
+            List<String> ctids = new ArrayList<>();
             Long[] ids = new Long[rows.size()];
             String[] paths = new String[rows.size()];
             Integer[] rels = new Integer[rows.size()];
             for (int i = 0; i < rows.size(); i++) {
-                ids[i] = rows.get(i).id();
+                ids[i] = rows.get(i).id() == null ? -1L : rows.get(i).id();
                 paths[i] = rows.get(i).path();
                 rels[i] = rows.get(i).rel();
+                ctids.addAll(List.of(rows.get(i).ctids()));
             }
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + queue + " q"
-                    + " USING unnest(?::bigint[], ?::text[], ?::int[]) AS d(id, p, r)"
-                    + " WHERE q.data_file_id IS NOT DISTINCT FROM d.id AND q.path COLLATE \"C\" = d.p"
-                    + " AND coalesce(q.path_is_relative::int, 2) = d.r AND q.schedule_start < ?")) {
-                ps.setArray(1, c.createArrayOf("bigint", ids));
-                ps.setArray(2, c.createArrayOf("text", paths));
-                ps.setArray(3, c.createArrayOf("int4", rels));
-                ps.setTimestamp(4, Timestamp.from(cutoff.cutoff()));
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + queue + " q WHERE q.ctid = ANY (?::tid[])"
+                    + " AND (coalesce(q.data_file_id, -1), q.path COLLATE \"C\", coalesce(q.path_is_relative::int, 2))"
+                    + " IN (SELECT * FROM unnest(?::bigint[], ?::text[], ?::int[])) AND q.schedule_start < ?")) {
+                ps.setArray(1, c.createArrayOf("text", ctids.toArray()));
+                ps.setArray(2, c.createArrayOf("bigint", ids));
+                ps.setArray(3, c.createArrayOf("text", paths));
+                ps.setArray(4, c.createArrayOf("int4", rels));
+                ps.setTimestamp(5, Timestamp.from(cutoff.cutoff()));
                 rowsDeleted += ps.executeUpdate();
             }
         }
