@@ -68,7 +68,7 @@ public final class CleanupOldFilesCommand implements Callable<Integer>, Operatio
         base = CleanupOldFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge());
         return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json()).run(catalog, run);
+                output.json(), verbose.verbose).run(catalog, run);
     }
 
     @Override
@@ -126,9 +126,9 @@ public final class CleanupOldFilesCommand implements Callable<Integer>, Operatio
     }
 
     @Override
-    public String confirmation(ConnectionSpec conn, String schemas) {
+    public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) {
         return String.format(Locale.ROOT, "Delete the scheduled files of the DuckLake catalog in database '%s' on host %s:%s "
-                + "(schema %s) from storage? [y/N] ", conn.database(), conn.host(), conn.port(), schemas);
+                + "(schema %s) from storage? [y/N] ", conn.database(), conn.host(), conn.port(), String.join(", ", schemas));
     }
 
     @Override

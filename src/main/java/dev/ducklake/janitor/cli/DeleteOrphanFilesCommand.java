@@ -88,7 +88,7 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer>, Operat
                 .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin);
         base.validate();
         return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json()).run(catalog, run);
+                output.json(), verbose.verbose).run(catalog, run);
     }
 
     @Override
@@ -135,9 +135,9 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer>, Operat
     }
 
     @Override
-    public String confirmation(ConnectionSpec conn, String schemas) {
+    public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) {
         return String.format(Locale.ROOT, "Delete files no catalog row knows under the data path of the DuckLake catalog in "
-                + "database '%s' on host %s:%s (schema %s)? [y/N] ", conn.database(), conn.host(), conn.port(), schemas);
+                + "database '%s' on host %s:%s (schema %s)? [y/N] ", conn.database(), conn.host(), conn.port(), String.join(", ", schemas));
     }
 
     @Override
