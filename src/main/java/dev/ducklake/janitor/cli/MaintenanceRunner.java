@@ -81,8 +81,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                 List<String> schemas = flags.allMetadataSchemas ? discover(conn) : catalog.metadataSchemas.stream().distinct().toList();
                 return runMany(conn, options, schemas, flags.yes);
             }
-            runOne(conn, options, flags.yes);
-            return ExitCodes.OK;
+            return runOne(conn, options, flags.yes);
         } catch (JanitorException e) {
             if (json) {
                 Map<String, Object> doc = Render.error(adapter.operation(), conn, catalog.metadataSchema, e);
@@ -100,7 +99,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         }
     }
 
-    private void runOne(ConnectionSpec conn, RunOptions options, boolean yes) throws JanitorException {
+    private int runOne(ConnectionSpec conn, RunOptions options, boolean yes) throws JanitorException {
         String schema = options.metadataSchema();
         MaintenanceRunReporter reporter = push.reporter(env, conn, schema, adapter.operation(), options.dryRun(), err);
         confirm(conn, List.of(schema), options, yes);
@@ -137,6 +136,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                     + " dropped tables until (auto)vacuum processes them; a plain VACUUM (ANALYZE) of those catalogs helps. "
                     + "Do not run VACUUM FULL on a live catalog.");
         }
+        return adapter.exitCode(result);
     }
 
     private int runMany(ConnectionSpec conn, RunOptions base, List<String> schemas, boolean yes) throws JanitorException {

@@ -67,7 +67,8 @@ final class MultiSchemaReport<R extends MaintenanceResult> {
         }
         int worst = 0;
         for (Outcome<R> o : outcomes) {
-            worst = Reason.worseExitCode(o.exitCode(), worst);
+            int code = o.error() == null && o.result() != null ? adapter.exitCode(o.result()) : o.exitCode();
+            worst = Reason.worseExitCode(code, worst);
         }
         return worst;
     }

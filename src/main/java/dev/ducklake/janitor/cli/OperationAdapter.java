@@ -82,6 +82,15 @@ interface OperationAdapter<R extends MaintenanceResult> {
         return Set.of();
     }
 
+    /**
+     * @param result a completed run's result
+     * @return the exit code of a run that completed (0; a command whose runs can end "done with findings" returns
+     *     12, or 13 for objects its store could not delete)
+     */
+    default int exitCode(R result) {
+        return 0;
+    }
+
     /** @return result fields (snake_case) that are not summed into a multi-schema total, besides the batch sizes */
     default Set<String> notSummed() {
         return Set.of();
