@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Installs real DuckDB + DuckLake (Python packages, pinned) for the interop tests.
+# Installs real DuckDB + DuckLake (Python packages, pinned) for the interop tests: one venv per release.
 #
-#   scripts/install-ducklake-test-env.sh            # creates/refreshes .venv-interop/
-#   DUCKLAKE_JANITOR_INTEROP_VENV=/some/dir scripts/install-ducklake-test-env.sh
+#   scripts/install-ducklake-test-env.sh              # every environment below
+#   scripts/install-ducklake-test-env.sh 1.5.2 1.4.4  # only these releases ("current" = the 1.5.5 one)
 #
-# Idempotent: when the venv already has the pinned packages and the packaged extensions
-# load, it changes nothing and needs no network. Otherwise it creates the venv and runs
-# pip against the package index. Exits non-zero with a clear message when it cannot.
-# The venv lives outside target/ so that `mvn clean` does not remove it.
+#   current (1.5.5)  src/test/python/requirements-interop.txt        -> .venv-interop/
+#                    (DUCKLAKE_JANITOR_INTEROP_VENV overrides the location)
+#   old, leaking     src/test/python/requirements-interop-<rel>.txt  -> .venv-interop-releases/<rel>/
+#                    (DUCKLAKE_JANITOR_INTEROP_RELEASES overrides the folder), today 1.5.2 and 1.4.4
+#
+# Idempotent: a venv that already has its pinned packages and whose packaged extensions load is left
+# untouched and needs no network. Otherwise the venv is created and pip runs against the package index.
+# Each venv is checked to run the DuckDB version its requirements file pins. Exits non-zero with a
+# clear message when an environment cannot be installed. The venvs live outside target/ so that
+# `mvn clean` keeps them.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="${DUCKLAKE_JANITOR_INTEROP_VENV:-$ROOT/.venv-interop}"
-REQ="$ROOT/src/test/python/requirements-interop.txt"
-DRIVER="$ROOT/src/test/python/ducklake_driver.py"
+PYDIR="$ROOT/src/test/python"
+DRIVER="$PYDIR/ducklake_driver.py"
+RELEASES_DIR="${DUCKLAKE_JANITOR_INTEROP_RELEASES:-$ROOT/.venv-interop-releases}"
 PY="${PYTHON:-python3}"
 
 fail() {
@@ -22,13 +28,14 @@ fail() {
     exit 1
 }
 
-[ -f "$REQ" ] || fail "missing $REQ"
 [ -f "$DRIVER" ] || fail "missing $DRIVER"
 
+# pins_satisfied VENV REQ: every pinned line of REQ appears in the venv's pip freeze
 pins_satisfied() {
-    [ -x "$VENV/bin/python" ] || return 1
+    local venv="$1" req="$2"
+    [ -x "$venv/bin/python" ] || return 1
     local installed
-    installed="$("$VENV/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null | tr '[:upper:]_' '[:lower:]-')" || return 1
+    installed="$("$venv/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null | tr '[:upper:]_' '[:lower:]-')" || return 1
     local line pkg
     while IFS= read -r line; do
         line="${line%%#*}"
@@ -36,48 +43,81 @@ pins_satisfied() {
         [ -z "$line" ] && continue
         pkg="$(echo "$line" | tr '[:upper:]_' '[:lower:]-')"
         grep -qx -- "$pkg" <<<"$installed" || return 1
-    done <"$REQ"
+    done <"$req"
     return 0
 }
 
+# pinned_duckdb REQ: the version after duckdb== in REQ
+pinned_duckdb() {
+    sed -n 's/^[[:space:]]*duckdb[[:space:]]*==[[:space:]]*\([0-9][0-9.]*\).*/\1/p' "$1" | head -n 1
+}
+
+# self_check VENV REQ: the extensions load, and DuckDB is the pinned version
 self_check() {
-    local out
-    if out="$("$VENV/bin/python" "$DRIVER" --check 2>&1)"; then
-        echo "install-ducklake-test-env: OK: $out"
+    local venv="$1" req="$2" out want
+    want="$(pinned_duckdb "$req")"
+    if out="$("$venv/bin/python" "$DRIVER" --check 2>&1)" \
+        && grep -q "\"duckdb_version\": \"$want\"" <<<"$out"; then
+        echo "install-ducklake-test-env: OK ($venv): $out"
         return 0
     fi
-    echo "install-ducklake-test-env: self-check failed: $out" >&2
+    echo "install-ducklake-test-env: self-check of $venv failed (want DuckDB $want): $out" >&2
     return 1
 }
 
-if pins_satisfied && self_check >/dev/null 2>&1; then
-    echo "install-ducklake-test-env: $VENV already has the pinned packages"
-    self_check
-    exit 0
-fi
-
-command -v "$PY" >/dev/null 2>&1 || fail "$PY not found (need Python 3.9+ with the venv module)"
-"$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)' \
-    || fail "$PY is older than 3.9"
-
-if [ ! -x "$VENV/bin/python" ]; then
-    echo "install-ducklake-test-env: creating venv $VENV"
-    rm -rf "$VENV"
-    if ! "$PY" -m venv "$VENV"; then
-        rm -rf "$VENV"
+make_venv() {
+    local venv="$1"
+    echo "install-ducklake-test-env: creating venv $venv"
+    rm -rf "$venv"
+    mkdir -p "$(dirname "$venv")"
+    if ! "$PY" -m venv "$venv"; then
+        rm -rf "$venv"
         if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
             echo "install-ducklake-test-env: '$PY -m venv' failed; installing Debian's python3-venv"
             { apt-get update -qq && apt-get install -y -qq python3-venv; } >&2 \
                 || fail "apt-get install python3-venv failed"
-            "$PY" -m venv "$VENV" || fail "'$PY -m venv' failed even with python3-venv installed"
+            "$PY" -m venv "$venv" || fail "'$PY -m venv' failed even with python3-venv installed"
         else
             fail "'$PY -m venv' failed (on Debian: apt-get install -y python3-venv)"
         fi
     fi
+}
+
+# install_env VENV REQ
+install_env() {
+    local venv="$1" req="$2"
+    [ -f "$req" ] || fail "missing $req"
+    if pins_satisfied "$venv" "$req" && self_check "$venv" "$req" >/dev/null 2>&1; then
+        echo "install-ducklake-test-env: $venv already has the pinned packages of $(basename "$req")"
+        self_check "$venv" "$req"
+        return 0
+    fi
+    command -v "$PY" >/dev/null 2>&1 || fail "$PY not found (need Python 3.9+ with the venv module)"
+    "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)' \
+        || fail "$PY is older than 3.9"
+    [ -x "$venv/bin/python" ] || make_venv "$venv"
+    echo "install-ducklake-test-env: installing into $venv: $(grep -v '^#' "$req" | grep -v '^$' | tr '\n' ' ')"
+    "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$req" \
+        || fail "pip install -r $req failed (is the Python package index reachable?)"
+    self_check "$venv" "$req" || fail "the packaged DuckDB extensions did not load from $venv, or DuckDB is not the pinned version"
+}
+
+# the releases to install: arguments, or every requirements file
+wanted=("$@")
+if [ "${#wanted[@]}" -eq 0 ]; then
+    wanted=(current)
+    for req in "$PYDIR"/requirements-interop-*.txt; do
+        [ -e "$req" ] || continue
+        rel="$(basename "$req" .txt)"
+        wanted+=("${rel#requirements-interop-}")
+    done
 fi
 
-echo "install-ducklake-test-env: installing $(grep -v '^#' "$REQ" | grep -v '^$' | tr '\n' ' ')"
-"$VENV/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$REQ" \
-    || fail "pip install -r $REQ failed (is the Python package index reachable?)"
-
-self_check || fail "the packaged DuckDB extensions did not load from $VENV"
+for rel in "${wanted[@]}"; do
+    if [ "$rel" = current ]; then
+        install_env "${DUCKLAKE_JANITOR_INTEROP_VENV:-$ROOT/.venv-interop}" "$PYDIR/requirements-interop.txt"
+    else
+        [[ "$rel" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "unknown environment '$rel' (give a release such as 1.5.2, or 'current')"
+        install_env "$RELEASES_DIR/$rel" "$PYDIR/requirements-interop-$rel.txt"
+    fi
+done

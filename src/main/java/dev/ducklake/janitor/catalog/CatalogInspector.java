@@ -17,8 +17,13 @@ import java.util.Set;
 /**
  * Checks that a Postgres schema holds a DuckLake catalog this tool may work on, before anything else
  * touches it: the schema exists, the ducklake_* tables are there, the format version
- * ({@code ducklake_metadata} key {@code version}) is one of {@link FormatVersion}, and
- * {@code ducklake_snapshot} is not empty. Reads only; takes no lock beyond what SELECT takes.
+ * ({@code ducklake_metadata} key {@code version}) is one of {@link FormatVersion},
+ * {@code ducklake_snapshot} is not empty, and no catalog row refers to a snapshot the catalog does not have
+ * ({@link SnapshotConsistency}). Reads only; takes no lock beyond what SELECT takes.
+ *
+ * <p>Every command calls {@link #inspect} before any work, dry runs included, so a new command gets the
+ * consistency check for free; a command that reports damage instead of refusing (metrics, check) calls
+ * {@link #inspect(Connection, String, boolean)} with {@code false} and reads {@link SnapshotConsistency} itself.
  */
 public final class CatalogInspector {
 
@@ -35,13 +40,34 @@ public final class CatalogInspector {
      * @return what was found
      * @throws JanitorException {@link Reason#NOT_A_CATALOG} when the schema or a required table is missing,
      *     {@link Reason#UNSUPPORTED_VERSION} when the version is missing or unknown,
-     *     {@link Reason#UNSAFE_CATALOG_STATE} when ducklake_snapshot is empty,
+     *     {@link Reason#UNSAFE_CATALOG_STATE} when ducklake_snapshot is empty or when rows refer to a snapshot
+     *     beyond the newest one (the message names the tables and their first offending ids),
      *     {@link Reason#PERMISSION_DENIED} when the user may not read the catalog tables
      * @throws SQLException on other database errors
      */
     public static CatalogInfo inspect(Connection c, String schema) throws JanitorException, SQLException {
+        return inspect(c, schema, true);
+    }
+
+    /**
+     * Inspects the catalog in a schema, optionally without refusing a snapshot-inconsistent catalog.
+     *
+     * @param c an open connection
+     * @param schema the metadata schema
+     * @param requireSnapshotConsistency true to refuse (exit 6) a catalog with rows beyond the newest snapshot, as
+     *     every maintenance command must; false for read-only reporters that export the damage instead
+     * @return what was found
+     * @throws JanitorException as {@link #inspect(Connection, String)}
+     * @throws SQLException on other database errors
+     */
+    public static CatalogInfo inspect(Connection c, String schema, boolean requireSnapshotConsistency)
+            throws JanitorException, SQLException {
         try {
-            return doInspect(c, schema);
+            CatalogInfo info = doInspect(c, schema);
+            if (requireSnapshotConsistency) {
+                SnapshotConsistency.requireConsistent(c, schema);
+            }
+            return info;
         } catch (SQLException e) {
             if (SqlState.classify(e) == SqlState.Kind.PERMISSION_DENIED) {
                 throw new JanitorException(Reason.PERMISSION_DENIED, "The catalog user may not read the DuckLake tables in schema "
@@ -57,7 +83,7 @@ public final class CatalogInspector {
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     throw new JanitorException(Reason.NOT_A_CATALOG, "The metadata schema " + printable(schema)
-                            + " does not exist in this database.");
+                            + " does not exist in " + describeServer(c) + ".");
                 }
             }
         }
@@ -120,6 +146,30 @@ public final class CatalogInspector {
                     + " is empty: without a retained snapshot range every table would look unreachable, so nothing is done.");
         }
         return new CatalogInfo(schema, version, present.contains("ducklake_inlined_data_tables"), count, min, max);
+    }
+
+    /**
+     * Names the database and server of a session for messages, e.g. {@code database 'lake' on db.internal:5432}
+     * (from the session itself; never a password).
+     *
+     * @param c an open connection
+     * @return the description
+     * @throws SQLException when the session cannot answer
+     */
+    public static String describeServer(Connection c) throws SQLException {
+        String db;
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.current_database()"); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            db = rs.getString(1);
+        }
+        String url = c.getMetaData().getURL();
+        String server = "";
+        int start = url == null ? -1 : url.indexOf("//");
+        if (start >= 0) {
+            int end = url.indexOf('/', start + 2);
+            server = " on " + url.substring(start + 2, end < 0 ? url.length() : end);
+        }
+        return "database " + printable(db) + server;
     }
 
     /**

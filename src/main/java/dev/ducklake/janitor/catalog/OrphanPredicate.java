@@ -8,9 +8,16 @@ import dev.ducklake.janitor.pg.Sql;
  * search for unregistered leftovers). Do not write this SQL anywhere else.
  *
  * <p>A table_id is unreachable when no {@code ducklake_table} row of it satisfies
- * {@code begin_snapshot <= max(snapshot_id) AND (end_snapshot IS NULL OR end_snapshot > min(snapshot_id))},
- * min and max taken over {@code ducklake_snapshot}: no retained snapshot can see any version of the table.
- * A table_id with no {@code ducklake_table} row at all is unreachable. {@code end_snapshot} is exclusive
+ * {@code end_snapshot IS NULL OR (begin_snapshot <= max(snapshot_id) AND end_snapshot > min(snapshot_id))},
+ * min and max taken over {@code ducklake_snapshot}: the table is not live and no retained snapshot can see
+ * any version of it. A table_id with no {@code ducklake_table} row at all is unreachable.
+ *
+ * <p>An open row ({@code end_snapshot IS NULL}) always makes its table_id reachable, whatever its
+ * {@code begin_snapshot}: on a consistent catalog every open row begins at or before the newest snapshot, so
+ * this changes nothing there; on a damaged catalog whose newest {@code ducklake_snapshot} rows are gone (a
+ * hand-written expiry, a partial restore) it keeps the live tables' inlined data, which a plain
+ * {@code begin_snapshot <= max(snapshot_id)} test would call unreachable (issue 10). Such a catalog is refused
+ * anyway before any work by {@link SnapshotConsistency}; this is the second, independent guard. {@code end_snapshot} is exclusive
  * (DuckLake spec: a row is visible at snapshot S when {@code begin_snapshot <= S < end_snapshot}), so with
  * snapshots 100..200 retained an end of 100 is unreachable and an end of 101 is reachable.
  *
@@ -40,8 +47,9 @@ public final class OrphanPredicate {
         return "(EXISTS (SELECT 1 FROM " + snapshot + ")"
                 + " AND NOT EXISTS (SELECT 1 FROM " + table + " dt"
                 + " WHERE dt.table_id = " + tableIdExpr
-                + " AND dt.begin_snapshot <= (SELECT max(snapshot_id) FROM " + snapshot + ")"
-                + " AND (dt.end_snapshot IS NULL OR dt.end_snapshot > (SELECT min(snapshot_id) FROM " + snapshot + "))))";
+                + " AND (dt.end_snapshot IS NULL"
+                + " OR (dt.begin_snapshot <= (SELECT max(snapshot_id) FROM " + snapshot + ")"
+                + " AND dt.end_snapshot > (SELECT min(snapshot_id) FROM " + snapshot + ")))))";
     }
 
     /**
@@ -55,5 +63,24 @@ public final class OrphanPredicate {
     public static String countOrphanRegistryRows(String schema) {
         return "SELECT count(*) FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables") + " r WHERE "
                 + unreachable(schema, "r.table_id");
+    }
+
+    /**
+     * A query with one bigint column and one bind parameter (the metadata schema's name, text): an upper bound of
+     * the orphan registry rows whose inlined table still holds rows, i.e. what {@code drop-orphan-inline-tables}
+     * keeps unless {@code --include-nonempty} is given. It counts the orphan registry rows whose table exists and
+     * has at least one heap block ({@code pg_relation_size > 0}): a table without blocks holds no row (the dry run
+     * uses the same fact), but a table whose rows were all deleted (flushed) keeps its blocks until VACUUM truncates
+     * it, so the figure can exceed the exact count, which only the dry run's per-table probe gives. Cost: one
+     * file-size call per orphan table (no table is read or locked beyond the instant of the size call).
+     *
+     * @param schema the metadata schema (quoted here)
+     * @return the SQL text
+     */
+    public static String countOrphanRegistryRowsWithHeapBlocks(String schema) {
+        return "SELECT count(*) FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables") + " r"
+                + " JOIN pg_catalog.pg_class c ON c.relname::text = r.table_name AND c.relkind = 'r'"
+                + " AND c.relnamespace = (SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname = ?)"
+                + " WHERE pg_catalog.pg_relation_size(c.oid) > 0 AND " + unreachable(schema, "r.table_id");
     }
 }

@@ -8,11 +8,12 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-/** Options shared by every subcommand that works on a catalog. */
+/**
+ * The connection mixin of every subcommand that works on a catalog: where the database is (--catalog,
+ * --password-file) and which metadata schema(s) (--metadata-schema). Output and run options are separate mixins
+ * ({@link OutputOptions}, {@link VerboseOption}, {@link RunOptionsMixin}).
+ */
 public final class CatalogOptions {
-
-    /** Output format. */
-    public enum Output { text, json }
 
     @Option(names = "--catalog", paramLabel = "CONN",
             description = {"The catalog database: a JDBC URL (jdbc:postgresql://host:5432/db), a libpq URI "
@@ -22,7 +23,8 @@ public final class CatalogOptions {
     String catalog;
 
     @Option(names = "--password-file", paramLabel = "FILE",
-            description = "Read the password from the first line of FILE when the connection string and PGPASSWORD give none. "
+            description = "Read the password from the first line of FILE, re-read at every (re)connect so that a rotated "
+                    + "secret is picked up. Wins over PGPASSWORD; a password in the connection string wins over it. "
                     + "The password is never printed.")
     Path passwordFile;
 
@@ -33,26 +35,12 @@ public final class CatalogOptions {
     List<String> metadataSchemas = List.of();
 
     @Option(names = "--metadata-schema", paramLabel = "SCHEMA",
-            description = "The Postgres schema holding the ducklake_* tables (DuckLake's METADATA_SCHEMA). Commands that "
-                    + "support it (drop-orphan-inline-tables) accept it several times and run on each schema in turn. "
-                    + "Default: public.")
+            description = "The Postgres schema holding the ducklake_* tables (DuckLake's METADATA_SCHEMA). Default: public.")
     void metadataSchema(List<String> schemas) {
         // picocli calls this with the values collected so far (first with an empty list)
         metadataSchemas = List.copyOf(schemas);
         metadataSchema = schemas.isEmpty() ? "public" : schemas.get(0);
     }
-
-    @Option(names = "--lock-name", paramLabel = "NAME", defaultValue = "ducklake-maintenance",
-            description = "Advisory lock taken by execute runs (pg_try_advisory_lock(hashtext(NAME))); a run refuses to start while "
-                    + "another session holds it. Default: ${DEFAULT-VALUE}.")
-    String lockName;
-
-    @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text",
-            description = "Result format on stdout: text or json (one JSON document; progress and logs go to stderr). Default: ${DEFAULT-VALUE}.")
-    Output output;
-
-    @Option(names = "--verbose", description = "Print stack traces of errors and debug details to stderr. Default: off.")
-    boolean verbose;
 
     /**
      * The one schema of a command that works on a single schema.

@@ -7,7 +7,6 @@ import dev.ducklake.janitor.maintain.MaintainRun;
 import dev.ducklake.janitor.maintain.MaintainRun.Status;
 import dev.ducklake.janitor.maintain.MaintainRun.StepOutcome;
 import dev.ducklake.janitor.maintain.MaintenanceStep;
-import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -63,7 +62,7 @@ public final class MaintainCommand implements Callable<Integer> {
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text",
             description = "Result format on stdout: text (one section per catalog and step) or json (one document with every "
                     + "step's result); progress and logs go to stderr. Default: ${DEFAULT-VALUE}.")
-    CatalogOptions.Output output;
+    OutputOptions.Output output;
 
     @Option(names = "--verbose", description = "Print stack traces of errors to stderr. Default: off.")
     boolean verbose;
@@ -84,7 +83,7 @@ public final class MaintainCommand implements Callable<Integer> {
         if (parallelism < 1 || parallelism > 64) {
             throw new JanitorException(Reason.USAGE, "--catalog-parallelism must be between 1 and 64, got " + parallelism + ".");
         }
-        Map<String, MaintenanceStep> registry = MaintainSteps.registry(() -> new ProgressPrinter(out, err, true, true));
+        Map<String, MaintenanceStep> registry = MaintainSteps.registry(() -> new ProgressPrinter(out, err, true, true, verbose), err);
         MaintainConfig cfg = MaintainConfig.load(config, parent.env(), registry);
         cfg.catalogs().forEach(c -> StructuredLog.addRedactor(c.connection()::redact));
         boolean prefix = cfg.catalogs().size() > 1;
@@ -121,7 +120,7 @@ public final class MaintainCommand implements Callable<Integer> {
             signalled.set(true);
             run.requestStop();
             try {
-                printed.await(Math.max(0, DropOrphanInlineTablesCommand.STOP_GRACE.toNanos() - (System.nanoTime() - t0)), TimeUnit.NANOSECONDS);
+                printed.await(Math.max(0, MaintenanceRunner.STOP_GRACE.toNanos() - (System.nanoTime() - t0)), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -138,7 +137,7 @@ public final class MaintainCommand implements Callable<Integer> {
             }
         }
         int exit = worst(outcomes);
-        if (output == CatalogOptions.Output.json) {
+        if (output == OutputOptions.Output.json) {
             Render.json(out, document(cfg, outcomes, exit));
         } else {
             printText(out, cfg, outcomes, exit);
@@ -146,18 +145,12 @@ public final class MaintainCommand implements Callable<Integer> {
         return exit;
     }
 
-    /** The worst exit code by {@link MultiSchemaRun#SEVERITY} (unknown codes rank first). */
+    /** The worst exit code by {@link Reason#worseExitCode} (the order of {@link Reason#exitCodesBySeverity()}). */
     static int worst(List<List<StepOutcome>> outcomes) {
-        List<Integer> all = new ArrayList<>();
-        outcomes.forEach(l -> l.forEach(o -> all.add(o.exitCode())));
         int worst = 0;
-        for (int code : all) {
-            int rank = MultiSchemaRun.SEVERITY.indexOf(code);
-            if (rank < 0) {
-                rank = -1;
-            }
-            if (rank < MultiSchemaRun.SEVERITY.indexOf(worst)) {
-                worst = code;
+        for (List<StepOutcome> l : outcomes) {
+            for (StepOutcome o : l) {
+                worst = Reason.worseExitCode(worst, o.exitCode());
             }
         }
         return worst;
@@ -228,9 +221,7 @@ public final class MaintainCommand implements Callable<Integer> {
                         o.status() == Status.error ? "FAILED (exit " + o.exitCode() + ", " + o.reason().name().toLowerCase(Locale.ROOT) + ")"
                                 : o.status().name().replace('_', ' '),
                         o.message() == null ? "" : ": " + c.connection().redact(o.message()));
-                if (o.result() instanceof DropOrphanInlineTablesResult r) {
-                    DropOrphanInlineTablesCommand.printText(out, c.connection(), r, signalled.get());
-                } else if (o.result() != null) {
+                if (o.result() != null && !MaintainSteps.printText(out, o.step(), c.connection(), o.result(), signalled.get())) {
                     Render.JSON.convertValue(o.result(), Map.class).forEach((k, v) -> out.printf(Locale.ROOT, "  %-30s %s%n", k, v));
                 }
             }

@@ -1,46 +1,75 @@
 package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.maintain.MaintenanceStep;
 import dev.ducklake.janitor.maintain.OptionKind;
 import dev.ducklake.janitor.maintain.StepConfig;
 import dev.ducklake.janitor.maintain.StepContext;
 import dev.ducklake.janitor.maintain.StepResult;
 import dev.ducklake.janitor.maintain.YamlTree;
-import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
-import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
-import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
+import dev.ducklake.janitor.ops.MaintenanceOperation;
+import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.LockBudget;
+import dev.ducklake.janitor.storage.StorageLocation;
+import picocli.CommandLine;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.core.exception.SdkException;
 
+import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * The step registry of {@code maintain}: step name → adapter (options schema → the operation's Options record → its
- * engine call → its Result and the gauges its command pushes). The adapters call exactly what the commands call.
+ * The step registry of {@code maintain}: step name → adapter. An adapter parses the step's options (as written in the
+ * file) with its command's own picocli parser into a fresh command object, and runs that command's
+ * {@link OperationAdapter} ({@code prepare}, {@code create}, {@code pushedGauges}, {@code exitCode}): exactly the calls the
+ * command makes, so a file option and the flag of the same name mean the same thing.
  *
- * <p>Operations not on this branch yet are declared with their option schema (so a configuration is fully validated
- * today) and report "not available in this build" when run. Wiring one is a few lines: replace its
- * {@link #unavailable} entry by an adapter like {@link DropStep} (build the Options from {@link StepConfig#options()},
- * validate it in {@code validate}, call the engine in {@code run}, return its Result with the command's pushed gauges).
+ * <p>The run options (batch size, max batches, statement/lock/reconnect timeouts) come from the step's options in
+ * their normal form ({@link OptionKind#DURATION} accepts {@code 45s}, {@code 2m}); the schema, dry run, lock name and
+ * run budget come from {@code maintain}. Operations not in this build are declared with their option schema (so a
+ * configuration is fully validated today) and report "not available in this build" when run.
  */
 final class MaintainSteps {
 
     /** The reason an operation that is not in this build is skipped with. */
     static final String NOT_AVAILABLE = "not available in this build";
 
+    /** Step options that {@code maintain} turns into {@link RunOptions} itself (not handed to the command's parser). */
+    private static final Set<String> RUN_KEYS = Set.of("batch-size", "max-batches", "statement-timeout", "lock-timeout",
+            "reconnect-timeout", "required", "run-budget");
+
     private MaintainSteps() {
+    }
+
+    /**
+     * The registry with per-file lines of the storage steps discarded.
+     *
+     * @param listener a progress listener for the step running on the calling thread
+     * @return step name → adapter
+     */
+    static Map<String, MaintenanceStep> registry(Supplier<ProgressListener> listener) {
+        return registry(listener, new PrintWriter(java.io.Writer.nullWriter()));
     }
 
     /**
      * The registry, in the chain's natural order (DuckLake's CHECKPOINT minus compaction).
      *
      * @param listener a progress listener for the step running on the calling thread
+     * @param fileLines where the storage steps' per-file lines go (stderr: stdout holds the result)
      * @return step name → adapter
      */
-    static Map<String, MaintenanceStep> registry(Supplier<ProgressListener> listener) {
+    static Map<String, MaintenanceStep> registry(Supplier<ProgressListener> listener, PrintWriter fileLines) {
         Map<String, MaintenanceStep> r = new LinkedHashMap<>();
         // the runtime's timeouts, as every execute command has them
         Map<String, OptionKind> timeouts = Map.of("statement-timeout", OptionKind.DURATION, "lock-timeout", OptionKind.DURATION,
@@ -50,20 +79,21 @@ final class MaintainSteps {
         expire.putAll(Map.of("older-than", OptionKind.DURATION_OR_INSTANT, "retain-last", OptionKind.POSITIVE_INT,
                 "versions", OptionKind.ID_LIST, "min-age", OptionKind.DURATION));
         add(r, unavailable("expire-snapshots", expire));
-        add(r, new DropStep(listener));
+        Map<String, OptionKind> drop = new LinkedHashMap<>(timeouts);
+        drop.put("include-unregistered", OptionKind.BOOLEAN);
+        drop.put("include-nonempty", OptionKind.BOOLEAN);
+        add(r, new CommandStep(DropOrphanInlineTablesCommand.OPERATION, drop, listener, fileLines, false));
         // issue 13 (branch check): purge-orphan-stats and check
         add(r, unavailable("purge-orphan-stats", timeouts));
-        // issue 14 (branch storage): cleanup-old-files and delete-orphan-files
-        Map<String, OptionKind> cleanup = new LinkedHashMap<>(Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT,
-                "s3-endpoint", OptionKind.TEXT, "s3-path-style", OptionKind.BOOLEAN));
-        cleanup.put("older-than", OptionKind.DURATION_OR_INSTANT);
-        cleanup.put("min-age", OptionKind.DURATION);
-        add(r, unavailable("cleanup-old-files", cleanup));
+        Map<String, OptionKind> cleanup = new LinkedHashMap<>(timeouts);
+        cleanup.putAll(Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT,
+                "s3-path-style", OptionKind.BOOLEAN, "older-than", OptionKind.DURATION_OR_INSTANT, "min-age", OptionKind.DURATION));
+        add(r, new CommandStep(CleanupOldFilesCommand.OPERATION, cleanup, listener, fileLines, true));
         Map<String, OptionKind> orphans = new LinkedHashMap<>(cleanup);
         orphans.put("max-orphan-ratio", OptionKind.RATIO);
         orphans.put("allow-root-data-path", OptionKind.BOOLEAN);
         orphans.put("include-puffin", OptionKind.BOOLEAN);
-        add(r, unavailable("delete-orphan-files", orphans));
+        add(r, new CommandStep(DeleteOrphanFilesCommand.OPERATION, orphans, listener, fileLines, true));
         add(r, unavailable("check", Map.of("statement-timeout", OptionKind.DURATION, "max-examples", OptionKind.POSITIVE_INT,
                 "bloat-min-dead-rows", OptionKind.POSITIVE_INT, "bloat-dead-ratio", OptionKind.RATIO)));
         return r;
@@ -98,41 +128,121 @@ final class MaintainSteps {
         };
     }
 
-    /** drop-orphan-inline-tables: the same engine call and pushed gauges as {@link DropOrphanInlineTablesCommand}. */
-    static final class DropStep implements MaintenanceStep {
+    /**
+     * The command's own arguments for a step: each option as written in the file becomes {@code --name=value}
+     * ({@code --name} for true, nothing for false, one flag per element of a list); the run options are left out.
+     *
+     * @param name the command name
+     * @param step the step
+     * @return the argument list, starting with the command name
+     */
+    static List<String> args(String name, StepConfig step) {
+        List<String> a = new ArrayList<>();
+        a.add(name);
+        for (Map.Entry<String, Object> e : step.raw().entrySet()) {
+            if (RUN_KEYS.contains(e.getKey())) {
+                continue;
+            }
+            Object v = e.getValue();
+            if (v instanceof Boolean b) {
+                if (b) {
+                    a.add("--" + e.getKey());
+                }
+            } else if (v instanceof List<?> l) {
+                l.forEach(x -> a.add("--" + e.getKey() + "=" + x));
+            } else {
+                a.add("--" + e.getKey() + "=" + v);
+            }
+        }
+        return a;
+    }
 
+    /**
+     * A fresh command object of the step, its flags parsed from the step's options by its own picocli model.
+     *
+     * @param args the arguments from {@link #args}
+     * @param fileLines the command's stdout (its per-file lines)
+     * @return the parsed command
+     * @throws CommandLine.ParameterException when an option is not one the command accepts
+     */
+    static OperationAdapter<?> parse(List<String> args, PrintWriter fileLines) {
+        CommandLine root = new CommandLine(new JanitorCommand(Map.of()));
+        root.setOut(fileLines);
+        root.setErr(fileLines);
+        root.setCaseInsensitiveEnumValuesAllowed(true);
+        CommandLine.ParseResult parsed = root.parseArgs(args.toArray(String[]::new));
+        return (OperationAdapter<?>) parsed.subcommand().commandSpec().userObject();
+    }
+
+    /**
+     * Prints a step's result as its command prints it.
+     *
+     * @param out stdout
+     * @param step the step name
+     * @param conn the catalog database
+     * @param result the step's result
+     * @param signalled whether the run was stopped by a signal
+     * @return false when no command of that name prints results (the caller renders it generically)
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean printText(PrintWriter out, String step, ConnectionSpec conn, Object result, boolean signalled) {
+        CommandLine root = new CommandLine(new JanitorCommand(Map.of()));
+        CommandLine sub = root.getSubcommands().get(step);
+        if (sub == null || !(sub.getCommand() instanceof OperationAdapter a) || !(result instanceof MaintenanceResult)) {
+            return false;
+        }
+        root.setOut(out);
+        root.parseArgs(step);
+        ((OperationAdapter) a).printText(out, conn, (MaintenanceResult) result, signalled);
+        return true;
+    }
+
+    /** A step run through its command's {@link OperationAdapter}. */
+    static final class CommandStep implements MaintenanceStep {
+
+        private final String name;
+        private final Map<String, OptionKind> options;
         private final Supplier<ProgressListener> listener;
+        private final PrintWriter fileLines;
+        private final boolean storage;
 
-        DropStep(Supplier<ProgressListener> listener) {
+        CommandStep(String name, Map<String, OptionKind> options, Supplier<ProgressListener> listener, PrintWriter fileLines,
+                    boolean storage) {
+            this.name = name;
+            this.options = Map.copyOf(options);
             this.listener = listener;
+            this.fileLines = fileLines;
+            this.storage = storage;
         }
 
         @Override
         public String name() {
-            return DropOrphanInlineTablesCommand.OPERATION;
+            return name;
         }
 
         @Override
         public Map<String, OptionKind> options() {
-            return Map.of("include-unregistered", OptionKind.BOOLEAN, "include-nonempty", OptionKind.BOOLEAN,
-                    "statement-timeout", OptionKind.DURATION, "lock-timeout", OptionKind.DURATION, "reconnect-timeout", OptionKind.DURATION);
+            return options;
         }
 
         @Override
         public void validate(StepConfig step, YamlTree tree, String path) throws JanitorException {
-            int batch = step.<Long>option("batch-size", (long) DropOrphanInlineTablesOptions.DEFAULT_BATCH_SIZE).intValue();
-            if (batch > 2000) {
-                throw tree.error(path + ".batch-size", "must be between 1 and 2000 tables, got " + batch);
+            int batch = step.<Long>option("batch-size", (long) RunOptions.DEFAULT_BATCH_SIZE).intValue();
+            if (batch > LockBudget.MAX_BATCH) {
+                throw tree.error(path + ".batch-size", "must be between 1 and " + LockBudget.MAX_BATCH + ", got " + batch);
             }
             try {
-                options(step, "public", false, null, DropOrphanInlineTablesOptions.DEFAULT_LOCK_NAME).validate();
+                parse(args(name, step), fileLines).prepare();
+                runOptions(step, "public", false, null, RunOptions.DEFAULT_LOCK_NAME).validate();
+            } catch (CommandLine.ParameterException e) {
+                throw tree.error(path, e.getMessage().replaceAll("\\.$", ""));
             } catch (JanitorException e) {
                 throw tree.error(path, e.getMessage().replaceAll("\\.$", ""));
             }
         }
 
-        static DropOrphanInlineTablesOptions options(StepConfig s, String schema, boolean dryRun, Duration budget, String lockName) {
-            DropOrphanInlineTablesOptions d = DropOrphanInlineTablesOptions.defaults();
+        static RunOptions runOptions(StepConfig s, String schema, boolean dryRun, Duration budget, String lockName) {
+            RunOptions d = RunOptions.defaults();
             return d.withMetadataSchema(schema)
                     .withDryRun(dryRun)
                     .withBatchSize(s.<Long>option("batch-size", (long) d.batchSize()).intValue())
@@ -141,19 +251,64 @@ final class MaintainSteps {
                     .withStatementTimeout(s.option("statement-timeout", d.statementTimeout()))
                     .withLockTimeout(s.option("lock-timeout", d.lockTimeout()))
                     .withLockName(lockName)
-                    .withReconnectTimeout(s.option("reconnect-timeout", d.reconnectTimeout()))
-                    .withIncludeUnregistered(s.option("include-unregistered", false))
-                    .withIncludeNonempty(s.option("include-nonempty", false));
+                    .withReconnectTimeout(s.option("reconnect-timeout", d.reconnectTimeout()));
         }
 
         @Override
+        @SuppressWarnings({"unchecked", "rawtypes"})
         public StepResult run(StepContext ctx, StepConfig step) throws JanitorException {
-            DropOrphanInlineTablesOptions o = options(step, ctx.schema(), ctx.dryRun(), ctx.runBudget(), ctx.lockName());
-            o.validate();
-            DropOrphanInlineTables op = new DropOrphanInlineTables(ctx.connection(), o, listener.get());
+            OperationAdapter adapter = parse(args(name, step), fileLines);
+            AtomicReference<String> noStore = new AtomicReference<>();
+            if (storage) {
+                // a store that cannot be used (no S3 credentials) makes the step skipped, checked before it changes anything
+                ((StorageOptions) storageOptions(adapter)).beforeOpen = location -> requireCredentials(location, noStore);
+            }
+            adapter.prepare();
+            RunOptions run = runOptions(step, ctx.schema(), ctx.dryRun(), ctx.runBudget(), ctx.lockName());
+            run.validate();
+            MaintenanceOperation<? extends MaintenanceResult> op = adapter.create(ctx.connection(), run, listener.get());
             ctx.onStop().accept(op::requestStop);
-            DropOrphanInlineTablesResult r = op.execute();
-            return StepResult.ran(r, DropOrphanInlineTablesCommand.pushedGauges(r), false);
+            MaintenanceResult r;
+            try {
+                r = op.execute();
+            } catch (JanitorException e) {
+                if (noStore.get() != null) {
+                    return StepResult.skipped(noStore.get(), Reason.STORAGE);
+                }
+                throw e;
+            }
+            return StepResult.ran(r, adapter.pushedGauges(r), adapter.exitCode(r));
+        }
+
+        private static Object storageOptions(Object command) {
+            for (Class<?> c = command.getClass(); c != null; c = c.getSuperclass()) {
+                for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+                    if (f.getType() == StorageOptions.class) {
+                        try {
+                            f.setAccessible(true);
+                            return f.get(command);
+                        } catch (IllegalAccessException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                }
+            }
+            throw new IllegalStateException(command.getClass().getSimpleName() + " has no storage options");
+        }
+
+        /** Fails (and records why) when the location is on S3 and the AWS SDK's default chain finds no credentials. */
+        private static void requireCredentials(StorageLocation location, AtomicReference<String> noStore) throws JanitorException {
+            if (!"s3".equals(location.scheme())) {
+                return;
+            }
+            try (DefaultCredentialsProvider p = DefaultCredentialsProvider.builder().build()) {
+                p.resolveCredentials();
+            } catch (SdkException e) {
+                String why = "no AWS credentials for s3://" + location.bucket() + "/ in the default provider chain "
+                        + "(AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity, instance role)";
+                noStore.set(why);
+                throw new JanitorException(Reason.STORAGE, why + ".");
+            }
         }
     }
 }

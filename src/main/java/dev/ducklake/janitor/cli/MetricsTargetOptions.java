@@ -27,6 +27,12 @@ public final class MetricsTargetOptions {
             description = "Value of the catalog label for the --catalog catalog. Default: the database name.")
     String catalogLabel;
 
+    @Option(names = "--all-metadata-schemas",
+            description = "Measure every schema of the --catalog database that holds a DuckLake catalog (found again at each "
+                    + "collection), over one connection; each series carries the schema label. Not with --metadata-schema. "
+                    + "Default: off.")
+    boolean allMetadataSchemas;
+
     @Option(names = "--statement-timeout", paramLabel = "SECONDS",
             description = "statement_timeout of each collection query, in seconds (0 = none). Default: 30 (or the YAML's).")
     Double statementTimeout;
@@ -43,11 +49,15 @@ public final class MetricsTargetOptions {
         Path file = config != null ? config
                 : catalog.catalog == null && env.get(ENV_CONFIG) != null ? Path.of(env.get(ENV_CONFIG)) : null;
         if (statementTimeout != null && (!(statementTimeout >= 0) || statementTimeout > 86_400)) {
-            throw new JanitorException(Reason.USAGE, "--statement-timeout must be 0 to 86400 seconds, got " + statementTimeout + ".");
+            throw new JanitorException(Reason.USAGE, "--statement-timeout must be 0 to 86400 seconds, got " + Render.number(statementTimeout) + ".");
         }
         if (file != null) {
             if (catalog.catalog != null) {
                 throw new JanitorException(Reason.USAGE, "Give either --config or --catalog, not both: the YAML file names its catalogs.");
+            }
+            if (allMetadataSchemas) {
+                throw new JanitorException(Reason.USAGE, "--all-metadata-schemas applies to --catalog; in the YAML file set "
+                        + "all_metadata_schemas: true on the catalog entry.");
             }
             MetricsConfig cfg = MetricsConfig.load(file, env);
             if (statementTimeout == null) {
@@ -55,11 +65,16 @@ public final class MetricsTargetOptions {
             }
             Duration t = dev.ducklake.janitor.Durations.ofSeconds(statementTimeout);
             return new MetricsConfig(cfg.source(), cfg.interval(), cfg.catalogs().stream()
-                    .map(c -> new TargetConfig(c.name(), c.connection(), c.metadataSchema(), t, c.queries())).toList());
+                    .map(c -> new TargetConfig(c.name(), c.connection(), c.metadataSchema(), t, c.queries(), c.allMetadataSchemas()))
+                    .toList());
         }
         ConnectionSpec spec = catalog.connection(env);
         Duration t = statementTimeout == null ? MetricsConfig.DEFAULT_STATEMENT_TIMEOUT : dev.ducklake.janitor.Durations.ofSeconds(statementTimeout);
         String label = catalogLabel != null ? catalogLabel : spec.database();
-        return new MetricsConfig(null, MetricsConfig.DEFAULT_INTERVAL, List.of(new TargetConfig(label, spec, catalog.singleSchema(), t, List.of())));
+        if (allMetadataSchemas && !catalog.metadataSchemas.isEmpty()) {
+            throw new JanitorException(Reason.USAGE, "Give either --all-metadata-schemas or --metadata-schema, not both.");
+        }
+        return new MetricsConfig(null, MetricsConfig.DEFAULT_INTERVAL, List.of(new TargetConfig(label, spec, catalog.singleSchema(), t,
+                List.of(), allMetadataSchemas)));
     }
 }

@@ -3,6 +3,7 @@ package dev.ducklake.janitor.cli;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
+import dev.ducklake.janitor.metrics.PushChannel;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
@@ -27,6 +28,15 @@ public final class PushOptions {
             description = "Pushgateway job name. Default: ${DEFAULT-VALUE}.")
     String job;
 
+    @Option(names = "--pushgateway-timeout", paramLabel = "SECONDS", defaultValue = "5",
+            description = "Longest time one push may take (connect, send and answer), in seconds. After a failed push no "
+                    + "further push is attempted in this run (one warning). Push time counts inside --run-budget. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    double timeout;
+
+    /** The channel of this command invocation, shared by the reporters of every schema. */
+    private PushChannel channel;
+
     @Option(names = "--catalog-label", paramLabel = "NAME",
             description = "Value of the catalog label on pushed metrics (use the name the metrics daemon gives this catalog). "
                     + "Default: the database name.")
@@ -45,6 +55,13 @@ public final class PushOptions {
         if (job == null || job.isBlank() || job.contains("/")) {
             throw new JanitorException(JanitorException.Reason.USAGE, "--pushgateway-job must be a non-empty name without '/'.");
         }
+        if (!(timeout > 0) || timeout > 600) {
+            throw new JanitorException(JanitorException.Reason.USAGE, "--pushgateway-timeout must be more than 0 and at most 600 "
+                    + "seconds, got " + Render.number(timeout) + ".");
+        }
+        if (target != null && channel == null) {
+            channel = new PushChannel(target, dev.ducklake.janitor.Durations.ofSeconds(timeout));
+        }
         return target;
     }
 
@@ -60,11 +77,35 @@ public final class PushOptions {
      * @return the reporter (disabled when no URL is set or on a dry run)
      * @throws JanitorException USAGE when the URL is malformed
      */
+    /**
+     * Wall time spent pushing in this command invocation so far (zero when nothing was pushed): the CLI deducts it
+     * from --run-budget.
+     *
+     * @return the time spent
+     */
+    java.time.Duration timeSpent() {
+        return channel == null ? java.time.Duration.ZERO : channel.timeSpent();
+    }
+
+    /**
+     * The run options with the push time so far deducted from --run-budget (unchanged without a budget).
+     *
+     * @param options the run options
+     * @return the options to run with
+     */
+    dev.ducklake.janitor.ops.RunOptions deductFrom(dev.ducklake.janitor.ops.RunOptions options) {
+        if (options.runBudget() == null) {
+            return options;
+        }
+        java.time.Duration left = options.runBudget().minus(timeSpent());
+        return options.withRunBudget(left.isNegative() ? java.time.Duration.ZERO : left);
+    }
+
     MaintenanceRunReporter reporter(Map<String, String> env, ConnectionSpec conn, String schema, String operation, boolean dryRun,
                                     PrintWriter err) throws JanitorException {
         MaintenanceRunReporter.Target target = validate(env);
         String label = catalogLabel != null ? catalogLabel : conn.database();
-        return MaintenanceRunReporter.create(dryRun ? null : target, job, label, schema, operation, msg -> {
+        return MaintenanceRunReporter.create(dryRun || target == null ? null : channel, job, label, schema, operation, msg -> {
             err.println("WARN: " + msg);
             err.flush();
         });

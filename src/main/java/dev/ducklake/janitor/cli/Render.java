@@ -82,4 +82,46 @@ final class Render {
         return t >= 3600 ? String.format(java.util.Locale.ROOT, "%dh%02dm%02ds", t / 3600, t / 60 % 60, t % 60)
                 : String.format(java.util.Locale.ROOT, "%dm%02ds", t / 60, t % 60);
     }
+
+    /** One labelled count of a text result. */
+    static void row(PrintWriter out, String label, long value) {
+        out.printf(java.util.Locale.ROOT, "  %-30s %d%n", label, value);
+    }
+
+    /**
+     * Several labelled counts, one line each.
+     *
+     * @param labelsAndValues label, value, label, value, ... (values are numbers)
+     */
+    static void rows(PrintWriter out, Object... labelsAndValues) {
+        for (int i = 0; i + 1 < labelsAndValues.length; i += 2) {
+            row(out, (String) labelsAndValues[i], ((Number) labelsAndValues[i + 1]).longValue());
+        }
+    }
+
+    /**
+     * A count with its noun in the right number: {@code 1 row}, {@code 2 rows}, {@code 0 rows}.
+     *
+     * @param n the count
+     * @param singular the noun for exactly one
+     * @param plural the noun otherwise
+     * @return the text
+     */
+    static String count(long n, String singular, String plural) {
+        return n + " " + (n == 1 ? singular : plural);
+    }
+
+    /**
+     * A number as an operator typed it: no trailing {@code .0} for whole values, no exponent ({@code 5}, {@code 0.25},
+     * {@code 100000}), {@code NaN} / {@code Infinity} as such.
+     *
+     * @param v the value picocli parsed
+     * @return the text
+     */
+    static String number(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return Double.toString(v);
+        }
+        return new java.math.BigDecimal(Double.toString(v)).stripTrailingZeros().toPlainString();
+    }
 }

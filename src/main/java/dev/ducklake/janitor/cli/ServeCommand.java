@@ -2,6 +2,7 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.metrics.CatalogTarget;
 import dev.ducklake.janitor.metrics.MetricsConfig;
 import dev.ducklake.janitor.metrics.MetricsDaemon;
@@ -26,7 +27,8 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Runs the metrics daemon: collects the catalog-health gauges of every configured catalog in the background "
                 + "(each with its own connection, statement timeout and reconnect backoff from 1 s to 60 s) and serves them over HTTP: "
-                + "/metrics (Prometheus text), /-/healthy (liveness), /-/ready (200 while every catalog answers, else 503). "
+                + "/metrics (Prometheus text), /-/healthy (liveness), /-/ready (200 while every catalog answers, or with "
+                + "--ready-policy any while at least one does; else 503). "
                 + "A broken catalog shows ducklake_janitor_up 0 and never hides the others. Reads only. Stops on SIGTERM/SIGINT."})
 public final class ServeCommand implements Callable<Integer> {
 
@@ -40,6 +42,9 @@ public final class ServeCommand implements Callable<Integer> {
     CatalogOptions catalog;
 
     @Mixin
+    VerboseOption verbose;
+
+    @Mixin
     MetricsTargetOptions targets;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9187",
@@ -50,12 +55,19 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Delay between two collections of a catalog that answers, in seconds. Default: 60 (or the YAML's interval_seconds).")
     Double interval;
 
+    @Option(names = "--ready-policy", paramLabel = "POLICY", defaultValue = "all",
+            description = "When /-/ready answers 200: all (every catalog answered its last collection; use it as the "
+                    + "readinessProbe when one pod serves one tenant) or any (at least one did; use it when one pod serves many "
+                    + "tenants, so that one tenant down does not take the metrics of the others out of the Service). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String readyPolicy;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         String[] hostPort = parseListen(listen);
         if (interval != null && (!(interval > 0) || interval > 86_400)) {
-            throw new JanitorException(Reason.USAGE, "--interval must be more than 0 and at most 86400 seconds, got " + interval + ".");
+            throw new JanitorException(Reason.USAGE, "--interval must be more than 0 and at most 86400 seconds, got " + Render.number(interval) + ".");
         }
         MetricsConfig cfg = targets.resolve(catalog, parent.env());
         Duration every = interval != null ? dev.ducklake.janitor.Durations.ofSeconds(interval) : cfg.interval();
@@ -63,7 +75,15 @@ public final class ServeCommand implements Callable<Integer> {
         for (TargetConfig t : cfg.catalogs()) {
             list.add(new CatalogTarget(t, msg -> log(err, msg)));
         }
-        MetricsDaemon daemon = new MetricsDaemon(list, every, msg -> log(err, msg));
+        MetricsDaemon.ReadyPolicy policy;
+        if ("all".equalsIgnoreCase(readyPolicy)) {
+            policy = MetricsDaemon.ReadyPolicy.ALL;
+        } else if ("any".equalsIgnoreCase(readyPolicy)) {
+            policy = MetricsDaemon.ReadyPolicy.ANY;
+        } else {
+            throw new JanitorException(Reason.USAGE, "--ready-policy must be all or any, got " + CatalogInspector.printable(readyPolicy) + ".");
+        }
+        MetricsDaemon daemon = new MetricsDaemon(list, every, msg -> log(err, msg), policy);
         try {
             daemon.start(hostPort[0], Integer.parseInt(hostPort[1]));
         } catch (IOException e) {
@@ -93,29 +113,6 @@ public final class ServeCommand implements Callable<Integer> {
             daemon.close();
         }
         return ExitCodes.OK;
-    }
-
-    /**
-     * The shared {@link CatalogOptions} mixin brings --lock-name (and --output) to commands that take no lock (and
-     * print no result): removes them from {@code metrics} and {@code serve} so that --help stays true.
-     *
-     * @param root the top-level command line
-     */
-    static void dropInapplicableOptions(CommandLine root) {
-        for (String sub : List.of("metrics", "serve")) {
-            CommandLine cl = root.getSubcommands().get(sub);
-            if (cl == null) {
-                continue;
-            }
-            CommandLine.Model.CommandSpec s = cl.getCommandSpec();
-            List<String> names = sub.equals("serve") ? List.of("--lock-name", "--output") : List.of("--lock-name");
-            for (String name : names) {
-                CommandLine.Model.OptionSpec o = s.findOption(name);
-                if (o != null) {
-                    s.remove(o);
-                }
-            }
-        }
     }
 
     static String[] parseListen(String listen) throws JanitorException {

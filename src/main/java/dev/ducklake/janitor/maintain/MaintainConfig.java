@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  *   - name: lake                       # the catalog label (required, unique)
  *     connection: ${env:LAKE_CATALOG}  # any --catalog form; ${env:NAME} is replaced
  *     password_file: /run/secrets/pg   # or password_env: NAME (the variable holding the password)
- *     metadata_schema: public          # or metadata_schemas: [a, b], or all_metadata_schemas: true
+ *     metadata_schema: public          # or all_metadata_schemas: true (as serve reads it)
  *     run_budget: 2400                 # seconds (or 40m) for this catalog's whole chain
  *     lock_name: ducklake-maintenance  # advisory lock every step takes (default as the commands)
  * pushgateway_url: http://pushgateway:9091   # default $PUSHGATEWAY_URL
@@ -66,7 +66,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
     private static final Set<String> TOP_KEYS = Set.of("catalogs", "maintain", "pushgateway_url", "pushgateway_job", "run_budget",
             "interval_seconds", "statement_timeout_seconds", "queries");
     private static final Set<String> CATALOG_KEYS = Set.of("name", "connection", "password_file", "password_env", "metadata_schema",
-            "metadata_schemas", "all_metadata_schemas", "run_budget", "lock_name", "statement_timeout_seconds", "queries");
+            "all_metadata_schemas", "run_budget", "lock_name", "statement_timeout_seconds", "queries");
 
     /**
      * One catalog database.
@@ -190,8 +190,8 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
             List<String> schemas = schemas(tree, at, c);
             boolean all = Boolean.TRUE.equals(OptionKind.BOOLEAN.check(tree, at + ".all_metadata_schemas",
                     c.getOrDefault("all_metadata_schemas", Boolean.FALSE)));
-            if (all && (c.containsKey("metadata_schema") || c.containsKey("metadata_schemas"))) {
-                throw tree.error(at + ".all_metadata_schemas", "excludes metadata_schema and metadata_schemas: give one of them");
+            if (all && c.containsKey("metadata_schema")) {
+                throw tree.error(at + ".all_metadata_schemas", "excludes metadata_schema: give one of them");
             }
             if (!all && schemas.isEmpty()) {
                 schemas = List.of("public");
@@ -203,27 +203,11 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
     }
 
     private static List<String> schemas(YamlTree tree, String at, Map<String, Object> c) throws JanitorException {
-        if (c.containsKey("metadata_schema") && c.containsKey("metadata_schemas")) {
-            throw tree.error(at + ".metadata_schemas", "give metadata_schema or metadata_schemas, not both");
-        }
+        // one schema or all of them, exactly as serve reads the same file (MetricsConfig)
         if (c.containsKey("metadata_schema")) {
             return List.of(text(tree, at + ".metadata_schema", c.get("metadata_schema")));
         }
-        if (!c.containsKey("metadata_schemas")) {
-            return List.of();
-        }
-        if (!(c.get("metadata_schemas") instanceof List<?> l) || l.isEmpty()) {
-            throw tree.error(at + ".metadata_schemas", "must be a non-empty list of schema names");
-        }
-        List<String> out = new ArrayList<>();
-        for (int j = 0; j < l.size(); j++) {
-            String s = text(tree, at + ".metadata_schemas[" + j + "]", l.get(j));
-            if (out.contains(s)) {
-                throw tree.error(at + ".metadata_schemas[" + j + "]", "schema '" + s + "' is listed twice");
-            }
-            out.add(s);
-        }
-        return out;
+        return List.of();
     }
 
     private static List<StepConfig> steps(YamlTree tree, Object node, Map<String, MaintenanceStep> registry) throws JanitorException {

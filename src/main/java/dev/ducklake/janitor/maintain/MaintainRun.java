@@ -4,6 +4,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
+import dev.ducklake.janitor.metrics.PushChannel;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -84,6 +85,8 @@ public final class MaintainRun {
     private final Consumer<String> warn;
     private final AtomicBoolean stop = new AtomicBoolean();
     private final List<Runnable> stoppers = new CopyOnWriteArrayList<>();
+    /** One Pushgateway channel for the whole run (each push bounded by its timeout; after a failure the rest are skipped). */
+    private final PushChannel channel;
 
     /**
      * @param config the validated configuration
@@ -101,6 +104,7 @@ public final class MaintainRun {
         this.parallelism = Math.max(1, parallelism);
         this.observer = observer;
         this.warn = warn;
+        this.channel = config.pushgateway() == null ? null : new PushChannel(config.pushgateway(), PushChannel.DEFAULT_TIMEOUT);
     }
 
     /** Stops at the next safe point: running steps are asked to stop (their batch in flight commits); nothing new starts. */
@@ -192,7 +196,7 @@ public final class MaintainRun {
                     "run budget spent (" + (spent(left(c.runBudget(), catalogStart)) ? "the catalog's run_budget" : "the run's run_budget")
                             + "); the next run continues", null, 0);
         }
-        MaintenanceRunReporter reporter = MaintenanceRunReporter.create(dryRun ? null : config.pushgateway(), config.pushgatewayJob(),
+        MaintenanceRunReporter reporter = MaintenanceRunReporter.create(dryRun ? null : channel, config.pushgatewayJob(),
                 c.name(), schema, s.name(), warn);
         long t0 = System.nanoTime();
         List<Runnable> mine = new ArrayList<>();
@@ -215,8 +219,15 @@ public final class MaintainRun {
                 }
                 return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null, r.skippedReason(), null, secs);
             }
+            if (r.exitCode() != 0 && r.exitCode() != Reason.FINDINGS.exitCode()) {
+                // completed, but its command would fail (e.g. 13: files the store could not delete): a failure with a result
+                reporter.failed();
+                Reason why = reasonOf(r.exitCode());
+                return new StepOutcome(c.name(), schema, s.name(), Status.error, why, "completed with exit code " + r.exitCode()
+                        + " (" + why.name().toLowerCase(java.util.Locale.ROOT) + "); see the result", r.result(), secs);
+            }
             reporter.succeeded(r.gauges());
-            return new StepOutcome(c.name(), schema, s.name(), r.findings() ? Status.findings : Status.ok, null, null, r.result(), secs);
+            return new StepOutcome(c.name(), schema, s.name(), r.exitCode() != 0 ? Status.findings : Status.ok, null, null, r.result(), secs);
         } catch (JanitorException e) {
             reporter.failed();
             return new StepOutcome(c.name(), schema, s.name(), Status.error, e.reason(), c.connection().redact(e.getMessage()), null,
@@ -228,6 +239,15 @@ public final class MaintainRun {
         } finally {
             stoppers.removeAll(mine);
         }
+    }
+
+    private static Reason reasonOf(int exitCode) {
+        for (Reason r : Reason.values()) {
+            if (r.exitCode() == exitCode) {
+                return r;
+            }
+        }
+        return Reason.INTERNAL;
     }
 
     private static Duration left(Duration budget, long startNanos) {

@@ -2,6 +2,7 @@ package dev.ducklake.janitor.metrics;
 
 import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
+import dev.ducklake.janitor.catalog.SnapshotConsistency;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.pg.SqlState;
 
@@ -44,6 +45,8 @@ public final class CatalogHealthCollector {
     static final String DELETE_TABLES = "ducklake_inlined_delete_tables_present";
     /** The shared-predicate metric: orphan registry rows as drop-orphan-inline-tables counts them. */
     public static final String UNREACHABLE = "ducklake_unreachable_inline_tables";
+    /** Unreachable inlined tables that hold rows (upper bound; see OrphanPredicate#countOrphanRegistryRowsWithHeapBlocks). */
+    public static final String UNREACHABLE_NONEMPTY = "ducklake_unreachable_inline_tables_nonempty";
     static final String PG_ATTRIBUTE = "ducklake_metadata_schema_pg_attribute_rows";
     static final String RELATIONS = "ducklake_metadata_schema_relations";
     static final String SNAPSHOTS = "ducklake_snapshots";
@@ -60,12 +63,14 @@ public final class CatalogHealthCollector {
     static final String BAND_BYTES = "ducklake_data_files_by_size_bytes";
     static final String PARTITION_FILES = "ducklake_partition_data_files";
     static final String CATALOG_INFO = "ducklake_catalog";
+    /** Rows naming a snapshot beyond the newest one, per catalog table (see {@link SnapshotConsistency}). */
+    public static final String BEYOND_LAST_SNAPSHOT = "ducklake_catalog_rows_beyond_last_snapshot";
 
     /** Every metric name this collector can produce (base names; the info metric is exposed with {@code _info}). */
     public static final List<String> BUILT_IN_NAMES = List.of(REGISTRY_ROWS, TABLES_PRESENT, REGISTRY_MISSING, UNREGISTERED,
             DELETE_TABLES, UNREACHABLE, PG_ATTRIBUTE, RELATIONS, SNAPSHOTS, SNAPSHOT_OLDEST, SNAPSHOT_NEWEST, SNAPSHOT_CURRENT,
             DATA_FILES, DATA_FILES_BYTES, DELETE_FILES, DELETE_FILES_BYTES, SCHEDULED, SCHEDULED_AGE, BAND_FILES, BAND_BYTES,
-            PARTITION_FILES, CATALOG_INFO + "_info");
+            PARTITION_FILES, CATALOG_INFO + "_info", BEYOND_LAST_SNAPSHOT, UNREACHABLE_NONEMPTY);
 
     /** Size bands of live data files: label value and upper bound in bytes (exclusive; last band unbounded). */
     private static final String[] BANDS = {"lt_1mib", "1_to_10mib", "10_to_64mib", "ge_64mib"};
@@ -133,7 +138,8 @@ public final class CatalogHealthCollector {
                 ps.setString(1, schema);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
-                        throw new SQLException("the metadata schema " + schema + " does not exist", SqlState.INVALID_SCHEMA_NAME.code());
+                        throw new SQLException("the metadata schema " + dev.ducklake.janitor.catalog.CatalogInspector.printable(schema)
+                                + " does not exist in " + dev.ducklake.janitor.catalog.CatalogInspector.describeServer(conn), SqlState.INVALID_SCHEMA_NAME.code());
                     }
                     ns[0] = rs.getLong(1);
                     hasRegistry[0] = rs.getBoolean(2);
@@ -145,6 +151,7 @@ public final class CatalogHealthCollector {
             step("format_version", statementTimeout, this::formatVersion);
             step("inlined_tables", statementTimeout, () -> inlinedTables(ns[0], hasRegistry[0]));
             step("unreachable_inline_tables", statementTimeout, () -> unreachable(hasRegistry[0]));
+            step("snapshot_consistency", statementTimeout, this::snapshotConsistency);
             step("pg_attribute", statementTimeout, () -> pgAttribute(ns[0]));
             step("snapshots", statementTimeout, this::snapshots);
             step("data_files", statementTimeout, this::dataFiles);
@@ -269,15 +276,37 @@ public final class CatalogHealthCollector {
 
     private List<MetricFamily> unreachable(boolean hasRegistry) throws SQLException {
         long count = 0;
+        long nonEmpty = 0;
         if (hasRegistry) {
             try (PreparedStatement ps = conn.prepareStatement(OrphanPredicate.countOrphanRegistryRows(schema));
                  ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 count = rs.getLong(1);
             }
+            if (count > 0) {
+                try (PreparedStatement ps = conn.prepareStatement(OrphanPredicate.countOrphanRegistryRowsWithHeapBlocks(schema))) {
+                    ps.setString(1, schema);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        nonEmpty = rs.getLong(1);
+                    }
+                }
+            }
         }
         return List.of(gauge(UNREACHABLE, "Registry rows of inlined-data tables whose DuckLake table no retained snapshot can reach "
-                + "(leaked; they slow down ATTACH). Fix: ducklake-janitor drop-orphan-inline-tables.", count));
+                + "(leaked; they slow down ATTACH). Fix: ducklake-janitor drop-orphan-inline-tables.", count),
+                gauge(UNREACHABLE_NONEMPTY, "Of those, the ones whose table may still hold rows (upper bound: tables with heap "
+                        + "blocks). A plain run keeps them; they need drop-orphan-inline-tables --include-nonempty.", nonEmpty));
+    }
+
+    private List<MetricFamily> snapshotConsistency() throws SQLException {
+        SnapshotConsistency.Report report = SnapshotConsistency.check(conn, schema, 0);
+        List<MetricFamily.Sample> samples = new ArrayList<>();
+        report.rowsPerTable().forEach((table, rows) -> samples.add(new MetricFamily.Sample(List.of(catalog, table), rows)));
+        return List.of(new MetricFamily(BEYOND_LAST_SNAPSHOT, "Catalog rows that refer to a snapshot beyond the newest one in "
+                + "ducklake_snapshot, per table (0 on a sound catalog). Above 0 the newest snapshot rows were lost: every "
+                + "maintenance command refuses (exit 6) until they are restored.", MetricFamily.Type.GAUGE,
+                List.of(CATALOG_LABEL, "table"), samples));
     }
 
     private List<MetricFamily> pgAttribute(long ns) throws SQLException {

@@ -1,5 +1,9 @@
 package dev.ducklake.janitor.metrics;
 
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.catalog.CatalogDiscovery;
+import dev.ducklake.janitor.pg.SqlState;
+
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -15,8 +19,10 @@ import java.util.function.Consumer;
  * which backs off from 1 s to 60 s while the catalog does not answer. One broken catalog only ever affects its own
  * target.
  *
- * <p>{@link #collectOnce} is meant to be called from one thread at a time (it is synchronized); {@link #families()}
- * and {@link #up()} may be called from any thread.
+ * <p>{@link #collectOnce} is meant to be called from one thread at a time (it is synchronized); {@link #families()},
+ * {@link #up()} and {@link #close()} may be called from any thread. {@link #close()} never waits for a collection in
+ * progress (which may be stuck connecting to a catalog that does not answer): it aborts the connection and interrupts
+ * the login instead, so that {@code serve} stops within a bounded time whatever a catalog is doing.
  */
 public final class CatalogTarget implements AutoCloseable {
 
@@ -31,11 +37,16 @@ public final class CatalogTarget implements AutoCloseable {
     static final String LAST_SUCCESS = "ducklake_janitor_last_success_timestamp_seconds";
     static final String QUERY_LAST_SUCCESS = "ducklake_janitor_query_last_success_timestamp_seconds";
     static final String QUERY_DURATION = "ducklake_janitor_query_duration_seconds";
+    /** Label of every catalog gauge: the metadata schema (the same label the Pushgateway series carry). */
+    public static final String SCHEMA_LABEL = "schema";
 
     private final TargetConfig config;
     private final Consumer<String> log;
-    private Connection conn;
+    private volatile Connection conn;
+    private volatile Thread collecting;
+    private volatile boolean closed;
     private int failures;
+    private List<String> lastSchemas;
 
     private volatile boolean up;
     private volatile boolean everCollected;
@@ -81,11 +92,27 @@ public final class CatalogTarget implements AutoCloseable {
      *     catalog answered, otherwise the backoff (1 s, 2 s, 4 s, ... at most 60 s)
      */
     public synchronized Duration collectOnce(Duration interval) {
+        if (closed) {
+            return BACKOFF_MAX;
+        }
+        collecting = Thread.currentThread();
+        try {
+            return collect(interval);
+        } finally {
+            collecting = null;
+        }
+    }
+
+    private Duration collect(Duration interval) {
         everCollected = true;
         long t0 = System.nanoTime();
         if (conn == null) {
             try {
                 conn = config.connection().openRaw();
+                if (closed) {
+                    closeConnection();
+                    return BACKOFF_MAX;
+                }
                 // a socket timeout beyond the longest statement timeout: a silent network partition cannot hang the thread
                 long longest = config.statementTimeout().toMillis();
                 boolean unbounded = config.statementTimeout().isZero();
@@ -100,13 +127,80 @@ public final class CatalogTarget implements AutoCloseable {
                 return down("connect", config.connection().connectionFailure(e).getMessage());
             }
         }
-        CollectResult r = new CatalogHealthCollector(conn, config.metadataSchema(), config.name(), config.statementTimeout(),
-                config.queries()).collect();
-        lastDuration = (System.nanoTime() - t0) / 1e9;
+        List<String> schemas;
+        if (config.allMetadataSchemas()) {
+            try {
+                schemas = CatalogDiscovery.catalogSchemas(conn);
+            } catch (SQLException | JanitorException e) {
+                boolean lost = e instanceof SQLException se && SqlState.classify(se) == SqlState.Kind.CONNECTION_LOST;
+                if (lost) {
+                    closeConnection();
+                }
+                lastDuration = (System.nanoTime() - t0) / 1e9;
+                return down(lost ? "connect" : "catalog", "listing the metadata schemas of " + config.connection().describe()
+                        + " failed: " + e.getMessage());
+            }
+            if (schemas.isEmpty() && !schemas.equals(lastSchemas)) {
+                log.accept("catalog " + config.name() + ": no schema of " + config.connection().describe() + " holds a DuckLake catalog");
+            }
+            lastSchemas = schemas;
+        } else {
+            schemas = List.of(config.metadataSchema());
+        }
+        List<MetricFamily> gathered = new ArrayList<>();
+        boolean lost = false;
+        boolean missing = false;
         double now = System.currentTimeMillis() / 1000.0;
+        for (String schema : schemas) {
+            CollectResult r = new CatalogHealthCollector(conn, schema, config.name(), config.statementTimeout(),
+                    config.queries()).collect();
+            // in the all-schemas mode a query is named <schema>/<query>, so that one tenant's failure is told apart
+            String prefix = config.allMetadataSchemas() ? schema + "/" : "";
+            record(r, prefix, now);
+            for (MetricFamily f : r.families()) {
+                gathered.add(withSchema(f, schema));
+            }
+            lost |= r.connectionLost();
+            missing |= !config.allMetadataSchemas() && r.errors().containsKey("catalog");
+            if (lost) {
+                break;
+            }
+        }
+        lastDuration = (System.nanoTime() - t0) / 1e9;
+        if (lost) {
+            closeConnection();
+            return down("connect", "the connection to " + config.connection().describe() + " was lost");
+        }
+        if (missing) {
+            catalogFamilies = List.of();
+            setUp(false);
+            return backoff();
+        }
+        catalogFamilies = Exposition.merge(gathered);
+        lastSuccess = now;
+        failures = 0;
+        setUp(true);
+        return interval;
+    }
+
+    /** Adds the {@code schema} label (the metadata schema, as on the Pushgateway series) right after {@code catalog}. */
+    private static MetricFamily withSchema(MetricFamily f, String schema) {
+        List<String> names = new ArrayList<>(f.labelNames());
+        names.add(1, SCHEMA_LABEL);
+        List<MetricFamily.Sample> samples = new ArrayList<>();
+        for (MetricFamily.Sample s : f.samples()) {
+            List<String> values = new ArrayList<>(s.labelValues());
+            values.add(1, schema);
+            samples.add(new MetricFamily.Sample(values, s.value()));
+        }
+        return new MetricFamily(f.name(), f.help(), f.type(), names, samples);
+    }
+
+    private void record(CollectResult r, String prefix, double now) {
         synchronized (errorCounts) {
-            queryDuration.putAll(r.durations());
-            for (String q : r.succeeded()) {
+            r.durations().forEach((q, d) -> queryDuration.put(prefix + q, d));
+            for (String q0 : r.succeeded()) {
+                String q = prefix + q0;
                 errorCounts.putIfAbsent(q, 0L);
                 queryLastSuccess.put(q, now);
                 if (lastErrors.remove(q) != null) {
@@ -114,27 +208,14 @@ public final class CatalogTarget implements AutoCloseable {
                 }
             }
             for (Map.Entry<String, String> e : r.errors().entrySet()) {
-                errorCounts.merge(e.getKey(), 1L, Long::sum);
+                String q = prefix + e.getKey();
+                errorCounts.merge(q, 1L, Long::sum);
                 String message = config.connection().redact(e.getValue());
-                if (!message.equals(lastErrors.put(e.getKey(), message))) {
-                    log.accept("catalog " + config.name() + ": query " + e.getKey() + " failed: " + message);
+                if (!message.equals(lastErrors.put(q, message))) {
+                    log.accept("catalog " + config.name() + ": query " + q + " failed: " + message);
                 }
             }
         }
-        if (r.connectionLost()) {
-            closeConnection();
-            return down("connect", "the connection to " + config.connection().describe() + " was lost");
-        }
-        if (r.errors().containsKey("catalog")) {
-            catalogFamilies = List.of();
-            setUp(false);
-            return backoff();
-        }
-        catalogFamilies = r.families();
-        lastSuccess = now;
-        failures = 0;
-        setUp(true);
-        return interval;
     }
 
     private Duration down(String query, String message) {
@@ -218,19 +299,36 @@ public final class CatalogTarget implements AutoCloseable {
     }
 
     private void closeConnection() {
-        if (conn != null) {
+        Connection c = conn;
+        conn = null;
+        if (c != null) {
             try {
-                conn.close();
+                c.close();
             } catch (SQLException ignored) {
                 // already gone
             }
-            conn = null;
         }
     }
 
-    /** Closes the connection. */
+    /**
+     * Stops this target without waiting for a collection in progress: no further collection starts, the session is
+     * aborted (pgJDBC closes its socket, so a query in flight fails at once) and a login in progress is interrupted.
+     * Idempotent; returns at once.
+     */
     @Override
-    public synchronized void close() {
-        closeConnection();
+    public void close() {
+        closed = true;
+        Thread t = collecting;
+        if (t != null) {
+            t.interrupt();
+        }
+        Connection c = conn;
+        if (c != null) {
+            try {
+                c.abort(Runnable::run);
+            } catch (SQLException | RuntimeException ignored) {
+                // already gone
+            }
+        }
     }
 }

@@ -3,8 +3,7 @@ package dev.ducklake.janitor.metrics;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import io.prometheus.metrics.core.metrics.Gauge;
-import io.prometheus.metrics.exporter.pushgateway.Format;
-import io.prometheus.metrics.exporter.pushgateway.PushGateway;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.exporter.pushgateway.Scheme;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -20,7 +19,9 @@ import java.util.function.Consumer;
 
 /**
  * Pushes the outcome of a maintenance run (any operation) to a Prometheus Pushgateway, in the Prometheus text
- * format, with HTTP POST to {@code <url>/metrics/job/<job>/catalog/<catalog>/operation/<operation>/schema/<schema>} (client_java orders the grouping labels by name; a value containing {@code /} is sent base64-encoded).
+ * format, with HTTP POST to {@code <url>/metrics/job/<job>/catalog/<catalog>/operation/<operation>/schema/<schema>}
+ * (grouping labels in name order; a value that is not URL-safe, e.g. with a space, a {@code /} or non-ASCII
+ * characters, is sent as {@code <label>@base64/<base64url>}, see {@link PushChannel}).
  *
  * <p>Series pushed (the Pushgateway adds the grouping labels job, catalog, schema and operation to each):
  * <ul>
@@ -35,16 +36,15 @@ import java.util.function.Consumer;
  * the grouping key (not a label in the body) so that runs of different operations on one catalog never replace
  * each other's series.
  *
- * <p>Push failures never fail the run: they are reported to the warning sink. Not thread-safe; one per run.
+ * <p>Push failures never fail the run: the first one is reported to the warning sink, and no further push is
+ * attempted in the same run (the {@link PushChannel} is shared by the reporters of one run). Each push is bounded by
+ * the channel's timeout. Not thread-safe; one per run and schema.
  */
 public final class MaintenanceRunReporter {
 
     /** Default Pushgateway job name. */
     public static final String DEFAULT_JOB = "ducklake_janitor";
-    /** Read and connect timeout of one push. */
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
-
-    private final Target target;
+    private final PushChannel channel;
     private final String operation;
     private final Map<String, String> grouping;
     private final Consumer<String> warn;
@@ -69,8 +69,8 @@ public final class MaintenanceRunReporter {
         }
     }
 
-    private MaintenanceRunReporter(Target target, String operation, Map<String, String> grouping, Consumer<String> warn) {
-        this.target = target;
+    private MaintenanceRunReporter(PushChannel channel, String operation, Map<String, String> grouping, Consumer<String> warn) {
+        this.channel = channel;
         this.operation = operation;
         this.grouping = grouping;
         this.warn = warn;
@@ -122,7 +122,8 @@ public final class MaintenanceRunReporter {
     /**
      * A reporter for one run.
      *
-     * @param target where to push, or null for none (then every method does nothing: dry runs, no URL given)
+     * @param channel where and how to push (shared by the reporters of one run), or null for none (then every method
+     *     does nothing: dry runs, no URL given)
      * @param job the Pushgateway job name (e.g. {@link #DEFAULT_JOB})
      * @param catalog the catalog label value
      * @param schema the metadata schema label value
@@ -130,19 +131,19 @@ public final class MaintenanceRunReporter {
      * @param warn where push failures go
      * @return the reporter
      */
-    public static MaintenanceRunReporter create(Target target, String job, String catalog, String schema, String operation,
+    public static MaintenanceRunReporter create(PushChannel channel, String job, String catalog, String schema, String operation,
                                                 Consumer<String> warn) {
         Map<String, String> grouping = new LinkedHashMap<>();
         grouping.put("job", job);
         grouping.put("catalog", catalog);
         grouping.put("schema", schema);
         grouping.put("operation", operation);
-        return new MaintenanceRunReporter(target, operation, grouping, warn);
+        return new MaintenanceRunReporter(channel, operation, grouping, warn);
     }
 
     /** Whether this reporter pushes at all. */
     public boolean enabled() {
-        return target != null;
+        return channel != null;
     }
 
     /** Records the start time and pushes {@code ducklake_maintenance_start_time_seconds}. */
@@ -209,27 +210,19 @@ public final class MaintenanceRunReporter {
     }
 
     private void push(PrometheusRegistry reg) {
-        PushGateway.Builder b = PushGateway.builder().address(target.address()).scheme(target.scheme())
-                .format(Format.PROMETHEUS_TEXT).registry(reg).connectionTimeout(TIMEOUT).readTimeout(TIMEOUT);
-        grouping.forEach((k, v) -> {
-            if (k.equals("job")) {
-                b.job(v);
-            } else {
-                b.groupingKey(k, v);
-            }
-        });
-        if (target.user() != null) {
-            b.basicAuth(target.user(), target.password());
+        if (channel.failed()) {
+            return;
         }
+        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
         try {
-            b.build().pushAdd();
-        } catch (IOException | RuntimeException e) {
-            String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-            if (target.password() != null && !target.password().isEmpty()) {
-                msg = msg.replace(target.password(), "***");
-            }
-            warn.accept("push of " + operation + " metrics to the Pushgateway " + target.display() + " failed (the run itself is "
-                    + "not affected): " + msg);
+            PrometheusTextFormatWriter.create().write(buf, reg.scrape());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        String failure = channel.post(grouping, buf.toByteArray());
+        if (failure != null) {
+            warn.accept("push of " + operation + " metrics to the Pushgateway " + channel.target().display() + " failed: " + failure
+                    + "; no further pushes in this run (the run itself is not affected)");
         }
     }
 }

@@ -31,6 +31,7 @@ import java.util.regex.Pattern;
  *     connection: ${env:PROD_CATALOG}   # any --catalog form; ${env:NAME} is replaced by the variable
  *     password_file: /run/secrets/prod-pg   # optional; the password is never printed
  *     metadata_schema: public       # optional (default public)
+ *     all_metadata_schemas: false   # optional: every schema holding a DuckLake catalog (not with metadata_schema)
  *     statement_timeout_seconds: 30 # optional
  *     queries: []                   # optional extra gauges for this catalog only
  * queries:                          # extra gauges computed on every catalog
@@ -64,7 +65,7 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
     private static final Set<String> TOP_KEYS = union(Set.of("interval_seconds", "statement_timeout_seconds", "catalogs", "queries"),
             MAINTAIN_TOP_KEYS);
     private static final Set<String> CATALOG_KEYS = Set.of("name", "connection", "password_file", "password_env", "metadata_schema",
-            "statement_timeout_seconds", "queries", "run_budget", "lock_name");
+            "all_metadata_schemas", "statement_timeout_seconds", "queries", "run_budget", "lock_name");
     private static final Set<String> QUERY_KEYS = Set.of("name", "help", "sql", "labels", "value", "timeout_seconds");
 
     /** Copies the catalog list. */
@@ -88,8 +89,10 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new JanitorException(Reason.CONFIG, "Cannot read the metrics configuration " + file + ": "
-                    + e.getClass().getSimpleName() + ".", e);
+            String why = e instanceof java.nio.file.NoSuchFileException ? "it does not exist"
+                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                    : Files.isDirectory(file) ? "it is a directory" : "it is not readable as UTF-8 text";
+            throw new JanitorException(Reason.CONFIG, "Cannot read the metrics configuration " + file + ": " + why + ".", e);
         }
         return parse(file, text, env);
     }
@@ -150,6 +153,14 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
                 throw error(source, where + ".connection", e.getMessage());
             }
             String schema = c.get("metadata_schema") == null ? "public" : string(source, where + ".metadata_schema", c.get("metadata_schema"), true);
+            Object all = c.get("all_metadata_schemas");
+            if (all != null && !(all instanceof Boolean)) {
+                throw error(source, where + ".all_metadata_schemas", "must be true or false");
+            }
+            boolean allSchemas = Boolean.TRUE.equals(all);
+            if (allSchemas && c.get("metadata_schema") != null) {
+                throw error(source, where, "give either metadata_schema or all_metadata_schemas: true, not both");
+            }
             Duration timeout = seconds(source, where + ".statement_timeout_seconds", c.get("statement_timeout_seconds"), defaultTimeout, true);
             List<CustomQuery> qs = new ArrayList<>(global.stream().map(q -> q.timeout() == null ? withTimeout(q, timeout) : q).toList());
             for (CustomQuery q : queries(source, where + ".queries", c.get("queries"), timeout)) {
@@ -158,7 +169,7 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
                 }
                 qs.add(q);
             }
-            out.add(new TargetConfig(name, spec, schema, timeout, qs));
+            out.add(new TargetConfig(name, spec, schema, timeout, qs, allSchemas));
         }
         return new MetricsConfig(source, interval, out);
     }
@@ -208,9 +219,10 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
                 for (Object o : ll) {
                     String label = string(source, at + ".labels", o, true);
                     if (!CustomQuery.LABEL_NAME.matcher(label).matches() || label.startsWith("__")
-                            || label.equals(CatalogHealthCollector.CATALOG_LABEL) || labels.contains(label)) {
+                            || label.equals(CatalogHealthCollector.CATALOG_LABEL) || label.equals(CatalogTarget.SCHEMA_LABEL)
+                            || labels.contains(label)) {
                         throw error(source, at + ".labels", "'" + label + "' is not a valid label name here (letters, digits, "
-                                + "underscores; not 'catalog', not starting with __, no duplicates)");
+                                + "underscores; not 'catalog' or 'schema', not starting with __, no duplicates)");
                     }
                     labels.add(label);
                 }

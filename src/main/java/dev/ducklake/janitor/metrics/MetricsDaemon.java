@@ -26,12 +26,22 @@ import java.util.function.Consumer;
  *   <li>{@code GET /metrics}: the gauges of the last collection of every catalog plus the self-metrics, in the
  *       Prometheus text format (served from memory; a scrape never waits for a database);</li>
  *   <li>{@code GET /-/healthy}: 200 while the process serves HTTP (liveness);</li>
- *   <li>{@code GET /-/ready}: 200 while every configured catalog answered its last collection, else 503 naming the
- *       catalogs that do not (readiness);</li>
+ *   <li>{@code GET /-/ready}: 200 while the {@link ReadyPolicy} holds (default: every configured catalog answered its
+ *       last collection; or at least one), else 503; the body names each catalog's state (readiness);</li>
  *   <li>anything else: 404.</li>
  * </ul>
  */
 public final class MetricsDaemon implements AutoCloseable {
+
+    /** When {@code /-/ready} answers 200. */
+    public enum ReadyPolicy {
+        /** Every configured catalog answered its last collection (a down tenant takes the pod out of the Service). */
+        ALL,
+        /** At least one catalog answered its last collection (a down tenant only shows {@code ducklake_janitor_up 0}). */
+        ANY
+    }
+
+    private final ReadyPolicy readyPolicy;
 
     private final List<CatalogTarget> targets;
     private final Duration interval;
@@ -46,6 +56,17 @@ public final class MetricsDaemon implements AutoCloseable {
      * @param log where state changes and failures go
      */
     public MetricsDaemon(List<CatalogTarget> targets, Duration interval, Consumer<String> log) {
+        this(targets, interval, log, ReadyPolicy.ALL);
+    }
+
+    /**
+     * @param targets the catalogs to watch (at least one); the daemon closes them
+     * @param interval delay between collections of a catalog that answers
+     * @param log where state changes and failures go
+     * @param readyPolicy when /-/ready answers 200
+     */
+    public MetricsDaemon(List<CatalogTarget> targets, Duration interval, Consumer<String> log, ReadyPolicy readyPolicy) {
+        this.readyPolicy = readyPolicy;
         if (targets.isEmpty()) {
             throw new IllegalArgumentException("no catalog to watch");
         }
@@ -95,9 +116,10 @@ public final class MetricsDaemon implements AutoCloseable {
         return server.getPort();
     }
 
-    /** Whether every catalog answered its last collection. */
+    /** Whether the ready policy holds: every catalog (ALL) or at least one (ANY) answered its last collection. */
     public boolean ready() {
-        return targets.stream().allMatch(CatalogTarget::up);
+        return readyPolicy == ReadyPolicy.ALL ? targets.stream().allMatch(CatalogTarget::up)
+                : targets.stream().anyMatch(CatalogTarget::up);
     }
 
     /** The families /metrics serves now: every catalog's last gauges and self-metrics. */
@@ -150,7 +172,14 @@ public final class MetricsDaemon implements AutoCloseable {
         }
     }
 
-    /** Stops the HTTP server and the collection threads and closes every catalog connection; idempotent. */
+    /** How long {@link #close()} waits in total for the collection threads to end. */
+    public static final Duration STOP_WAIT = Duration.ofSeconds(5);
+
+    /**
+     * Stops the HTTP server and the collection threads and aborts every catalog connection, within about
+     * {@link #STOP_WAIT} whatever a catalog is doing (a collection stuck connecting or in a query is aborted, never
+     * waited for; the collection threads are daemon threads); idempotent.
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -162,15 +191,21 @@ public final class MetricsDaemon implements AutoCloseable {
         for (ScheduledExecutorService ses : schedulers) {
             ses.shutdownNow();
         }
-        for (ScheduledExecutorService ses : schedulers) {
-            try {
-                ses.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
         for (CatalogTarget t : targets) {
             t.close();
+        }
+        long deadline = System.nanoTime() + STOP_WAIT.toNanos();
+        for (ScheduledExecutorService ses : schedulers) {
+            try {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !ses.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+                    log.accept("stop: a catalog collection did not end within " + STOP_WAIT.toSeconds() + " s; leaving it behind");
+                    break;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
         }
     }
 }

@@ -3,12 +3,7 @@ package dev.ducklake.janitor.pg;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -33,22 +28,42 @@ import java.util.Set;
  * What the string leaves out is filled from the libpq environment variables PGHOST, PGHOSTADDR, PGPORT,
  * PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY, PGAPPNAME,
  * PGCONNECT_TIMEOUT and PGOPTIONS, then from libpq's defaults (host localhost, port 5432, user = the OS
- * user, database = the user). A password file, when given, supplies the password if the string has none.
+ * user, database = the user). The password follows {@link PasswordSource}: the string's, then a password file
+ * (re-read at every connect, so rotated secrets are picked up), then PGPASSWORD.
+ *
+ * <p>Timeouts (so that a server that accepts TCP and never answers cannot hang a run, {@code metrics} or
+ * {@code serve}): the whole login (TCP connect, TLS, authentication) is bounded by {@code connect_timeout} from the
+ * string or PGCONNECT_TIMEOUT, in seconds, default {@link #DEFAULT_CONNECT_TIMEOUT_SECONDS} (libpq waits forever by
+ * default; a maintenance job must not). As in libpq, 0 means wait forever and 1 is taken as 2. After login every
+ * read is bounded by the socket timeout set with {@link #withSocketTimeoutAbove} (callers make it exceed their
+ * statement timeout), default none.
  *
  * <p>The password is kept only to open connections: {@link #toString()}, {@link #describe()} and
  * {@link #jdbcUrl()} never contain it.
  */
 public final class ConnectionSpec {
 
-    /** libpq keys accepted in key/value strings and URI query parameters. */
-    private static final Set<String> KNOWN_KEYS = Set.of("host", "hostaddr", "port", "dbname", "user", "password",
-            "sslmode", "sslrootcert", "sslcert", "sslkey", "sslpassword", "application_name", "connect_timeout",
-            "options", "target_session_attrs", "keepalives", "gssencmode", "channel_binding");
+    private static final Set<String> KNOWN_KEYS = ConnectionStrings.KNOWN_KEYS;
 
-    /** libpq environment variables and the key each one fills. */
+    /** Login timeout when neither the string nor PGCONNECT_TIMEOUT sets connect_timeout, seconds. */
+    public static final int DEFAULT_CONNECT_TIMEOUT_SECONDS = 10;
+    /** How much the socket timeout exceeds the statement timeout, seconds (room for the server to report the cancel). */
+    public static final int SOCKET_TIMEOUT_MARGIN_SECONDS = 30;
+    /**
+     * The least socket timeout, seconds: statements outside the batches (the survey of a very large registry) run
+     * without a statement_timeout, and must not be cut by the socket timeout.
+     */
+    public static final int SOCKET_TIMEOUT_FLOOR_SECONDS = 600;
+
+    /** Threads inside {@link #openRaw()} now, so that a stop request can interrupt a login in progress. */
+    private static final java.util.Set<Thread> CONNECTING = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Threads whose login {@link #abortPendingConnects()} interrupted (pgJDBC reports the interrupt in several ways). */
+    private static final java.util.Set<Thread> ABORTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** libpq environment variables and the key each one fills (PGPASSWORD is handled by {@link PasswordSource}). */
     private static final Map<String, String> ENV_KEYS = Map.ofEntries(
             Map.entry("PGHOST", "host"), Map.entry("PGHOSTADDR", "hostaddr"), Map.entry("PGPORT", "port"),
-            Map.entry("PGDATABASE", "dbname"), Map.entry("PGUSER", "user"), Map.entry("PGPASSWORD", "password"),
+            Map.entry("PGDATABASE", "dbname"), Map.entry("PGUSER", "user"),
             Map.entry("PGSSLMODE", "sslmode"), Map.entry("PGSSLROOTCERT", "sslrootcert"),
             Map.entry("PGSSLCERT", "sslcert"), Map.entry("PGSSLKEY", "sslkey"),
             Map.entry("PGAPPNAME", "application_name"), Map.entry("PGCONNECT_TIMEOUT", "connect_timeout"),
@@ -58,18 +73,22 @@ public final class ConnectionSpec {
     private final String port;
     private final String database;
     private final String user;
-    private final String password;
+    private final PasswordSource password;
     /** Extra pgjdbc properties (already translated from libpq names). */
     private final Map<String, String> jdbcParams;
+    private final int connectTimeoutSeconds;
+    private final int socketTimeoutSeconds;
 
-    private ConnectionSpec(String host, String port, String database, String user, String password,
-                           Map<String, String> jdbcParams) {
+    private ConnectionSpec(String host, String port, String database, String user, PasswordSource password,
+                           Map<String, String> jdbcParams, int connectTimeoutSeconds, int socketTimeoutSeconds) {
         this.host = host;
         this.port = port;
         this.database = database;
         this.user = user;
         this.password = password;
         this.jdbcParams = Map.copyOf(jdbcParams);
+        this.connectTimeoutSeconds = connectTimeoutSeconds;
+        this.socketTimeoutSeconds = socketTimeoutSeconds;
     }
 
     /**
@@ -78,12 +97,13 @@ public final class ConnectionSpec {
      * @param text the connection string in one of the accepted forms; null or blank means "from the PG*
      *     variables only", which needs at least PGHOST or PGDATABASE to be set
      * @param env the environment to read PG* variables from (normally {@code System.getenv()})
-     * @param passwordFile a file whose first line is the password, or null; used when the string and
-     *     PGPASSWORD give none
+     * @param passwordFile a file whose first line is the password, or null; wins over PGPASSWORD, loses to a
+     *     password in the string; read again at every connect
      * @return the parsed specification
      * @throws JanitorException with {@link Reason#USAGE} when the string is malformed, names an unknown
-     *     parameter, a Unix-socket host (not supported by the JDBC driver), or when nothing names a catalog;
-     *     the message never repeats the string itself (it may hold a password)
+     *     parameter, a Unix-socket host (not supported by the JDBC driver), when nothing names a catalog, when it is
+     *     a whole DuckDB ATTACH statement, or when the password file cannot be read; the message never repeats the
+     *     string itself (it may hold a password)
      */
     public static ConnectionSpec parse(String text, Map<String, String> env, Path passwordFile) throws JanitorException {
         Map<String, String> kv = new LinkedHashMap<>();
@@ -95,6 +115,9 @@ public final class ConnectionSpec {
             }
         } else {
             String lower = s.toLowerCase(Locale.ROOT);
+            if (lower.startsWith("attach ") || lower.startsWith("attach'") || lower.startsWith("attach\t")) {
+                throw attachStatement(s);
+            }
             if (lower.startsWith("ducklake:")) {
                 s = s.substring("ducklake:".length());
                 lower = s.toLowerCase(Locale.ROOT);
@@ -108,13 +131,13 @@ public final class ConnectionSpec {
                 lower = s.toLowerCase(Locale.ROOT);
             }
             if (lower.startsWith("jdbc:postgresql:")) {
-                parseUri(s.substring("jdbc:".length()), kv, true);
+                ConnectionStrings.parseUri(s.substring("jdbc:".length()), kv, true);
             } else if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
-                parseUri(s, kv, false);
+                ConnectionStrings.parseUri(s, kv, false);
             } else if (lower.startsWith("jdbc:")) {
                 throw new JanitorException(Reason.USAGE, "Only PostgreSQL JDBC URLs (jdbc:postgresql://...) are supported as --catalog.");
             } else {
-                parseKeyValue(s, kv);
+                ConnectionStrings.parseKeyValue(s, kv);
             }
         }
         for (Map.Entry<String, String> e : ENV_KEYS.entrySet()) {
@@ -123,31 +146,24 @@ public final class ConnectionSpec {
                 kv.putIfAbsent(e.getValue(), v);
             }
         }
-        if (!kv.containsKey("password") && passwordFile != null) {
-            kv.put("password", readPasswordFile(passwordFile));
-        }
-        return build(kv, env);
+        String pgPassword = env.get("PGPASSWORD");
+        PasswordSource source = PasswordSource.choose(kv.remove("password"), passwordFile, pgPassword);
+        return build(kv, env, source);
     }
 
-    private static String readPasswordFile(Path file) throws JanitorException {
-        try {
-            String content = Files.readString(file, StandardCharsets.UTF_8);
-            int nl = content.indexOf('\n');
-            String line = nl >= 0 ? content.substring(0, nl) : content;
-            if (line.endsWith("\r")) {
-                line = line.substring(0, line.length() - 1);
-            }
-            if (line.isEmpty()) {
-                throw new JanitorException(Reason.USAGE, "The password file " + file + " is empty.");
-            }
-            return line;
-        } catch (IOException e) {
-            throw new JanitorException(Reason.USAGE, "Cannot read the password file " + file + ": "
-                    + e.getClass().getSimpleName() + ". Check the path and its permissions.");
-        }
+    /**
+     * The error for a pasted DuckDB statement such as {@code ATTACH 'ducklake:postgres:dbname=d' AS lake
+     * (METADATA_SCHEMA 'm')}: names the schema it found (never the connection string, which may hold a password).
+     */
+    private static JanitorException attachStatement(String s) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)METADATA_SCHEMA\\s*'([^']*)'").matcher(s);
+        String schemaHint = m.find() ? " --metadata-schema " + Sql.printable(m.group(1)) : " --metadata-schema <schema>";
+        return new JanitorException(Reason.USAGE, "--catalog takes a connection string, not a DuckDB ATTACH statement: pass "
+                + "the quoted 'ducklake:postgres:...' part as --catalog and the METADATA_SCHEMA option as" + schemaHint + ".");
     }
 
-    private static ConnectionSpec build(Map<String, String> kv, Map<String, String> env) throws JanitorException {
+    private static ConnectionSpec build(Map<String, String> kv, Map<String, String> env, PasswordSource source)
+            throws JanitorException {
         for (String key : kv.keySet()) {
             if (!KNOWN_KEYS.contains(key)) {
                 throw new JanitorException(Reason.USAGE, "Unsupported connection parameter '" + key + "'; supported: "
@@ -178,7 +194,6 @@ public final class ConnectionSpec {
         copyParam(kv, params, "sslkey", "sslkey");
         copyParam(kv, params, "sslpassword", "sslpassword");
         copyParam(kv, params, "application_name", "ApplicationName");
-        copyParam(kv, params, "connect_timeout", "connectTimeout");
         copyParam(kv, params, "options", "options");
         copyParam(kv, params, "gssencmode", "gssEncMode");
         copyParam(kv, params, "channel_binding", "channelBinding");
@@ -186,175 +201,24 @@ public final class ConnectionSpec {
             String t = kv.get("target_session_attrs");
             params.put("targetServerType", "read-write".equals(t) ? "primary" : t);
         }
-        if (kv.containsKey("connect_timeout") && !kv.get("connect_timeout").matches("[0-9]{1,6}")) {
-            throw new JanitorException(Reason.USAGE, "Invalid connect_timeout: expected whole seconds.");
+        int connectTimeout = DEFAULT_CONNECT_TIMEOUT_SECONDS;
+        if (kv.containsKey("connect_timeout")) {
+            String ct = kv.get("connect_timeout").strip();
+            if (!ct.matches("-?[0-9]{1,6}")) {
+                throw new JanitorException(Reason.USAGE, "Invalid connect_timeout (connection string or PGCONNECT_TIMEOUT): "
+                        + "expected whole seconds, e.g. connect_timeout=10.");
+            }
+            // libpq: zero or negative waits forever, 1 is taken as 2
+            int v = Integer.parseInt(ct);
+            connectTimeout = v <= 0 ? 0 : Math.max(2, v);
         }
-        return new ConnectionSpec(host, port, database, user, kv.get("password"), params);
+        return new ConnectionSpec(host, port, database, user, source, params, connectTimeout, 0);
     }
 
     private static void copyParam(Map<String, String> kv, Map<String, String> out, String libpq, String jdbc) {
         String v = kv.get(libpq);
         if (v != null) {
             out.put(jdbc, v);
-        }
-    }
-
-    private static void parseUri(String s, Map<String, String> kv, boolean jdbc) throws JanitorException {
-        URI uri;
-        try {
-            uri = new URI(s);
-        } catch (URISyntaxException e) {
-            throw new JanitorException(Reason.USAGE, "The catalog URI is malformed at character " + e.getIndex()
-                    + ": " + e.getReason() + ".");
-        }
-        String authority = uri.getRawAuthority();
-        if (authority != null && !authority.isEmpty()) {
-            int at = authority.lastIndexOf('@');
-            if (at >= 0) {
-                String userInfo = authority.substring(0, at);
-                authority = authority.substring(at + 1);
-                int colon = userInfo.indexOf(':');
-                if (colon >= 0) {
-                    kv.put("user", decode(userInfo.substring(0, colon)));
-                    kv.put("password", decode(userInfo.substring(colon + 1)));
-                } else if (!userInfo.isEmpty()) {
-                    kv.put("user", decode(userInfo));
-                }
-            }
-            // host[:port][,host[:port]...]; IPv6 in brackets
-            StringBuilder hosts = new StringBuilder();
-            StringBuilder ports = new StringBuilder();
-            for (String hp : authority.split(",")) {
-                String h = hp;
-                String p = null;
-                if (hp.startsWith("[")) {
-                    int close = hp.indexOf(']');
-                    h = hp.substring(0, close + 1);
-                    if (hp.length() > close + 1 && hp.charAt(close + 1) == ':') {
-                        p = hp.substring(close + 2);
-                    }
-                } else {
-                    int colon = hp.lastIndexOf(':');
-                    if (colon >= 0) {
-                        h = hp.substring(0, colon);
-                        p = hp.substring(colon + 1);
-                    }
-                }
-                if (hosts.length() > 0) {
-                    hosts.append(',');
-                    ports.append(',');
-                }
-                hosts.append(decode(h));
-                ports.append(p == null || p.isEmpty() ? "5432" : p);
-            }
-            if (hosts.length() > 0 && !hosts.toString().replace(",", "").isEmpty()) {
-                kv.put("host", hosts.toString());
-                kv.put("port", ports.toString());
-            }
-        }
-        String path = uri.getRawPath();
-        if (path != null && path.length() > 1) {
-            kv.put("dbname", decode(path.substring(1)));
-        }
-        String query = uri.getRawQuery();
-        if (query != null && !query.isEmpty()) {
-            for (String pair : query.split("&")) {
-                if (pair.isEmpty()) {
-                    continue;
-                }
-                int eq = pair.indexOf('=');
-                String key = decode(eq >= 0 ? pair.substring(0, eq) : pair);
-                String value = eq >= 0 ? decode(pair.substring(eq + 1)) : "";
-                kv.put(jdbc ? fromJdbcKey(key) : key, value);
-            }
-        }
-    }
-
-    /** Maps pgjdbc URL parameter names back to their libpq names so that one table of keys serves both. */
-    private static String fromJdbcKey(String key) {
-        switch (key) {
-            case "ApplicationName": return "application_name";
-            case "connectTimeout": return "connect_timeout";
-            case "gssEncMode": return "gssencmode";
-            case "channelBinding": return "channel_binding";
-            case "targetServerType": return "target_session_attrs";
-            default: return key;
-        }
-    }
-
-    private static String decode(String s) {
-        return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
-    }
-
-    /** libpq key/value grammar: {@code key = value}, values optionally single-quoted with backslash escapes. */
-    private static void parseKeyValue(String s, Map<String, String> kv) throws JanitorException {
-        int i = 0;
-        int n = s.length();
-        boolean previousIsPassword = false;
-        while (i < n) {
-            while (i < n && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-            if (i >= n) {
-                break;
-            }
-            int keyStart = i;
-            while (i < n && s.charAt(i) != '=' && !Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-            String key = s.substring(keyStart, i);
-            while (i < n && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-            if (previousIsPassword && (i >= n || s.charAt(i) != '=' || !KNOWN_KEYS.contains(key))) {
-                // most likely the rest of an unquoted password with a space: never echo it
-                throw new JanitorException(Reason.USAGE, "Malformed catalog connection string after the password value "
-                        + "(position " + keyStart + "; not shown): quote a password that contains spaces, e.g. password='...'.");
-            }
-            if (i >= n || s.charAt(i) != '=') {
-                throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: expected 'key=value' "
-                        + "after '" + key + "' (position " + keyStart + "). Use a libpq string such as "
-                        + "'host=h dbname=d user=u', a postgresql:// URI or a jdbc:postgresql:// URL.");
-            }
-            i++;
-            while (i < n && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-            StringBuilder value = new StringBuilder();
-            boolean quoted = i < n && s.charAt(i) == '\'';
-            if (quoted) {
-                i++;
-                boolean closed = false;
-                while (i < n) {
-                    char c = s.charAt(i++);
-                    if (c == '\\' && i < n) {
-                        value.append(s.charAt(i++));
-                    } else if (c == '\'') {
-                        closed = true;
-                        break;
-                    } else {
-                        value.append(c);
-                    }
-                }
-                if (!closed) {
-                    throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: unterminated quoted "
-                            + "value for '" + key + "'.");
-                }
-            } else {
-                while (i < n && !Character.isWhitespace(s.charAt(i))) {
-                    char c = s.charAt(i++);
-                    if (c == '\\' && i < n) {
-                        value.append(s.charAt(i++));
-                    } else {
-                        value.append(c);
-                    }
-                }
-            }
-            if (key.isEmpty()) {
-                throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: empty key at position " + keyStart + ".");
-            }
-            kv.put(key, value.toString());
-            previousIsPassword = !quoted && (key.equals("password") || key.equals("sslpassword"));
         }
     }
 
@@ -366,7 +230,44 @@ public final class ConnectionSpec {
      * @return a new specification
      */
     public ConnectionSpec withDatabase(String otherDatabase) {
-        return new ConnectionSpec(host, port, otherDatabase, user, password, jdbcParams);
+        return new ConnectionSpec(host, port, otherDatabase, user, password, jdbcParams, connectTimeoutSeconds, socketTimeoutSeconds);
+    }
+
+    /**
+     * The same connection with a socket timeout (pgJDBC {@code socketTimeout}: the longest wait for any read once
+     * logged in) of {@code statementTimeout} plus {@link #SOCKET_TIMEOUT_MARGIN_SECONDS}, at least
+     * {@link #SOCKET_TIMEOUT_FLOOR_SECONDS}, so that a statement is always ended by the server's statement_timeout
+     * first and a silent network partition still cannot hang the caller.
+     *
+     * @param statementTimeout the longest statement_timeout the caller sets; zero (none) leaves reads unbounded
+     * @return a new specification
+     */
+    public ConnectionSpec withSocketTimeoutAbove(java.time.Duration statementTimeout) {
+        int s = statementTimeout == null || statementTimeout.isZero() ? 0
+                : (int) Math.min(Integer.MAX_VALUE / 2, Math.max(SOCKET_TIMEOUT_FLOOR_SECONDS,
+                        (statementTimeout.toMillis() + 999) / 1000 + SOCKET_TIMEOUT_MARGIN_SECONDS));
+        return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, s);
+    }
+
+    /** The login timeout in seconds (0 = wait forever), from connect_timeout / PGCONNECT_TIMEOUT or the default. */
+    public int connectTimeoutSeconds() {
+        return connectTimeoutSeconds;
+    }
+
+    /** The socket timeout in seconds (0 = none). */
+    public int socketTimeoutSeconds() {
+        return socketTimeoutSeconds;
+    }
+
+    /**
+     * Interrupts every login in progress in this JVM (a stop request: SIGTERM/SIGINT, the end of {@code serve}). The
+     * interrupted {@link #openRaw()} calls fail at once with an SQLException; established sessions are not touched.
+     */
+    public static void abortPendingConnects() {
+        for (Thread t : CONNECTING) {
+            ABORTED.add(t);
+            t.interrupt();
+        }
     }
 
     /** The JDBC URL, without user and password. */
@@ -385,8 +286,7 @@ public final class ConnectionSpec {
     }
 
     /**
-     * Opens a new connection with autocommit on. The login timeout defaults to 10 seconds unless the
-     * string set connect_timeout.
+     * Opens a new connection with autocommit on. The login is bounded by {@link #connectTimeoutSeconds()}.
      *
      * @return an open connection
      * @throws JanitorException with {@link Reason#CONNECTION} when the server is unreachable or refuses the
@@ -410,13 +310,30 @@ public final class ConnectionSpec {
         Properties props = new Properties();
         props.putAll(jdbcParams);
         props.setProperty("user", user);
-        if (password != null) {
-            props.setProperty("password", password);
+        String pw = password.resolve();
+        if (pw != null) {
+            props.setProperty("password", pw);
         }
         props.putIfAbsent("ApplicationName", "ducklake-janitor");
-        props.putIfAbsent("connectTimeout", "10");
+        // loginTimeout bounds the whole login (pgJDBC runs it in a helper thread and waits, interruptibly);
+        // connectTimeout only the TCP connect; socketTimeout every later read
+        props.setProperty("loginTimeout", Integer.toString(connectTimeoutSeconds));
+        props.setProperty("connectTimeout", Integer.toString(connectTimeoutSeconds));
+        props.setProperty("socketTimeout", Integer.toString(socketTimeoutSeconds));
         props.setProperty("tcpKeepAlive", "true");
-        return DriverManager.getConnection(jdbcUrl(), props);
+        Thread me = Thread.currentThread();
+        CONNECTING.add(me);
+        try {
+            return DriverManager.getConnection(jdbcUrl(), props);
+        } catch (SQLException e) {
+            if (ABORTED.remove(me)) {
+                throw new SQLException("Interrupted while attempting to connect: a stop was requested", "08001", e);
+            }
+            throw e;
+        } finally {
+            CONNECTING.remove(me);
+            ABORTED.remove(me);
+        }
     }
 
     /**
@@ -427,11 +344,20 @@ public final class ConnectionSpec {
      */
     public JanitorException connectionFailure(SQLException e) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
+        String message = e.getMessage() == null ? "" : e.getMessage();
         String what;
-        if ("28P01".equals(state) || "28000".equals(state)) {
-            what = "the server refused the login (wrong password or no pg_hba.conf entry)";
-        } else if ("08004".equals(state) && password == null && e.getMessage() != null
-                && e.getMessage().contains("no password was provided")) {
+        if (password.kind() == PasswordSource.Kind.PASSWORD_FILE && message.contains("password file")) {
+            // the password file could not be read at this connect (PasswordSource.resolve)
+            return new JanitorException(Reason.CONNECTION, "Cannot connect to the catalog " + describe() + ": " + message, e);
+        } else if ("28P01".equals(state) || "28000".equals(state)) {
+            what = "the server refused the login (wrong password or no pg_hba.conf entry; " + password.describe() + ")";
+        } else if (message.contains("timed out") && connectTimeoutSeconds > 0) {
+            what = "no answer within " + connectTimeoutSeconds + " s (the login timeout; set connect_timeout in the connection "
+                    + "string or PGCONNECT_TIMEOUT to change it)";
+        } else if (message.startsWith("Interrupted while attempting to connect")) {
+            what = "the login was interrupted by a stop request";
+        } else if ("08004".equals(state) && password.kind() == PasswordSource.Kind.NONE
+                && message.contains("no password was provided")) {
             what = "the server asks for a password and no password was given (use --password-file, PGPASSWORD, "
                     + "~/.pgpass or PGPASSFILE, or the connection string)";
         } else if ("08004".equals(state)) {
@@ -457,10 +383,8 @@ public final class ConnectionSpec {
         if (text == null) {
             return "";
         }
-        if (password == null || password.isEmpty()) {
-            return text;
-        }
-        return text.replace(password, "***");
+        String pw = password.lastKnown();
+        return pw == null || pw.isEmpty() ? text : text.replace(pw, "***");
     }
 
     /** {@code user@host:port/database}, for logs and results; never the password. */
@@ -490,11 +414,16 @@ public final class ConnectionSpec {
 
     /** Whether a password is set (the password itself is never exposed). */
     public boolean hasPassword() {
-        return password != null;
+        return password.kind() != PasswordSource.Kind.NONE;
+    }
+
+    /** Where the password comes from (for messages; never the password). */
+    public PasswordSource passwordSource() {
+        return password;
     }
 
     @Override
     public String toString() {
-        return "ConnectionSpec[" + describe() + (password != null ? ", password=***" : "") + "]";
+        return "ConnectionSpec[" + describe() + (hasPassword() ? ", password=***" : "") + "]";
     }
 }

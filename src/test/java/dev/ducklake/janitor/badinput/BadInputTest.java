@@ -119,8 +119,11 @@ class BadInputTest {
         String empty = pg.freshSchema("empty");
         exec("CREATE SCHEMA " + Sql.ident(empty) + "; CREATE TABLE " + Sql.qualified(empty, "ducklake_metadata") + "(key text, value text)");
         assertClean(drop(empty), 4, "table ducklake_snapshot is missing");
-        assertClean(drop("no_such_schema_" + ProcessHandle.current().pid()), 4, "does not exist in this database");
-        assertClean(drop("x\"; DROP SCHEMA public; --", "--dry-run"), 4, "does not exist in this database");
+        // the message names the database and the server (issue 10)
+        assertClean(drop("no_such_schema_" + ProcessHandle.current().pid()), 4, "does not exist in database '"
+                + dev.ducklake.janitor.testsupport.TestPostgres.get().spec().database() + "' on "
+                + dev.ducklake.janitor.testsupport.TestPostgres.get().spec().host() + ":");
+        assertClean(drop("x\"; DROP SCHEMA public; --", "--dry-run"), 4, "does not exist in database");
     }
 
     // ------------------------------------------------------------------ format version, snapshots

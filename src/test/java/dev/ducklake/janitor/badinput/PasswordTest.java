@@ -14,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.List;
+import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -126,6 +128,89 @@ class PasswordTest {
         assertThat(unreachable.waitFor(60)).isEqualTo(3);
         assertThat(unreachable.err()).contains("cannot be reached").doesNotContain("\tat ").doesNotContain("Exception");
         unreachable.cleanup();
+    }
+
+    @Test
+    void anExplicitPasswordFileWinsOverAnInheritedPgpassword(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path file = tmp.resolve("pw");
+        Files.writeString(file, RIGHT + "\n");
+        Cli.Run run = Cli.run(Map.of("PGPASSWORD", WRONG), "drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@"
+                + hostPort() + "/postgres", "--metadata-schema", cat.schema, "--dry-run", "--password-file", file.toString());
+        assertThat(run.exitCode()).as("the flag beats the ambient variable; stderr: %s", run.err()).isZero();
+        assertThat(run.all()).doesNotContain(RIGHT).doesNotContain(WRONG);
+    }
+
+    @Test
+    void aLoginFailureSaysWhereThePasswordCameFrom(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path file = tmp.resolve("pw");
+        Files.writeString(file, WRONG + "\n");
+        String[] base = {"drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@" + hostPort() + "/postgres",
+            "--metadata-schema", cat.schema, "--dry-run"};
+        Cli.Run fromFile = Cli.run(concat(base, "--password-file", file.toString()));
+        assertRefused(fromFile, WRONG);
+        assertThat(fromFile.err()).contains("password from the password file " + file);
+        Cli.Run fromEnv = Cli.run(Map.of("PGPASSWORD", WRONG), base);
+        assertRefused(fromEnv, WRONG);
+        assertThat(fromEnv.err()).contains("password from the PGPASSWORD environment variable");
+        Cli.Run fromString = Cli.run("drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + ":" + WRONG + "@" + hostPort()
+                + "/postgres", "--metadata-schema", cat.schema, "--dry-run");
+        assertRefused(fromString, WRONG);
+        assertThat(fromString.err()).contains("password from the connection string");
+    }
+
+    @Test
+    void thePasswordFileIsReadAgainAtEveryConnectSoARotatedSecretIsPickedUp(@org.junit.jupiter.api.io.TempDir Path tmp)
+            throws Exception {
+        String rotated = "R0tatedSecretAbc";
+        String role = "rotating_owner";
+        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+            st.execute("SET password_encryption = 'scram-sha-256'");
+            st.execute("CREATE ROLE " + role + " LOGIN SUPERUSER PASSWORD '" + RIGHT + "'");
+        }
+        Path file = tmp.resolve("secret");
+        Files.writeString(file, RIGHT + "\n");
+        dev.ducklake.janitor.pg.ConnectionSpec spec = dev.ducklake.janitor.pg.ConnectionSpec.parse(
+                "postgresql://" + role + "@" + hostPort() + "/postgres", Map.of("PGPASSWORD", WRONG), file);
+        List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+        dev.ducklake.janitor.metrics.CatalogTarget target = new dev.ducklake.janitor.metrics.CatalogTarget(
+                new dev.ducklake.janitor.metrics.TargetConfig("rot", spec, cat.schema, Duration.ofSeconds(30), List.of()), log::add);
+        try {
+            target.collectOnce(Duration.ofSeconds(60));
+            assertThat(target.up()).as("first login; log %s", log).isTrue();
+            // the Secret rotates: new password on the server and in the mounted file; the old session is cut
+            try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+                st.execute("ALTER ROLE " + role + " PASSWORD '" + rotated + "'");
+                Files.writeString(file, rotated + "\n");
+                st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '" + role + "'");
+            }
+            target.collectOnce(Duration.ofSeconds(60));
+            target.collectOnce(Duration.ofSeconds(60));
+            assertThat(target.up()).as("reconnected with the rotated password; log %s", log).isTrue();
+            try (Connection c = spec.open()) {
+                assertThat(c.isValid(5)).as("a run's (re)connect reads the file too").isTrue();
+            }
+            assertThat(String.join("\n", log)).doesNotContain(rotated).doesNotContain(RIGHT);
+        } finally {
+            target.close();
+            try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+                st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '" + role + "'");
+                st.execute("DROP ROLE IF EXISTS " + role);
+            }
+        }
+    }
+
+    @Test
+    void passwordFileMessagesSayWhatIsWrongWithoutJavaClassNames(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Cli.Run missing = Cli.run("drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@" + hostPort() + "/postgres",
+                "--password-file", tmp.resolve("nope").toString(), "--dry-run");
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.err()).contains("does not exist").doesNotContain("NoSuchFileException").doesNotContain("Exception");
+        Path empty = tmp.resolve("empty");
+        Files.writeString(empty, "\n" + RIGHT + "\n");
+        Cli.Run firstLineEmpty = Cli.run("drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@" + hostPort()
+                + "/postgres", "--password-file", empty.toString(), "--dry-run");
+        assertThat(firstLineEmpty.exitCode()).isEqualTo(2);
+        assertThat(firstLineEmpty.err()).contains("first line is empty").doesNotContain(RIGHT);
     }
 
     private static String[] concat(String[] a, String... b) {

@@ -116,6 +116,10 @@ class PrivilegeTest {
         FaultCatalog cat = catalog("priv_least");
         String role = role("jan_least", cat.schema, "GRANT USAGE ON SCHEMA $S TO $R",
                 "GRANT SELECT ON $S.ducklake_metadata, $S.ducklake_snapshot, $S.ducklake_table, $S.ducklake_inlined_data_tables TO $R",
+                // the snapshot-consistency check (issue 10) reads every snapshot-ranged table
+                "GRANT SELECT ON $S.ducklake_snapshot_changes, $S.ducklake_schema, $S.ducklake_view, $S.ducklake_tag,"
+                        + " $S.ducklake_column_tag, $S.ducklake_data_file, $S.ducklake_delete_file, $S.ducklake_column,"
+                        + " $S.ducklake_partition_info, $S.ducklake_sort_info, $S.ducklake_macro, $S.ducklake_schema_versions TO $R",
                 "GRANT UPDATE, DELETE ON $S.ducklake_inlined_data_tables TO $R");
         try (Connection c = pg.connect(); Statement st = c.createStatement()) {
             for (String t : cat.before.tableNames()) {

@@ -13,6 +13,6 @@ public final class MaintainStepsAccess {
     /** The registry with a progress printer that prints nowhere. */
     public static Map<String, MaintenanceStep> registry() {
         java.io.PrintWriter none = new java.io.PrintWriter(java.io.Writer.nullWriter());
-        return MaintainSteps.registry(() -> new ProgressPrinter(none, none, true, false));
+        return MaintainSteps.registry(() -> new ProgressPrinter(none, none, true, false, false));
     }
 }

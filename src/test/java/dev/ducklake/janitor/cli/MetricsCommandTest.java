@@ -55,7 +55,7 @@ class MetricsCommandTest {
         Run text = run(Map.of(), "metrics", "--catalog", url, "--metadata-schema", schema, "--catalog-label", "prod");
         assertThat(text.code()).as(text.err()).isZero();
         assertThat(text.out()).contains("# TYPE ducklake_unreachable_inline_tables gauge")
-                .contains("ducklake_unreachable_inline_tables{catalog=\"prod\"} " + (LEAKED + 2))
+                .contains("ducklake_unreachable_inline_tables{catalog=\"prod\",schema=\"" + schema + "\"} " + (LEAKED + 2))
                 .contains("ducklake_janitor_up{catalog=\"prod\"} 1");
 
         Run json = run(Map.of(), "metrics", "--catalog", url, "--metadata-schema", schema, "--output", "json");
@@ -81,6 +81,8 @@ class MetricsCommandTest {
         Run missing = run(Map.of(), "metrics", "--catalog", TestPostgres.get().url(), "--metadata-schema", "no_such_schema_x");
         assertThat(missing.code()).as("not a catalog").isEqualTo(4);
         assertThat(missing.out()).contains("ducklake_janitor_up{catalog=");
+        assertThat(missing.err()).as("names the database and the server").contains("does not exist in database '"
+                + TestPostgres.get().spec().database() + "' on " + TestPostgres.get().spec().host() + ":");
         Run down = run(Map.of(), "metrics", "--catalog", "host=127.0.0.1 port=1 dbname=x user=y password=hidden-pw connect_timeout=2");
         assertThat(down.code()).as("unreachable").isEqualTo(3);
         assertThat(down.out() + down.err()).doesNotContain("hidden-pw");
@@ -121,17 +123,48 @@ class MetricsCommandTest {
         assertThat(port).as("serve announced its port: " + err).isPositive();
         HttpClient http = HttpClient.newHttpClient();
         String body = "";
-        while (System.nanoTime() < deadline && !body.contains("ducklake_unreachable_inline_tables{catalog=\"served\"}")) {
+        while (System.nanoTime() < deadline && !body.contains("ducklake_unreachable_inline_tables{catalog=\"served\",schema=\"" + schema + "\"}")) {
             body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             Thread.sleep(100);
         }
-        assertThat(body).contains("ducklake_unreachable_inline_tables{catalog=\"served\"} " + (LEAKED + 2));
+        assertThat(body).contains("ducklake_unreachable_inline_tables{catalog=\"served\",schema=\"" + schema + "\"} " + (LEAKED + 2));
         assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/-/ready")).build(),
                 HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
         t.interrupt();
         t.join(10_000);
         assertThat(t.isAlive()).isFalse();
         assertThat(code.get()).isZero();
+    }
+
+    @Test
+    void allMetadataSchemasMeasuresEveryTenantOfADatabaseAsOneEntryWithThePushLabels() throws Exception {
+        String db = "tenants_" + ProcessHandle.current().pid();
+        try (Connection c = TestPostgres.get().connect(); java.sql.Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + db);
+            st.execute("CREATE DATABASE " + db);
+        }
+        dev.ducklake.janitor.pg.ConnectionSpec spec = TestPostgres.get().spec().withDatabase(db);
+        try (Connection c = spec.open()) {
+            DemoScenario.build(c, "tenant_a", 3);
+            DemoScenario.build(c, "tenant b", 5);
+        }
+        try {
+            String url = "postgresql://" + spec.user() + "@" + spec.host() + ":" + spec.port() + "/" + db;
+            Run text = run(Map.of(), "metrics", "--catalog", url, "--all-metadata-schemas");
+            assertThat(text.code()).as(text.err()).isZero();
+            assertThat(text.out()).as("catalog = the database name, schema = the metadata schema, as on the pushes")
+                    .contains("ducklake_unreachable_inline_tables{catalog=\"" + db + "\",schema=\"tenant_a\"} 5")
+                    .contains("ducklake_unreachable_inline_tables{catalog=\"" + db + "\",schema=\"tenant b\"} 7")
+                    .contains("ducklake_janitor_up{catalog=\"" + db + "\"} 1");
+            Run both = run(Map.of(), "metrics", "--catalog", url, "--all-metadata-schemas", "--metadata-schema", "tenant_a");
+            assertThat(both.code()).isEqualTo(2);
+            String help = run(Map.of(), "metrics", "--help").out();
+            assertThat(help).contains("--all-metadata-schemas").doesNotContain("accept it several times");
+        } finally {
+            try (Connection c = TestPostgres.get().connect(); java.sql.Statement st = c.createStatement()) {
+                st.execute("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+            }
+        }
     }
 }

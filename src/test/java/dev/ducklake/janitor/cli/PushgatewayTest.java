@@ -149,4 +149,106 @@ class PushgatewayTest {
         assertThat(code).isEqualTo(2);
         assertThat(requests).isEmpty();
     }
+
+    @Test
+    void aSilentPushgatewayCostsOneTimeoutOnceAndOneWarning() throws Exception {
+        String first = catalog(1);
+        String second = catalog(1);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        HttpServer silent = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        silent.createContext("/", ex -> {
+            seen.add(ex.getRequestURI().getRawPath());
+            try {
+                Thread.sleep(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ex.close();
+        });
+        silent.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r);
+            t.setDaemon(true);
+            return t;
+        }));
+        silent.start();
+        try {
+            StringWriter err = new StringWriter();
+            long t0 = System.nanoTime();
+            int code = Main.execute(new String[] {"drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema",
+                first, "--metadata-schema", second, "--yes", "--pushgateway-url", "http://127.0.0.1:" + silent.getAddress().getPort(),
+                "--pushgateway-timeout", "1"}, new PrintWriter(new StringWriter()), new PrintWriter(err), Map.of());
+            double took = (System.nanoTime() - t0) / 1e9;
+            assertThat(code).as("stderr: %s", err).isZero();
+            assertThat(err.toString().lines().filter(l -> l.contains("push of")).toList()).as("one warning").hasSize(1)
+                    .allMatch(l -> l.contains("no answer within 1 s") && l.contains("no further pushes"));
+            assertThat(seen).as("no push after the first failure (4 were due: start and end of two schemas)").hasSize(1);
+            assertThat(took).as("seconds: one push timeout, not four of ten seconds").isLessThan(15);
+        } finally {
+            silent.stop(0);
+        }
+    }
+
+    @Test
+    void groupingValuesThatAreNotUrlSafeAreSentBase64Encoded() throws Exception {
+        String schema = catalog(1);
+        String label = "my lake \u00fc/x";
+        int code = run(Map.of(), "drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema", schema,
+                "--yes", "--pushgateway-url", url, "--catalog-label", label);
+        assertThat(code).isZero();
+        assertThat(requests).hasSize(2);
+        String b64 = java.util.Base64.getUrlEncoder().encodeToString(label.getBytes(StandardCharsets.UTF_8));
+        assertThat(requests.get(1).path()).isEqualTo("/metrics/job/ducklake_janitor/catalog@base64/" + b64
+                + "/operation/drop-orphan-inline-tables/schema/" + schema).doesNotContain("+").doesNotContain(" ");
+        assertThat(dev.ducklake.janitor.metrics.PushChannel.groupPath(Map.of("job", "j", "catalog", "", "schema", "s p")))
+                .isEqualTo("/metrics/job/j/catalog@base64/=/schema@base64/" + java.util.Base64.getUrlEncoder()
+                        .encodeToString("s p".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void aBadPushgatewayTimeoutIsAUsageErrorWithTheNumberAsTyped() {
+        StringWriter err = new StringWriter();
+        int code = Main.execute(new String[] {"drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--yes",
+            "--pushgateway-url", url, "--pushgateway-timeout", "0"}, new PrintWriter(new StringWriter()), new PrintWriter(err), Map.of());
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("--pushgateway-timeout").contains("got 0.").doesNotContain("0.0");
+        assertThat(requests).isEmpty();
+    }
+
+    @Test
+    void pushTimeIsDeductedFromTheRunBudget() throws Exception {
+        HttpServer silent = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        silent.createContext("/", ex -> {
+            try {
+                Thread.sleep(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ex.close();
+        });
+        silent.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r);
+            t.setDaemon(true);
+            return t;
+        }));
+        silent.start();
+        try {
+            PushOptions push = new PushOptions();
+            push.url = "http://127.0.0.1:" + silent.getAddress().getPort();
+            push.job = dev.ducklake.janitor.metrics.MaintenanceRunReporter.DEFAULT_JOB;
+            push.timeout = 1;
+            StringWriter err = new StringWriter();
+            dev.ducklake.janitor.metrics.MaintenanceRunReporter reporter = push.reporter(Map.of(), TestPostgres.get().spec(), "s",
+                    "drop-orphan-inline-tables", false, new PrintWriter(err));
+            reporter.started();
+            assertThat(push.timeSpent()).as("one bounded push").isBetween(java.time.Duration.ofMillis(900), java.time.Duration.ofSeconds(5));
+            var options = dev.ducklake.janitor.ops.RunOptions.defaults()
+                    .withRunBudget(java.time.Duration.ofSeconds(60));
+            assertThat(push.deductFrom(options).runBudget()).as("the budget left for the run")
+                    .isEqualTo(java.time.Duration.ofSeconds(60).minus(push.timeSpent()));
+            assertThat(push.deductFrom(options.withRunBudget(null)).runBudget()).as("no budget, nothing to deduct").isNull();
+            assertThat(err.toString()).contains("no answer within 1 s");
+        } finally {
+            silent.stop(0);
+        }
+    }
 }

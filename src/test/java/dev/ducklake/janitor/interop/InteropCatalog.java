@@ -63,7 +63,17 @@ public final class InteropCatalog {
      * @return the catalog
      */
     public static InteropCatalog fresh(String prefix) throws SQLException, IOException {
-        RealDuckLake dl = RealDuckLake.require();
+        return fresh(prefix, RealDuckLake.require());
+    }
+
+    /**
+     * A fresh catalog location that {@code dl} (e.g. an older release from {@link RealDuckLake#release}) creates.
+     *
+     * @param prefix readable schema prefix
+     * @param dl the DuckLake that {@link #run} uses
+     * @return the catalog
+     */
+    public static InteropCatalog fresh(String prefix, RealDuckLake dl) throws SQLException, IOException {
         TestPostgres pg = TestPostgres.get();
         String schema = pg.freshSchema(prefix);
         Path data = Files.createTempDirectory("ducklake-interop-" + schema + "-");

@@ -24,12 +24,19 @@ import java.util.concurrent.TimeUnit;
  * default {@code .venv-interop/} in the project directory. When it is missing or broken the interop
  * tests are skipped with a message, unless {@code DUCKLAKE_JANITOR_REQUIRE_INTEROP=1} (system property or
  * environment variable; {@code .ci/run} sets it), in which case they fail.
+ *
+ * <p>Older, leaking DuckLake releases ({@link #release(String)}, e.g. 1.5.2 and 1.4.4) live in one venv per
+ * release, {@code .venv-interop-releases/<release>/} in the project directory (the folder is overridden by
+ * {@code DUCKLAKE_JANITOR_INTEROP_RELEASES}), installed by the same script from
+ * {@code src/test/python/requirements-interop-<release>.txt}; the same skip/fail rule applies.
  */
 public final class RealDuckLake {
 
     public static final ObjectMapper JSON = new ObjectMapper();
     private static final String VENV_KEY = "DUCKLAKE_JANITOR_INTEROP_VENV";
     private static final String REQUIRE_KEY = "DUCKLAKE_JANITOR_REQUIRE_INTEROP";
+    private static final String RELEASES_KEY = "DUCKLAKE_JANITOR_INTEROP_RELEASES";
+    private static final java.util.Map<String, Object> RELEASES = new java.util.concurrent.ConcurrentHashMap<>();
     private static final long DEFAULT_TIMEOUT_S = 300;
 
     private static volatile RealDuckLake instance;
@@ -88,6 +95,41 @@ public final class RealDuckLake {
         throw new IllegalStateException("unreachable");
     }
 
+    /**
+     * A pinned older DuckLake release (DuckDB, ducklake and postgres_scanner all of that version), or a skip /
+     * failure (as {@link #require()}) when its venv is missing, broken or runs another DuckDB version.
+     *
+     * @param version the release, e.g. {@code 1.5.2}
+     * @return the runtime, checked once per JVM and release
+     */
+    public static RealDuckLake release(String version) {
+        Object found = RELEASES.computeIfAbsent(version, v -> {
+            String dirSetting = System.getProperty(RELEASES_KEY, System.getenv(RELEASES_KEY));
+            Path dir = dirSetting != null && !dirSetting.isBlank() ? Paths.get(dirSetting)
+                    : projectDir().resolve(".venv-interop-releases");
+            try {
+                RealDuckLake r = locate(dir.resolve(v));
+                if (!v.equals(r.duckdbVersion())) {
+                    return "the venv " + dir.resolve(v) + " runs DuckDB " + r.duckdbVersion() + ", not " + v;
+                }
+                return r;
+            } catch (Exception e) {
+                return String.valueOf(e.getMessage());
+            }
+        });
+        if (found instanceof RealDuckLake r) {
+            return r;
+        }
+        String msg = "DuckLake release " + version + " is not available for the interop tests: " + found
+                + " -- run scripts/install-ducklake-test-env.sh " + version + " (or set " + RELEASES_KEY + ")";
+        if (required()) {
+            throw new AssertionError(msg + "; " + REQUIRE_KEY + "=1 is set, so this is a failure");
+        }
+        System.err.println("WARNING: " + msg + "; SKIPPED (set " + REQUIRE_KEY + "=1 to fail instead)");
+        Assumptions.abort(msg + "; skipping (set " + REQUIRE_KEY + "=1 to fail instead)");
+        throw new IllegalStateException("unreachable");
+    }
+
     static Path projectDir() {
         Path p = Paths.get("").toAbsolutePath();
         for (Path q = p; q != null; q = q.getParent()) {
@@ -99,10 +141,13 @@ public final class RealDuckLake {
     }
 
     private static RealDuckLake locate() throws IOException, InterruptedException {
-        Path project = projectDir();
         String venvSetting = System.getProperty(VENV_KEY, System.getenv(VENV_KEY));
-        Path venv = venvSetting != null && !venvSetting.isBlank() ? Paths.get(venvSetting)
-                : project.resolve(".venv-interop");
+        return locate(venvSetting != null && !venvSetting.isBlank() ? Paths.get(venvSetting)
+                : projectDir().resolve(".venv-interop"));
+    }
+
+    private static RealDuckLake locate(Path venv) throws IOException, InterruptedException {
+        Path project = projectDir();
         Path python = venv.resolve("bin/python");
         Path driver = project.resolve("src/test/python/ducklake_driver.py");
         if (!Files.isExecutable(python)) {
@@ -262,6 +307,14 @@ public final class RealDuckLake {
         /** ATTACH the catalog (options from {@code attach}). */
         public Program attach(Attach attach) {
             ObjectNode s = steps.addObject();
+            s.set("attach", attach.node());
+            return this;
+        }
+
+        /** ATTACH under a step name (its outcome can then be looked up, e.g. after {@link #continueOnError}). */
+        public Program attachNamed(String name, Attach attach) {
+            ObjectNode s = steps.addObject();
+            s.put("name", name);
             s.set("attach", attach.node());
             return this;
         }

@@ -112,7 +112,9 @@ class MaintainCommandTest {
         assertThat(drop.get("status").asText()).isEqualTo("ok");
         assertThat(drop.get("result").get("dropped").asLong()).isEqualTo(31);
         assertThat(drop.get("result").get("batches").asLong()).as("batch-size 7 from the config").isEqualTo(5);
-        assertThat(goodSteps.get(2).get("status").asText()).isEqualTo("skipped");
+        JsonNode cleanup = goodSteps.get(2);
+        assertThat(cleanup.get("status").asText()).as("cleanup-old-files runs through its command: empty queue").isEqualTo("ok");
+        assertThat(cleanup.get("result").get("queue_rows_considered").asLong()).isZero();
         // the catalog really was maintained
         assertThat(Catalogs.run(good, o -> o.withDryRun(true)).wouldDrop()).isZero();
 
@@ -123,7 +125,7 @@ class MaintainCommandTest {
         assertThat(bDrop.get("reason").asText()).isEqualTo("not_a_catalog");
         assertThat(bDrop.get("message").asText()).contains(missing);
         assertThat(broken.get("steps").get(3).get("status").asText()).as("after a catalog-wide failure").isEqualTo("not_run");
-        assertThat(doc.get("summary").get("steps_ok").asInt()).isEqualTo(1);
+        assertThat(doc.get("summary").get("steps_ok").asInt()).as("drop and cleanup").isEqualTo(2);
 
         // pushes: the drop step of each catalog under its own grouping key; nothing for skipped steps
         String goodPath = "/metrics/job/ducklake_janitor/catalog/good/operation/drop-orphan-inline-tables/schema/" + good;
@@ -133,7 +135,58 @@ class MaintainCommandTest {
                 .contains("ducklake_maintenance_inline_orphans_dropped_last_run 31"));
         assertThat(pushes).filteredOn(p -> p.path().contains("/catalog/broken/")).last().satisfies(p -> assertThat(p.body())
                 .contains("status=\"error\"").doesNotContain("last_success"));
-        assertThat(pushes).noneMatch(p -> p.path().contains("expire-snapshots") || p.path().contains("cleanup-old-files"));
+        assertThat(pushes).noneMatch(p -> p.path().contains("expire-snapshots"));
+        assertThat(pushes).filteredOn(p -> p.path().equals("/metrics/job/ducklake_janitor/catalog/good/operation/cleanup-old-files/schema/"
+                + good)).last().satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_files_deleted_last_run 0"));
+    }
+
+    @Test
+    void theStorageStepsDeleteAnOldQueuedFileAndAnS3StepWithoutCredentialsIsSkipped() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("AWS_ACCESS_KEY_ID") == null && System.getenv("AWS_PROFILE") == null
+                && System.getenv("AWS_WEB_IDENTITY_TOKEN_FILE") == null, "no AWS credentials in the environment");
+        Path lake = tmp.resolve("lake");
+        dev.ducklake.janitor.testsupport.FileCatalog cat = dev.ducklake.janitor.testsupport.FileCatalog.create("maint_files", lake + "/");
+        java.time.Duration old = java.time.Duration.ofDays(3);
+        Path queuedOld = dev.ducklake.janitor.testsupport.FileCatalog.file(lake.resolve("main/t/old.parquet"), old);
+        Path queuedYoung = dev.ducklake.janitor.testsupport.FileCatalog.file(lake.resolve("main/t/young.parquet"), old);
+        cat.queue("main/t/old.parquet", true, old);
+        cat.queue("main/t/young.parquet", true, java.time.Duration.ofHours(5));
+        String steps = """
+                  - cleanup-old-files: {older-than: 2d}
+                  - delete-orphan-files: {data-path: "s3://no-such-bucket/lake/", s3-region: us-east-1, s3-endpoint: "http://127.0.0.1:1"}
+                """;
+        Path cfg = config(catalog("files", TestPostgres.get().url(), cat.schema), steps);
+        String imds = System.getProperty("aws.disableEc2Metadata");
+        System.setProperty("aws.disableEc2Metadata", "true");
+        try {
+            Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+            assertThat(run.exitCode()).as(run.all()).isZero();
+            JsonNode s = JSON.readTree(run.out()).get("catalogs").get(0).get("steps");
+            assertThat(s.get(0).get("status").asText()).as(run.all()).isEqualTo("ok");
+            assertThat(s.get(0).get("result").get("files_deleted").asLong()).isEqualTo(1);
+            assertThat(s.get(0).get("result").get("queue_rows_deleted").asLong()).isEqualTo(1);
+            assertThat(Files.exists(queuedOld)).as("queued 3 days ago, older than 2d: deleted").isFalse();
+            assertThat(Files.exists(queuedYoung)).as("queued 5 hours ago: kept").isTrue();
+            assertThat(cat.queueRows()).isEqualTo(1);
+            assertThat(s.get(1).get("status").asText()).isEqualTo("skipped");
+            assertThat(s.get(1).get("message").asText()).contains("no AWS credentials").contains("s3://no-such-bucket/");
+            assertThat(pushes).noneMatch(p -> p.path().contains("delete-orphan-files") && p.body().contains("last_run"));
+
+            // the same step marked required: a failure with the storage exit code
+            Path required = config(catalog("files", TestPostgres.get().url(), cat.schema), steps.replace("s3-region: us-east-1",
+                    "s3-region: us-east-1, required: true"));
+            Cli.Run req = Cli.run(Map.of(), "maintain", "--config", required.toString(), "--output", "json");
+            assertThat(req.exitCode()).as(req.all()).isEqualTo(13);
+            JsonNode r = JSON.readTree(req.out()).get("catalogs").get(0).get("steps").get(1);
+            assertThat(r.get("status").asText()).isEqualTo("error");
+            assertThat(r.get("reason").asText()).isEqualTo("storage");
+        } finally {
+            if (imds == null) {
+                System.clearProperty("aws.disableEc2Metadata");
+            } else {
+                System.setProperty("aws.disableEc2Metadata", imds);
+            }
+        }
     }
 
     @Test

@@ -100,14 +100,14 @@ class MetricsDaemonTest {
                             && sample(scrape(port), "ducklake_janitor_up{catalog=\"good\"}") == 1.0
                             && sample(scrape(port), "ducklake_janitor_up{catalog=\"broken\"}") != null);
             String body = scrape(port);
-            assertThat(sample(body, "ducklake_unreachable_inline_tables{catalog=\"good\"}")).isEqualTo(LEAKED + 3.0);
+            assertThat(sample(body, "ducklake_unreachable_inline_tables{catalog=\"good\",schema=\"" + schema + "\"}")).isEqualTo(LEAKED + 3.0);
             assertThat(sample(body, "ducklake_janitor_up{catalog=\"broken\"}")).isEqualTo(0.0);
             assertThat(sample(body, "ducklake_janitor_query_errors_total{catalog=\"broken\",query=\"connect\"}")).isGreaterThanOrEqualTo(1.0);
             assertThat(sample(body, "ducklake_janitor_query_errors_total{catalog=\"good\",query=\"snapshots\"}")).isEqualTo(0.0);
             assertThat(body).contains("ducklake_janitor_scrape_duration_seconds{catalog=\"good\"}")
                     .contains("ducklake_janitor_query_duration_seconds{catalog=\"good\",query=\"unreachable_inline_tables\"}")
                     .contains("ducklake_janitor_last_success_timestamp_seconds{catalog=\"good\"}")
-                    .doesNotContain("ducklake_unreachable_inline_tables{catalog=\"broken\"}")
+                    .doesNotContain("ducklake_unreachable_inline_tables{catalog=\"broken\",schema=\"" + schema + "\"}")
                     .doesNotContain("s3cret-pw");
             assertThat(status(port, "/-/healthy")).isEqualTo(200);
             HttpResponse<String> ready = get(port, "/-/ready");
@@ -135,7 +135,7 @@ class MetricsDaemonTest {
             d.start("127.0.0.1", 0);
             int port = d.port();
             await("ready", Duration.ofSeconds(30), () -> status(port, "/-/ready") == 200);
-            assertThat(sample(scrape(port), "ducklake_unreachable_inline_tables{catalog=\"flaky\"}")).isEqualTo(LEAKED + 3.0);
+            assertThat(sample(scrape(port), "ducklake_unreachable_inline_tables{catalog=\"flaky\",schema=\"" + schema + "\"}")).isEqualTo(LEAKED + 3.0);
 
             try (Connection c = TestPostgres.get().connect(); Statement st = c.createStatement()) {
                 st.execute("ALTER ROLE " + Sql.ident(role) + " NOLOGIN");
@@ -153,7 +153,7 @@ class MetricsDaemonTest {
             await("ready again (backoff at most a few seconds here)", Duration.ofSeconds(70), () -> status(port, "/-/ready") == 200);
             String back = scrape(port);
             assertThat(sample(back, "ducklake_janitor_up{catalog=\"flaky\"}")).isEqualTo(1.0);
-            assertThat(sample(back, "ducklake_unreachable_inline_tables{catalog=\"flaky\"}")).as("metrics resume").isEqualTo(LEAKED + 3.0);
+            assertThat(sample(back, "ducklake_unreachable_inline_tables{catalog=\"flaky\",schema=\"" + schema + "\"}")).as("metrics resume").isEqualTo(LEAKED + 3.0);
         } finally {
             try (Connection c = TestPostgres.get().connect(); Statement st = c.createStatement()) {
                 st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '" + role + "'");
@@ -202,8 +202,8 @@ class MetricsDaemonTest {
                 return n != null && n >= 2;
             });
             String body = scrape(port);
-            assertThat(sample(body, "lake_tables_by_state{catalog=\"yaml_lake\",state=\"live\"}")).isEqualTo(2.0);
-            assertThat(sample(body, "ducklake_unreachable_inline_tables{catalog=\"yaml_lake\"}")).isEqualTo(LEAKED + 3.0);
+            assertThat(sample(body, "lake_tables_by_state{catalog=\"yaml_lake\",schema=\"" + schema + "\",state=\"live\"}")).isEqualTo(2.0);
+            assertThat(sample(body, "ducklake_unreachable_inline_tables{catalog=\"yaml_lake\",schema=\"" + schema + "\"}")).isEqualTo(LEAKED + 3.0);
             assertThat(sample(body, "ducklake_janitor_up{catalog=\"yaml_lake\"}")).isEqualTo(1.0);
             assertThat(body).contains("# HELP lake_tables_by_state DuckLake tables by state.");
             assertThat(status(port, "/-/ready")).as("a bad custom query does not make the catalog unready").isEqualTo(200);

@@ -116,4 +116,29 @@ class ConnectionSpecTest {
         assertThatThrownBy(() -> ConnectionSpec.parse("", NO_ENV, null))
                 .isInstanceOf(JanitorException.class).hasMessageContaining("--catalog");
     }
+
+    @Test
+    void aPastedDuckDbAttachStatementGetsAHintAndNeverEchoesThePassword() {
+        assertThatThrownBy(() -> ConnectionSpec.parse("ATTACH 'ducklake:postgres:dbname=lake host=db password=Sekr3tXY' AS lake "
+                + "(METADATA_SCHEMA 'tenant_7', DATA_PATH 's3://b/')", NO_ENV, null))
+                .isInstanceOf(JanitorException.class)
+                .hasMessageContaining("--metadata-schema 'tenant_7'").hasMessageContaining("not a DuckDB ATTACH statement")
+                .hasMessageNotContaining("Sekr3tXY");
+    }
+
+    @Test
+    void anExplicitPasswordFileWinsOverPgpasswordAndAStringPasswordWinsOverBoth(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("pw");
+        Files.writeString(f, "from-file\n");
+        ConnectionSpec s = ConnectionSpec.parse("host=h dbname=d user=u", Map.of("PGPASSWORD", "from-env"), f);
+        assertThat(s.passwordSource().kind()).isEqualTo(PasswordSource.Kind.PASSWORD_FILE);
+        assertThat(s.passwordSource().resolve()).isEqualTo("from-file");
+        Files.writeString(f, "rotated\n");
+        assertThat(s.passwordSource().resolve()).as("read again").isEqualTo("rotated");
+        assertThat(s.redact("x rotated y")).isEqualTo("x *** y");
+        assertThat(ConnectionSpec.parse("host=h password=inline", Map.of("PGPASSWORD", "from-env"), f).passwordSource().kind())
+                .isEqualTo(PasswordSource.Kind.CONNECTION_STRING);
+        assertThat(ConnectionSpec.parse("host=h", Map.of("PGPASSWORD", "from-env"), null).passwordSource().describe())
+                .isEqualTo("password from the PGPASSWORD environment variable");
+    }
 }

@@ -8,7 +8,14 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.ops.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
+import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.storage.LocalFileStore;
 import dev.ducklake.janitor.testsupport.Catalogs;
+import dev.ducklake.janitor.testsupport.FileCatalog;
 import dev.ducklake.janitor.testsupport.Cli;
 import dev.ducklake.janitor.testsupport.SqlCapture;
 import dev.ducklake.janitor.testsupport.TestPostgres;
@@ -181,6 +188,68 @@ class SqlScanTest {
                 identifiersSeen.size());
     }
 
+    /** Issue 14: cleanup-old-files and delete-orphan-files, dry and execute, with hostile paths in the catalog. */
+    @Test
+    void theStorageCommandsNeverPutACatalogValueIntoSqlText(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path lake = dir.resolve("lake");
+        FileCatalog cat = FileCatalog.create("scan st", lake + "/");
+        Duration old = Duration.ofDays(3);
+        String hostilePath = "x'; DELETE FROM ducklake_table; --.parquet";
+        FileCatalog.file(lake.resolve("main/test/" + hostilePath), old);
+        cat.queue(7_000_201, "main/test/" + hostilePath, true, old);
+        cat.queue(7_000_202, "main/test/\"; DROP TABLE ducklake_snapshot; --.parquet", true, old);
+        for (int i = 0; i < 4; i++) {
+            FileCatalog.file(lake.resolve("main/test/k" + i + ".parquet"), old);
+            cat.dataFile(1, "k" + i + ".parquet", true);
+        }
+        FileCatalog.file(lake.resolve("main/test/stray'; --.parquet"), old);
+        // the storage commands read the data_path of every catalog in the database (tenants sharing a location)
+        // (discovery probes every schema that has a ducklake_metadata table, catalog or not)
+        Set<String> otherCatalogs = new HashSet<>();
+        try (Connection c = pg.connect(); Statement st = c.createStatement();
+             var rs = st.executeQuery("SELECT n.nspname FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace"
+                     + " WHERE t.relname = 'ducklake_metadata'")) {
+            while (rs.next()) {
+                otherCatalogs.add(rs.getString(1));
+            }
+        }
+        List<String> sql;
+        try (SqlCapture capture = SqlCapture.install()) {
+            for (boolean dry : new boolean[] {true, false}) {
+                try (Connection c = pg.connect()) {
+                    CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(cat.schema).withDryRun(dry),
+                            FileListener.NONE);
+                    DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(dry),
+                            FileListener.NONE);
+                }
+            }
+            sql = new ArrayList<>(capture.statements());
+        }
+        assertThat(cat.queueRows()).as("both queue rows went (the second file was already missing)").isZero();
+        assertThat(Files.exists(lake.resolve("main/test/stray'; --.parquet"))).isFalse();
+        String engineSource;
+        try (Stream<Path> files = Files.walk(Path.of("src", "main", "java"))) {
+            engineSource = files.filter(p -> p.toString().endsWith(".java")).map(p -> {
+                try {
+                    return Files.readString(p);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }).collect(Collectors.joining("\n"));
+        }
+        assertThat(sql).anyMatch(s -> s.contains("DELETE FROM")).anyMatch(s -> s.contains("COLLATE"));
+        List<String> violations = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (String s : sql) {
+            if (s.contains("DELETE FROM ducklake_table") || s.contains("DROP TABLE ducklake_snapshot")) {
+                violations.add("hostile path in SQL text: " + s);
+            }
+            violations.addAll(violations(s, cat.schema, otherCatalogs, Set.of("7000201", "7000202"), engineSource, seen, true));
+        }
+        assertThat(violations).as("SQL text built from catalog values").isEmpty();
+        assertThat(seen).contains(cat.schema, "ducklake_files_scheduled_for_deletion");
+    }
+
     @Test
     void theScannerFlagsConcatenatedValues() {
         Set<String> numbers = Set.of("7000001");
@@ -212,7 +281,8 @@ class SqlScanTest {
         while (im.find()) {
             String ident = im.group(1).replace("\"\"", "\"");
             identifiersSeen.add(ident);
-            if (!(ident.equals(schema) || ident.matches("ducklake_[a-z_]+") || mayTouch.contains(ident))) {
+            // "C" is the byte-order collation the storage commands sort and compare paths with
+            if (!(ident.equals(schema) || ident.matches("ducklake_[a-z_]+") || mayTouch.contains(ident) || ident.equals("C"))) {
                 out.add("identifier " + ident + " is not the schema, a catalog table or a droppable orphan: " + s);
             }
         }

@@ -1,0 +1,144 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
+import dev.ducklake.janitor.ops.MaintenanceOperation;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesAction;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
+
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** {@code ducklake-janitor cleanup-old-files}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
+@Command(name = "cleanup-old-files", mixinStandardHelpOptions = true,
+        resourceBundle = "dev.ducklake.janitor.cli.CleanupOldFilesCommand",
+        description = {"Deletes the files DuckLake scheduled for deletion (ducklake_files_scheduled_for_deletion) whose "
+                + "schedule_start is older than --older-than, then their queue rows, in batches; like DuckLake's "
+                + "ducklake_cleanup_old_files but without ATTACH and safer: a queue row goes only after its file is gone, "
+                + "a file that fails keeps its row and is reported without stopping the run, a missing file counts as "
+                + "deleted, and a path a live data or delete file still resolves to is never deleted (row kept, exit 12).",
+            "A dry run (--dry-run) lists what would be deleted, with sizes, and changes nothing. An execute run on a "
+                + "terminal asks for confirmation unless --yes is given; non-interactive runs (cron) do not ask.",
+            "Exit codes: 0 done; 12 done, rows kept for a live file (findings); 13 some files could not be deleted, or "
+                + "the store failed; 2 bad flags. With several schemas, the worst schema's."})
+public final class CleanupOldFilesCommand implements Callable<Integer>, OperationAdapter<CleanupOldFilesResult> {
+
+    static final String OPERATION = "cleanup-old-files";
+
+    @ParentCommand
+    JanitorCommand parent;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Mixin
+    CatalogOptions catalog;
+
+    @Mixin
+    OutputOptions output;
+
+    @Mixin
+    VerboseOption verbose;
+
+    @Mixin
+    RunOptionsMixin run;
+
+    @Mixin
+    StorageOptions storage;
+
+    @Mixin
+    PushOptions push;
+
+    private CleanupOldFilesOptions base;
+
+    @Override
+    public Integer call() throws JanitorException {
+        prepare();
+        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
+                output.json(), verbose.verbose).run(catalog, run);
+    }
+
+    @Override
+    public void prepare() throws JanitorException {
+        base = CleanupOldFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
+                .withOlderThan(storage.olderThan()).withMinAge(storage.minAge());
+    }
+
+    @Override
+    public String operation() {
+        return OPERATION;
+    }
+
+    @Override
+    public MaintenanceOperation<CleanupOldFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
+        return new CleanupOldFilesAction(conn, base.withRun(options), storage::open,
+                StorageOptions.printer(spec.commandLine().getOut(), output.json()), listener);
+    }
+
+    @Override
+    public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(CleanupOldFilesResult r) {
+        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
+        g.put("ducklake_maintenance_files_deleted_last_run",
+                new MaintenanceRunReporter.PerRun(r.filesDeleted(), "Files deleted from storage by the last successful cleanup-old-files run."));
+        g.put("ducklake_maintenance_queue_rows_deleted_last_run",
+                new MaintenanceRunReporter.PerRun(r.queueRowsDeleted(), "ducklake_files_scheduled_for_deletion rows removed by the last successful run."));
+        g.put("ducklake_maintenance_files_kept_live_last_run",
+                new MaintenanceRunReporter.PerRun(r.keptLive(), "Queue rows kept because a live data or delete file resolves to the same path."));
+        g.put("ducklake_maintenance_files_failed_last_run",
+                new MaintenanceRunReporter.PerRun(r.failed(), "Queued files the store could not delete in the last run (rows kept)."));
+        return g;
+    }
+
+    @Override
+    public int exitCode(CleanupOldFilesResult r) {
+        return r.exitCode();
+    }
+
+    @Override
+    public void printText(PrintWriter out, ConnectionSpec conn, CleanupOldFilesResult r, boolean signalled) {
+        out.printf("cleanup-old-files%s: schema %s, data path %s, cutoff %s (%s)%n", r.dryRun() ? " (dry run)" : "", r.schema(),
+                r.dataPath(), r.cutoff(), r.cutoffSource());
+        out.printf("  queue rows older than the cutoff: %d%n", r.queueRowsConsidered());
+        if (r.dryRun()) {
+            out.printf("  files that would be deleted: %d (%d bytes where the store gave sizes)%n", r.filesDeleted(), r.bytesWouldDelete());
+        } else {
+            out.printf("  files deleted: %d; queue rows deleted: %d%n", r.filesDeleted(), r.queueRowsDeleted());
+        }
+        out.printf("  kept: %d rows a live data/delete file still resolves to, %d rows without a usable path; failed: %d%n",
+                r.keptLive(), r.keptUnresolvable(), r.failed());
+        if (r.batchDeleteFallback()) {
+            out.println("  the store rejected batch deletes: single deletes were used");
+        }
+        if (r.run().stopReason() != null && r.run().stopReason() != dev.ducklake.janitor.ops.RunFigures.StopReason.COMPLETED) {
+            out.printf("  stopped early (%s): the rest is left for the next run%n", signalled ? "signal" : r.run().stopReason());
+        }
+        for (String f : r.findings()) {
+            out.println("  " + f);
+        }
+        out.flush();
+    }
+
+    @Override
+    public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) {
+        return String.format(Locale.ROOT, "Delete the scheduled files of the DuckLake catalog in database '%s' on host %s:%s "
+                + "(schema %s) from storage? [y/N] ", conn.database(), conn.host(), conn.port(), String.join(", ", schemas));
+    }
+
+    @Override
+    public List<String> totalFields(boolean dryRun) {
+        return dryRun ? List.of("queue_rows_considered", "files_deleted", "bytes_would_delete", "kept_live", "kept_unresolvable")
+                : List.of("queue_rows_considered", "files_deleted", "queue_rows_deleted", "kept_live", "kept_unresolvable", "failed");
+    }
+}

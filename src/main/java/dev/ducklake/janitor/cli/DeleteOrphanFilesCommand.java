@@ -1,0 +1,157 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
+import dev.ducklake.janitor.ops.MaintenanceOperation;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesAction;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/** {@code ducklake-janitor delete-orphan-files}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
+@Command(name = "delete-orphan-files", mixinStandardHelpOptions = true,
+        resourceBundle = "dev.ducklake.janitor.cli.DeleteOrphanFilesCommand",
+        description = {"Deletes files under the data path that no catalog row knows: the candidates DuckLake 1.5.5's "
+                + "ducklake_delete_orphaned_files would consider (names ending in .parquet, with --include-puffin also "
+                + ".puffin; last modified before --older-than), compared in canonical form with every data file, delete "
+                + "file and queued file of this catalog and of every other catalog in the database whose data path "
+                + "overlaps (tenants sharing a bucket). The catalog is only read.",
+            "A dry run (--dry-run) lists the candidates with sizes and ages. An execute run on a terminal asks for "
+                + "confirmation unless --yes is given; non-interactive runs (cron) do not ask.",
+            "Brakes (nothing is deleted, also in a dry run): exit 14 when the data path is empty or a root (/ or a bucket "
+                + "without a prefix) unless --allow-root-data-path; exit 15 when none of the listed files is known to the "
+                + "catalog (wrong location or --data-path); exit 16 when candidates exceed --max-orphan-ratio of the listed "
+                + "files. Exit 12 when catalog rows with an unresolvable location stopped the deletion; 13 on storage failures."})
+public final class DeleteOrphanFilesCommand implements Callable<Integer>, OperationAdapter<DeleteOrphanFilesResult> {
+
+    static final String OPERATION = "delete-orphan-files";
+
+    @ParentCommand
+    JanitorCommand parent;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Mixin
+    CatalogOptions catalog;
+
+    @Mixin
+    OutputOptions output;
+
+    @Mixin
+    VerboseOption verbose;
+
+    @Mixin
+    RunOptionsMixin run;
+
+    @Mixin
+    StorageOptions storage;
+
+    @Mixin
+    PushOptions push;
+
+    @Option(names = "--max-orphan-ratio", paramLabel = "FRACTION", defaultValue = "0.5",
+            description = "Abort (exit 16) when candidates exceed this fraction of the files listed under the data path, "
+                    + "0 to 1. Default: ${DEFAULT-VALUE}.")
+    double maxOrphanRatio;
+
+    @Option(names = "--allow-root-data-path",
+            description = "Allow sweeping a data path that is a root (/ or s3://bucket/ without a prefix). Default: off (exit 14).")
+    boolean allowRoot;
+
+    @Option(names = "--include-puffin",
+            description = "Also delete unknown .puffin files (deletion vectors), as DuckLake releases after 1.5.5 do. "
+                    + "Default: off (DuckLake 1.5.5 considers only .parquet files; known .puffin files are never deleted).")
+    boolean includePuffin;
+
+    private DeleteOrphanFilesOptions base;
+
+    @Override
+    public Integer call() throws JanitorException {
+        prepare();
+        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
+                output.json(), verbose.verbose).run(catalog, run);
+    }
+
+    @Override
+    public void prepare() throws JanitorException {
+        base = DeleteOrphanFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
+                .withOlderThan(storage.olderThan()).withMinAge(storage.minAge()).withMaxOrphanRatio(maxOrphanRatio)
+                .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin);
+        base.validate();
+    }
+
+    @Override
+    public String operation() {
+        return OPERATION;
+    }
+
+    @Override
+    public MaintenanceOperation<DeleteOrphanFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
+        return new DeleteOrphanFilesAction(conn, base.withRun(options), storage::open,
+                StorageOptions.printer(spec.commandLine().getOut(), output.json()), listener);
+    }
+
+    @Override
+    public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(DeleteOrphanFilesResult r) {
+        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
+        g.put("ducklake_maintenance_orphan_files_deleted_last_run",
+                new MaintenanceRunReporter.PerRun(r.deleted(), "Orphan files deleted by the last successful delete-orphan-files run."));
+        g.put("ducklake_maintenance_orphan_files_deleted_bytes_last_run",
+                new MaintenanceRunReporter.PerRun(r.dryRun() ? 0 : r.candidateBytes(), "Bytes of the orphan files of the last successful run."));
+        g.put("ducklake_maintenance_files_listed_last_run",
+                new MaintenanceRunReporter.PerRun(r.listed(), "Files listed under the data path by the last successful run."));
+        return g;
+    }
+
+    @Override
+    public int exitCode(DeleteOrphanFilesResult r) {
+        return r.exitCode();
+    }
+
+    @Override
+    public void printText(PrintWriter out, ConnectionSpec conn, DeleteOrphanFilesResult r, boolean signalled) {
+        out.printf("delete-orphan-files%s: schema %s, data path %s, cutoff %s (%s)%n", r.dryRun() ? " (dry run)" : "",
+                r.schema(), r.dataPath(), r.cutoff(), r.cutoffSource());
+        out.printf("  catalogs consulted: %s (%d known paths, %d rows with no resolvable location)%n",
+                String.join(", ", r.catalogsConsulted()), r.knownPaths(), r.unresolvedKnownRows());
+        out.printf("  listed %d files: kept %d known, %d by name (not a DuckLake data file name), %d younger than the cutoff%n",
+                r.listed(), r.keptKnown(), r.keptByName(), r.keptYoung());
+        out.printf("  orphans: %d (%d bytes); deleted %d, failed %d%n", r.candidates(), r.candidateBytes(), r.deleted(), r.failed());
+        for (String f : r.findings()) {
+            out.println("  " + f);
+        }
+        out.flush();
+    }
+
+    @Override
+    public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) {
+        return String.format(Locale.ROOT, "Delete files no catalog row knows under the data path of the DuckLake catalog in "
+                + "database '%s' on host %s:%s (schema %s)? [y/N] ", conn.database(), conn.host(), conn.port(), String.join(", ", schemas));
+    }
+
+    @Override
+    public List<String> totalFields(boolean dryRun) {
+        return List.of("listed", "kept_known", "kept_by_name", "kept_young", "candidates", "candidate_bytes", "deleted", "failed");
+    }
+
+    @Override
+    public Set<String> notSummed() {
+        return Set.of("known_paths");
+    }
+}

@@ -1,0 +1,405 @@
+package dev.ducklake.janitor.ops.cleanupoldfiles;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.pg.AdvisoryLock;
+import dev.ducklake.janitor.catalog.CatalogInspector;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.ops.files.CatalogFiles;
+import dev.ducklake.janitor.ops.files.FileAges;
+import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.ops.files.KnownFiles;
+import dev.ducklake.janitor.ops.files.RunControl;
+import dev.ducklake.janitor.storage.DeleteOutcome;
+import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.storage.PathResolver;
+import dev.ducklake.janitor.storage.StorageException;
+import dev.ducklake.janitor.storage.StorageLocation;
+import dev.ducklake.janitor.storage.StoredObject;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code cleanup-old-files}: deletes the files listed in {@code ducklake_files_scheduled_for_deletion} whose
+ * {@code schedule_start} is before the cutoff, then their queue rows, batch by batch.
+ *
+ * <p>Mirrors DuckLake 1.5.5's {@code ducklake_cleanup_old_files} ({@code src/functions/ducklake_cleanup_files.cpp},
+ * {@code GetOldFilesForCleanup}: path relative to data_path when path_is_relative, filter
+ * {@code schedule_start < cutoff}, default cutoff from {@code delete_older_than} else 2 days) with these
+ * differences, all on the side of keeping:
+ * <ul>
+ *   <li>bounded batches in keyset order instead of the whole queue at once; each batch commits on its own;</li>
+ *   <li>a queue row is deleted (matched on all its values, not by id alone) only once its object is gone; an
+ *       object the store cannot delete keeps its row, is reported, and the run goes on (DuckLake: all or
+ *       nothing);</li>
+ *   <li>a missing object counts as deleted; queue rows of one location (two spellings, duplicate rows) collapse
+ *       into one delete;</li>
+ *   <li>a queued location that a live {@code ducklake_data_file} / {@code ducklake_delete_file} row (of this or any
+ *       overlapping catalog) still resolves to is never deleted: the row stays and is reported as a finding.</li>
+ * </ul>
+ */
+public final class CleanupOldFiles {
+
+    private static final int MAX_FINDINGS = 100;
+
+    private CleanupOldFiles() {
+    }
+
+    /** One distinct queue entry (rows with equal id, path and path_is_relative). */
+    private record Entry(Long id, String path, Integer rel, long rows, String address, String canonical, String[] ctids) {
+    }
+
+    /**
+     * Runs the cleanup on a plain connection: inspects the catalog, takes the advisory lock for execute runs, then
+     * {@link #execute}. The CLI goes through {@link CleanupOldFilesAction} (the shared runtime) instead.
+     *
+     * @param c a connection to the catalog database (the engine switches autocommit off; the caller closes it)
+     * @param store the file store serving the data path
+     * @param o the options
+     * @param listener receives each file and a line per batch
+     * @return what was done
+     * @throws JanitorException NOT_A_CATALOG / UNSUPPORTED_VERSION from the inspection; USAGE for an age under
+     *     --min-age; LOCK_HELD; STORAGE when the store fails as a whole (access denied, still throttled after the
+     *     retries): batches committed so far stay committed and consistent
+     * @throws SQLException on database errors
+     */
+    public static CleanupOldFilesResult run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener)
+            throws JanitorException, SQLException {
+        c.setAutoCommit(true);
+        CatalogInspector.inspect(c, o.schema());
+        AdvisoryLock lock = o.dryRun() ? null : AdvisoryLock.acquire(c, o.run().lockName(), o.schema());
+        try {
+            return execute(c, store, o, listener, RunControl.unbounded(o.run()));
+        } finally {
+            if (lock != null) {
+                lock.release(c);
+            }
+        }
+    }
+
+    /**
+     * The cleanup proper, on a catalog already inspected and (for execute runs) locked.
+     *
+     * @param c the session's connection (autocommit is switched off inside and restored)
+     * @param store the file store serving the data path
+     * @param o the options
+     * @param listener receives each file and a line per batch
+     * @param control batches, stop, --max-batches, --run-budget, figures
+     * @return what was done
+     * @throws JanitorException as {@link #run}
+     * @throws SQLException on database errors
+     */
+    public static CleanupOldFilesResult execute(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener,
+                                                RunControl control) throws JanitorException, SQLException {
+        c.setAutoCommit(true);
+        PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
+        FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
+        try {
+            c.setAutoCommit(false);
+            KnownFiles known = KnownFiles.load(c, CatalogFiles.tenants(c, o.schema(), resolver), false);
+            return new Run(c, store, o, listener, resolver, cutoff, known, control).execute();
+        } finally {
+            if (!c.getAutoCommit()) {
+                c.rollback();
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    private static final class Run {
+        final Connection c;
+        final FileStore store;
+        final CleanupOldFilesOptions o;
+        final FileListener listener;
+        final PathResolver resolver;
+        final FileAges.Cutoff cutoff;
+        final KnownFiles known;
+        final RunControl control;
+        final String queue;
+        final List<String> findings = new ArrayList<>();
+        long considered;
+        long deleted;
+        long bytes;
+        long rowsDeleted;
+        long keptLive;
+        long keptUnresolvable;
+        long failed;
+        long batches;
+
+        Run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener, PathResolver resolver,
+            FileAges.Cutoff cutoff, KnownFiles known, RunControl control) {
+            this.control = control;
+            this.c = c;
+            this.store = store;
+            this.o = o;
+            this.listener = listener;
+            this.resolver = resolver;
+            this.cutoff = cutoff;
+            this.known = known;
+            this.queue = Sql.qualified(o.schema(), "ducklake_files_scheduled_for_deletion");
+        }
+
+        CleanupOldFilesResult execute() throws JanitorException, SQLException {
+            boolean startedBatch = store.batchDeleteEnabled();
+            countNullPaths();
+            openCursor();
+            try {
+                runBatches();
+            } finally {
+                closeCursor();
+            }
+            return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
+                    o.dryRun(), considered, deleted, o.dryRun() ? bytes : -1, rowsDeleted, keptLive, keptUnresolvable, failed,
+                    startedBatch && !store.batchDeleteEnabled(), List.copyOf(findings), control.figures());
+        }
+
+        private void runBatches() throws JanitorException, SQLException {
+            while (true) {
+                List<Entry> batch = select();
+                if (batch.isEmpty()) {
+                    break;
+                }
+                batches++;
+                runBatch(batch, new HashSet<>());
+                c.commit();
+                listener.progress(String.format("batch %d: %d queue rows, %s %d objects, %d rows deleted, %d kept, %d failed",
+                        batches, considered, o.dryRun() ? "would delete" : "deleted", deleted, rowsDeleted,
+                        keptLive + keptUnresolvable, failed));
+                boolean mayContinue = control.batchDone();
+                if (batch.size() < o.batchSize() || !mayContinue) {
+                    break;
+                }
+            }
+        }
+
+        private void countNullPaths() throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + queue
+                    + " WHERE schedule_start < ? AND path IS NULL")) {
+                ps.setTimestamp(1, Timestamp.from(cutoff.cutoff()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    long n = rs.getLong(1);
+                    considered += n;
+                    keptUnresolvable += n;
+                    if (n > 0) {
+                        finding(n + " queue rows with a NULL path kept");
+                    }
+                }
+            }
+            c.commit();
+        }
+
+        /**
+         * Opens the queue cursor: the distinct (data_file_id, path, path_is_relative) entries older than the cutoff,
+         * with the ctids of their rows, in keyset order, sorted once by PostgreSQL and held across the batches'
+         * commits ({@code WITH HOLD}); the JVM fetches one batch at a time. The cutoff travels through a temporary
+         * table because DECLARE takes no bind parameters.
+         */
+        private void openCursor() throws SQLException {
+            try (Statement st = c.createStatement()) {
+                st.execute("CREATE TEMPORARY TABLE IF NOT EXISTS ducklake_janitor_cutoff (cutoff timestamptz)");
+                st.execute("TRUNCATE pg_temp.ducklake_janitor_cutoff");
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO pg_temp.ducklake_janitor_cutoff VALUES (?)")) {
+                ps.setTimestamp(1, Timestamp.from(cutoff.cutoff()));
+                ps.executeUpdate();
+            }
+            try (Statement st = c.createStatement()) {
+                st.execute("DECLARE ducklake_janitor_queue NO SCROLL CURSOR WITH HOLD FOR"
+                        + " SELECT data_file_id, path, coalesce(path_is_relative::int, 2), count(*), array_agg(ctid)::text[]"
+                        + " FROM " + queue + " WHERE schedule_start < (SELECT cutoff FROM pg_temp.ducklake_janitor_cutoff)"
+                        + " AND path IS NOT NULL GROUP BY data_file_id, path, path_is_relative"
+                        + " ORDER BY coalesce(data_file_id, -1), path COLLATE \"C\", coalesce(path_is_relative::int, 2)");
+            }
+            c.commit();
+        }
+
+        private void closeCursor() {
+            try (Statement st = c.createStatement()) {
+                st.execute("CLOSE ducklake_janitor_queue");
+                c.commit();
+            } catch (SQLException ignored) {
+                // the session may be gone; its cursor went with it
+            }
+        }
+
+        /** The next batch of entries from the cursor (fetched up to 50 at a time). */
+        private List<Entry> select() throws SQLException {
+            List<Entry> out = new ArrayList<>();
+            try (Statement st = c.createStatement()) {
+                while (out.size() < o.batchSize()) {
+                    int got = 0;
+                    int want = Math.min(50, o.batchSize() - out.size()); // a structural constant of at most 2 digits
+                    try (ResultSet rs = st.executeQuery("FETCH FORWARD " + want + " FROM ducklake_janitor_queue")) {
+                        while (rs.next()) {
+                            got++;
+                            long id = rs.getLong(1);
+                            Long idv = rs.wasNull() ? null : id;
+                            String path = rs.getString(2);
+                            int rel = rs.getInt(3);
+                            String address = rel == 2 ? null : resolver.scheduled(path, rel == 1);
+                            String canon = null;
+                            if (address != null) {
+                                try {
+                                    canon = StorageLocation.parse(address).canonical();
+                                } catch (IllegalArgumentException e) {
+                                    address = null;
+                                }
+                            }
+                            out.add(new Entry(idv, path, rel, rs.getLong(4), address, canon,
+                                    (String[]) rs.getArray(5).getArray()));
+                        }
+                    }
+                    if (got < want) {
+                        break;
+                    }
+                }
+            }
+            return out;
+        }
+
+        private void runBatch(List<Entry> batch, Set<String> doneCanonical) throws JanitorException, SQLException {
+            Set<String> canon = new HashSet<>();
+            for (Entry e : batch) {
+                considered += e.rows();
+                if (e.canonical() != null) {
+                    canon.add(e.canonical());
+                }
+            }
+            Set<String> live = known.knownAmong(canon);
+            Map<String, String> toDelete = new LinkedHashMap<>();
+            List<Entry> candidates = new ArrayList<>();
+            for (Entry e : batch) {
+                if (e.address() == null) {
+                    keptUnresolvable += e.rows();
+                    finding("kept (path_is_relative is NULL or the path cannot be read): " + CatalogInspector.printable(e.path()));
+                    listener.file("kept", e.path(), -1, null, "path_is_relative is NULL");
+                } else if (live.contains(e.canonical())) {
+                    keptLive += e.rows();
+                    finding("kept (a live data or delete file resolves to it): " + e.address());
+                    listener.file("kept", e.address(), -1, null, "still referenced by a live data or delete file");
+                } else {
+                    candidates.add(e);
+                    if (!doneCanonical.contains(e.canonical())) {
+                        toDelete.putIfAbsent(e.canonical(), e.address());
+                    }
+                }
+            }
+            Set<String> gone = new HashSet<>(doneCanonical);
+            if (o.dryRun()) {
+                for (Map.Entry<String, String> d : toDelete.entrySet()) {
+                    Optional<StoredObject> s = stat(d.getValue());
+                    long size = s.map(StoredObject::sizeBytes).orElse(-1L);
+                    if (size > 0) {
+                        bytes += size;
+                    }
+                    deleted++;
+                    doneCanonical.add(d.getKey());
+                    listener.file("would_delete", d.getValue(), size, s.map(StoredObject::lastModified).orElse(null),
+                            s.isPresent() ? null : "already missing");
+                }
+                return;
+            }
+            List<Map.Entry<String, String>> list = new ArrayList<>(toDelete.entrySet());
+            for (int i = 0; i < list.size(); i += store.maxDeleteBatch()) {
+                List<Map.Entry<String, String>> chunk = list.subList(i, Math.min(list.size(), i + store.maxDeleteBatch()));
+                List<String> addresses = new ArrayList<>(chunk.size());
+                for (Map.Entry<String, String> d : chunk) {
+                    addresses.add(d.getValue());
+                }
+                DeleteOutcome out;
+                try {
+                    out = store.delete(addresses);
+                } catch (StorageException ex) {
+                    c.rollback();
+                    throw new JanitorException(Reason.STORAGE, "The file store failed while deleting queued files ("
+                            + ex.kind() + "): " + ex.getMessage() + ". Batches committed before stay committed; the rows of"
+                            + " files not deleted are kept.", ex);
+                }
+                for (Map.Entry<String, String> d : chunk) {
+                    if (out.deleted().contains(d.getValue())) {
+                        gone.add(d.getKey());
+                        doneCanonical.add(d.getKey());
+                        deleted++;
+                        listener.file("deleted", d.getValue(), -1, null, out.alreadyMissing().contains(d.getValue())
+                                ? "already missing" : null);
+                    } else {
+                        StorageException why = out.failed().get(d.getValue());
+                        failed++;
+                        String reason = why == null ? "not confirmed by the store" : why.getMessage();
+                        finding("failed: " + d.getValue() + ": " + reason);
+                        listener.file("failed", d.getValue(), -1, null, reason);
+                    }
+                }
+            }
+            List<Entry> rows = new ArrayList<>();
+            for (Entry e : candidates) {
+                if (gone.contains(e.canonical())) {
+                    rows.add(e);
+                }
+            }
+            deleteRows(rows);
+        }
+
+        private Optional<StoredObject> stat(String address) throws JanitorException {
+            try {
+                return store.stat(address);
+            } catch (StorageException e) {
+                if (e.kind() == StorageException.Kind.ACCESS_DENIED) {
+                    throw new JanitorException(Reason.STORAGE, "The file store refused access: " + e.getMessage(), e);
+                }
+                return Optional.empty();
+            }
+        }
+
+        /**
+         * Deletes exactly the queue rows of these entries: found by the ctids the cursor saw (a TID scan, no scan of
+         * the queue), and deleted only when all their values still match and they are still older than the cutoff.
+         * A row that moved meanwhile stays; the next run removes it (its file is then missing, which counts as gone).
+         */
+        private void deleteRows(List<Entry> rows) throws SQLException {
+            if (rows.isEmpty()) {
+                return;
+            }
+            List<String> ctids = new ArrayList<>();
+            Long[] ids = new Long[rows.size()];
+            String[] paths = new String[rows.size()];
+            Integer[] rels = new Integer[rows.size()];
+            for (int i = 0; i < rows.size(); i++) {
+                ids[i] = rows.get(i).id() == null ? -1L : rows.get(i).id();
+                paths[i] = rows.get(i).path();
+                rels[i] = rows.get(i).rel();
+                ctids.addAll(List.of(rows.get(i).ctids()));
+            }
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + queue + " q WHERE q.ctid = ANY (?::tid[])"
+                    + " AND (coalesce(q.data_file_id, -1), q.path COLLATE \"C\", coalesce(q.path_is_relative::int, 2))"
+                    + " IN (SELECT * FROM unnest(?::bigint[], ?::text[], ?::int[])) AND q.schedule_start < ?")) {
+                ps.setArray(1, c.createArrayOf("text", ctids.toArray()));
+                ps.setArray(2, c.createArrayOf("bigint", ids));
+                ps.setArray(3, c.createArrayOf("text", paths));
+                ps.setArray(4, c.createArrayOf("int4", rels));
+                ps.setTimestamp(5, Timestamp.from(cutoff.cutoff()));
+                rowsDeleted += ps.executeUpdate();
+            }
+        }
+
+        private void finding(String s) {
+            if (findings.size() < MAX_FINDINGS) {
+                findings.add(s);
+            }
+        }
+    }
+}

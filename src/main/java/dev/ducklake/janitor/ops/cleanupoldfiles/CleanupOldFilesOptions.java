@@ -1,0 +1,81 @@
+package dev.ducklake.janitor.ops.cleanupoldfiles;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.files.AgeThreshold;
+
+import java.time.Duration;
+
+/**
+ * Options of {@link CleanupOldFiles}. Build with {@link #defaults(String)} and the {@code with…} methods.
+ *
+ * @param run the generic run options: schema, dry run, batch size (distinct queue entries per batch; S3 deletes go
+ *     out in requests of at most 1,000 keys), max batches, run budget, timeouts, lock name
+ * @param dataPathOverride {@code --data-path}: where the data path is mounted for this run (DuckLake's
+ *     OVERRIDE_DATA_PATH), or null for ducklake_metadata's data_path
+ * @param olderThan queue rows whose schedule_start is before this are cleaned; null = the catalog's
+ *     delete_older_than option, else 2 days (DuckLake's default)
+ * @param minAge the floor under which --older-than may not go (default 1 hour: a file scheduled moments ago may
+ *     still be read by a running query)
+ */
+public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge) {
+
+    /** Default batch size, distinct queue entries. */
+    public static final int DEFAULT_BATCH_SIZE = 1000;
+
+    /** Defaults for a schema: catalog age default, 1 h floor, batches of 1,000, dry run. */
+    public static CleanupOldFilesOptions defaults(String schema) {
+        return new CleanupOldFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true)
+                .withBatchSize(DEFAULT_BATCH_SIZE), null, null, Duration.ofHours(1));
+    }
+
+    /** @throws JanitorException USAGE for a bad value */
+    public void validate() throws JanitorException {
+        run.validate();
+    }
+
+    /** @return the metadata schema */
+    public String schema() {
+        return run.metadataSchema();
+    }
+
+    /** @return whether nothing is changed */
+    public boolean dryRun() {
+        return run.dryRun();
+    }
+
+    /** @return distinct queue entries per batch */
+    public int batchSize() {
+        return run.batchSize();
+    }
+
+    /** @return a copy with other run options */
+    public CleanupOldFilesOptions withRun(RunOptions r) {
+        return new CleanupOldFilesOptions(r, dataPathOverride, olderThan, minAge);
+    }
+
+    /** @return a copy with the data path override */
+    public CleanupOldFilesOptions withDataPath(String p) {
+        return new CleanupOldFilesOptions(run, p, olderThan, minAge);
+    }
+
+    /** @return a copy with the age limit */
+    public CleanupOldFilesOptions withOlderThan(AgeThreshold t) {
+        return new CleanupOldFilesOptions(run, dataPathOverride, t, minAge);
+    }
+
+    /** @return a copy with the floor */
+    public CleanupOldFilesOptions withMinAge(Duration d) {
+        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, d);
+    }
+
+    /** @return a copy with the batch size */
+    public CleanupOldFilesOptions withBatchSize(int n) {
+        return withRun(run.withBatchSize(n));
+    }
+
+    /** @return a copy that deletes (false) or only lists (true) */
+    public CleanupOldFilesOptions withDryRun(boolean d) {
+        return withRun(run.withDryRun(d));
+    }
+}

@@ -1,0 +1,329 @@
+package dev.ducklake.janitor.ops.deleteorphanfiles;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.pg.AdvisoryLock;
+import dev.ducklake.janitor.catalog.CatalogInspector;
+import dev.ducklake.janitor.ops.files.CatalogFiles;
+import dev.ducklake.janitor.ops.files.FileAges;
+import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.ops.files.KnownFiles;
+import dev.ducklake.janitor.ops.files.RunControl;
+import dev.ducklake.janitor.storage.DeleteOutcome;
+import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.storage.PathResolver;
+import dev.ducklake.janitor.storage.StorageException;
+import dev.ducklake.janitor.storage.StorageLocation;
+import dev.ducklake.janitor.storage.StoredObject;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code delete-orphan-files}: deletes files under the data path that no catalog row knows.
+ *
+ * <p>Candidates are what DuckLake 1.5.5's {@code ducklake_delete_orphaned_files} would consider
+ * ({@code GetOrphanFilesForCleanup} in {@code src/storage/ducklake_metadata_manager.cpp}: files listed under
+ * {@code data_path || '**'} whose name ends in {@code .parquet} or {@code .puffin}, not in the known set, last
+ * modified before the cutoff; default cutoff from {@code delete_older_than} else 2 days), with these safeguards:
+ * <ul>
+ *   <li>the known set ({@link KnownFiles}) covers every catalog in the database whose data path overlaps, and is
+ *       compared in canonical form, so a second spelling of a URL or a trailing slash cannot make a live file
+ *       look orphaned;</li>
+ *   <li>the listing is under the data path as a prefix ending in {@code /} (DuckLake's glob on a data path
+ *       without a trailing slash also matched sibling directories);</li>
+ *   <li>memory does not grow with the number of files: the store's listing (in byte order) is merged with the
+ *       known addresses streamed from PostgreSQL ({@code ORDER BY … COLLATE "C"}); candidates are spilled to a
+ *       temporary file;</li>
+ *   <li>brakes before anything is deleted: a root or empty data path ({@link Reason#BRAKE_ROOT_PATH}), no known
+ *       file among the listed ones ({@link Reason#BRAKE_NO_KNOWN_FILES}), candidates above the ratio
+ *       ({@link Reason#BRAKE_ORPHAN_RATIO}); catalog file rows whose location cannot be worked out stop the
+ *       deletion (finding).</li>
+ * </ul>
+ */
+public final class DeleteOrphanFiles {
+
+    private static final int MAX_FINDINGS = 100;
+
+    private DeleteOrphanFiles() {
+    }
+
+    /**
+     * DuckLake's file-name rule for orphan candidates. DuckLake 1.5.5 (extension build {@code d8a1881e},
+     * {@code GetOrphanFilesForCleanup}) considers {@code suffix(filename, '.parquet')} only, case-sensitive;
+     * later sources add {@code .puffin} (deletion vectors), which {@code includePuffin} selects.
+     *
+     * @param address the listed address
+     * @param includePuffin whether {@code .puffin} files count too
+     * @return whether the file is a candidate by name
+     */
+    public static boolean ducklakeFileName(String address, boolean includePuffin) {
+        return address.endsWith(".parquet") || includePuffin && address.endsWith(".puffin");
+    }
+
+    /**
+     * Runs the sweep on a plain connection: inspects the catalog, takes the advisory lock for execute runs, then
+     * {@link #execute}. The CLI goes through {@link DeleteOrphanFilesAction} (the shared runtime) instead.
+     *
+     * @param c a connection to the catalog database (autocommit is switched off inside; the caller closes it)
+     * @param store the store serving the data path
+     * @param o the options
+     * @param listener receives every candidate (would_delete / deleted / failed) and progress lines
+     * @return what was done
+     * @throws JanitorException the brakes (14, 15, 16), STORAGE when listing or deleting fails as a whole, the
+     *     inspection's reasons, USAGE for an age under --min-age, LOCK_HELD
+     * @throws SQLException on database errors
+     */
+    public static DeleteOrphanFilesResult run(Connection c, FileStore store, DeleteOrphanFilesOptions o, FileListener listener)
+            throws JanitorException, SQLException {
+        c.setAutoCommit(true);
+        CatalogInspector.inspect(c, o.schema());
+        AdvisoryLock lock = o.dryRun() ? null : AdvisoryLock.acquire(c, o.run().lockName(), o.schema());
+        try {
+            return execute(c, store, o, listener, RunControl.unbounded(o.run()));
+        } finally {
+            if (lock != null) {
+                lock.release(c);
+            }
+        }
+    }
+
+    /**
+     * The brake on the data path alone, checked before any store is opened.
+     *
+     * @param resolver the data path in use
+     * @param o the options
+     * @return the data path as a prefix
+     * @throws JanitorException BRAKE_ROOT_PATH
+     */
+    public static StorageLocation checkRoot(PathResolver resolver, DeleteOrphanFilesOptions o) throws JanitorException {
+        StorageLocation root;
+        try {
+            root = resolver.dataLocation();
+        } catch (IllegalArgumentException e) {
+            throw new JanitorException(Reason.BRAKE_ROOT_PATH, "The data path " + CatalogInspector.printable(resolver.dataPath())
+                    + " is not a location this tool can sweep: " + e.getMessage());
+        }
+        if (root.isRoot() && !o.allowRootPath()) {
+            throw new JanitorException(Reason.BRAKE_ROOT_PATH, "The data path " + root.canonical() + " is a root: every file"
+                    + " stored there would be compared with this catalog. Nothing was deleted. Pass --allow-root-data-path to"
+                    + " sweep it anyway.");
+        }
+        return root;
+    }
+
+    /**
+     * The sweep proper, on a catalog already inspected and (for execute runs) locked.
+     *
+     * @param c the session's connection (autocommit is switched off inside and restored)
+     * @param store the store serving the data path
+     * @param o the options
+     * @param listener receives every candidate and progress lines
+     * @param control stop flag and figures
+     * @return what was done
+     * @throws JanitorException as {@link #run}
+     * @throws SQLException on database errors
+     */
+    public static DeleteOrphanFilesResult execute(Connection c, FileStore store, DeleteOrphanFilesOptions o,
+                                                  FileListener listener, RunControl control) throws JanitorException, SQLException {
+        c.setAutoCommit(true);
+        PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
+        StorageLocation root = checkRoot(resolver, o);
+        FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
+        Path spill = null;
+        try {
+            c.setAutoCommit(false);
+            List<CatalogFiles.Tenant> tenants = CatalogFiles.tenants(c, o.schema(), resolver);
+            KnownFiles known = KnownFiles.load(c, tenants, true);
+            List<String> schemas = new ArrayList<>();
+            for (CatalogFiles.Tenant t : tenants) {
+                schemas.add(t.schema());
+            }
+            spill = Files.createTempFile("ducklake-janitor-orphans", ".bin");
+            Survey s = survey(c, store, root, cutoff.cutoff(), known, spill, o.includePuffin(),
+                    o.dryRun() ? listener : FileListener.NONE);
+            List<String> findings = new ArrayList<>();
+            if (s.candidates > 0 && s.keptKnown == 0) {
+                throw new JanitorException(Reason.BRAKE_NO_KNOWN_FILES, "None of the " + s.listed + " files listed under "
+                        + root.canonical() + " is known to the catalog (" + known.rows() + " known paths), yet "
+                        + s.candidates + " would be deleted: the data path or --data-path probably points at the wrong place."
+                        + " Nothing was deleted.");
+            }
+            if (s.candidates > o.maxOrphanRatio() * s.listed) {
+                throw new JanitorException(Reason.BRAKE_ORPHAN_RATIO, s.candidates + " of the " + s.listed + " files under "
+                        + root.canonical() + " would be deleted as orphans, more than --max-orphan-ratio " + o.maxOrphanRatio()
+                        + ". Nothing was deleted.");
+            }
+            long deleted = 0;
+            long failed = 0;
+            if (known.unresolved() > 0 && s.candidates > 0) {
+                findings.add(known.unresolved() + " catalog file rows have a location that cannot be worked out (a relative"
+                        + " path whose table or schema row is missing, or a NULL path); the candidates were not deleted"
+                        + " because one of them could be such a file");
+            } else if (!o.dryRun()) {
+                long[] df = delete(store, spill, listener, findings, c);
+                deleted = df[0];
+                failed = df[1];
+            }
+            control.batchDone();
+            return new DeleteOrphanFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
+                    o.dryRun(), List.copyOf(schemas), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName,
+                    s.keptYoung, s.candidates, s.candidateBytes, deleted, failed, List.copyOf(findings), control.figures());
+        } catch (IOException e) {
+            throw new JanitorException(Reason.STORAGE, "The temporary candidate list could not be written: " + e.getMessage(), e);
+        } finally {
+            if (spill != null) {
+                try {
+                    Files.deleteIfExists(spill);
+                } catch (IOException ignored) {
+                    // a temp file left behind
+                }
+            }
+            if (!c.getAutoCommit()) {
+                c.rollback();
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    /** Counts of the merge. */
+    static final class Survey {
+        long listed;
+        long keptKnown;
+        long keptByName;
+        long keptYoung;
+        long candidates;
+        long candidateBytes;
+    }
+
+    /**
+     * Merges the store's listing with the known addresses, both in byte order, and writes the candidates to the
+     * spill file (address, size, modification time in epoch milliseconds).
+     */
+    static Survey survey(Connection c, FileStore store, StorageLocation root, Instant cutoff, KnownFiles known, Path spill,
+                         boolean includePuffin, FileListener listener) throws JanitorException, SQLException, IOException {
+        Survey s = new Survey();
+        String prefix = root.asPrefix().canonical();
+        try (KnownFiles.Cursor k = known.ordered(prefix);
+             FileStore.Listing listing = store.list(root);
+             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(spill)))) {
+            String kc = k.hasNext() ? k.next() : null;
+            String prev = null;
+            boolean prevKnown = false;
+            while (listing.hasNext()) {
+                StoredObject obj = listing.next();
+                String cur = obj.location().canonical();
+                if (!cur.startsWith(prefix)) {
+                    continue;
+                }
+                s.listed++;
+                boolean isKnown;
+                int order = prev == null ? 1 : StorageLocation.compareCodePoints(cur, prev);
+                if (order < 0) {
+                    throw new JanitorException(Reason.STORAGE, "The store listed " + obj.address() + " after " + prev
+                            + ", out of canonical byte order (a key with a doubled slash or a percent-escape?); a merge would"
+                            + " be unsafe. Nothing was deleted.");
+                } else if (order == 0) {
+                    isKnown = prevKnown;
+                } else {
+                    while (kc != null && StorageLocation.compareCodePoints(kc, cur) < 0) {
+                        kc = k.hasNext() ? k.next() : null;
+                    }
+                    isKnown = kc != null && kc.equals(cur);
+                }
+                prev = cur;
+                prevKnown = isKnown;
+                if (isKnown) {
+                    s.keptKnown++;
+                } else if (!ducklakeFileName(obj.address(), includePuffin)) {
+                    s.keptByName++;
+                } else if (obj.lastModified() == null || !obj.lastModified().isBefore(cutoff)) {
+                    s.keptYoung++;
+                } else {
+                    s.candidates++;
+                    if (obj.sizeBytes() > 0) {
+                        s.candidateBytes += obj.sizeBytes();
+                    }
+                    out.writeUTF(obj.address());
+                    out.writeLong(obj.sizeBytes());
+                    out.writeLong(obj.lastModified().toEpochMilli());
+                    listener.file("would_delete", obj.address(), obj.sizeBytes(), obj.lastModified(), null);
+                }
+                if (s.listed % 100_000 == 0) {
+                    listener.progress(String.format("listed %d files: %d known, %d candidates", s.listed, s.keptKnown, s.candidates));
+                }
+            }
+        } catch (UncheckedIOException e) {
+            if (e.getCause() instanceof StorageException se) {
+                throw new JanitorException(Reason.STORAGE, "Listing " + root.canonical() + " failed (" + se.kind() + "): "
+                        + se.getMessage() + ". Nothing was deleted.", se);
+            }
+            throw e;
+        } catch (StorageException se) {
+            throw new JanitorException(Reason.STORAGE, "Listing " + root.canonical() + " failed (" + se.kind() + "): "
+                    + se.getMessage() + ". Nothing was deleted.", se);
+        }
+        c.commit();
+        return s;
+    }
+
+    private static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c)
+            throws JanitorException, IOException {
+        long deleted = 0;
+        long failed = 0;
+        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(spill)))) {
+            List<String> batch = new ArrayList<>();
+            List<long[]> meta = new ArrayList<>();
+            boolean eof = false;
+            while (!eof) {
+                try {
+                    batch.add(in.readUTF());
+                    meta.add(new long[] {in.readLong(), in.readLong()});
+                } catch (EOFException e) {
+                    eof = true;
+                }
+                if (batch.size() >= store.maxDeleteBatch() || eof && !batch.isEmpty()) {
+                    DeleteOutcome out;
+                    try {
+                        out = store.delete(batch);
+                    } catch (StorageException ex) {
+                        throw new JanitorException(Reason.STORAGE, "Deleting orphans failed (" + ex.kind() + "): "
+                                + ex.getMessage() + "; " + deleted + " were deleted before.", ex);
+                    }
+                    for (int i = 0; i < batch.size(); i++) {
+                        String a = batch.get(i);
+                        Instant mtime = Instant.ofEpochMilli(meta.get(i)[1]);
+                        if (out.deleted().contains(a)) {
+                            deleted++;
+                            listener.file("deleted", a, meta.get(i)[0], mtime, null);
+                        } else {
+                            failed++;
+                            StorageException why = out.failed().get(a);
+                            String reason = why == null ? "not confirmed by the store" : why.getMessage();
+                            if (findings.size() < MAX_FINDINGS) {
+                                findings.add("failed: " + a + ": " + reason);
+                            }
+                            listener.file("failed", a, meta.get(i)[0], mtime, reason);
+                        }
+                    }
+                    listener.progress(String.format("deleted %d orphans, %d failed", deleted, failed));
+                    batch.clear();
+                    meta.clear();
+                }
+            }
+        }
+        return new long[] {deleted, failed};
+    }
+}

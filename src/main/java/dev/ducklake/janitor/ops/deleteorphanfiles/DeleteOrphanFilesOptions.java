@@ -1,0 +1,90 @@
+package dev.ducklake.janitor.ops.deleteorphanfiles;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.files.AgeThreshold;
+
+import java.time.Duration;
+
+/**
+ * Options of {@link DeleteOrphanFiles}. Build with {@link #defaults(String)} and the {@code with…} methods.
+ *
+ * @param run the generic run options (schema, dry run, lock name, timeouts; the batch size is the store's: S3
+ *     deletes at most 1,000 keys per request)
+ * @param dataPathOverride {@code --data-path} (DuckLake's OVERRIDE_DATA_PATH), or null for the catalog's data_path
+ * @param olderThan only files last modified before this are candidates; null = the catalog's delete_older_than,
+ *     else 2 days (DuckLake 1.5.5's default for ducklake_delete_orphaned_files)
+ * @param minAge the floor (default 1 hour: a file written moments ago may belong to a commit in flight)
+ * @param maxOrphanRatio abort when candidates exceed this fraction of the listed files (default 0.5)
+ * @param allowRootPath sweep a data path that is a root ({@code /}, a bucket without prefix); default false
+ * @param includePuffin also consider unknown {@code .puffin} files (deletion vectors), as DuckLake releases after
+ *     1.5.5 do; default false: DuckLake 1.5.5 considers only {@code .parquet}
+ */
+public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge,
+                                       double maxOrphanRatio, boolean allowRootPath, boolean includePuffin) {
+
+    /** Defaults for a schema (dry run). */
+    public static DeleteOrphanFilesOptions defaults(String schema) {
+        return new DeleteOrphanFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true), null, null,
+                Duration.ofHours(1), 0.5, false, false);
+    }
+
+    /** @throws JanitorException USAGE for a bad value */
+    public void validate() throws JanitorException {
+        run.validate();
+        if (!(maxOrphanRatio >= 0 && maxOrphanRatio <= 1)) {
+            throw new JanitorException(JanitorException.Reason.USAGE, "--max-orphan-ratio must be between 0 and 1, got "
+                    + maxOrphanRatio + ".");
+        }
+    }
+
+    /** @return the metadata schema */
+    public String schema() {
+        return run.metadataSchema();
+    }
+
+    /** @return whether nothing is deleted */
+    public boolean dryRun() {
+        return run.dryRun();
+    }
+
+    /** @return a copy with other run options */
+    public DeleteOrphanFilesOptions withRun(RunOptions r) {
+        return new DeleteOrphanFilesOptions(r, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin);
+    }
+
+    /** @return a copy with the data path override */
+    public DeleteOrphanFilesOptions withDataPath(String p) {
+        return new DeleteOrphanFilesOptions(run, p, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin);
+    }
+
+    /** @return a copy with the age limit */
+    public DeleteOrphanFilesOptions withOlderThan(AgeThreshold t) {
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, t, minAge, maxOrphanRatio, allowRootPath, includePuffin);
+    }
+
+    /** @return a copy with the floor */
+    public DeleteOrphanFilesOptions withMinAge(Duration d) {
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, d, maxOrphanRatio, allowRootPath, includePuffin);
+    }
+
+    /** @return a copy with the ratio brake */
+    public DeleteOrphanFilesOptions withMaxOrphanRatio(double r) {
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, r, allowRootPath, includePuffin);
+    }
+
+    /** @return a copy that may sweep a root */
+    public DeleteOrphanFilesOptions withAllowRootPath(boolean a) {
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, a, includePuffin);
+    }
+
+    /** @return a copy that also sweeps unknown .puffin files */
+    public DeleteOrphanFilesOptions withIncludePuffin(boolean p) {
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, p);
+    }
+
+    /** @return a copy that deletes (false) or only lists (true) */
+    public DeleteOrphanFilesOptions withDryRun(boolean d) {
+        return withRun(run.withDryRun(d));
+    }
+}

@@ -1,0 +1,47 @@
+package dev.ducklake.janitor.ops.deleteorphanfiles;
+
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.RunFigures;
+
+import java.util.List;
+
+/**
+ * What {@link DeleteOrphanFiles} did. Every listed file is in exactly one of: kept known, kept by name, kept young,
+ * candidate.
+ *
+ * @param schema the metadata schema
+ * @param dataPath the data path swept (after the override)
+ * @param cutoff files last modified before this instant (ISO-8601) were candidates
+ * @param cutoffSource where the cutoff came from
+ * @param dryRun whether nothing was deleted
+ * @param catalogsConsulted the metadata schemas whose files counted as known (this one and overlapping tenants)
+ * @param knownPaths known addresses loaded (all spellings of all consulted catalogs)
+ * @param unresolvedKnownRows catalog file rows whose address could not be worked out
+ * @param listed files listed under the data path
+ * @param keptKnown listed files a catalog knows
+ * @param keptByName listed files DuckLake's rule would not consider (name not ending in .parquet, or .puffin with the option)
+ * @param keptYoung unknown candidate-named files modified at or after the cutoff (or with no time)
+ * @param candidates orphans found
+ * @param candidateBytes their total size in bytes
+ * @param deleted orphans deleted (0 in a dry run)
+ * @param failed orphans the store could not delete
+ * @param findings up to 100 notes for the operator
+ * @param run the generic figures (elapsed seconds, stop reason, warnings)
+ */
+public record DeleteOrphanFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
+                                      List<String> catalogsConsulted, long knownPaths, long unresolvedKnownRows, long listed,
+                                      long keptKnown, long keptByName, long keptYoung, long candidates, long candidateBytes,
+                                      long deleted, long failed, List<String> findings,
+                                      @JsonUnwrapped RunFigures run) implements MaintenanceResult {
+
+    /** Whether the operator should look at something (exit code 12): unresolved catalog rows stopped the deletion. */
+    public boolean hasFindings() {
+        return unresolvedKnownRows > 0 && candidates > 0;
+    }
+
+    /** @return the process exit code of a completed run: 13 when files failed, 12 with findings, else 0 */
+    public int exitCode() {
+        return failed > 0 ? 13 : hasFindings() ? 12 : 0;
+    }
+}

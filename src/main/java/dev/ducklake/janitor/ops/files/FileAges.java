@@ -1,0 +1,78 @@
+package dev.ducklake.janitor.ops.files;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The age limit of both storage commands: {@code --older-than}, else the catalog's {@code delete_older_than}
+ * option, else 2 days (DuckLake 1.5.5, {@code CleanupBind} in {@code src/functions/ducklake_cleanup_files.cpp}:
+ * the same default for ducklake_cleanup_old_files and ducklake_delete_orphaned_files), never under
+ * {@code --min-age}.
+ */
+public final class FileAges {
+
+    /** DuckLake's default when the catalog sets no delete_older_than. */
+    public static final String DUCKLAKE_DEFAULT = "2 days";
+
+    private FileAges() {
+    }
+
+    /**
+     * The cutoff and where it came from.
+     *
+     * @param cutoff files / rows strictly older than this instant are acted on
+     * @param source {@code --older-than}, {@code delete_older_than option} or {@code default 2 days}
+     * @param text the spelling used
+     */
+    public record Cutoff(Instant cutoff, String source, String text) {
+    }
+
+    /**
+     * Works out the cutoff.
+     *
+     * @param c an open connection
+     * @param schema the metadata schema (for the delete_older_than option)
+     * @param olderThan the flag's value, or null
+     * @param minAge the floor
+     * @param now the current time
+     * @return the cutoff
+     * @throws JanitorException USAGE when --older-than is younger than --min-age; CONFIG when the catalog option
+     *     cannot be parsed
+     * @throws SQLException on database errors
+     */
+    public static Cutoff cutoff(Connection c, String schema, AgeThreshold olderThan, Duration minAge, Instant now)
+            throws JanitorException, SQLException {
+        Instant floor = now.minus(minAge);
+        if (olderThan != null) {
+            Instant cut = olderThan.cutoff(now);
+            if (cut.isAfter(floor)) {
+                throw new JanitorException(Reason.USAGE, "--older-than " + olderThan.text() + " reaches files younger than --min-age "
+                        + minAge + " (files still being written or committed); lower --min-age explicitly to go under it.");
+            }
+            return new Cutoff(cut, "--older-than", olderThan.text());
+        }
+        String opt = CatalogFiles.option(c, schema, "delete_older_than");
+        String source = "delete_older_than option";
+        if (opt == null || opt.isBlank()) {
+            opt = DUCKLAKE_DEFAULT;
+            source = "default 2 days";
+        }
+        AgeThreshold t;
+        try {
+            t = AgeThreshold.parse(opt);
+        } catch (IllegalArgumentException e) {
+            throw new JanitorException(Reason.CONFIG, "The catalog option delete_older_than cannot be read: " + e.getMessage()
+                    + "; pass --older-than.");
+        }
+        Instant cut = t.cutoff(now);
+        if (cut.isAfter(floor)) {
+            return new Cutoff(floor, source + " raised to --min-age", minAge.toString());
+        }
+        return new Cutoff(cut, source, opt);
+    }
+}

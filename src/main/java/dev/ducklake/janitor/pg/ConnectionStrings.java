@@ -1,0 +1,185 @@
+package dev.ducklake.janitor.pg;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The two libpq connection-string grammars (URI and key/value, libpq manual section "Connection Strings"), parsed
+ * into a map of libpq keys for {@link ConnectionSpec}. Messages never repeat a value (it may be a password).
+ */
+final class ConnectionStrings {
+
+    /** libpq keys accepted in key/value strings and URI query parameters. */
+    static final Set<String> KNOWN_KEYS = Set.of("host", "hostaddr", "port", "dbname", "user", "password",
+            "sslmode", "sslrootcert", "sslcert", "sslkey", "sslpassword", "application_name", "connect_timeout",
+            "options", "target_session_attrs", "keepalives", "gssencmode", "channel_binding");
+
+    private ConnectionStrings() {
+    }
+
+    static void parseUri(String s, Map<String, String> kv, boolean jdbc) throws JanitorException {
+        URI uri;
+        try {
+            uri = new URI(s);
+        } catch (URISyntaxException e) {
+            throw new JanitorException(Reason.USAGE, "The catalog URI is malformed at character " + e.getIndex()
+                    + ": " + e.getReason() + ".");
+        }
+        String authority = uri.getRawAuthority();
+        if (authority != null && !authority.isEmpty()) {
+            int at = authority.lastIndexOf('@');
+            if (at >= 0) {
+                String userInfo = authority.substring(0, at);
+                authority = authority.substring(at + 1);
+                int colon = userInfo.indexOf(':');
+                if (colon >= 0) {
+                    kv.put("user", decode(userInfo.substring(0, colon)));
+                    kv.put("password", decode(userInfo.substring(colon + 1)));
+                } else if (!userInfo.isEmpty()) {
+                    kv.put("user", decode(userInfo));
+                }
+            }
+            // host[:port][,host[:port]...]; IPv6 in brackets
+            StringBuilder hosts = new StringBuilder();
+            StringBuilder ports = new StringBuilder();
+            for (String hp : authority.split(",")) {
+                String h = hp;
+                String p = null;
+                if (hp.startsWith("[")) {
+                    int close = hp.indexOf(']');
+                    h = hp.substring(0, close + 1);
+                    if (hp.length() > close + 1 && hp.charAt(close + 1) == ':') {
+                        p = hp.substring(close + 2);
+                    }
+                } else {
+                    int colon = hp.lastIndexOf(':');
+                    if (colon >= 0) {
+                        h = hp.substring(0, colon);
+                        p = hp.substring(colon + 1);
+                    }
+                }
+                if (hosts.length() > 0) {
+                    hosts.append(',');
+                    ports.append(',');
+                }
+                hosts.append(decode(h));
+                ports.append(p == null || p.isEmpty() ? "5432" : p);
+            }
+            if (hosts.length() > 0 && !hosts.toString().replace(",", "").isEmpty()) {
+                kv.put("host", hosts.toString());
+                kv.put("port", ports.toString());
+            }
+        }
+        String path = uri.getRawPath();
+        if (path != null && path.length() > 1) {
+            kv.put("dbname", decode(path.substring(1)));
+        }
+        String query = uri.getRawQuery();
+        if (query != null && !query.isEmpty()) {
+            for (String pair : query.split("&")) {
+                if (pair.isEmpty()) {
+                    continue;
+                }
+                int eq = pair.indexOf('=');
+                String key = decode(eq >= 0 ? pair.substring(0, eq) : pair);
+                String value = eq >= 0 ? decode(pair.substring(eq + 1)) : "";
+                kv.put(jdbc ? fromJdbcKey(key) : key, value);
+            }
+        }
+    }
+
+    /** Maps pgjdbc URL parameter names back to their libpq names so that one table of keys serves both. */
+    private static String fromJdbcKey(String key) {
+        switch (key) {
+            case "ApplicationName": return "application_name";
+            case "connectTimeout": return "connect_timeout";
+            case "gssEncMode": return "gssencmode";
+            case "channelBinding": return "channel_binding";
+            case "targetServerType": return "target_session_attrs";
+            default: return key;
+        }
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+    }
+
+    /** libpq key/value grammar: {@code key = value}, values optionally single-quoted with backslash escapes. */
+    static void parseKeyValue(String s, Map<String, String> kv) throws JanitorException {
+        int i = 0;
+        int n = s.length();
+        boolean previousIsPassword = false;
+        while (i < n) {
+            while (i < n && Character.isWhitespace(s.charAt(i))) {
+                i++;
+            }
+            if (i >= n) {
+                break;
+            }
+            int keyStart = i;
+            while (i < n && s.charAt(i) != '=' && !Character.isWhitespace(s.charAt(i))) {
+                i++;
+            }
+            String key = s.substring(keyStart, i);
+            while (i < n && Character.isWhitespace(s.charAt(i))) {
+                i++;
+            }
+            if (previousIsPassword && (i >= n || s.charAt(i) != '=' || !KNOWN_KEYS.contains(key))) {
+                // most likely the rest of an unquoted password with a space: never echo it
+                throw new JanitorException(Reason.USAGE, "Malformed catalog connection string after the password value "
+                        + "(position " + keyStart + "; not shown): quote a password that contains spaces, e.g. password='...'.");
+            }
+            if (i >= n || s.charAt(i) != '=') {
+                throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: expected 'key=value' "
+                        + "after '" + key + "' (position " + keyStart + "). Use a libpq string such as "
+                        + "'host=h dbname=d user=u', a postgresql:// URI or a jdbc:postgresql:// URL.");
+            }
+            i++;
+            while (i < n && Character.isWhitespace(s.charAt(i))) {
+                i++;
+            }
+            StringBuilder value = new StringBuilder();
+            boolean quoted = i < n && s.charAt(i) == '\'';
+            if (quoted) {
+                i++;
+                boolean closed = false;
+                while (i < n) {
+                    char c = s.charAt(i++);
+                    if (c == '\\' && i < n) {
+                        value.append(s.charAt(i++));
+                    } else if (c == '\'') {
+                        closed = true;
+                        break;
+                    } else {
+                        value.append(c);
+                    }
+                }
+                if (!closed) {
+                    throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: unterminated quoted "
+                            + "value for '" + key + "'.");
+                }
+            } else {
+                while (i < n && !Character.isWhitespace(s.charAt(i))) {
+                    char c = s.charAt(i++);
+                    if (c == '\\' && i < n) {
+                        value.append(s.charAt(i++));
+                    } else {
+                        value.append(c);
+                    }
+                }
+            }
+            if (key.isEmpty()) {
+                throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: empty key at position " + keyStart + ".");
+            }
+            kv.put(key, value.toString());
+            previousIsPassword = !quoted && (key.equals("password") || key.equals("sslpassword"));
+        }
+    }
+}

@@ -1,0 +1,211 @@
+package dev.ducklake.janitor.storage;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The local file system (scheme {@code file}). Listing walks directories depth first, each directory's entries
+ * sorted so that the whole walk comes out in {@link StorageLocation#BYTE_ORDER}; memory is bounded by the largest
+ * directory on the current path, not by the number of files. Symbolic links are neither followed nor listed, so a
+ * walk never leaves the prefix. Directories are never deleted.
+ */
+public final class LocalFileStore implements FileStore {
+
+    private boolean batch = true;
+
+    @Override
+    public Listing list(StorageLocation prefix) throws StorageException {
+        Path root = Paths.get(prefix.asPrefix().path());
+        if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+            if (Files.exists(root)) {
+                throw new StorageException(StorageException.Kind.OTHER, "Not a directory: " + root, null);
+            }
+            return new Walk(null);
+        }
+        return new Walk(root);
+    }
+
+    private static final class Entry {
+        final Path path;
+        final String sortKey;
+        final BasicFileAttributes attrs;
+
+        Entry(Path path, BasicFileAttributes attrs) {
+            this.path = path;
+            this.attrs = attrs;
+            String name = path.getFileName().toString().replace('\\', '/');
+            this.sortKey = attrs.isDirectory() ? name + "/" : name;
+        }
+    }
+
+    /** Depth-first walk; each directory read fully and sorted, then consumed. */
+    private static final class Walk implements Listing {
+        private final Deque<Iterator<Entry>> stack = new ArrayDeque<>();
+        private StoredObject next;
+
+        Walk(Path root) throws StorageException {
+            if (root != null) {
+                stack.push(read(root));
+            }
+        }
+
+        private static Iterator<Entry> read(Path dir) throws StorageException {
+            List<Entry> entries = new ArrayList<>();
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+                for (Path p : ds) {
+                    BasicFileAttributes a;
+                    try {
+                        a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                    } catch (NoSuchFileException gone) {
+                        continue;
+                    }
+                    if (a.isDirectory() || a.isRegularFile()) {
+                        entries.add(new Entry(p, a));
+                    }
+                }
+            } catch (NoSuchFileException gone) {
+                return List.<Entry>of().iterator();
+            } catch (IOException e) {
+                throw classify(e, dir.toString());
+            }
+            entries.sort((x, y) -> StorageLocation.compareCodePoints(x.sortKey, y.sortKey));
+            return entries.iterator();
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == null && !stack.isEmpty()) {
+                Iterator<Entry> top = stack.peek();
+                if (!top.hasNext()) {
+                    stack.pop();
+                    continue;
+                }
+                Entry e = top.next();
+                if (e.attrs.isDirectory()) {
+                    try {
+                        stack.push(read(e.path));
+                    } catch (StorageException ex) {
+                        throw new UncheckedIOException(ex);
+                    }
+                } else {
+                    String address = e.path.toString();
+                    next = new StoredObject(StorageLocation.parse(address), address, e.attrs.size(),
+                            e.attrs.lastModifiedTime().toInstant());
+                }
+            }
+            return next != null;
+        }
+
+        @Override
+        public StoredObject next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            StoredObject o = next;
+            next = null;
+            return o;
+        }
+
+        @Override
+        public void close() {
+            stack.clear();
+        }
+    }
+
+    @Override
+    public DeleteOutcome delete(List<String> addresses) {
+        Set<String> deleted = new HashSet<>();
+        Set<String> missing = new HashSet<>();
+        Map<String, StorageException> failed = new LinkedHashMap<>();
+        for (String o : addresses) {
+            Path p = toPath(o);
+            try {
+                if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                    failed.put(o, new StorageException(StorageException.Kind.OTHER, "Is a directory, not deleted: " + p, null));
+                    continue;
+                }
+                if (!Files.deleteIfExists(p)) {
+                    missing.add(o);
+                }
+                deleted.add(o);
+            } catch (IOException e) {
+                failed.put(o, classify(e, p.toString()));
+            }
+        }
+        return new DeleteOutcome(deleted, missing, failed);
+    }
+
+    @Override
+    public Optional<StoredObject> stat(String address) throws StorageException {
+        Path p = toPath(address);
+        try {
+            BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            return Optional.of(new StoredObject(StorageLocation.parse(address), address, a.size(),
+                    a.lastModifiedTime().toInstant()));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw classify(e, p.toString());
+        }
+    }
+
+    /** The file an address names: a plain path as is, a {@code file://} URI decoded. */
+    static Path toPath(String address) {
+        if (address.regionMatches(true, 0, "file://", 0, 7)) {
+            return Paths.get(StorageLocation.parse(address).path());
+        }
+        return Paths.get(address);
+    }
+
+    static StorageException classify(IOException e, String where) {
+        if (e instanceof StorageException se) {
+            return se;
+        }
+        if (e instanceof NoSuchFileException) {
+            return new StorageException(StorageException.Kind.NOT_FOUND, "Not found: " + where, e);
+        }
+        if (e instanceof AccessDeniedException) {
+            return new StorageException(StorageException.Kind.ACCESS_DENIED, "Permission denied: " + where, e);
+        }
+        return new StorageException(StorageException.Kind.OTHER, e.getClass().getSimpleName() + " on " + where + ": "
+                + e.getMessage(), e);
+    }
+
+    @Override
+    public int maxDeleteBatch() {
+        return 1000;
+    }
+
+    @Override
+    public void disableBatchDelete() {
+        batch = false;
+    }
+
+    @Override
+    public boolean batchDeleteEnabled() {
+        return batch;
+    }
+
+    @Override
+    public void close() {
+    }
+}

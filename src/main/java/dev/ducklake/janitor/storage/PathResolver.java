@@ -1,0 +1,110 @@
+package dev.ducklake.janitor.storage;
+
+/**
+ * Turns DuckLake's stored paths into full addresses, the one way every command does it.
+ *
+ * <p>Rules (DuckLake 1.5.5, {@code DuckLakeMetadataManager::FromRelativePath} and the known-files query of
+ * {@code GetOrphanFilesForCleanup} in {@code src/storage/ducklake_metadata_manager.cpp}, and
+ * {@code DuckLakeInitializer::InitializeDataPath}):
+ * <ul>
+ *   <li>the data path is {@code ducklake_metadata.data_path} (or the override), with trailing {@code /} and
+ *       {@code \} removed and exactly one {@code /} appended;</li>
+ *   <li>a schema path is relative to the data path when {@code path_is_relative}; a table path relative to its
+ *       schema's full path; a data or delete file path relative to its table's full path;</li>
+ *   <li>a {@code ducklake_files_scheduled_for_deletion} path is relative to the data path directly;</li>
+ *   <li>a path that is not relative is taken as is.</li>
+ * </ul>
+ * The results are raw addresses (what DuckLake would hand its file system); compare them only through
+ * {@link StorageLocation#parse} and {@link StorageLocation#canonical()}.
+ */
+public final class PathResolver {
+
+    private final String dataPath;
+
+    /**
+     * @param dataPath the catalog's {@code data_path} or the {@code --data-path} override
+     * @throws IllegalArgumentException when it is null or empty
+     */
+    public PathResolver(String dataPath) {
+        if (dataPath == null || dataPath.isEmpty()) {
+            throw new IllegalArgumentException("empty data path");
+        }
+        this.dataPath = withSeparator(dataPath);
+    }
+
+    /** A directory path with trailing separators removed and one {@code /} appended (DuckLake's InitializeDataPath). */
+    public static String withSeparator(String p) {
+        int end = p.length();
+        while (end > 0 && (p.charAt(end - 1) == '/' || p.charAt(end - 1) == '\\')) {
+            end--;
+        }
+        String stripped = p.substring(0, end);
+        if (stripped.matches("[A-Za-z][A-Za-z0-9+.-]*:")) {
+            // "file:///" or "s3://": the slashes belong to the scheme; the location is a root
+            return stripped + "///";
+        }
+        return stripped + "/";
+    }
+
+    /** The data path, ending in one {@code /}. */
+    public String dataPath() {
+        return dataPath;
+    }
+
+    /** The data path as a canonical prefix location. */
+    public StorageLocation dataLocation() {
+        return StorageLocation.parse(dataPath).asPrefix();
+    }
+
+    /**
+     * Full address of a queued file ({@code ducklake_files_scheduled_for_deletion}).
+     *
+     * @param path the row's path
+     * @param relative the row's path_is_relative
+     * @return the address
+     */
+    public String scheduled(String path, boolean relative) {
+        return relative ? dataPath + path : path;
+    }
+
+    /**
+     * Full address of a schema directory.
+     *
+     * @param path ducklake_schema.path (null in 0.1 catalogs: then the data path itself)
+     * @param relative ducklake_schema.path_is_relative (null counts as relative)
+     * @return the address
+     */
+    public String schema(String path, Boolean relative) {
+        if (path == null) {
+            return dataPath;
+        }
+        return relative == null || relative ? dataPath + path : path;
+    }
+
+    /**
+     * Full address of a table directory.
+     *
+     * @param schemaFull the schema's full address ({@link #schema})
+     * @param path ducklake_table.path (null in 0.1 catalogs: then the schema's address)
+     * @param relative ducklake_table.path_is_relative (null counts as relative)
+     * @return the address
+     */
+    public static String table(String schemaFull, String path, Boolean relative) {
+        if (path == null) {
+            return schemaFull;
+        }
+        return relative == null || relative ? schemaFull + path : path;
+    }
+
+    /**
+     * Full address of a data or delete file.
+     *
+     * @param tableFull the table's full address ({@link #table})
+     * @param path the file row's path
+     * @param relative the file row's path_is_relative
+     * @return the address
+     */
+    public static String file(String tableFull, String path, boolean relative) {
+        return relative ? tableFull + path : path;
+    }
+}

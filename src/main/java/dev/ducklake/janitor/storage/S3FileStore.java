@@ -1,0 +1,363 @@
+package dev.ducklake.janitor.storage;
+
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.model.Delete;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.S3Error;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Amazon S3 and S3-compatible stores (MinIO, Ceph RGW, S3Proxy) through the AWS SDK for Java v2.
+ *
+ * <p>Credentials come only from the SDK's default provider chain (system properties {@code aws.accessKeyId} /
+ * {@code aws.secretAccessKey}, the environment variables {@code AWS_ACCESS_KEY_ID} / {@code AWS_SECRET_ACCESS_KEY} /
+ * {@code AWS_SESSION_TOKEN}, web identity (EKS IRSA), the shared files {@code ~/.aws/credentials} and
+ * {@code ~/.aws/config} with {@code AWS_PROFILE}, container and instance metadata). They are never printed: errors
+ * carry the S3 error code, HTTP status and request id only.
+ *
+ * <p>Listing uses ListObjectsV2 pages of up to 1,000 keys with the continuation token; S3 returns keys in UTF-8
+ * byte order. Keys ending in {@code /} (folder markers) are not objects and are skipped. Deletes use
+ * DeleteObjects with at most 1,000 keys; a store that answers a batch delete with 501 / NotImplemented /
+ * MissingContentMD5 / MethodNotAllowed is switched to DeleteObject per key for the rest of the run.
+ */
+public final class S3FileStore implements FileStore {
+
+    private static final Pattern ADDRESS = Pattern.compile("^([A-Za-z0-9+.-]+)://([^/]+)/(.*)$", Pattern.DOTALL);
+
+    private final S3Client client;
+    private volatile boolean batch = true;
+
+    /**
+     * Settings of the S3 client.
+     *
+     * @param region the region, or null for the SDK's region chain ({@code AWS_REGION}, profile), falling back to
+     *     {@code us-east-1}
+     * @param endpoint an endpoint override such as {@code http://minio:9000}, or null for AWS
+     * @param pathStyle whether to address buckets in the path ({@code endpoint/bucket/key}), which MinIO and Ceph
+     *     usually need
+     */
+    public record Settings(String region, URI endpoint, boolean pathStyle) {
+    }
+
+    /**
+     * Builds a client from the settings and the default credentials chain.
+     *
+     * @param settings region, endpoint, path style
+     */
+    public S3FileStore(Settings settings) {
+        S3ClientBuilder b = S3Client.builder()
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .credentialsProvider(DefaultCredentialsProvider.builder().build())
+                .region(Region.of(region(settings.region())))
+                .forcePathStyle(settings.pathStyle())
+                // checksums only where the API requires them: S3-compatible stores (older MinIO, Ceph) reject
+                // the SDK's default trailing checksums
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
+        if (settings.endpoint() != null) {
+            b.endpointOverride(settings.endpoint());
+        }
+        this.client = b.build();
+    }
+
+    private static String region(String explicit) {
+        if (explicit != null && !explicit.isBlank()) {
+            return explicit;
+        }
+        try {
+            return new DefaultAwsRegionProviderChain().getRegion().id();
+        } catch (SdkException e) {
+            return "us-east-1";
+        }
+    }
+
+    /** Bucket and key of an {@code s3://bucket/key} address, the key byte for byte. */
+    static String[] split(String address) throws StorageException {
+        Matcher m = ADDRESS.matcher(address.replace('\\', '/'));
+        if (!m.matches()) {
+            throw new StorageException(StorageException.Kind.OTHER, "Not an object address: " + address, null);
+        }
+        return new String[] {m.group(2), m.group(3)};
+    }
+
+    @Override
+    public Listing list(StorageLocation prefix) throws StorageException {
+        StorageLocation p = prefix.asPrefix();
+        return new Pages(p.bucket(), p.path());
+    }
+
+    private final class Pages implements Listing {
+        private final String bucket;
+        private final String prefix;
+        private String token;
+        private boolean done;
+        private Iterator<S3Object> page = List.<S3Object>of().iterator();
+        private StoredObject next;
+
+        Pages(String bucket, String prefix) throws StorageException {
+            this.bucket = bucket;
+            this.prefix = prefix;
+            fetch();
+        }
+
+        private void fetch() throws StorageException {
+            ListObjectsV2Request.Builder r = ListObjectsV2Request.builder().bucket(bucket).maxKeys(1000);
+            if (!prefix.isEmpty()) {
+                r.prefix(prefix);
+            }
+            if (token != null) {
+                r.continuationToken(token);
+            }
+            ListObjectsV2Request req = r.build();
+            ListObjectsV2Response resp = StorageRetry.DEFAULT.call("list s3://" + bucket + "/" + prefix,
+                    () -> call(() -> client.listObjectsV2(req), "s3://" + bucket + "/" + prefix));
+            page = resp.contents().iterator();
+            token = resp.nextContinuationToken();
+            done = !Boolean.TRUE.equals(resp.isTruncated()) || token == null;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == null) {
+                if (page.hasNext()) {
+                    S3Object o = page.next();
+                    if (o.key().endsWith("/")) {
+                        continue;
+                    }
+                    String address = "s3://" + bucket + "/" + o.key();
+                    next = new StoredObject(StorageLocation.parse(address), address,
+                            o.size() == null ? -1 : o.size(), o.lastModified());
+                } else if (done) {
+                    return false;
+                } else {
+                    try {
+                        fetch();
+                    } catch (StorageException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public StoredObject next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            StoredObject o = next;
+            next = null;
+            return o;
+        }
+
+        @Override
+        public void close() {
+            done = true;
+            page = List.<S3Object>of().iterator();
+        }
+    }
+
+    @Override
+    public DeleteOutcome delete(List<String> addresses) throws StorageException {
+        Set<String> deleted = new HashSet<>();
+        Set<String> missing = new HashSet<>();
+        Map<String, StorageException> failed = new LinkedHashMap<>();
+        Map<String, Map<String, String>> byBucket = new LinkedHashMap<>();
+        for (String a : addresses) {
+            try {
+                String[] bk = split(a);
+                byBucket.computeIfAbsent(bk[0], k -> new LinkedHashMap<>()).put(bk[1], a);
+            } catch (StorageException e) {
+                failed.put(a, e);
+            }
+        }
+        for (Map.Entry<String, Map<String, String>> e : byBucket.entrySet()) {
+            String bucket = e.getKey();
+            Map<String, String> keys = e.getValue();
+            if (batch) {
+                try {
+                    batchDelete(bucket, keys, deleted, failed);
+                    continue;
+                } catch (StorageException ex) {
+                    if (ex.kind() != StorageException.Kind.BATCH_DELETE_UNSUPPORTED) {
+                        throw ex;
+                    }
+                    batch = false;
+                }
+            }
+            for (Map.Entry<String, String> k : keys.entrySet()) {
+                try {
+                    StorageRetry.DEFAULT.call("delete " + k.getValue(), () -> call(
+                            () -> client.deleteObject(r -> r.bucket(bucket).key(k.getKey())), k.getValue()));
+                    deleted.add(k.getValue());
+                } catch (StorageException ex) {
+                    if (ex.kind() == StorageException.Kind.NOT_FOUND) {
+                        deleted.add(k.getValue());
+                        missing.add(k.getValue());
+                    } else if (ex.kind() == StorageException.Kind.ACCESS_DENIED && failed.isEmpty() && deleted.isEmpty()) {
+                        throw ex;
+                    } else {
+                        failed.put(k.getValue(), ex);
+                    }
+                }
+            }
+        }
+        return new DeleteOutcome(deleted, missing, failed);
+    }
+
+    private void batchDelete(String bucket, Map<String, String> keys, Set<String> deleted,
+                             Map<String, StorageException> failed) throws StorageException {
+        List<ObjectIdentifier> ids = new ArrayList<>(keys.size());
+        for (String k : keys.keySet()) {
+            ids.add(ObjectIdentifier.builder().key(k).build());
+        }
+        Delete d = Delete.builder().objects(ids).quiet(false).build();
+        DeleteObjectsResponse resp = StorageRetry.DEFAULT.call("delete batch in s3://" + bucket, () -> call(
+                () -> client.deleteObjects(r -> r.bucket(bucket).delete(d)), "s3://" + bucket + " (DeleteObjects)"));
+        Set<String> errored = new HashSet<>();
+        for (S3Error err : resp.errors()) {
+            String address = keys.get(err.key());
+            if (address == null) {
+                continue;
+            }
+            errored.add(err.key());
+            if ("NoSuchKey".equals(err.code())) {
+                deleted.add(address);
+            } else {
+                StorageException.Kind kind = "AccessDenied".equals(err.code()) ? StorageException.Kind.ACCESS_DENIED
+                        : "SlowDown".equals(err.code()) || "InternalError".equals(err.code())
+                        ? StorageException.Kind.TRANSIENT : StorageException.Kind.OTHER;
+                failed.put(address, new StorageException(kind, address + ": " + err.code() + " " + err.message(), null));
+            }
+        }
+        for (Map.Entry<String, String> k : keys.entrySet()) {
+            if (!errored.contains(k.getKey())) {
+                deleted.add(k.getValue());
+            }
+        }
+    }
+
+    @Override
+    public Optional<StoredObject> stat(String address) throws StorageException {
+        String[] bk = split(address);
+        try {
+            HeadObjectResponse h = StorageRetry.DEFAULT.call("stat " + address,
+                    () -> call(() -> client.headObject(r -> r.bucket(bk[0]).key(bk[1])), address));
+            return Optional.of(new StoredObject(StorageLocation.parse(address), address,
+                    h.contentLength() == null ? -1 : h.contentLength(), h.lastModified()));
+        } catch (StorageException e) {
+            if (e.kind() == StorageException.Kind.NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    private interface SdkCall<T> {
+        T run();
+    }
+
+    private static <T> T call(SdkCall<T> c, String where) throws StorageException {
+        try {
+            return c.run();
+        } catch (SdkException e) {
+            throw classify(e, where);
+        }
+    }
+
+    /**
+     * Classifies an SDK failure: 404 / NoSuchKey = not found; 429, 503, SlowDown, Throttling = throttled;
+     * 501 / NotImplemented / MissingContentMD5 / 405 = batch delete unsupported; 401 / 403 = access denied;
+     * other 5xx and client-side I/O = transient.
+     *
+     * @param e the SDK's exception
+     * @param where the address or bucket concerned
+     * @return the classified exception, its message without credentials
+     */
+    static StorageException classify(SdkException e, String where) {
+        if (e instanceof NoSuchKeyException) {
+            return new StorageException(StorageException.Kind.NOT_FOUND, "Not found: " + where, e);
+        }
+        if (e instanceof S3Exception s3) {
+            int status = s3.statusCode();
+            String code = s3.awsErrorDetails() == null ? null : s3.awsErrorDetails().errorCode();
+            String msg = where + ": HTTP " + status + (code == null ? "" : " " + code)
+                    + (s3.requestId() == null ? "" : " (request id " + s3.requestId() + ")");
+            if (status == 404 && !"NoSuchBucket".equals(code)) {
+                return new StorageException(StorageException.Kind.NOT_FOUND, msg, e);
+            }
+            if (status == 429 || status == 503 || "SlowDown".equals(code) || "Throttling".equals(code)
+                    || "ThrottlingException".equals(code) || "RequestLimitExceeded".equals(code)) {
+                return new StorageException(StorageException.Kind.THROTTLED, msg, e);
+            }
+            if (status == 501 || status == 405 || "NotImplemented".equals(code) || "MissingContentMD5".equals(code)) {
+                return new StorageException(StorageException.Kind.BATCH_DELETE_UNSUPPORTED, msg, e);
+            }
+            if (status == 401 || status == 403) {
+                return new StorageException(StorageException.Kind.ACCESS_DENIED, msg, e);
+            }
+            if (status >= 500) {
+                return new StorageException(StorageException.Kind.TRANSIENT, msg, e);
+            }
+            return new StorageException(StorageException.Kind.OTHER, msg, e);
+        }
+        if (e instanceof SdkClientException) {
+            String m = String.valueOf(e.getMessage());
+            if (m.contains("credentials") || m.contains("Credentials")) {
+                return new StorageException(StorageException.Kind.ACCESS_DENIED, where
+                        + ": no AWS credentials found in the default provider chain", null);
+            }
+            return new StorageException(StorageException.Kind.TRANSIENT, where + ": " + e.getClass().getSimpleName(), e);
+        }
+        return new StorageException(StorageException.Kind.OTHER, where + ": " + e.getClass().getSimpleName(), e);
+    }
+
+    @Override
+    public int maxDeleteBatch() {
+        return 1000;
+    }
+
+    @Override
+    public void disableBatchDelete() {
+        batch = false;
+    }
+
+    @Override
+    public boolean batchDeleteEnabled() {
+        return batch;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

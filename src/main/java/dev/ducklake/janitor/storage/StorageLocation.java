@@ -1,0 +1,230 @@
+package dev.ducklake.janitor.storage;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Paths;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A location in a file store (a local path or an object-store URL) in its canonical form, so that two spellings
+ * of one location compare equal byte for byte.
+ *
+ * <p>Canonicalisation (applied to what DuckLake stores in {@code data_path} and the {@code path} columns, and to
+ * what a store lists):
+ * <ul>
+ *   <li>backslashes become {@code /} (DuckLake's own cleanup does the same, {@code REPLACE(path, '\', '/')} in
+ *       {@code ducklake_metadata_manager.cpp});</li>
+ *   <li>the scheme is lower-cased; {@code s3a://} and {@code s3n://} are {@code s3://}; {@code gcs://} is
+ *       {@code gs://}; {@code file://} URIs and plain paths are one scheme {@code file}, plain relative paths are
+ *       made absolute against the working directory (as DuckDB resolves them);</li>
+ *   <li>doubled slashes collapse and {@code .} segments vanish ({@code ..} is kept: resolving it could move a
+ *       location out of its prefix);</li>
+ *   <li>percent-escapes: a {@code file://} URI is decoded fully (it is a URI); elsewhere only escapes of RFC 3986
+ *       unreserved characters are decoded (section 6.2.2.2), so a key spelled {@code a%2Db} equals {@code a-b} but
+ *       {@code a%2Fb} stays one segment. Decoding only ever merges spellings: a comparison may keep a file it could
+ *       have deleted, never the reverse.</li>
+ * </ul>
+ * A prefix (a directory) ends in exactly one {@code /}; an object never does.
+ *
+ * @param scheme {@code file}, {@code s3}, {@code gs}, {@code az} ... (lower case)
+ * @param bucket the bucket / container for object stores; empty for {@code file}
+ * @param path the path inside the bucket without a leading slash (object stores), or the absolute local path
+ *     starting with {@code /} (or a drive such as {@code C:/})
+ */
+public record StorageLocation(String scheme, String bucket, String path) {
+
+    /** Orders canonical strings by Unicode code point, which is the byte order of their UTF-8 form (PostgreSQL's
+     * {@code COLLATE "C"} on a UTF8 database). {@link String#compareTo} is not: it compares UTF-16 units. */
+    public static final Comparator<String> BYTE_ORDER = StorageLocation::compareCodePoints;
+
+    private static final Pattern SCHEME = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$", Pattern.DOTALL);
+    private static final Pattern DRIVE = Pattern.compile("^[A-Za-z]:/.*", Pattern.DOTALL);
+
+    /**
+     * Parses any spelling of a location.
+     *
+     * @param raw a path or URL as DuckLake stores it or a user types it
+     * @return the canonical location
+     * @throws IllegalArgumentException when raw is null or empty, or an object-store URL has no bucket
+     */
+    public static StorageLocation parse(String raw) {
+        if (raw == null || raw.isEmpty()) {
+            throw new IllegalArgumentException("empty location");
+        }
+        String s = raw.replace('\\', '/');
+        Matcher m = SCHEME.matcher(s);
+        if (!m.matches()) {
+            return local(s);
+        }
+        String scheme = m.group(1).toLowerCase(Locale.ROOT);
+        String rest = m.group(2);
+        switch (scheme) {
+            case "file":
+                if (rest.startsWith("localhost/")) {
+                    rest = rest.substring("localhost".length());
+                }
+                return local(percentDecode(rest, true));
+            case "s3a":
+            case "s3n":
+                scheme = "s3";
+                break;
+            case "gcs":
+                scheme = "gs";
+                break;
+            default:
+                break;
+        }
+        int slash = rest.indexOf('/');
+        String bucket = slash < 0 ? rest : rest.substring(0, slash);
+        String key = slash < 0 ? "" : rest.substring(slash + 1);
+        if (bucket.isEmpty()) {
+            throw new IllegalArgumentException("no bucket in " + raw);
+        }
+        return new StorageLocation(scheme, bucket.toLowerCase(Locale.ROOT), normalisePath(percentDecode(key, false), false));
+    }
+
+    private static StorageLocation local(String s) {
+        String p = s;
+        if (!p.startsWith("/") && !DRIVE.matcher(p).matches()) {
+            boolean dir = p.endsWith("/");
+            p = Paths.get(p).toAbsolutePath().toString().replace('\\', '/') + (dir ? "/" : "");
+        }
+        return new StorageLocation("file", "", normalisePath(p, true));
+    }
+
+    private static String normalisePath(String p, boolean absolute) {
+        StringBuilder b = new StringBuilder(p.length());
+        String[] parts = p.split("/", -1);
+        boolean trailing = p.endsWith("/");
+        for (String part : parts) {
+            if (part.isEmpty() || part.equals(".")) {
+                continue;
+            }
+            if (b.length() > 0 || absolute && !DRIVE.matcher(part + "/").matches()) {
+                b.append('/');
+            }
+            b.append(part);
+        }
+        if (absolute && b.length() == 0) {
+            b.append('/');
+        }
+        if (!absolute && b.length() == 0) {
+            return "";
+        }
+        if (trailing && b.charAt(b.length() - 1) != '/') {
+            b.append('/');
+        }
+        return b.toString();
+    }
+
+    /** Decodes %XX escapes: all of them (file URIs), or only those of unreserved characters. Malformed escapes stay. */
+    private static String percentDecode(String s, boolean all) {
+        if (s.indexOf('%') < 0) {
+            return s;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(s.length());
+        byte[] in = s.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < in.length; i++) {
+            if (in[i] == '%' && i + 2 < in.length && hex(in[i + 1]) >= 0 && hex(in[i + 2]) >= 0) {
+                int v = hex(in[i + 1]) * 16 + hex(in[i + 2]);
+                if (all || unreserved(v)) {
+                    out.write(v);
+                    i += 2;
+                    continue;
+                }
+                out.write('%');
+                out.write(Character.toUpperCase(in[i + 1]));
+                out.write(Character.toUpperCase(in[i + 2]));
+                i += 2;
+                continue;
+            }
+            out.write(in[i]);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static boolean unreserved(int c) {
+        return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~';
+    }
+
+    private static int hex(byte b) {
+        return Character.digit(b, 16);
+    }
+
+    /** Whether this location is a prefix (directory): its path ends in {@code /} or is empty. */
+    public boolean isPrefix() {
+        return path.isEmpty() || path.endsWith("/");
+    }
+
+    /** The same location as a prefix (one trailing {@code /}). */
+    public StorageLocation asPrefix() {
+        return isPrefix() ? this : new StorageLocation(scheme, bucket, path + "/");
+    }
+
+    /**
+     * Whether this is a root: the local {@code /} or a drive root, or a bucket without a prefix. Sweeping a root
+     * for orphans would look at files of everything else stored there.
+     */
+    public boolean isRoot() {
+        if (scheme.equals("file")) {
+            return path.equals("/") || DRIVE.matcher(path).matches() && path.length() <= 3;
+        }
+        return path.isEmpty();
+    }
+
+    /** Whether {@code other} lies under this prefix (or is it), comparing canonical strings byte for byte. */
+    public boolean contains(StorageLocation other) {
+        return other.canonical().startsWith(asPrefix().canonical());
+    }
+
+    /** Whether one of two prefixes contains the other (two catalogs sharing files). */
+    public boolean overlaps(StorageLocation other) {
+        return contains(other) || other.contains(this);
+    }
+
+    /** Appends a relative part (already in DuckLake's {@code /} form) to this prefix. */
+    public StorageLocation resolve(String relative) {
+        return parse(asPrefix().canonical() + relative);
+    }
+
+    /** The canonical string: {@code file:///abs/path}, {@code s3://bucket/key}. Equal locations have equal strings. */
+    public String canonical() {
+        if (scheme.equals("file")) {
+            return "file://" + (path.startsWith("/") ? "" : "/") + path;
+        }
+        return scheme + "://" + bucket + "/" + path;
+    }
+
+    /** The spelling a store uses to address it: the local path, or the object key. */
+    public String key() {
+        return path;
+    }
+
+    @Override
+    public String toString() {
+        return canonical();
+    }
+
+    /**
+     * Compares two strings by code point (UTF-8 byte order).
+     *
+     * @return negative, zero or positive as a sorts before, equal to or after b
+     */
+    public static int compareCodePoints(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int ca = a.codePointAt(i);
+            int cb = b.codePointAt(j);
+            if (ca != cb) {
+                return Integer.compare(ca, cb);
+            }
+            i += Character.charCount(ca);
+            j += Character.charCount(cb);
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
+    }
+}

@@ -1,0 +1,273 @@
+package dev.ducklake.janitor.bench;
+
+import dev.ducklake.janitor.interop.InteropCatalog;
+import dev.ducklake.janitor.interop.RealDuckLake;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
+import dev.ducklake.janitor.ops.files.AgeThreshold;
+import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.storage.DeleteOutcome;
+import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.storage.LocalFileStore;
+import dev.ducklake.janitor.storage.S3FileStore;
+import dev.ducklake.janitor.storage.StorageLocation;
+import dev.ducklake.janitor.storage.StoredObject;
+import dev.ducklake.janitor.testsupport.Catalogs;
+import dev.ducklake.janitor.testsupport.FileCatalog;
+import dev.ducklake.janitor.testsupport.S3TestServer;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Storage benchmarks (issue 14), printed, never asserted on time. Run one at a time:
+ * {@code mvn -B test -Dtest=StorageBenchmark#<method> -Dducklake.bench.storage=true [-Dducklake.bench.n=100000]
+ * [-DargLine=-Xmx256m]}.
+ */
+class StorageBenchmark {
+
+    private static int n(int def) {
+        return Integer.getInteger("ducklake.bench.n", def);
+    }
+
+    private static void gate() {
+        Assumptions.assumeTrue(Boolean.getBoolean("ducklake.bench.storage"), "set -Dducklake.bench.storage=true");
+    }
+
+    private static void makeFiles(Path dir, int n) throws IOException {
+        Files.createDirectories(dir);
+        byte[] b = new byte[16];
+        for (int i = 0; i < n; i++) {
+            Files.write(dir.resolve("f" + i + ".parquet"), b);
+        }
+    }
+
+    private static void queue(Connection c, String schema, int n) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + Sql.qualified(schema, "ducklake_files_scheduled_for_deletion")
+                + " SELECT 100000000 + g, 'main/q/f' || g || '.parquet', true, now() - interval '3 days' FROM generate_series(0, ? - 1) g")) {
+            ps.setInt(1, n);
+            ps.executeUpdate();
+        }
+    }
+
+    /** 100,000 queued local files: ours vs DuckLake's ducklake_cleanup_old_files vs plain unlink (the floor). */
+    @Test
+    void cleanupLocal() throws Exception {
+        gate();
+        int n = n(100_000);
+        // ours
+        Path lake = Files.createTempDirectory("bench-cof-");
+        FileCatalog cat = FileCatalog.create("bench_cof", lake + "/");
+        makeFiles(lake.resolve("main/q"), n);
+        try (Connection c = TestPostgres.get().connect()) {
+            queue(c, cat.schema, n);
+        }
+        long t0 = System.nanoTime();
+        CleanupOldFilesResult r;
+        try (Connection c = TestPostgres.get().connect()) {
+            r = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false)
+                    .withBatchSize(2000), FileListener.NONE);
+        }
+        double ours = (System.nanoTime() - t0) / 1e9;
+        assertThat(r.filesDeleted()).isEqualTo(n);
+        // floor: unlink of the same number of files
+        makeFiles(lake.resolve("floor"), n);
+        t0 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            Files.delete(lake.resolve("floor/f" + i + ".parquet"));
+        }
+        double floor = (System.nanoTime() - t0) / 1e9;
+        // DuckLake's own on a catalog it created
+        InteropCatalog dl = InteropCatalog.fresh("bench_cof_dl");
+        dl.run(RealDuckLake.program().attach(dl.attach()).sql("CREATE TABLE lake.t(i INTEGER)"));
+        makeFiles(dl.dataDir().resolve("main/q"), n);
+        try (Connection c = dl.connect()) {
+            queue(c, dl.schema(), n);
+        }
+        // wall time of DuckLake's run minus an identical run without the cleanup (process start, ATTACH)
+        t0 = System.nanoTime();
+        dl.run(RealDuckLake.program().attach(dl.attach()).query("baseline", "SELECT 1"));
+        double baseline = (System.nanoTime() - t0) / 1e9;
+        t0 = System.nanoTime();
+        RealDuckLake.Result res = dl.run(RealDuckLake.program().attach(dl.attach())
+                .query("cleanup", "SELECT count(*) FROM ducklake_cleanup_old_files('lake', cleanup_all => true)"));
+        double duck = (System.nanoTime() - t0) / 1e9 - baseline;
+        try (Connection c = dl.connect()) {
+            assertThat(Catalogs.scalar(c, "SELECT count(*) FROM " + Sql.qualified(dl.schema(), "ducklake_files_scheduled_for_deletion"))).isZero();
+        }
+        System.out.printf("BENCH cleanup-old-files local n=%d: ours %.2f s, DuckLake %.2f s (wall minus ATTACH baseline), unlink floor %.2f s; "
+                + "ours/DuckLake %.2f, ours/floor %.2f%n", n, ours, duck, floor, duck > 0 ? ours / duck : Double.NaN, ours / floor);
+        System.out.println("BENCH DuckLake step doc: " + res.step("cleanup"));
+    }
+
+    /** Query plans of the cleanup's statements on a 100,000-row queue (for tuning). */
+    @Test
+    void cleanupPlans() throws Exception {
+        gate();
+        int n = n(100_000);
+        FileCatalog cat = FileCatalog.create("bench_plan", "/nowhere/");
+        try (Connection c = TestPostgres.get().connect(); Statement st = c.createStatement()) {
+            queue(c, cat.schema, n);
+            String q = Sql.qualified(cat.schema, "ducklake_files_scheduled_for_deletion");
+            for (String sql : List.of(
+                    "EXPLAIN ANALYZE SELECT data_file_id, path, coalesce(path_is_relative::int, 2), count(*) FROM " + q
+                            + " WHERE schedule_start < now() AND path IS NOT NULL AND (coalesce(data_file_id, -1), path COLLATE \"C\","
+                            + " coalesce(path_is_relative::int, 2)) > (100050000, '', 0) GROUP BY data_file_id, path, path_is_relative"
+                            + " ORDER BY coalesce(data_file_id, -1), path COLLATE \"C\", coalesce(path_is_relative::int, 2) LIMIT 2000",
+                    "BEGIN",
+                    "EXPLAIN ANALYZE DELETE FROM " + q + " q USING (SELECT 100000000 + g AS id, 'main/q/f' || g || '.parquet' AS p, 1 AS r"
+                            + " FROM generate_series(0, 1999) g) d WHERE q.data_file_id IS NOT DISTINCT FROM d.id AND q.path COLLATE \"C\" = d.p"
+                            + " AND coalesce(q.path_is_relative::int, 2) = d.r AND q.schedule_start < now()",
+                    "ROLLBACK")) {
+                boolean rs = st.execute(sql);
+                if (rs) {
+                    try (var r = st.getResultSet()) {
+                        while (r.next()) {
+                            System.out.println("PLAN " + r.getString(1));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** S3Proxy: batch (DeleteObjects, 1,000 keys) vs single deletes. */
+    @Test
+    void s3BatchVsSingle() throws Exception {
+        gate();
+        int n = n(5_000);
+        try (S3TestServer s3 = new S3TestServer()) {
+            s3.createBucket("bench");
+            for (int i = 0; i < n; i++) {
+                s3.put("bench", "a/f" + i + ".parquet", 1);
+                s3.put("bench", "b/f" + i + ".parquet", 1);
+            }
+            List<String> a = new ArrayList<>();
+            List<String> b = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                a.add("s3://bench/a/f" + i + ".parquet");
+                b.add("s3://bench/b/f" + i + ".parquet");
+            }
+            double batch;
+            double single;
+            try (S3FileStore store = s3.store()) {
+                long t0 = System.nanoTime();
+                for (int i = 0; i < n; i += 1000) {
+                    DeleteOutcome o = store.delete(a.subList(i, Math.min(n, i + 1000)));
+                    assertThat(o.failed()).isEmpty();
+                }
+                batch = (System.nanoTime() - t0) / 1e9;
+                store.disableBatchDelete();
+                t0 = System.nanoTime();
+                for (int i = 0; i < n; i += 1000) {
+                    store.delete(b.subList(i, Math.min(n, i + 1000)));
+                }
+                single = (System.nanoTime() - t0) / 1e9;
+            }
+            System.out.printf("BENCH S3Proxy deletes n=%d: batch %.2f s (%.0f/s), single %.2f s (%.0f/s), ratio %.1fx%n", n, batch,
+                    n / batch, single, n / single, single / batch);
+        }
+    }
+
+    /** An orphan sweep over 1,000,000 listed objects (synthetic listing, real known set in PostgreSQL); run with -Xmx256m. */
+    @Test
+    void orphanSweepMillion() throws Exception {
+        gate();
+        int n = n(1_000_000);
+        FileCatalog cat = FileCatalog.create("bench_dof", "/bench-lake/");
+        try (Connection c = TestPostgres.get().connect(); Statement st = c.createStatement()) {
+            // every listed file but 1 in 1,000 is known
+            st.executeUpdate("INSERT INTO " + Sql.qualified(cat.schema, "ducklake_data_file")
+                    + " (data_file_id, table_id, begin_snapshot, path, path_is_relative) SELECT 10000000 + g, 1, 1,"
+                    + " 'f' || lpad(g::text, 8, '0') || '.parquet', true FROM generate_series(0, " + (n - 1) + ") g WHERE g % 1000 <> 7");
+        }
+        Instant old = Instant.now().minus(Duration.ofDays(10));
+        FileStore synthetic = new FileStore() {
+            @Override
+            public Listing list(StorageLocation prefix) {
+                return new Listing() {
+                    int i;
+
+                    @Override
+                    public boolean hasNext() {
+                        return i < n;
+                    }
+
+                    @Override
+                    public StoredObject next() {
+                        if (i >= n) {
+                            throw new NoSuchElementException();
+                        }
+                        String a = String.format("/bench-lake/main/test/f%08d.parquet", i++);
+                        return new StoredObject(StorageLocation.parse(a), a, 1000, old);
+                    }
+
+                    @Override
+                    public void close() {
+                    }
+                };
+            }
+
+            @Override
+            public DeleteOutcome delete(List<String> addresses) {
+                return new DeleteOutcome(new java.util.HashSet<>(addresses), java.util.Set.of(), java.util.Map.of());
+            }
+
+            @Override
+            public Optional<StoredObject> stat(String address) {
+                return Optional.empty();
+            }
+
+            @Override
+            public int maxDeleteBatch() {
+                return 1000;
+            }
+
+            @Override
+            public void disableBatchDelete() {
+            }
+
+            @Override
+            public boolean batchDeleteEnabled() {
+                return true;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        long t0 = System.nanoTime();
+        DeleteOrphanFilesResult r;
+        try (Connection c = TestPostgres.get().connect()) {
+            r = DeleteOrphanFiles.run(c, synthetic, DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false)
+                    .withOlderThan(AgeThreshold.parse("2d")), FileListener.NONE);
+        }
+        double secs = (System.nanoTime() - t0) / 1e9;
+        assertThat(r.listed()).isEqualTo(n);
+        assertThat(r.candidates()).isEqualTo(n / 1000);
+        Runtime rt = Runtime.getRuntime();
+        System.gc();
+        System.out.printf("BENCH orphan sweep n=%d: %.1f s, %d candidates deleted, max heap %d MiB, used after GC %d MiB%n", n, secs,
+                r.deleted(), rt.maxMemory() >> 20, (rt.totalMemory() - rt.freeMemory()) >> 20);
+    }
+}

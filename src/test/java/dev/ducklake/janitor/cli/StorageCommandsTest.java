@@ -1,0 +1,111 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.testsupport.CliRun;
+import dev.ducklake.janitor.testsupport.FileCatalog;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class StorageCommandsTest {
+
+    private static final Duration OLD = Duration.ofDays(3);
+
+    @TempDir
+    Path dir;
+
+    private static String url() {
+        return TestPostgres.get().url();
+    }
+
+    @Test
+    void cleanupOldFilesDryRunThenExecuteWithFindingsExitCode() throws Exception {
+        Path lake = dir.resolve("lake");
+        FileCatalog cat = FileCatalog.create("cli_cof", lake + "/");
+        Path a = FileCatalog.file(lake.resolve("main/test/a.parquet"), OLD);
+        Path live = FileCatalog.file(lake.resolve("main/test/live.parquet"), OLD);
+        cat.queue("main/test/a.parquet", true, OLD);
+        cat.queue("main/test/live.parquet", true, OLD);
+        cat.dataFile(1, "live.parquet", true);
+
+        CliRun dry = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema, "--dry-run");
+        assertThat(dry.exitCode()).as(dry.toString()).isEqualTo(12);
+        assertThat(dry.out()).contains("would_delete\t" + a + "\t7 B").contains("files that would be deleted: 1");
+        assertThat(Files.exists(a)).isTrue();
+
+        CliRun run = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema,
+                "--output", "json");
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(12);
+        assertThat(run.json().get("files_deleted").asLong()).isEqualTo(1);
+        assertThat(run.json().get("batches").asLong()).as("the generic run figures are in the document").isEqualTo(1);
+        assertThat(run.json().get("kept_live").asLong()).isEqualTo(1);
+        assertThat(run.json().get("cutoff_source").asText()).isEqualTo("default 2 days");
+        assertThat(Files.exists(a)).isFalse();
+        assertThat(Files.exists(live)).isTrue();
+
+        CliRun bad = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema, "--older-than", "5m",
+                "--dry-run");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err()).contains("--min-age");
+        CliRun lowered = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema, "--older-than", "5m",
+                "--min-age", "0s", "--dry-run");
+        assertThat(lowered.exitCode()).as(lowered.toString()).isEqualTo(12);
+    }
+
+    @Test
+    void deleteOrphanFilesBrakeAndExecute() throws Exception {
+        Path lake = dir.resolve("olake");
+        FileCatalog cat = FileCatalog.create("cli_dof", lake.toString());
+        FileCatalog.file(lake.resolve("main/test/k.parquet"), OLD);
+        cat.dataFile(1, "k.parquet", true);
+        Path stray = FileCatalog.file(lake.resolve("main/test/stray.parquet"), OLD);
+        CliRun brake = CliRun.run("delete-orphan-files", "--catalog", url(), "--metadata-schema", cat.schema,
+                "--max-orphan-ratio", "0.4");
+        assertThat(brake.exitCode()).as(brake.toString()).isEqualTo(16);
+        assertThat(brake.err()).contains("--max-orphan-ratio");
+        assertThat(Files.exists(stray)).isTrue();
+        CliRun root = CliRun.run("delete-orphan-files", "--catalog", url(), "--metadata-schema", cat.schema, "--data-path", "/",
+                "--dry-run");
+        assertThat(root.exitCode()).isEqualTo(14);
+        CliRun run = CliRun.run("delete-orphan-files", "--catalog", url(), "--metadata-schema", cat.schema,
+                "--output", "json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.json().get("deleted").asLong()).isEqualTo(1);
+        assertThat(run.json().get("kept_known").asLong()).isEqualTo(1);
+        assertThat(Files.exists(stray)).isFalse();
+    }
+
+    @Test
+    void severalSchemasRunInTurnAndTheWorstExitCodeWins() throws Exception {
+        Path lake1 = dir.resolve("m1");
+        Path lake2 = dir.resolve("m2");
+        FileCatalog one = FileCatalog.create("cli_multi1", lake1 + "/");
+        FileCatalog two = FileCatalog.create("cli_multi2", lake2 + "/");
+        Path a = FileCatalog.file(lake1.resolve("main/test/a.parquet"), OLD);
+        one.queue("main/test/a.parquet", true, OLD);
+        Path live = FileCatalog.file(lake2.resolve("main/test/live.parquet"), OLD);
+        two.queue("main/test/live.parquet", true, OLD);
+        two.dataFile(1, "live.parquet", true);
+        CliRun run = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", one.schema, "--metadata-schema",
+                two.schema, "--output", "json");
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(12);
+        assertThat(Files.exists(a)).isFalse();
+        assertThat(Files.exists(live)).isTrue();
+        assertThat(one.queueRows()).isZero();
+        assertThat(two.queueRows()).isEqualTo(1);
+    }
+
+    @Test
+    void helpExplainsEveryFlagWithDefaultAndUnit() {
+        CliRun h = CliRun.run("delete-orphan-files", "--help");
+        assertThat(h.out()).contains("--data-path", "--older-than", "--min-age", "Default: 1h", "--s3-region", "--s3-endpoint",
+                "--s3-path-style", "--max-orphan-ratio", "Default: 0.5", "--allow-root-data-path", "default chain");
+        CliRun c = CliRun.run("cleanup-old-files", "--help");
+        assertThat(c.out()).contains("--dry-run", "--batch-size", "queue entries", "2 days", "--all-metadata-schemas");
+    }
+}

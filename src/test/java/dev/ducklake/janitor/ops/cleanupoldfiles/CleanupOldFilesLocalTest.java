@@ -1,0 +1,124 @@
+package dev.ducklake.janitor.ops.cleanupoldfiles;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.ops.files.AgeThreshold;
+import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.storage.FaultyStore;
+import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.storage.LocalFileStore;
+import dev.ducklake.janitor.testsupport.FileCatalog;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class CleanupOldFilesLocalTest {
+
+    private static final Duration OLD = Duration.ofDays(3);
+
+    @TempDir
+    Path dir;
+
+    static CleanupOldFilesResult run(FileCatalog cat, FileStore store, UnaryOperator<CleanupOldFilesOptions> opts,
+                                     List<String> events) throws Exception {
+        try (Connection c = TestPostgres.get().connect()) {
+            return CleanupOldFiles.run(c, store, opts.apply(CleanupOldFilesOptions.defaults(cat.schema)), new FileListener() {
+                @Override
+                public void file(String action, String address, long size, Instant mtime, String reason) {
+                    events.add(action + " " + address + " " + size);
+                }
+            });
+        }
+    }
+
+    @Test
+    void deletesOldQueuedFilesKeepsYoungLiveAndCollapsesDuplicates() throws Exception {
+        Path lake = dir.resolve("lake");
+        // data_path without a trailing slash (older catalogs, hand-written ones): resolved as DuckLake does
+        FileCatalog cat = FileCatalog.create("cof_basic", lake.toString());
+        Path a = FileCatalog.file(lake.resolve("main/test/a.parquet"), OLD);
+        Path b = FileCatalog.file(lake.resolve("main/test/b.parquet"), OLD);
+        Path young = FileCatalog.file(lake.resolve("main/test/young.parquet"), OLD);
+        Path live = FileCatalog.file(lake.resolve("main/test/live.parquet"), OLD);
+        cat.queue("main/test/a.parquet", true, OLD);
+        long bid = cat.queue("main/test/b.parquet", true, OLD);
+        cat.queue(bid, "main/test/b.parquet", true, OLD); // exact duplicate row
+        cat.queue("file://" + lake + "//main/test/b.parquet", false, OLD); // a second spelling of b, another id
+        cat.queue("main/test/missing.parquet", true, OLD); // already gone
+        cat.queue("main/test/young.parquet", true, Duration.ofMinutes(5));
+        cat.queue("main/test/live.parquet", true, OLD);
+        cat.dataFile(1, "live.parquet", true); // a live data file resolves to the queued path
+
+        List<String> events = new ArrayList<>();
+        CleanupOldFilesResult dry = run(cat, new LocalFileStore(), o -> o, events);
+        assertThat(dry.dryRun()).isTrue();
+        assertThat(dry.queueRowsConsidered()).isEqualTo(6);
+        assertThat(dry.filesDeleted()).as("a, b (3 rows, 2 spellings), missing").isEqualTo(3);
+        assertThat(dry.bytesWouldDelete()).isEqualTo(14);
+        assertThat(dry.keptLive()).isEqualTo(1);
+        assertThat(events).anyMatch(e -> e.startsWith("would_delete " + lake + "/main/test/a.parquet 7"));
+        assertThat(Files.exists(a)).isTrue();
+        assertThat(cat.queueRows()).isEqualTo(7);
+
+        events.clear();
+        CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withBatchSize(2), events);
+        assertThat(r.filesDeleted()).isEqualTo(3 + 1).as("b's second spelling is in another batch: missing counts as deleted");
+        assertThat(r.queueRowsDeleted()).isEqualTo(5);
+        assertThat(r.keptLive()).isEqualTo(1);
+        assertThat(r.hasFindings()).isTrue();
+        assertThat(r.findings()).anyMatch(f -> f.contains("live.parquet"));
+        assertThat(Files.exists(a)).isFalse();
+        assertThat(Files.exists(b)).isFalse();
+        assertThat(Files.exists(young)).isTrue();
+        assertThat(Files.exists(live)).as("never delete a file a live row resolves to").isTrue();
+        assertThat(cat.queueRows()).as("young and live rows stay").isEqualTo(2);
+        assertThat(r.run().batches()).isGreaterThan(1);
+    }
+
+    @Test
+    void aFailedObjectKeepsItsRowAndTheRunGoesOn() throws Exception {
+        Path lake = dir.resolve("lake2");
+        FileCatalog cat = FileCatalog.create("cof_fail", lake + "/");
+        for (int i = 0; i < 5; i++) {
+            FileCatalog.file(lake.resolve("main/test/f" + i + ".parquet"), OLD);
+            cat.queue("main/test/f" + i + ".parquet", true, OLD);
+        }
+        FaultyStore store = new FaultyStore(new LocalFileStore(), a -> a.endsWith("f2.parquet"));
+        CleanupOldFilesResult r = run(cat, store, o -> o.withDryRun(false), new ArrayList<>());
+        assertThat(r.failed()).isEqualTo(1);
+        assertThat(r.filesDeleted()).isEqualTo(4);
+        assertThat(r.queueRowsDeleted()).isEqualTo(4);
+        assertThat(cat.queueRows()).isEqualTo(1);
+        assertThat(Files.exists(lake.resolve("main/test/f2.parquet"))).isTrue();
+        assertThat(Files.exists(lake.resolve("main/test/f3.parquet"))).isFalse();
+        assertThat(r.findings()).anyMatch(f -> f.contains("f2.parquet") && f.contains("injected failure"));
+    }
+
+    @Test
+    void ageRules() throws Exception {
+        Path lake = dir.resolve("lake3");
+        FileCatalog cat = FileCatalog.create("cof_age", lake + "/");
+        FileCatalog.file(lake.resolve("main/test/f.parquet"), OLD);
+        cat.queue("main/test/f.parquet", true, OLD);
+        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.withOlderThan(AgeThreshold.parse("10m")), new ArrayList<>()))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("--min-age");
+        cat.setOption("delete_older_than", "1 week");
+        CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>());
+        assertThat(r.cutoffSource()).isEqualTo("delete_older_than option");
+        assertThat(r.filesDeleted()).as("3 days is younger than the catalog's 1 week").isZero();
+        r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withOlderThan(AgeThreshold.parse("2d")), new ArrayList<>());
+        assertThat(r.filesDeleted()).isEqualTo(1);
+        assertThat(cat.queueRows()).isZero();
+    }
+}

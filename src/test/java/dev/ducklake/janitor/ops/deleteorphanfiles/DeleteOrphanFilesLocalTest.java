@@ -1,0 +1,194 @@
+package dev.ducklake.janitor.ops.deleteorphanfiles;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.storage.FaultyStore;
+import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.storage.LocalFileStore;
+import dev.ducklake.janitor.testsupport.Catalogs;
+import dev.ducklake.janitor.testsupport.FileCatalog;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DeleteOrphanFilesLocalTest {
+
+    private static final Duration OLD = Duration.ofDays(3);
+
+    @TempDir
+    Path dir;
+
+    static DeleteOrphanFilesResult run(FileCatalog cat, FileStore store, UnaryOperator<DeleteOrphanFilesOptions> opts,
+                                       List<String> events) throws Exception {
+        try (Connection c = TestPostgres.get().connect()) {
+            return DeleteOrphanFiles.run(c, store, opts.apply(DeleteOrphanFilesOptions.defaults(cat.schema)), new FileListener() {
+                @Override
+                public void file(String action, String address, long size, Instant mtime, String reason) {
+                    events.add(action + " " + address);
+                }
+            });
+        }
+    }
+
+    private static Reason reason(ThrowingRunnable r) {
+        try {
+            r.run();
+        } catch (JanitorException e) {
+            return e.reason();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+        return null;
+    }
+
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    @Test
+    void deletesExactlyDuckLakesCandidatesAndNothingKnown() throws Exception {
+        Path lake = dir.resolve("lake");
+        // data_path WITHOUT a trailing slash: DuckLake's glob data_path || '**' also matched the sibling lake2/
+        FileCatalog cat = FileCatalog.create("dof_basic", lake.toString());
+        cat.addTable(2, "other/", true);
+        Path known = FileCatalog.file(lake.resolve("main/test/known.parquet"), OLD);
+        Path spelled = FileCatalog.file(lake.resolve("main/test/spelled.parquet"), OLD);
+        Path shared = FileCatalog.file(lake.resolve("main/test/shared.parquet"), OLD);
+        Path dv = FileCatalog.file(lake.resolve("main/test/ducklake-x-delete.puffin"), OLD);
+        Path queued = FileCatalog.file(lake.resolve("main/test/queued.parquet"), OLD);
+        Path stray = FileCatalog.file(lake.resolve("main/test/stray.parquet"), OLD);
+        Path strayPuffin = FileCatalog.file(lake.resolve("main/test/stray-delete.puffin"), OLD);
+        Path young = FileCatalog.file(lake.resolve("main/test/young.parquet"), Duration.ofMinutes(5));
+        Path catalogFile = FileCatalog.file(lake.resolve("catalog.duckdb"), OLD);
+        Path wal = FileCatalog.file(lake.resolve("catalog.duckdb.wal"), OLD);
+        Path txt = FileCatalog.file(lake.resolve("main/notes.txt"), OLD);
+        Path sibling = FileCatalog.file(dir.resolve("lake2/main/test/x.parquet"), OLD);
+        cat.dataFile(1, "known.parquet", true);
+        cat.dataFile(1, "file://" + lake + "//main/./test/spelled.parquet", false); // another spelling of the URL
+        cat.dataFile(1, "shared.parquet", true);
+        cat.dataFile(2, "../test/shared.parquet", true); // unused spelling; the file is also absolute in table 2:
+        cat.dataFile(2, shared.toString(), false);
+        cat.deleteFile(1, "ducklake-x-delete.puffin", true);
+        cat.queue("main/test/queued.parquet", true, Duration.ofMinutes(1));
+        for (int i = 0; i < 4; i++) {
+            FileCatalog.file(lake.resolve("main/test/k" + i + ".parquet"), OLD);
+            cat.dataFile(1, "k" + i + ".parquet", true);
+        }
+
+        List<String> events = new ArrayList<>();
+        DeleteOrphanFilesResult dry = run(cat, new LocalFileStore(), o -> o, events);
+        assertThat(dry.candidates()).as("DuckLake 1.5.5 considers .parquet only").isEqualTo(1);
+        assertThat(events).containsExactly("would_delete " + stray);
+        assertThat(dry.keptByName()).as("catalog.duckdb, its wal, notes.txt, the stray .puffin").isEqualTo(4);
+        assertThat(dry.keptYoung()).isEqualTo(1);
+        assertThat(dry.keptKnown()).isEqualTo(9);
+        assertThat(dry.listed()).isEqualTo(15);
+        assertThat(Files.exists(stray)).isTrue();
+
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>());
+        assertThat(r.deleted()).isEqualTo(1);
+        assertThat(Files.exists(stray)).isFalse();
+        assertThat(Files.exists(strayPuffin)).isTrue();
+        r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withIncludePuffin(true), new ArrayList<>());
+        assertThat(r.deleted()).as("the stray deletion vector; the live one stays").isEqualTo(1);
+        assertThat(Files.exists(strayPuffin)).isFalse();
+        for (Path p : List.of(known, spelled, shared, dv, queued, young, catalogFile, wal, txt, sibling)) {
+            assertThat(Files.exists(p)).as(p.toString()).isTrue();
+        }
+    }
+
+    @Test
+    void aTenantSharingTheLocationKeepsItsFiles() throws Exception {
+        Path lake = dir.resolve("shared");
+        FileCatalog a = FileCatalog.create("dof_tenant_a", lake + "/");
+        FileCatalog b = FileCatalog.create("dof_tenant_b", "file://" + lake + "/tenant_b/");
+        Path theirs = FileCatalog.file(lake.resolve("tenant_b/main/test/theirs.parquet"), OLD);
+        Path mine = FileCatalog.file(lake.resolve("main/test/mine.parquet"), OLD);
+        Path stray = FileCatalog.file(lake.resolve("main/test/stray.parquet"), OLD);
+        a.dataFile(1, "mine.parquet", true);
+        b.dataFile(1, "theirs.parquet", true);
+        DeleteOrphanFilesResult r = run(a, new LocalFileStore(), o -> o.withDryRun(false).withMaxOrphanRatio(0.9), new ArrayList<>());
+        assertThat(r.catalogsConsulted()).contains(a.schema, b.schema);
+        assertThat(r.deleted()).isEqualTo(1);
+        assertThat(Files.exists(stray)).isFalse();
+        assertThat(Files.exists(theirs)).isTrue();
+        assertThat(Files.exists(mine)).isTrue();
+    }
+
+    @Test
+    void brakes() throws Exception {
+        Path lake = dir.resolve("brakes");
+        FileCatalog cat = FileCatalog.create("dof_brakes", lake + "/");
+        FileCatalog.file(lake.resolve("main/test/k.parquet"), OLD);
+        cat.dataFile(1, "k.parquet", true);
+        FileCatalog.file(lake.resolve("main/test/s1.parquet"), OLD);
+        FileCatalog.file(lake.resolve("main/test/s2.parquet"), OLD);
+        assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>())))
+                .as("2 of 3 files are candidates > 0.5").isEqualTo(Reason.BRAKE_ORPHAN_RATIO);
+        assertThat(Files.exists(lake.resolve("main/test/s1.parquet"))).isTrue();
+
+        Path elsewhere = dir.resolve("elsewhere");
+        FileCatalog.file(elsewhere.resolve("main/test/a.parquet"), OLD);
+        FileCatalog.file(elsewhere.resolve("main/test/b.txt"), OLD);
+        FileCatalog.file(elsewhere.resolve("main/test/c.txt"), OLD);
+        assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false).withDataPath(elsewhere.toString()),
+                new ArrayList<>()))).as("wrong override: no known file there").isEqualTo(Reason.BRAKE_NO_KNOWN_FILES);
+        assertThat(Files.exists(elsewhere.resolve("main/test/a.parquet"))).isTrue();
+
+        assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false).withDataPath("/"), new ArrayList<>())))
+                .isEqualTo(Reason.BRAKE_ROOT_PATH);
+        assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o.withDataPath("file:///"), new ArrayList<>())))
+                .as("also in a dry run").isEqualTo(Reason.BRAKE_ROOT_PATH);
+        cat.setOption("data_path", "");
+        assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o, new ArrayList<>()))).isEqualTo(Reason.BRAKE_ROOT_PATH);
+        cat.setOption("data_path", lake.toString());
+
+        DeleteOrphanFilesResult ok = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withMaxOrphanRatio(0.7), new ArrayList<>());
+        assertThat(ok.deleted()).isEqualTo(2);
+    }
+
+    @Test
+    void unresolvableCatalogRowsStopTheDeletionAndFailuresAreReported() throws Exception {
+        Path lake = dir.resolve("unres");
+        FileCatalog cat = FileCatalog.create("dof_unres", lake + "/");
+        for (int i = 0; i < 4; i++) {
+            FileCatalog.file(lake.resolve("main/test/k" + i + ".parquet"), OLD);
+            cat.dataFile(1, "k" + i + ".parquet", true);
+        }
+        Path s1 = FileCatalog.file(lake.resolve("main/test/s1.parquet"), OLD);
+        Path s2 = FileCatalog.file(lake.resolve("main/test/s2.parquet"), OLD);
+        cat.dataFile(99, "lost.parquet", true); // table 99 has no ducklake_table row
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>());
+        assertThat(r.unresolvedKnownRows()).isEqualTo(1);
+        assertThat(r.hasFindings()).isTrue();
+        assertThat(r.deleted()).isZero();
+        assertThat(Files.exists(s1)).isTrue();
+
+        try (Connection c = TestPostgres.get().connect()) {
+            Catalogs.exec(c, "DELETE FROM " + Sql.qualified(cat.schema, "ducklake_data_file") + " WHERE table_id = 99");
+        }
+        FaultyStore faulty = new FaultyStore(new LocalFileStore(), a -> a.endsWith("s1.parquet"));
+        r = run(cat, faulty, o -> o.withDryRun(false), new ArrayList<>());
+        assertThat(r.deleted()).isEqualTo(1);
+        assertThat(r.failed()).isEqualTo(1);
+        assertThat(r.findings()).anyMatch(f -> f.contains("s1.parquet"));
+        assertThat(Files.exists(s1)).isTrue();
+        assertThat(Files.exists(s2)).isFalse();
+        assertThat(DeleteOrphanFiles.ducklakeFileName("x.PARQUET", true)).as("DuckLake's suffix rule is case-sensitive").isFalse();
+        assertThat(DeleteOrphanFiles.ducklakeFileName("x.puffin", false)).isFalse();
+        assertThat(DeleteOrphanFiles.ducklakeFileName("x.puffin", true)).isTrue();
+    }
+}

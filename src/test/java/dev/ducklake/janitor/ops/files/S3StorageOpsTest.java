@@ -1,0 +1,121 @@
+package dev.ducklake.janitor.ops.files;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
+import dev.ducklake.janitor.storage.FaultyStore;
+import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.testsupport.FileCatalog;
+import dev.ducklake.janitor.testsupport.S3TestServer;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Both storage commands against a real S3 API (S3Proxy in-process). */
+class S3StorageOpsTest {
+
+    static S3TestServer s3;
+
+    @BeforeAll
+    static void start() throws Exception {
+        s3 = new S3TestServer();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        s3.close();
+    }
+
+    private static final Duration OLD = Duration.ofDays(3);
+
+    @Test
+    void cleanupOldFilesOnS3WithBatchesFallbackAndAFailingObject() throws Exception {
+        s3.createBucket("cleanup");
+        // s3a spelling and no trailing slash in data_path
+        FileCatalog cat = FileCatalog.create("s3_cof", "s3a://cleanup/lake");
+        for (int i = 0; i < 30; i++) {
+            s3.put("cleanup", "lake/main/test/q" + i + ".parquet", 10);
+            cat.queue("main/test/q" + i + ".parquet", true, OLD);
+        }
+        s3.put("cleanup", "lake/main/test/live.parquet", 10);
+        cat.queue("s3://cleanup/lake/main/test/live.parquet", false, OLD);
+        cat.dataFile(1, "live.parquet", true);
+
+        CleanupOldFilesResult dry;
+        try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
+            dry = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(cat.schema), FileListener.NONE);
+        }
+        assertThat(dry.filesDeleted()).isEqualTo(30);
+        assertThat(dry.bytesWouldDelete()).as("sizes from HeadObject").isEqualTo(300);
+
+        s3.rejectBatchDelete = true;
+        int singles = s3.singleDeletes.get();
+        CleanupOldFilesResult r;
+        try (Connection c = TestPostgres.get().connect();
+             FileStore store = new FaultyStore(s3.faultyStore(), a -> a.endsWith("/q7.parquet"))) {
+            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false).withBatchSize(10),
+                    FileListener.NONE);
+        } finally {
+            s3.rejectBatchDelete = false;
+        }
+        assertThat(r.batchDeleteFallback()).isTrue();
+        assertThat(s3.singleDeletes.get() - singles).isEqualTo(29);
+        assertThat(r.filesDeleted()).isEqualTo(29);
+        assertThat(r.failed()).isEqualTo(1);
+        assertThat(r.keptLive()).isEqualTo(1);
+        assertThat(cat.queueRows()).as("q7 and live stay").isEqualTo(2);
+        assertThat(s3.exists("cleanup", "lake/main/test/q7.parquet")).isTrue();
+        assertThat(s3.exists("cleanup", "lake/main/test/q8.parquet")).isFalse();
+        assertThat(s3.exists("cleanup", "lake/main/test/live.parquet")).isTrue();
+    }
+
+    @Test
+    void orphanSweepOnS3AndTheBucketRootBrake() throws Exception {
+        s3.createBucket("orphans");
+        FileCatalog cat = FileCatalog.create("s3_dof", "s3://orphans/lake/");
+        for (int i = 0; i < 6; i++) {
+            s3.put("orphans", "lake/main/test/k" + i + ".parquet", 10);
+            cat.dataFile(1, "k" + i + ".parquet", true);
+        }
+        s3.put("orphans", "lake/main/test/stray.parquet", 10);
+        s3.put("orphans", "lake/main/test/stray-delete.puffin", 10);
+        s3.put("orphans", "lake/metadata.ducklake", 10);
+        s3.put("orphans", "lake2/main/test/sibling.parquet", 10);
+        cat.deleteFile(1, "s3a://orphans/lake//main/test/k0.parquet", false); // second spelling of a known file
+        Thread.sleep(20);
+        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO)
+                .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false);
+        DeleteOrphanFilesResult r;
+        try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
+            r = DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
+        }
+        assertThat(r.listed()).isEqualTo(9);
+        assertThat(r.candidates()).isEqualTo(1);
+        assertThat(r.deleted()).isEqualTo(1);
+        assertThat(r.candidateBytes()).isEqualTo(10);
+        assertThat(s3.exists("orphans", "lake/main/test/stray-delete.puffin")).as("1.5.5 rule: .parquet only").isTrue();
+        assertThat(s3.exists("orphans", "lake/main/test/stray.parquet")).isFalse();
+        assertThat(s3.exists("orphans", "lake/main/test/k0.parquet")).isTrue();
+        assertThat(s3.exists("orphans", "lake/metadata.ducklake")).isTrue();
+        assertThat(s3.exists("orphans", "lake2/main/test/sibling.parquet")).isTrue();
+
+        assertThatThrownBy(() -> {
+            try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
+                DeleteOrphanFiles.run(c, store, o.withDataPath("s3://orphans"), FileListener.NONE);
+            }
+        }).isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BRAKE_ROOT_PATH));
+        assertThat(s3.exists("orphans", "lake2/main/test/sibling.parquet")).isTrue();
+    }
+}
