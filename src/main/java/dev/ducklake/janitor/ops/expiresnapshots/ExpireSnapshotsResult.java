@@ -1,0 +1,61 @@
+package dev.ducklake.janitor.ops.expiresnapshots;
+
+import java.util.List;
+
+/**
+ * What one {@link ExpireSnapshots} run did (execute) or would do (dry run). Counts are rows or relations;
+ * times are seconds.
+ *
+ * @param metadataSchema the catalog schema
+ * @param formatVersion the catalog's DuckLake format version
+ * @param dryRun whether nothing was changed
+ * @param criterion which criterion selected the snapshots: {@code older_than}, {@code retain_last},
+ *     {@code older_than+retain_last}, {@code versions} or {@code catalog_option}
+ * @param cutoff the time cutoff as ISO-8601 (snapshot_time strictly before it), or null without a time criterion
+ * @param minAgeCutoff snapshots younger than this were protected by --min-age (ISO-8601), or null for 0s
+ * @param snapshotsExpired snapshots expired (dry run: that would be)
+ * @param dataFilesScheduled data files removed from the catalog and queued in
+ *     ducklake_files_scheduled_for_deletion
+ * @param deleteFilesScheduled delete files removed and queued
+ * @param tablesRemoved DuckLake table ids removed (all their rows)
+ * @param inlinedTablesDropped inlined-data and inlined-deletion relations dropped
+ * @param otherRowsDeleted closed rows of ducklake_schema, _view, _view_column_tag, _tag and _macro deleted
+ * @param oldestRetainedSnapshot the oldest snapshot id left after the run (dry run: that would be)
+ * @param newestSnapshot the newest snapshot id (never expired)
+ * @param remainingSelected snapshots the selection still allows after the run (0 unless stopped early)
+ * @param batches batches committed (dry run: simulated)
+ * @param retries transient failures retried
+ * @param reconnects connections re-opened
+ * @param tableBudget inlined relations one batch may drop (the lock budget, after any halving)
+ * @param budgetExhausted stopped by --run-budget or a stop request
+ * @param maxBatchesReached stopped by --max-batches
+ * @param elapsedSeconds wall-clock time of the run
+ * @param batchList per batch figures (at most the first 1,000)
+ * @param warnings things the operator should know
+ */
+public record ExpireSnapshotsResult(String metadataSchema, String formatVersion, boolean dryRun, String criterion,
+                                    String cutoff, String minAgeCutoff, long snapshotsExpired, long dataFilesScheduled,
+                                    long deleteFilesScheduled, long tablesRemoved, long inlinedTablesDropped,
+                                    long otherRowsDeleted, Long oldestRetainedSnapshot, long newestSnapshot,
+                                    long remainingSelected, int batches, int retries, int reconnects, int tableBudget,
+                                    boolean budgetExhausted, boolean maxBatchesReached, double elapsedSeconds,
+                                    List<Batch> batchList, List<String> warnings) {
+
+    /**
+     * One batch.
+     *
+     * @param number 1-based
+     * @param snapshots snapshots expired in it
+     * @param firstSnapshot smallest expired id (-1 when none: a table-only batch)
+     * @param lastSnapshot largest expired id (-1 when none)
+     * @param dataFiles data files queued
+     * @param deleteFiles delete files queued
+     * @param tables tables removed
+     * @param inlinedTables inlined relations dropped
+     * @param otherRows closed schema/view/tag/macro rows deleted
+     * @param seconds wall-clock time of the batch
+     */
+    public record Batch(int number, long snapshots, long firstSnapshot, long lastSnapshot, long dataFiles,
+                        long deleteFiles, long tables, long inlinedTables, long otherRows, double seconds) {
+    }
+}
