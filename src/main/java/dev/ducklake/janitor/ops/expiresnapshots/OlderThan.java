@@ -25,7 +25,8 @@ public record OlderThan(Instant at, Duration ago) {
 
     /**
      * Parses an ISO-8601 instant with offset or {@code Z} ({@code 2026-11-30T12:00:00Z}, fractional seconds
-     * allowed) or a duration {@code <n>s|m|h|d} ({@code 45s}, {@code 90m}, {@code 36h}, {@code 7d}).
+     * allowed; a space instead of {@code T} and an hour-only offset {@code +00}, as psql prints timestamptz, are
+     * accepted too) or a duration {@code <n>s|m|h|d} ({@code 45s}, {@code 90m}, {@code 36h}, {@code 7d}).
      *
      * @param text the flag value
      * @param flag the flag name, for the error message
@@ -38,7 +39,8 @@ public record OlderThan(Instant at, Duration ago) {
             return new OlderThan(null, d);
         }
         try {
-            return new OlderThan(OffsetDateTime.parse(text.strip()).toInstant(), null);
+            String t = text.strip().replaceFirst("^(\\d{4}-\\d{2}-\\d{2}) ", "$1T").replaceFirst("([+-]\\d{2})$", "$1:00");
+            return new OlderThan(OffsetDateTime.parse(t).toInstant(), null);
         } catch (DateTimeParseException | NullPointerException e) {
             throw new JanitorException(Reason.USAGE, flag + " '" + text + "' is neither an ISO-8601 instant with offset "
                     + "(2026-11-30T12:00:00Z, 2026-11-30T12:00:00.5+01:00) nor a duration (45s, 90m, 36h, 7d).");
