@@ -46,6 +46,8 @@ public final class ExpireSnapshots {
 
     private Connection conn;
     private AdvisoryLock lock;
+    /** Tests lower the lock budget's cap to exercise the table deferral; production leaves it unbounded. */
+    int tableBudgetCap = Integer.MAX_VALUE;
     private int retries;
     private int reconnects;
 
@@ -91,7 +93,7 @@ public final class ExpireSnapshots {
             if (!options.dryRun()) {
                 lock = AdvisoryLock.acquire(conn, options.lockName(), schema);
             }
-            int tableBudget = LockBudget.read(conn).cap();
+            int tableBudget = Math.min(LockBudget.read(conn).cap(), tableBudgetCap);
             Run run = new Run(layout, sel, tableBudget, started);
             currentRun = run;
             if (options.dryRun()) {

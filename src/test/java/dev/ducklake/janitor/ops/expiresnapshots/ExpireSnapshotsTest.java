@@ -247,4 +247,39 @@ class ExpireSnapshotsTest {
                     .hasMessageContaining("--older-than");
         }
     }
+
+    @Test
+    void tablesBeyondTheLockBudgetWaitForTheNextBatchAndTheEndStateIsTheSame() throws Exception {
+        String small = pg.freshSchema("exp_budget_small");
+        String big = pg.freshSchema("exp_budget_big");
+        for (String s : List.of(small, big)) {
+            try (Connection c = pg.connect()) {
+                CatalogBuilder b = new CatalogBuilder(c, s, FormatVersion.V1_0).create();
+                b.createTable("keep", 1);
+                for (int i = 0; i < 9; i++) {
+                    long t = b.createTable("t" + i, 1);
+                    b.addColumn(t);
+                    b.dropTable(t);
+                }
+                b.createTable("last", 1);
+            }
+        }
+        ExpireSnapshots op = new ExpireSnapshots(pg.spec(), ExpireSnapshotsOptions.defaults().withMetadataSchema(small)
+                .withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO), ExpireProgress.NONE);
+        op.tableBudgetCap = 5;
+        ExpireSnapshotsResult r = op.execute();
+        ExpireSnapshotsResult all = run(big, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO));
+        assertThat(all.batches()).isEqualTo(1);
+        assertThat(r.tableBudget()).isEqualTo(5);
+        assertThat(r.batches()).as("9 tables of 2 inlined tables each, at most 5 relations per batch: 2 tables per batch").isEqualTo(5);
+        assertThat(r.batchList()).allSatisfy(b -> assertThat(b.inlinedTables()).isLessThanOrEqualTo(5));
+        assertThat(r.tablesRemoved()).isEqualTo(9).isEqualTo(all.tablesRemoved());
+        assertThat(r.inlinedTablesDropped()).isEqualTo(18).isEqualTo(all.inlinedTablesDropped());
+        for (String t : List.of("ducklake_table", "ducklake_column", "ducklake_inlined_data_tables", "ducklake_schema_versions",
+                "ducklake_snapshot")) {
+            assertThat(count(small, "SELECT count(*) FROM $s." + t)).as(t).isEqualTo(count(big, "SELECT count(*) FROM $s." + t));
+        }
+        assertThat(count(small, "SELECT count(*) FROM pg_tables WHERE schemaname = '" + small + "'"))
+                .isEqualTo(count(big, "SELECT count(*) FROM pg_tables WHERE schemaname = '" + big + "'"));
+    }
 }
