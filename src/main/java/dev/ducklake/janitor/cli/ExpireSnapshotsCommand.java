@@ -3,7 +3,7 @@ package dev.ducklake.janitor.cli;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireProgress;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots;
@@ -301,7 +301,7 @@ public final class ExpireSnapshotsCommand implements Callable<Integer> {
 
     private static void print(PrintWriter out, ConnectionSpec conn, ExpireSnapshotsResult r, boolean json) {
         if (json) {
-            Render.json(out, Render.envelope(OPERATION, conn, r.metadataSchema(), r));
+            Render.json(out, Render.envelope(OPERATION, conn, r.schema(), r));
         } else {
             printText(out, conn, r);
         }
@@ -309,7 +309,7 @@ public final class ExpireSnapshotsCommand implements Callable<Integer> {
 
     static void printText(PrintWriter out, ConnectionSpec conn, ExpireSnapshotsResult r) {
         out.printf(Locale.ROOT, "%s%s on %s, schema %s (DuckLake format %s)%n", OPERATION, r.dryRun() ? " (dry run)" : "",
-                conn.describe(), r.metadataSchema(), r.formatVersion());
+                conn.describe(), r.schema(), r.formatVersion());
         out.printf(Locale.ROOT, "  %-30s %s%n", "criterion", r.criterion());
         out.printf(Locale.ROOT, "  %-30s %s%n", "cutoff", r.cutoff() == null ? "-" : r.cutoff());
         out.printf(Locale.ROOT, "  %-30s %s%n", "min-age protects from", r.minAgeCutoff() == null ? "-" : r.minAgeCutoff());
@@ -322,7 +322,7 @@ public final class ExpireSnapshotsCommand implements Callable<Integer> {
         row(out, verb + "delete other rows", r.otherRowsDeleted());
         out.printf(Locale.ROOT, "  %-30s %s%n", "oldest retained snapshot", r.oldestRetainedSnapshot());
         row(out, "batches", r.batches());
-        row(out, "retries", r.retries());
+        row(out, "retries", r.run().retries());
         if (r.budgetExhausted()) {
             out.println("  stopped: run budget spent or stop requested; rerun to continue");
         }

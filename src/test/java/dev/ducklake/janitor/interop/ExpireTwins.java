@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.interop;
 
-import dev.ducklake.janitor.catalog.ConnectionSpec;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 
 import java.io.IOException;

@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.expiresnapshots;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -48,7 +48,7 @@ import java.util.List;
  * with end_snapshot set; registry rows (and inlined tables) of table_ids without any ducklake_table row.
  *
  * <p>Lock budget: the inlined tables dropped by one batch are limited to {@code tableBudget} relations (the
- * lock arithmetic of drop-orphan-inline-tables, {@link dev.ducklake.janitor.catalog.LockBudget}). When more
+ * lock arithmetic of drop-orphan-inline-tables, {@link dev.ducklake.janitor.pg.LockBudget}). When more
  * tables are removable, the rest (with their files) waits for the next batch, and step 6 waits too (a later
  * batch still needs the schema rows to resolve the waiting tables' file paths). Every rule is monotone in R,
  * so the end state after the last batch equals DuckLake's single transaction over the same snapshots.

@@ -1,12 +1,16 @@
 package dev.ducklake.janitor.ops.expiresnapshots;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.RunFigures;
+
 import java.util.List;
 
 /**
  * What one {@link ExpireSnapshots} run did (execute) or would do (dry run). Counts are rows or relations;
  * times are seconds.
  *
- * @param metadataSchema the catalog schema
+ * @param schema the catalog schema
  * @param formatVersion the catalog's DuckLake format version
  * @param dryRun whether nothing was changed
  * @param criterion which criterion selected the snapshots: {@code older_than}, {@code retain_last},
@@ -23,23 +27,42 @@ import java.util.List;
  * @param oldestRetainedSnapshot the oldest snapshot id left after the run (dry run: that would be)
  * @param newestSnapshot the newest snapshot id (never expired)
  * @param remainingSelected snapshots the selection still allows after the run (0 unless stopped early)
- * @param batches batches committed (dry run: simulated)
- * @param retries transient failures retried
- * @param reconnects connections re-opened
  * @param tableBudget inlined relations one batch may drop (the lock budget, after any halving)
- * @param budgetExhausted stopped by --run-budget or a stop request
- * @param maxBatchesReached stopped by --max-batches
- * @param elapsedSeconds wall-clock time of the run
- * @param batchList per batch figures (at most the first 1,000)
- * @param warnings things the operator should know
+ * @param batchList per batch figures (at most the first 1,000; a dry run lists the simulated batches)
+ * @param run the generic figures of the runtime (batches committed or simulated, retries, reconnects, stop
+ *     reason, elapsed seconds, warnings), flattened into the JSON
  */
-public record ExpireSnapshotsResult(String metadataSchema, String formatVersion, boolean dryRun, String criterion,
+public record ExpireSnapshotsResult(String schema, String formatVersion, boolean dryRun, String criterion,
                                     String cutoff, String minAgeCutoff, long snapshotsExpired, long dataFilesScheduled,
                                     long deleteFilesScheduled, long tablesRemoved, long inlinedTablesDropped,
                                     long otherRowsDeleted, Long oldestRetainedSnapshot, long newestSnapshot,
-                                    long remainingSelected, int batches, int retries, int reconnects, int tableBudget,
-                                    boolean budgetExhausted, boolean maxBatchesReached, double elapsedSeconds,
-                                    List<Batch> batchList, List<String> warnings) {
+                                    long remainingSelected, int tableBudget, List<Batch> batchList,
+                                    @JsonUnwrapped RunFigures run) implements MaintenanceResult {
+
+    /** @return batches committed (dry run: simulated) */
+    public int batches() {
+        return run.batches();
+    }
+
+    /** @return warnings of the run */
+    public List<String> warnings() {
+        return run.warnings();
+    }
+
+    /** @return whether --run-budget or a stop request ended the run early */
+    public boolean budgetExhausted() {
+        return run.budgetExhausted();
+    }
+
+    /** @return whether --max-batches ended the run */
+    public boolean maxBatchesReached() {
+        return run.maxBatchesReached();
+    }
+
+    /** @return wall-clock seconds of the run */
+    public double elapsedSeconds() {
+        return run.elapsedSeconds();
+    }
 
     /**
      * One batch.
