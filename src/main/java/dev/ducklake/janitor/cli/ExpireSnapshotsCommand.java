@@ -64,7 +64,7 @@ public final class ExpireSnapshotsCommand implements Callable<Integer> {
                     + "Default: none.")
     Integer retainLast;
 
-    @Option(names = "--versions", paramLabel = "ID[,ID...]", split = ",",
+    @Option(names = "--versions", paramLabel = "ID", split = ",",
             description = "Expire exactly these snapshot ids (comma-separated); not with --older-than / --retain-last. "
                     + "Without any of the three the catalog's own expire_older_than option is used; without that, a usage error. "
                     + "Default: none.")
