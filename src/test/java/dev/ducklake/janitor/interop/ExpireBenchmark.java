@@ -56,22 +56,25 @@ class ExpireBenchmark {
         StringBuilder report = new StringBuilder();
         try {
             long t0 = System.nanoTime();
-            dl.run(RealDuckLake.program().attach(twins.attach(twins.source)).sql(
+            dl.run(RealDuckLake.program().attach(twins.attach(twins.source).inliningRowLimit(0)).sql(
                     "CREATE TABLE lake.s(id INTEGER, v VARCHAR)", "INSERT INTO lake.s SELECT i, 'v' || i FROM range(1000) t(i)",
-                    "CREATE TABLE lake.c(a INTEGER)", "DROP TABLE lake.c")).assertOk();
+                    "CREATE TABLE lake.c(a INTEGER)", "DROP TABLE lake.c", "DELETE FROM lake.s WHERE id = 0")).assertOk();
             grow(twins, twins.source, n);
             double build = (System.nanoTime() - t0) / 1e9;
-            long newest = n + 4;
+            long newest = n + 5;
             RealDuckLake.Result check = dl.run(RealDuckLake.program().attach(twins.attach(twins.source))
                     .query("rows", "SELECT count(*) FROM lake.s")
-                    .query("old", "SELECT count(*) FROM lake.s AT (VERSION => " + (n / 2) + ")")
+                    .query("old", "SELECT count(*) FROM lake.s AT (VERSION => " + (n / 2 / 5 * 5) + ")")
                     .query("snapshots", "SELECT count(*) FROM lake.snapshots()")).assertOk();
             assertThat(check.scalar("rows")).isEqualTo(1000);
-            assertThat(check.scalar("old")).isEqualTo(1000);
+            assertThat(check.scalar("old")).isEqualTo(999);
             assertThat(check.scalar("snapshots")).isEqualTo(newest + 1);
             String cutoff = twins.snapshotTimes(twins.source).get(newest - 9);
             line(report, "catalog: %,d snapshots, %,d data files, %,d delete files, %,d churned tables with inlined tables; built in %.1f s; "
                     + "DuckLake attaches and reads it", newest + 1, n + 1, n / 5, n / 100, build);
+            if (Boolean.getBoolean("ducklake.bench.expire.keep")) {
+                System.out.println("source database kept: " + twins.source + " (cutoff " + cutoff + ")");
+            }
             String ours = twins.copy("ours");
             dbs.add(ours);
             Measured o = measure(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
@@ -118,7 +121,9 @@ class ExpireBenchmark {
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target", "expire-benchmark.txt"), report.toString(), StandardCharsets.UTF_8);
         } finally {
-            twins.dropAll(dbs);
+            if (!Boolean.getBoolean("ducklake.bench.expire.keep")) {
+                twins.dropAll(dbs);
+            }
         }
     }
 
@@ -163,39 +168,44 @@ class ExpireBenchmark {
     }
 
     /**
-     * Adds snapshots 5 .. n+4 to the catalog DuckLake wrote (snapshots 0..4: schema, create s, insert s, create c,
-     * drop c; table s = id 1 with data file 0; next_catalog_id 3; schema_version 3).
+     * Adds snapshots 6 .. n+5 to the catalog DuckLake wrote (snapshots 0..5: schema, create s, insert s, create c,
+     * drop c, delete one row of s; table s = id 1 with data file 0 and delete file 1; next_catalog_id 3;
+     * schema_version 3).
      */
     static void grow(ExpireTwins twins, String db, int n) throws Exception {
         String s = ExpireTwins.SCHEMA;
+        int last = n + 5;
         try (Connection c = twins.connect(db); Statement st = c.createStatement()) {
             c.setAutoCommit(false);
             st.execute("SET LOCAL search_path TO " + Sql.ident(s));
             // creates at i = 100 k (k >= 1), drops at 100 k + 50
             try (PreparedStatement ps = c.prepareStatement("CREATE TEMP TABLE snaps ON COMMIT DROP AS SELECT i,"
-                    + " (i / 100) AS creates, GREATEST(0, (i - 50) / 100) AS drops FROM generate_series(5, ?) i")) {
-                ps.setInt(1, n + 4);
+                    + " (i / 100) AS creates, GREATEST(0, (i - 50) / 100) AS drops FROM generate_series(6, ?) i")) {
+                ps.setInt(1, last);
                 ps.execute();
             }
-            st.execute("INSERT INTO ducklake_snapshot SELECT i, now() - interval '2 hours' - make_interval(secs => (" + (n + 4)
-                    + " - i) * (3000.0 / " + (n + 4) + ")), 3 + creates + drops, 3 + creates, 2 * i + 2 FROM snaps");
+            st.execute("INSERT INTO ducklake_snapshot SELECT i, now() - interval '2 hours' - make_interval(secs => (" + last
+                    + " - i) * (3000.0 / " + last + ")), 3 + creates + drops, 3 + creates, 2 * i + 2 FROM snaps");
             st.execute("INSERT INTO ducklake_snapshot_changes (snapshot_id, changes_made) SELECT i, concat_ws(',', 'inserted_into_table:1',"
                     + " CASE WHEN i % 100 = 0 THEN 'created_table:\"main\".\"c' || i || '\"' END,"
                     + " CASE WHEN i % 100 = 50 AND i > 100 THEN 'dropped_table:' || (2 + (i - 50) / 100) END) FROM snaps");
-            st.execute("UPDATE ducklake_snapshot SET snapshot_time = now() - interval '3 hours' + make_interval(secs => snapshot_id) WHERE snapshot_id < 5");
-            // table s: every snapshot replaces its file (same Parquet, same stats)
-            st.execute("UPDATE ducklake_data_file SET end_snapshot = 5 WHERE data_file_id = 0");
-            st.execute("INSERT INTO ducklake_data_file SELECT 2 * i, table_id, i, CASE WHEN i < " + (n + 4) + " THEN i + 1 END, file_order,"
+            st.execute("UPDATE ducklake_snapshot SET snapshot_time = now() - interval '3 hours' + make_interval(secs => snapshot_id) WHERE snapshot_id < 6");
+            // table s: every snapshot replaces its file (same Parquet, same stats); every 5th replaced file had the
+            // real delete file's twin (same Parquet delete file: row id 0 deleted)
+            st.execute("UPDATE ducklake_data_file SET end_snapshot = 6 WHERE data_file_id = 0");
+            st.execute("UPDATE ducklake_delete_file SET end_snapshot = 6 WHERE delete_file_id = 1");
+            st.execute("INSERT INTO ducklake_data_file SELECT 2 * i, table_id, i, CASE WHEN i < " + last + " THEN i + 1 END, file_order,"
                     + " path, path_is_relative, file_format, record_count, file_size_bytes, footer_size, row_id_start, partition_id,"
                     + " encryption_key, mapping_id, partial_max FROM ducklake_data_file d CROSS JOIN snaps WHERE d.data_file_id = 0");
             st.execute("INSERT INTO ducklake_file_column_stats SELECT 2 * i, table_id, column_id, column_size_bytes, value_count,"
                     + " null_count, min_value, max_value, contains_nan, extra_stats FROM ducklake_file_column_stats f CROSS JOIN snaps"
                     + " WHERE f.data_file_id = 0");
-            st.execute("INSERT INTO ducklake_delete_file SELECT 2 * i + 1, 1, i, i + 1, 2 * i, 'del-' || i || '.parquet', true,"
-                    + " 'parquet', 1, 500, 100, NULL, NULL FROM snaps WHERE i % 5 = 0 AND i < " + (n + 4));
+            st.execute("INSERT INTO ducklake_delete_file SELECT 2 * i + 1, table_id, i, i + 1, 2 * i, path, path_is_relative, format,"
+                    + " delete_count, file_size_bytes, footer_size, encryption_key, partial_max FROM ducklake_delete_file d CROSS JOIN snaps"
+                    + " WHERE d.delete_file_id = 1 AND i % 5 = 0 AND i < " + last);
             // churn: table 2 + k created at 100 k, dropped at 100 k + 50 (only when that snapshot exists)
             st.execute("CREATE TEMP TABLE churn ON COMMIT DROP AS SELECT i AS created, i / 100 + 2 AS table_id,"
-                    + " 3 + (i / 100) + GREATEST(0, (i - 50) / 100) AS sv, CASE WHEN i + 50 <= " + (n + 4) + " THEN i + 50 END AS dropped"
+                    + " 3 + (i / 100) + GREATEST(0, (i - 50) / 100) AS sv, CASE WHEN i + 50 <= " + last + " THEN i + 50 END AS dropped"
                     + " FROM snaps WHERE i % 100 = 0");
             st.execute("INSERT INTO ducklake_table SELECT table_id, gen_random_uuid(), created, dropped, 0, 'c' || created,"
                     + " 'c' || created || '/', true FROM churn");

@@ -311,11 +311,14 @@ final class ExpireBatch {
         } else {
             tablePath = "dp.v";
         }
-        String resolved = "WITH dp AS (SELECT ?::varchar AS v), x AS (SELECT f.id, tp.p AS tpath,"
-                + " CASE WHEN f.rel THEN tp.p || f.path ELSE f.path END AS full_path FROM " + files + " f"
-                + " LEFT JOIN LATERAL (SELECT " + tablePath + " AS p FROM " + layout.q("ducklake_table") + " t JOIN "
-                + layout.q("ducklake_schema") + " sc ON sc.schema_id = t.schema_id CROSS JOIN dp WHERE t.table_id = f.table_id"
-                + " ORDER BY (t.end_snapshot IS NULL) DESC, t.begin_snapshot DESC LIMIT 1) tp ON true)";
+        // one pass over ducklake_table for the distinct tables of the files (no index on table_id), then a hash join
+        String resolved = "WITH dp AS (SELECT ?::varchar AS v),"
+                + " tp AS (SELECT DISTINCT ON (t.table_id) t.table_id, " + tablePath + " AS p FROM " + layout.q("ducklake_table")
+                + " t JOIN " + layout.q("ducklake_schema") + " sc ON sc.schema_id = t.schema_id CROSS JOIN dp"
+                + " WHERE t.table_id IN (SELECT table_id FROM " + files + ")"
+                + " ORDER BY t.table_id, (t.end_snapshot IS NULL) DESC, t.begin_snapshot DESC),"
+                + " x AS (SELECT f.id, tp.p AS tpath, CASE WHEN f.rel THEN tp.p || f.path ELSE f.path END AS full_path FROM "
+                + files + " f LEFT JOIN tp ON tp.table_id = f.table_id)";
         String dataPath = layout.globalOption(c, "data_path");
         if (dataPath == null) {
             throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, "ducklake_metadata has no data_path; DuckLake cannot "

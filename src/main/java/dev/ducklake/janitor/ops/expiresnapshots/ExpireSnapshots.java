@@ -102,8 +102,6 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             CatalogInfo info = mr.session().inspect();
             String schema = options.metadataSchema();
             CatalogLayout layout = mr.queries().withRetries("catalog layout", c -> CatalogLayout.read(c, schema, info.version()));
-            mr.recorder().info("catalog " + spec.describe() + " schema " + schema + ": DuckLake format " + info.version().text()
-                    + ", snapshots " + info.minSnapshotId() + ".." + info.maxSnapshotId() + " (" + info.snapshotCount() + ")");
             Selection sel = mr.queries().withRetries("selection", c -> resolveSelection(c, layout));
             mr.recorder().info("selection: " + sel.describe());
             if (!options.dryRun()) {
