@@ -187,7 +187,11 @@ public final class ExpireSnapshotsCommand implements Callable<Integer> {
                                          boolean json) throws JanitorException {
         MaintenanceRunReporter reporter = push.reporter(parent.env(), conn, options.metadataSchema(), OPERATION, options.dryRun(), err);
         ExpireSnapshots op = new ExpireSnapshots(conn, options, listener(err));
-        Thread hook = new Thread(op::requestStop, "ducklake-janitor-stop");
+        // SIGTERM/SIGINT: stop after the batch in flight and let it commit (up to 30 s, Kubernetes' default grace)
+        Thread hook = new Thread(() -> {
+            op.requestStop();
+            op.awaitFinished(Duration.ofSeconds(30));
+        }, "ducklake-janitor-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         reporter.started();
         try {
