@@ -48,7 +48,7 @@ class ExpireBenchmark {
     @Test
     void ourExpiryAgainstDuckLakes() throws Exception {
         int n = Integer.getInteger("ducklake.bench.expire.n", 100_000);
-        int batch = Integer.getInteger("ducklake.bench.expire.batch", 5_000);
+        int batch = Integer.getInteger("ducklake.bench.expire.batch", 2_000);
         boolean duck = Boolean.parseBoolean(System.getProperty("ducklake.bench.expire.duckdb", "true"));
         RealDuckLake dl = RealDuckLake.require();
         ExpireTwins twins = new ExpireTwins("xbench");

@@ -231,9 +231,9 @@ class SqlScanTest {
         dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsResult r;
         try (SqlCapture capture = SqlCapture.install()) {
             new dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots(pg.spec(), options.withDryRun(true),
-                    dev.ducklake.janitor.ops.expiresnapshots.ExpireProgress.NONE).execute();
+                    dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
             r = new dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots(pg.spec(), options,
-                    dev.ducklake.janitor.ops.expiresnapshots.ExpireProgress.NONE).execute();
+                    dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
             Cli.Run cli = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", schema, "--versions", "1", "--yes");
             assertThat(cli.exitCode()).as("stderr: %s", cli.err()).isZero();
             sql = new ArrayList<>(capture.statements());

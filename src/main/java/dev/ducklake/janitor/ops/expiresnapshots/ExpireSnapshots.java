@@ -49,16 +49,17 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
 
     private final ConnectionSpec spec;
     private final ExpireSnapshotsOptions options;
-    private final ExpireProgress listener;
+    private final ProgressListener listener;
     /** Tests lower the lock budget's cap to exercise the table deferral; production leaves it unbounded. */
     int tableBudgetCap = Integer.MAX_VALUE;
 
     /**
      * @param spec where the catalog database is
      * @param options what to do
-     * @param listener where progress goes ({@link ExpireProgress#NONE} for nowhere)
+     * @param listener where progress goes ({@link ProgressListener#NONE} for nowhere): information, warnings, and one
+     *     information line per batch ({@code expired, batch N: snapshots …} or {@code would expire, batch N: …})
      */
-    public ExpireSnapshots(ConnectionSpec spec, ExpireSnapshotsOptions options, ExpireProgress listener) {
+    public ExpireSnapshots(ConnectionSpec spec, ExpireSnapshotsOptions options, ProgressListener listener) {
         this.spec = spec;
         this.options = options;
         this.listener = listener;
@@ -87,18 +88,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
     @Override
     protected ExpireSnapshotsResult run() throws JanitorException {
         options.validate();
-        ProgressListener adapter = new ProgressListener() {
-            @Override
-            public void info(String message) {
-                listener.info(message);
-            }
-
-            @Override
-            public void warn(String message) {
-                listener.warn(message);
-            }
-        };
-        try (MaintenanceRun mr = MaintenanceRun.open(spec, runOptions(), adapter, stopFlag())) {
+        try (MaintenanceRun mr = MaintenanceRun.open(spec, runOptions(), listener, stopFlag())) {
             CatalogInfo info = mr.session().inspect();
             String schema = options.metadataSchema();
             CatalogLayout layout = mr.queries().withRetries("catalog layout", c -> CatalogLayout.read(c, schema, info.version()));
@@ -167,7 +157,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             batches.clear();
         }
 
-        void add(ExpireBatch.Figures f, double seconds, RunRecorder rec, ExpireProgress listener, boolean dryRun) {
+        void add(ExpireBatch.Figures f, double seconds, RunRecorder rec, boolean dryRun) {
             batchCount++;
             snapshots += f.snapshots();
             dataFiles += f.dataFiles();
@@ -183,7 +173,10 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             for (String w : f.warnings()) {
                 rec.warn(w);
             }
-            listener.batch(b, dryRun);
+            rec.info(String.format(java.util.Locale.ROOT, "%s batch %d: snapshots %d (%d..%d) data_files %d delete_files %d tables %d"
+                    + " inlined_tables %d other_rows %d in %.2f s", dryRun ? "would expire," : "expired,", b.number(), b.snapshots(),
+                    b.firstSnapshot(), b.lastSnapshot(), b.dataFiles(), b.deleteFiles(), b.tables(), b.inlinedTables(), b.otherRows(),
+                    b.seconds()));
         }
     }
 
@@ -213,7 +206,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             if (f.lastSnapshot() >= 0) {
                 t.after = f.lastSnapshot();
             }
-            t.add(f, (System.nanoTime() - t0) / 1e9, mr.recorder(), listener, false);
+            t.add(f, (System.nanoTime() - t0) / 1e9, mr.recorder(), false);
             pending = f.tablesPending();
         }
     }
@@ -301,7 +294,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
                         previous.snapshots() == 0 ? cum.warnings() : List.of());
                 previous = new ExpireBatch.Figures(1, -1, -1, cum.dataFiles(), cum.deleteFiles(), cum.tables(),
                         cum.inlinedTables(), cum.otherRows(), false, List.of());
-                t.add(delta, (System.nanoTime() - t0) / 1e9, mr.recorder(), listener, true);
+                t.add(delta, (System.nanoTime() - t0) / 1e9, mr.recorder(), true);
             }
         } finally {
             Transactions.rollbackQuietly(c);

@@ -3,6 +3,8 @@ package dev.ducklake.janitor.ops.expiresnapshots;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 
+import dev.ducklake.janitor.ops.RunOptions;
+
 import java.time.Duration;
 import java.util.List;
 
@@ -23,7 +25,8 @@ import java.util.List;
  * @param versions expire exactly these snapshot ids; null = not given (not with olderThan / retainLast)
  * @param minAge never expire a snapshot younger than this, whatever the other options say, because an open
  *     DuckLake transaction may still need it for its conflict check; default 1 hour; zero allowed
- * @param batchSize snapshots expired per transaction, 1 to 1,000,000; default 5,000. Each batch re-evaluates
+ * @param batchSize snapshots expired per transaction, 1 to 1,000,000 (the CLI's shared --batch-size allows up to
+ *     2,000, default 500); default here 5,000. Each batch re-evaluates
  *     every liveness rule against the snapshots left at that moment (a full pass over the catalog's versioned
  *     tables), so larger batches mean fewer passes
  * @param maxBatches stop after this many batches; 0 = no limit (default)
@@ -50,6 +53,24 @@ public record ExpireSnapshotsOptions(String metadataSchema, boolean dryRun, Olde
     public static ExpireSnapshotsOptions defaults() {
         return new ExpireSnapshotsOptions("public", false, null, null, null, DEFAULT_MIN_AGE, DEFAULT_BATCH_SIZE, 0, null,
                 Duration.ofSeconds(300), Duration.ofSeconds(5), "ducklake-maintenance", Duration.ofSeconds(60));
+    }
+
+    /**
+     * The options of one run from the shared run options (schema, dry run, batch size in snapshots, limits,
+     * timeouts, lock name) and the expiry criteria.
+     *
+     * @param run the shared run options
+     * @param olderThan the time criterion, or null
+     * @param retainLast the count criterion, or null
+     * @param versions the explicit list, or null
+     * @param minAge the minimum age
+     * @return the options
+     */
+    public static ExpireSnapshotsOptions of(RunOptions run, OlderThan olderThan, Integer retainLast, List<Long> versions,
+                                            Duration minAge) {
+        return new ExpireSnapshotsOptions(run.metadataSchema(), run.dryRun(), olderThan, retainLast,
+                versions == null ? null : List.copyOf(versions), minAge, run.batchSize(), run.maxBatches(), run.runBudget(),
+                run.statementTimeout(), run.lockTimeout(), run.lockName(), run.reconnectTimeout());
     }
 
     /** @return a copy with another metadata schema */
