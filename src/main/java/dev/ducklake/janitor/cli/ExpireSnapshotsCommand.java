@@ -89,7 +89,7 @@ public final class ExpireSnapshotsCommand implements Callable<Integer>, Operatio
     public Integer call() throws JanitorException {
         criteria();
         return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json()).run(catalog, run);
+                output.json(), verbose.verbose).run(catalog, run);
     }
 
     /** Checks the criteria flags before anything connects. */
@@ -140,10 +140,16 @@ public final class ExpireSnapshotsCommand implements Callable<Integer>, Operatio
         return g;
     }
 
+    /** Asks with the count of snapshots a dry run finds (the dry run takes no lock and writes nothing). */
     @Override
-    public String confirmation(ConnectionSpec conn, String schemas) {
-        return String.format(Locale.ROOT, "Expire snapshots in database '%s' on host %s:%s (schema %s)? [y/N] ",
-                conn.database(), conn.host(), conn.port(), schemas);
+    public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) throws JanitorException {
+        long snapshots = 0;
+        for (String schema : schemas) {
+            snapshots += create(conn, options.withMetadataSchema(schema).withDryRun(true), ProgressListener.NONE).execute()
+                    .snapshotsExpired();
+        }
+        return String.format(Locale.ROOT, "Expire %d snapshot(s) in database '%s' on host %s:%s (schema %s)? [y/N] ",
+                snapshots, conn.database(), conn.host(), conn.port(), String.join(", ", schemas));
     }
 
     @Override

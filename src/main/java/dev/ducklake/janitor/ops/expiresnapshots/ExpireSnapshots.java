@@ -116,7 +116,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             if (options.dryRun()) {
                 figures = new RunFigures(t.batchCount, figures.retries(), figures.reconnects(), figures.batchSizeRequested(),
                         figures.batchSizeStart(), figures.batchSizeFinal(), figures.stopReason(), figures.elapsedSeconds(),
-                        figures.warnings());
+                        figures.warnings(), figures.warningsTruncated(), figures.warningsTotal());
             }
             return new ExpireSnapshotsResult(schema, info.version().text(), options.dryRun(), sel.source(),
                     sel.cutoff() == null ? null : sel.cutoff().toString(),
