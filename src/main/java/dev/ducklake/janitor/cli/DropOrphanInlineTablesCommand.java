@@ -102,6 +102,12 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer>, O
         g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run",
                 new MaintenanceRunReporter.PerRun(r.skippedNonempty(), "Non-empty orphaned inlined tables of every kind (registered and "
                         + "unregistered inlined-data tables, inlined deletion tables) kept by the last successful run."));
+        g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_unregistered_last_run",
+                new MaintenanceRunReporter.PerRun(r.skippedNonemptyUnregistered(), "Of the non-empty orphans kept by the last "
+                        + "successful run: unregistered leftover inlined-data tables."));
+        g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_inlined_delete_last_run",
+                new MaintenanceRunReporter.PerRun(r.skippedNonemptyInlinedDelete(), "Of the non-empty orphans kept by the last "
+                        + "successful run: inlined deletion tables."));
         g.put("ducklake_maintenance_inline_orphans_dropped_unregistered_last_run",
                 new MaintenanceRunReporter.PerRun(r.droppedUnregistered(), "Unregistered leftover inlined-data tables dropped by the last successful run."));
         g.put("ducklake_maintenance_inline_orphans_dropped_inlined_delete_last_run",

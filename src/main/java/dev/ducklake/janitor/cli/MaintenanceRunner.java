@@ -85,7 +85,14 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
             return ExitCodes.OK;
         } catch (JanitorException e) {
             if (json) {
-                Render.json(out, Render.error(adapter.operation(), conn, catalog.metadataSchema, e));
+                Map<String, Object> doc = Render.error(adapter.operation(), conn, catalog.metadataSchema, e);
+                if (signalled.get()) {
+                    // stopped by SIGTERM/SIGINT while failing (e.g. while reconnecting): the process ends with the signal's code
+                    doc.put("status", "stopped");
+                    doc.put("exit_code", SignalExit.exitCode());
+                    doc.put("stopped_by_signal", true);
+                }
+                Render.json(out, doc);
             }
             throw e;
         } finally {

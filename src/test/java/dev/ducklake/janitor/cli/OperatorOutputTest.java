@@ -3,6 +3,9 @@ package dev.ducklake.janitor.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.demo.CatalogBuilder;
+import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
+import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
+import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.CliRun;
@@ -13,6 +16,7 @@ import picocli.CommandLine;
 
 import java.sql.Connection;
 import java.util.List;
+import java.util.Map;
 
 import static dev.ducklake.janitor.testsupport.Catalogs.exec;
 import static dev.ducklake.janitor.testsupport.Catalogs.inlinedDeleteTable;
@@ -76,6 +80,13 @@ class OperatorOutputTest {
         assertThat(doc.get("skipped_nonempty_unregistered").asLong()).isZero();
         assertThat(doc.get("skipped_nonempty_inlined_delete").asLong()).isEqualTo(1);
         assertThat(doc.get("non_empty_tables")).hasSize(2);
+
+        DropOrphanInlineTablesResult again = Catalogs.run(s, o -> o.withIncludeUnregistered(true));
+        Map<String, MaintenanceRunReporter.PerRun> gauges = new DropOrphanInlineTablesCommand().pushedGauges(again);
+        assertThat(gauges.get("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run").value()).isEqualTo(2);
+        assertThat(gauges.get("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run").help()).contains("every kind");
+        assertThat(gauges.get("ducklake_maintenance_inline_orphans_skipped_nonempty_inlined_delete_last_run").value()).isEqualTo(1);
+        assertThat(gauges.get("ducklake_maintenance_inline_orphans_skipped_nonempty_unregistered_last_run").value()).isZero();
 
         CliRun listed = CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", s, "--dry-run",
                 "--verbose");
