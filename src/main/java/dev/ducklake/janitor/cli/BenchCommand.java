@@ -75,6 +75,12 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Tables created per transaction while building a catalog. Default: ${DEFAULT-VALUE}.")
     int buildPerTransaction;
 
+    @Option(names = "--log-statements", paramLabel = "DIR",
+            description = "Embedded server only: log every statement with its duration (log_min_duration_statement=0, csvlog) "
+                    + "into this folder, for the per-phase profile of scripts/bench-phase-profile.py. Slows the run; use it with "
+                    + "small N. Default: off.")
+    Path logStatements;
+
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "bench-out",
             description = "Folder for results.csv, batches.csv and the PNG plots. Default: ${DEFAULT-VALUE}.")
     Path out;
@@ -138,11 +144,18 @@ public final class BenchCommand implements Callable<Integer> {
                 Path dir = configs.size() > 1 ? out.resolve("fsync-" + config) : out;
                 err.printf("bench: starting an embedded PostgreSQL with max_locks_per_transaction=%d, fsync %s ...%n", maxLocks, config);
                 err.flush();
-                try (EmbeddedPostgres pg = EmbeddedPostgres.builder()
+                EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                         .setServerConfig("max_locks_per_transaction", Integer.toString(maxLocks))
                         .setServerConfig("fsync", config)
                         .setServerConfig("synchronous_commit", config)
-                        .setServerConfig("full_page_writes", config).start()) {
+                        .setServerConfig("full_page_writes", config);
+                if (logStatements != null) {
+                    Path logDir = (configs.size() > 1 ? logStatements.resolve("fsync-" + config) : logStatements).toAbsolutePath();
+                    java.nio.file.Files.createDirectories(logDir);
+                    builder.setServerConfig("logging_collector", "on").setServerConfig("log_destination", "csvlog")
+                            .setServerConfig("log_directory", logDir.toString()).setServerConfig("log_min_duration_statement", "0");
+                }
+                try (EmbeddedPostgres pg = builder.start()) {
                     reports.put("fsync " + config, run(ConnectionSpec.parse(pg.getJdbcUrl("postgres", "postgres"), Map.of(), null),
                             opts, err, dir));
                 }
