@@ -14,6 +14,7 @@ milliseconds per batch of each phase. Server time only: the network round trips 
 the difference to the batch times in batches.csv.
 """
 import csv
+csv.field_size_limit(1 << 30)
 import glob
 import os
 import re
