@@ -38,8 +38,10 @@ import java.util.List;
  *   <li>sets {@code statement_timeout} and {@code lock_timeout} locally;</li>
  *   <li>locks the batch's registry rows {@code FOR UPDATE SKIP LOCKED}, re-checking the orphan predicate and
  *       the name guard ({@link InlinedTableName#guardAllows});</li>
- *   <li>takes {@code ACCESS EXCLUSIVE} on every table that exists, checks emptiness with
- *       {@code SELECT tableoid FROM t LIMIT 1} (never reltuples), and drops the empty ones with
+ *   <li>takes {@code ACCESS EXCLUSIVE} on every table that exists, then checks emptiness (never reltuples):
+ *       a heap table whose main fork has zero blocks, read after that lock, holds no row ({@link ZeroBlockHeaps}
+ *       states why); every other table is probed with {@code SELECT tableoid FROM t LIMIT 1}; and drops the
+ *       empty ones with
  *       {@code DROP TABLE IF EXISTS} — each step one statement for the whole batch, falling back to one table
  *       at a time under savepoints when a table is locked by someone else or cannot be dropped;</li>
  *   <li>deletes the registry rows of dropped tables and of tables already gone, by the ctids read when

@@ -105,20 +105,21 @@ final class DryRunProbe {
     }
 
     /**
-     * Which of the given tables have at least one block in their main fork ({@code pg_relation_size(oid) > 0}),
+     * Which of the given tables may hold a row: all but the zero-block heaps ({@link ZeroBlockHeaps#zeroBlockHeap}),
      * in transactions of {@value #SIZE_CHUNK} tables.
      *
      * <p>Why: a heap with zero blocks holds no row (rows live in heap pages; even a concurrent, uncommitted
      * INSERT has already extended the file), so probing it with {@code SELECT … LIMIT 1} cannot find one. The
      * probe parses, plans and opens every table, about 0.3 ms each on a cold backend; the size check reads
      * one file size (pg_relation_size opens the relation and releases its lock at once, so no lock
-     * accumulates). Tables with blocks still get the real probe, so the dry run's count is the same.
-     * Execute runs do not use this: they probe every table under its ACCESS EXCLUSIVE lock.
+     * accumulates). Tables with blocks, and tables of another access method, still get the real probe, so the
+     * dry run's count is the same. Execute runs use the same test, under their ACCESS EXCLUSIVE lock.
      */
     private static List<String> withHeapBlocks(Connection conn, Map<String, Long> oidOf, RunOptions run) throws SQLException {
         List<Map.Entry<String, Long>> entries = new ArrayList<>(oidOf.entrySet());
         List<String> out = new ArrayList<>();
-        try (PreparedStatement ps = conn.prepareStatement("SELECT o FROM unnest(?::oid[]) o WHERE pg_catalog.pg_relation_size(o) > 0")) {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT o FROM unnest(?::oid[]) o"
+                + " JOIN pg_catalog.pg_class c ON c.oid = o WHERE NOT " + ZeroBlockHeaps.zeroBlockHeap("c"))) {
             for (int i = 0; i < entries.size(); i += SIZE_CHUNK) {
                 Map<Long, String> nameOf = new HashMap<>();
                 for (Map.Entry<String, Long> e : entries.subList(i, Math.min(entries.size(), i + SIZE_CHUNK))) {

@@ -43,15 +43,25 @@ import java.util.Set;
 final class ZeroBlockHeaps {
 
     /**
+     * The one SQL expression of the test, for a {@code pg_class} row under the alias {@code c}: a plain,
+     * non-temporary table of access method {@code heap} whose main fork has zero blocks.
+     *
+     * @param c the alias of the pg_class row (engine-written, never user input)
+     * @return a parenthesised boolean expression without bind parameters
+     */
+    static String zeroBlockHeap(String c) {
+        return "(" + c + ".relkind = 'r' AND " + c + ".relpersistence IN ('p', 'u')"
+                + " AND " + c + ".relam = (SELECT a.oid FROM pg_catalog.pg_am a WHERE a.amname = 'heap')"
+                + " AND pg_catalog.pg_relation_size(" + c + ".oid, 'main') = 0)";
+    }
+
+    /**
      * The SQL of the proof: one row per (name, oid) pair asked about: {@code same} is true when the oid is a
-     * relation of that name in the schema; {@code zero_block_heap} when it is moreover a plain, non-temporary
-     * table of access method {@code heap} whose main fork has zero blocks. Parameters: names (text[]), oids
-     * (bigint[]), schema name.
+     * relation of that name in the schema; {@code zero_block_heap} when it is moreover a zero-block heap
+     * ({@link #zeroBlockHeap}). Parameters: names (text[]), oids (bigint[]), schema name.
      */
     static final String SQL = "SELECT u.name, c.oid IS NOT NULL AS same,"
-            + " c.oid IS NOT NULL AND c.relkind = 'r' AND c.relpersistence IN ('p', 'u')"
-            + " AND c.relam = (SELECT a.oid FROM pg_catalog.pg_am a WHERE a.amname = 'heap')"
-            + " AND pg_catalog.pg_relation_size(c.oid, 'main') = 0 AS zero_block_heap"
+            + " c.oid IS NOT NULL AND " + zeroBlockHeap("c") + " AS zero_block_heap"
             + " FROM unnest(?::text[], ?::bigint[]) AS u(name, reloid)"
             + " LEFT JOIN pg_catalog.pg_class c ON c.oid = u.reloid::oid AND c.relname = u.name::name"
             + " AND c.relnamespace = (SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname = ?)";
