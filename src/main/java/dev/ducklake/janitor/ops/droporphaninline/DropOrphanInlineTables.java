@@ -121,10 +121,8 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
         InlinedTablesSurvey.Unregistered unregistered = run.queries().withRetries("survey of unregistered tables",
                 c -> InlinedTablesSurvey.unregistered(c, schema, info.hasInlinedRegistry(), info.version()));
         tally.survey(registered, unregistered);
-        List<Candidate> candidates = new ArrayList<>(registered.candidates());
-        if (options.includeUnregistered()) {
-            candidates.addAll(unregistered.dead());
-        }
+        List<Candidate> candidates = options.includeUnregistered()
+                ? CandidateList.concat(registered.candidates(), unregistered.dead()) : registered.candidates();
         rec.info("registry_rows=" + tally.registryRows + " orphan_rows=" + tally.orphanRows + " orphan_tables_present="
                 + tally.orphanTablesPresent + " kept_by_name_guard=" + tally.keptByNameGuard + " unregistered_orphans="
                 + tally.unregisteredOrphans + " inlined_delete_orphans=" + tally.inlinedDeleteOrphans + " inlined_delete_live="
@@ -136,8 +134,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
                     + "--include-unregistered to drop them");
         }
         if (options.dryRun()) {
-            List<Candidate> probed = new ArrayList<>(registered.candidates());
-            probed.addAll(unregistered.dead());
+            List<Candidate> probed = CandidateList.concat(registered.candidates(), unregistered.dead());
             tally.dryRun(run.queries().withRetries("dry-run probe",
                     c -> DryRunProbe.probe(c, schema, probed, options, rec::warn)));
             tally.remaining = tally.orphanRows;
