@@ -210,7 +210,8 @@ public final class BenchReport {
 
     /**
      * Redraws the PNG plots of a finished run from its {@code batches.csv} (e.g. after a plot style change),
-     * without running anything.
+     * without running anything; with its {@code results.csv} and several N also {@code scaling.png} (so the
+     * CSV files of several runs, concatenated, give one scaling plot).
      *
      * @param dir the folder holding {@code batches.csv}; the PNGs are written next to it
      * @return the files written
@@ -224,11 +225,22 @@ public final class BenchReport {
             series.computeIfAbsent(f[0] + "," + f[1] + "," + f[2], k -> new ArrayList<>())
                     .add(new BatchTiming(Integer.parseInt(f[3]), Integer.parseInt(f[4]), Double.parseDouble(f[5])));
         }
+        // wall seconds and tables of each row from results.csv, when present (for the scaling plot)
+        java.util.Map<String, double[]> walls = new java.util.HashMap<>();
+        Path resultsCsv = dir.resolve("results.csv");
+        if (Files.exists(resultsCsv)) {
+            List<String> rows = Files.readAllLines(resultsCsv, StandardCharsets.UTF_8);
+            for (String line : rows.subList(1, rows.size())) {
+                String[] f = line.split(",");
+                walls.put(f[0] + "," + f[1] + "," + f[3], new double[] {Double.parseDouble(f[4]), Double.parseDouble(f[5])});
+            }
+        }
         List<VariantResult> results = new ArrayList<>();
         series.forEach((key, batches) -> {
             String[] k = key.split(",");
             int batch = Integer.parseInt(k[2]);
-            results.add(new VariantResult(Integer.parseInt(k[0]), k[1], batch, batch, 0, 0, batches, 0, Double.NaN, 0, ""));
+            double[] w = walls.getOrDefault(key, new double[] {0, 0});
+            results.add(new VariantResult(Integer.parseInt(k[0]), k[1], batch, batch, w[0], (long) w[1], batches, 0, Double.NaN, 0, ""));
         });
         BenchReport r = new BenchReport(new ScaleBenchmark.Report(results, List.of(), null, ""));
         List<Path> files = new ArrayList<>();
@@ -237,6 +249,9 @@ public final class BenchReport {
             if (plots.add(v.n() + "/" + v.batchEffective())) {
                 files.add(r.plot(dir, v.n(), v.batchEffective()));
             }
+        }
+        if (!walls.isEmpty() && results.stream().map(VariantResult::n).distinct().count() > 1) {
+            files.add(r.plotScaling(dir));
         }
         return files;
     }

@@ -85,7 +85,7 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Folder for results.csv, batches.csv and the PNG plots. Default: ${DEFAULT-VALUE}.")
     Path out;
 
-    @Option(names = "--replot", description = "Only redraw the PNG plots from --out's batches.csv of an earlier run. Default: off.")
+    @Option(names = "--replot", description = "Only redraw the PNG plots from --out's batches.csv (and results.csv: scaling.png) of earlier runs. Default: off.")
     boolean replot;
 
     @Override
