@@ -82,4 +82,20 @@ final class Render {
         return t >= 3600 ? String.format(java.util.Locale.ROOT, "%dh%02dm%02ds", t / 3600, t / 60 % 60, t % 60)
                 : String.format(java.util.Locale.ROOT, "%dm%02ds", t / 60, t % 60);
     }
+
+    /** One labelled count of a text result. */
+    static void row(PrintWriter out, String label, long value) {
+        out.printf(java.util.Locale.ROOT, "  %-30s %d%n", label, value);
+    }
+
+    /**
+     * Several labelled counts, one line each.
+     *
+     * @param labelsAndValues label, value, label, value, ... (values are numbers)
+     */
+    static void rows(PrintWriter out, Object... labelsAndValues) {
+        for (int i = 0; i + 1 < labelsAndValues.length; i += 2) {
+            row(out, (String) labelsAndValues[i], ((Number) labelsAndValues[i + 1]).longValue());
+        }
+    }
 }

@@ -46,8 +46,7 @@ final class DryRunProbe {
      * statement finds which of the chunk's names are plain tables of the schema and which of those may hold a
      * row (all but the zero-block heaps, {@link ZeroBlockHeaps#zeroBlockHeap}); only those are probed with
      * {@code SELECT … LIMIT 1} ({@value #PROBE_CHUNK} per transaction) and counted. Memory is one chunk's names
-     * plus the listed non-empty tables (at most {@link Tally#MAX_LISTED}, the first by name), whatever the
-     * number of candidates.
+     * plus the non-empty tables (all listed, in name order), whatever the number of candidates.
      *
      * @param candidates in batch order (registry rows sorted by table_id and schema_version, so rows naming the
      *     same table are next to each other), then the unregistered candidates
@@ -112,9 +111,6 @@ final class DryRunProbe {
                             unregisteredNonempty++;
                         }
                         listed.put(name, c.nonEmpty(rows.get(name), false));
-                        if (listed.size() > Tally.MAX_LISTED) {
-                            listed.pollLastEntry();
-                        }
                     }
                     if ((c.kind() == Candidate.Kind.REGISTERED || options.includeUnregistered()) && (!full || options.includeNonempty())) {
                         wouldDrop++;
