@@ -21,8 +21,9 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Renders a {@link ScaleBenchmark.Report}: the text table, {@code results.csv}, {@code batches.csv} and one
- * PNG plot of per-batch milliseconds against batch number per (N, batch size).
+ * Renders a {@link ScaleBenchmark.Report}: the text table (c′, the multi-table DROP floor, first), the scaling
+ * table, {@code results.csv}, {@code batches.csv}, one PNG plot of per-batch milliseconds against batch number
+ * per (N, batch size), and {@code scaling.png} (seconds per 1,000 tables against N) when several N ran.
  *
  * <p>Ratios are throughput ratios (tables/s of the row ÷ tables/s of the reference at the same N and batch
  * size): {@code x_floor} against c-floor-drop, {@code x_multidrop} against c'-floor-multidrop,
@@ -46,17 +47,96 @@ public final class BenchReport {
      * @param out where to print
      */
     public void printTable(PrintWriter out) {
-        out.println("| N | variant | batch | wall s | tables/s | × floor c | × c′ | × baseline b | first batch ms | last batch ms"
+        out.println("| N | variant | batch | wall s | tables/s | × c′ (floor) | × c | × baseline b | first batch ms | last batch ms"
                 + " | last/first | heap peak MiB | heap after GC MiB |");
         out.println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for (VariantResult r : report.results()) {
+        for (VariantResult r : ordered()) {
             out.printf(Locale.ROOT, "| %d | %s | %s | %.2f | %.0f | %s | %s | %s | %s | %s | %s | %.0f | %s |%n", r.n(), r.variant(),
                     r.batchEffective() == 0 ? "–" : Integer.toString(r.batchEffective()), r.wallSeconds(), r.tablesPerSecond(),
-                    ratio(r, ScaleBenchmark.FLOOR), ratio(r, ScaleBenchmark.FLOOR_MULTI), ratio(r, ScaleBenchmark.BASELINE),
+                    ratio(r, ScaleBenchmark.FLOOR_MULTI), ratio(r, ScaleBenchmark.FLOOR), ratio(r, ScaleBenchmark.BASELINE),
                     num(r.firstBatchMs(), "%.0f"), num(r.lastBatchMs(), "%.0f"), num(r.flatness(), "%.2f"), r.peakHeapMiB(),
                     num(r.liveHeapMiB(), "%.0f"));
         }
         out.flush();
+    }
+
+    /**
+     * Prints the scaling table: per batched variant and batch size, one row per N with tables/s and seconds
+     * per 1,000 tables (flat tables/s across N = no per-table cost that grows with the catalog).
+     *
+     * @param out where to print
+     */
+    public void printScaling(PrintWriter out) {
+        out.println("| variant | batch | N | wall s | tables/s | s per 1,000 tables | × c′ |");
+        out.println("|---|---:|---:|---:|---:|---:|---:|");
+        for (VariantResult r : scalingOrder()) {
+            out.printf(Locale.ROOT, "| %s | %d | %d | %.2f | %.0f | %.3f | %s |%n", r.variant(), r.batchEffective(), r.n(),
+                    r.wallSeconds(), r.tablesPerSecond(), secondsPer1000(r), ratio(r, ScaleBenchmark.FLOOR_MULTI));
+        }
+        out.flush();
+    }
+
+    /**
+     * Prints, for several server configurations of one run, the floor c′ and the janitor side by side per N
+     * and batch size.
+     *
+     * @param reports label of the configuration (e.g. "fsync off") to its report
+     * @param out where to print
+     */
+    public static void printSideBySide(java.util.Map<String, ScaleBenchmark.Report> reports, PrintWriter out) {
+        out.println("| server | N | batch | c′ tables/s | janitor tables/s | janitor × c′ | janitor last/first | c′ last/first |");
+        out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+        reports.forEach((label, report) -> {
+            for (VariantResult a : report.results()) {
+                if (!a.variant().equals(ScaleBenchmark.JANITOR)) {
+                    continue;
+                }
+                VariantResult floor = find(report.results(), a.n(), a.batchEffective(), ScaleBenchmark.FLOOR_MULTI);
+                out.printf(Locale.ROOT, "| %s | %d | %d | %s | %.0f | %s | %s | %s |%n", label, a.n(), a.batchEffective(),
+                        floor == null ? "–" : String.format(Locale.ROOT, "%.0f", floor.tablesPerSecond()), a.tablesPerSecond(),
+                        floor == null ? "–" : String.format(Locale.ROOT, "%.2f", a.tablesPerSecond() / floor.tablesPerSecond()),
+                        num(a.flatness(), "%.2f"), floor == null ? "–" : num(floor.flatness(), "%.2f"));
+            }
+        });
+        out.flush();
+    }
+
+    /** Rows in print order: per N the non-batched rows, then per batch size c′ (the floor) first, then a, c, b. */
+    private List<VariantResult> ordered() {
+        List<VariantResult> out = new ArrayList<>(report.results());
+        List<String> rank = List.of(ScaleBenchmark.DRY_RUN, ScaleBenchmark.METRIC, ScaleBenchmark.FLOOR_MULTI, ScaleBenchmark.JANITOR,
+                ScaleBenchmark.FLOOR, ScaleBenchmark.BASELINE);
+        out.sort(java.util.Comparator.comparingInt(VariantResult::n).thenComparingInt(VariantResult::batchEffective)
+                .thenComparingInt(r -> rank.indexOf(r.variant())));
+        return out;
+    }
+
+    /** Batched rows ordered by variant (c′ first), batch size, then N. */
+    private List<VariantResult> scalingOrder() {
+        List<String> rank = List.of(ScaleBenchmark.FLOOR_MULTI, ScaleBenchmark.JANITOR, ScaleBenchmark.FLOOR, ScaleBenchmark.BASELINE);
+        List<VariantResult> out = new ArrayList<>();
+        for (VariantResult r : report.results()) {
+            if (!r.batches().isEmpty()) {
+                out.add(r);
+            }
+        }
+        out.sort(java.util.Comparator.<VariantResult>comparingInt(r -> rank.indexOf(r.variant()))
+                .thenComparingInt(VariantResult::batchEffective).thenComparingInt(VariantResult::n));
+        return out;
+    }
+
+    /** Wall seconds per 1,000 tables dropped. */
+    static double secondsPer1000(VariantResult r) {
+        return r.tables() > 0 ? r.wallSeconds() * 1000.0 / r.tables() : Double.NaN;
+    }
+
+    private static VariantResult find(List<VariantResult> results, int n, int batch, String variant) {
+        for (VariantResult r : results) {
+            if (r.n() == n && r.batchEffective() == batch && r.variant().equals(variant)) {
+                return r;
+            }
+        }
+        return null;
     }
 
     /**
@@ -104,12 +184,34 @@ public final class BenchReport {
             int batch = Integer.parseInt(key.split("/")[1]);
             files.add(plot(dir, n, batch));
         }
+        if (report.results().stream().filter(r -> !r.batches().isEmpty()).map(VariantResult::n).distinct().count() > 1) {
+            files.add(plotScaling(dir));
+        }
         return files;
+    }
+
+    /** {@code scaling.png}: seconds per 1,000 tables against N, one line per batched variant and batch size. */
+    private Path plotScaling(Path dir) throws IOException {
+        java.util.Map<String, XYSeries> series = new java.util.LinkedHashMap<>();
+        for (VariantResult r : scalingOrder()) {
+            series.computeIfAbsent(r.variant() + ", batch " + r.batchEffective(), XYSeries::new).add(r.n(), secondsPer1000(r));
+        }
+        XYSeriesCollection data = new XYSeriesCollection();
+        series.values().forEach(data::addSeries);
+        JFreeChart chart = ChartFactory.createXYLineChart("drop-orphan-inline-tables: seconds per 1,000 tables against N",
+                "N (leaked inlined tables in the catalog)", "seconds per 1,000 tables", data, PlotOrientation.VERTICAL, true, false, false);
+        style(chart.getXYPlot(), data.getSeriesCount());
+        ((org.jfree.chart.renderer.xy.XYLineAndShapeRenderer) chart.getXYPlot().getRenderer()).setDefaultShapesVisible(true);
+        chart.getXYPlot().getRangeAxis().setLowerBound(0);
+        Path file = dir.resolve("scaling.png");
+        ChartUtils.saveChartAsPNG(file.toFile(), chart, 1000, 600);
+        return file;
     }
 
     /**
      * Redraws the PNG plots of a finished run from its {@code batches.csv} (e.g. after a plot style change),
-     * without running anything.
+     * without running anything; with its {@code results.csv} and several N also {@code scaling.png} (so the
+     * CSV files of several runs, concatenated, give one scaling plot).
      *
      * @param dir the folder holding {@code batches.csv}; the PNGs are written next to it
      * @return the files written
@@ -123,11 +225,22 @@ public final class BenchReport {
             series.computeIfAbsent(f[0] + "," + f[1] + "," + f[2], k -> new ArrayList<>())
                     .add(new BatchTiming(Integer.parseInt(f[3]), Integer.parseInt(f[4]), Double.parseDouble(f[5])));
         }
+        // wall seconds and tables of each row from results.csv, when present (for the scaling plot)
+        java.util.Map<String, double[]> walls = new java.util.HashMap<>();
+        Path resultsCsv = dir.resolve("results.csv");
+        if (Files.exists(resultsCsv)) {
+            List<String> rows = Files.readAllLines(resultsCsv, StandardCharsets.UTF_8);
+            for (String line : rows.subList(1, rows.size())) {
+                String[] f = line.split(",");
+                walls.put(f[0] + "," + f[1] + "," + f[3], new double[] {Double.parseDouble(f[4]), Double.parseDouble(f[5])});
+            }
+        }
         List<VariantResult> results = new ArrayList<>();
         series.forEach((key, batches) -> {
             String[] k = key.split(",");
             int batch = Integer.parseInt(k[2]);
-            results.add(new VariantResult(Integer.parseInt(k[0]), k[1], batch, batch, 0, 0, batches, 0, Double.NaN, 0, ""));
+            double[] w = walls.getOrDefault(key, new double[] {0, 0});
+            results.add(new VariantResult(Integer.parseInt(k[0]), k[1], batch, batch, w[0], (long) w[1], batches, 0, Double.NaN, 0, ""));
         });
         BenchReport r = new BenchReport(new ScaleBenchmark.Report(results, List.of(), null, ""));
         List<Path> files = new ArrayList<>();
@@ -136,6 +249,9 @@ public final class BenchReport {
             if (plots.add(v.n() + "/" + v.batchEffective())) {
                 files.add(r.plot(dir, v.n(), v.batchEffective()));
             }
+        }
+        if (!walls.isEmpty() && results.stream().map(VariantResult::n).distinct().count() > 1) {
+            files.add(r.plotScaling(dir));
         }
         return files;
     }
@@ -154,18 +270,21 @@ public final class BenchReport {
         JFreeChart chart = ChartFactory.createXYLineChart(String.format(Locale.ROOT,
                         "drop-orphan-inline-tables, N = %,d, batches of %d tables", n, batch), "batch number", "batch time (ms)",
                 data, PlotOrientation.VERTICAL, true, false, false);
-        XYPlot plot = chart.getXYPlot();
+        style(chart.getXYPlot(), data.getSeriesCount());
+        Path file = dir.resolve("batches-N" + n + "-b" + batch + ".png");
+        ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, 650);
+        return file;
+    }
+
+    private static void style(XYPlot plot, int seriesCount) {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         Color[] colors = {new Color(0xD6, 0x27, 0x28), new Color(0x1F, 0x77, 0xB4), new Color(0x2C, 0xA0, 0x2C),
-            new Color(0xFF, 0x7F, 0x0E), Color.DARK_GRAY};
-        for (int i = 0; i < data.getSeriesCount(); i++) {
+            new Color(0xFF, 0x7F, 0x0E), Color.DARK_GRAY, new Color(0x94, 0x67, 0xBD)};
+        for (int i = 0; i < seriesCount; i++) {
             plot.getRenderer().setSeriesPaint(i, colors[i % colors.length]);
         }
-        Path file = dir.resolve("batches-N" + n + "-b" + batch + ".png");
-        ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, 650);
-        return file;
     }
 
     /** Throughput of r over the reference variant's at the same N and batch size, or "–". */

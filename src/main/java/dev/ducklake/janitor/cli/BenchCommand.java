@@ -54,9 +54,16 @@ public final class BenchCommand implements Callable<Integer> {
     List<Integer> batchSizes;
 
     @Option(names = "--variants", paramLabel = "LIST", split = ",", defaultValue = "a,b,c,d",
-            description = "Variant groups to run: a (janitor), b (seed baseline), c (floors c and c'), d (dry run, metric query). "
-                    + "Default: ${DEFAULT-VALUE}.")
+            description = "Variant groups to run: a (janitor), b (seed baseline), c (floors c and c'), c' (the floor c' alone), "
+                    + "d (dry run, metric query). Default: ${DEFAULT-VALUE}.")
     List<String> variants;
+
+    @Option(names = "--fsync", paramLabel = "LIST", split = ",", defaultValue = "off",
+            description = "Embedded server configurations to run, comma-separated, each on its own embedded server: off (fsync, "
+                    + "synchronous_commit and full_page_writes off: the test default) and on (all three on, as in production). "
+                    + "With both, results go to --out/fsync-off and --out/fsync-on and a side-by-side table is printed. "
+                    + "Ignored with --url (the server's own settings are reported). Default: ${DEFAULT-VALUE}.")
+    List<String> fsync;
 
     @Option(names = "--url", paramLabel = "CONN",
             description = "Run on this server instead of an embedded one: a connection string (as --catalog) to a maintenance "
@@ -72,11 +79,17 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Tables created per transaction while building a catalog. Default: ${DEFAULT-VALUE}.")
     int buildPerTransaction;
 
+    @Option(names = "--log-statements", paramLabel = "DIR",
+            description = "Embedded server only: log every statement with its duration (log_min_duration_statement=0, csvlog) "
+                    + "into this folder, for the per-phase profile of scripts/bench-phase-profile.py. Slows the run; use it with "
+                    + "small N. Default: off.")
+    Path logStatements;
+
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "bench-out",
             description = "Folder for results.csv, batches.csv and the PNG plots. Default: ${DEFAULT-VALUE}.")
     Path out;
 
-    @Option(names = "--replot", description = "Only redraw the PNG plots from --out's batches.csv of an earlier run. Default: off.")
+    @Option(names = "--replot", description = "Only redraw the PNG plots from --out's batches.csv (and results.csv: scaling.png) of earlier runs. Default: off.")
     boolean replot;
 
     @Override
@@ -105,8 +118,8 @@ public final class BenchCommand implements Callable<Integer> {
         Set<String> groups = new LinkedHashSet<>();
         for (String v : variants) {
             String g = v.strip().toLowerCase(Locale.ROOT);
-            if (!Set.of("a", "b", "c", "d").contains(g)) {
-                throw new JanitorException(Reason.USAGE, "--variants takes a, b, c and d, got '" + v + "'.");
+            if (!Set.of("a", "b", "c", "c'", "d").contains(g)) {
+                throw new JanitorException(Reason.USAGE, "--variants takes a, b, c, c' and d, got '" + v + "'.");
             }
             groups.add(g);
         }
@@ -118,29 +131,63 @@ public final class BenchCommand implements Callable<Integer> {
         err.printf(Locale.ROOT, "bench: java %s, %d cpus, max heap %d MiB%n", System.getProperty("java.version"),
                 rt.availableProcessors(), rt.maxMemory() / (1024 * 1024));
         ScaleBenchmark.Options opts = new ScaleBenchmark.Options(ns, batchSizes, groups, buildPerTransaction);
-        ScaleBenchmark.Report report;
+        Set<String> configs = new LinkedHashSet<>();
+        for (String f : fsync) {
+            String g = f.strip().toLowerCase(Locale.ROOT);
+            if (!Set.of("on", "off").contains(g)) {
+                throw new JanitorException(Reason.USAGE, "--fsync takes on and off, got '" + f + "'.");
+            }
+            configs.add(g);
+        }
+        Map<String, ScaleBenchmark.Report> reports = new java.util.LinkedHashMap<>();
         if (url != null) {
             ConnectionSpec admin = ConnectionSpec.parse(url, Map.of(), null);
-            report = run(admin, opts, err, out);
+            reports.put("url", run(admin, opts, err, out));
         } else {
-            err.printf("bench: starting an embedded PostgreSQL with max_locks_per_transaction=%d ...%n", maxLocks);
-            err.flush();
-            try (EmbeddedPostgres pg = EmbeddedPostgres.builder()
-                    .setServerConfig("max_locks_per_transaction", Integer.toString(maxLocks)).start()) {
-                report = run(ConnectionSpec.parse(pg.getJdbcUrl("postgres", "postgres"), Map.of(), null), opts, err, out);
+            for (String config : configs) {
+                Path dir = configs.size() > 1 ? out.resolve("fsync-" + config) : out;
+                err.printf("bench: starting an embedded PostgreSQL with max_locks_per_transaction=%d, fsync %s ...%n", maxLocks, config);
+                err.flush();
+                EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                        .setServerConfig("max_locks_per_transaction", Integer.toString(maxLocks))
+                        .setServerConfig("fsync", config)
+                        .setServerConfig("synchronous_commit", config)
+                        .setServerConfig("full_page_writes", config);
+                if (logStatements != null) {
+                    Path logDir = (configs.size() > 1 ? logStatements.resolve("fsync-" + config) : logStatements).toAbsolutePath();
+                    java.nio.file.Files.createDirectories(logDir);
+                    builder.setServerConfig("logging_collector", "on").setServerConfig("log_destination", "csvlog")
+                            .setServerConfig("log_directory", logDir.toString()).setServerConfig("log_min_duration_statement", "0");
+                }
+                try (EmbeddedPostgres pg = builder.start()) {
+                    reports.put("fsync " + config, run(ConnectionSpec.parse(pg.getJdbcUrl("postgres", "postgres"), Map.of(), null),
+                            opts, err, dir));
+                }
             }
         }
-        BenchReport r = new BenchReport(report);
-        o.println();
-        o.println("server: " + report.server());
-        for (int i = 0; i < ns.size(); i++) {
-            o.printf(Locale.ROOT, "N=%d: catalog built in %.1f s (each destructive variant runs on its own fresh build)%n", ns.get(i),
-                    report.buildSeconds().get(i));
+        for (Map.Entry<String, ScaleBenchmark.Report> e : reports.entrySet()) {
+            ScaleBenchmark.Report report = e.getValue();
+            BenchReport r = new BenchReport(report);
+            Path dir = reports.size() > 1 ? out.resolve(e.getKey().replace(' ', '-')) : out;
+            o.println();
+            o.println("server: " + report.server());
+            for (int i = 0; i < ns.size(); i++) {
+                o.printf(Locale.ROOT, "N=%d: catalog built in %.1f s (each destructive variant runs on its own fresh build)%n", ns.get(i),
+                        report.buildSeconds().get(i));
+            }
+            o.println();
+            r.printTable(o);
+            if (ns.size() > 1) {
+                o.println();
+                r.printScaling(o);
+            }
+            for (Path p : r.write(dir)) {
+                err.println("bench: wrote " + p);
+            }
         }
-        o.println();
-        r.printTable(o);
-        for (Path p : r.write(out)) {
-            err.println("bench: wrote " + p);
+        if (reports.size() > 1) {
+            o.println();
+            BenchReport.printSideBySide(reports, o);
         }
         err.flush();
         return ExitCodes.OK;

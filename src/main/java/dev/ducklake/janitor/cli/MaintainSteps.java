@@ -74,11 +74,10 @@ final class MaintainSteps {
         // the runtime's timeouts, as every execute command has them
         Map<String, OptionKind> timeouts = Map.of("statement-timeout", OptionKind.DURATION, "lock-timeout", OptionKind.DURATION,
                 "reconnect-timeout", OptionKind.DURATION);
-        // issue 12 (branch expire): expire-snapshots
         Map<String, OptionKind> expire = new LinkedHashMap<>(timeouts);
         expire.putAll(Map.of("older-than", OptionKind.DURATION_OR_INSTANT, "retain-last", OptionKind.POSITIVE_INT,
                 "versions", OptionKind.ID_LIST, "min-age", OptionKind.DURATION));
-        add(r, unavailable("expire-snapshots", expire));
+        add(r, new CommandStep(ExpireSnapshotsCommand.OPERATION, expire, listener, fileLines, false));
         Map<String, OptionKind> drop = new LinkedHashMap<>(timeouts);
         drop.put("include-unregistered", OptionKind.BOOLEAN);
         drop.put("include-nonempty", OptionKind.BOOLEAN);

@@ -63,6 +63,41 @@ class PushgatewayTest {
     }
 
     @Test
+    void expireSnapshotsPushesItsLastRunGaugesOnSuccessOnlyAndNothingOnADryRun() throws Exception {
+        String schema = TestPostgres.get().freshSchema("expire_push");
+        try (Connection c = TestPostgres.get().connect()) {
+            dev.ducklake.janitor.demo.CatalogBuilder b = new dev.ducklake.janitor.demo.CatalogBuilder(c, schema,
+                    dev.ducklake.janitor.catalog.FormatVersion.V1_0).create();
+            b.dropTable(b.createTable("t", 1));
+            b.createTable("u", 1);
+        }
+        String[] base = {"expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", schema, "--retain-last", "1",
+            "--min-age", "0s", "--pushgateway-url", url, "--catalog-label", "prod"};
+        String[] dry = java.util.stream.Stream.concat(java.util.Arrays.stream(base), java.util.stream.Stream.of("--dry-run"))
+                .toArray(String[]::new);
+        assertThat(run(Map.of(), dry)).isZero();
+        assertThat(requests).as("a dry run pushes nothing").isEmpty();
+        String[] exec = java.util.stream.Stream.concat(java.util.Arrays.stream(base), java.util.stream.Stream.of("--yes"))
+                .toArray(String[]::new);
+        assertThat(run(Map.of(), exec)).isZero();
+        assertThat(requests).hasSize(2);
+        assertThat(requests.get(1).path()).isEqualTo("/metrics/job/ducklake_janitor/catalog/prod/operation/expire-snapshots/schema/" + schema);
+        String end = requests.get(1).body();
+        assertThat(end).contains("ducklake_maintenance_duration_seconds{status=\"success\"}")
+                .contains("ducklake_maintenance_snapshots_expired_last_run 3")
+                .contains("ducklake_maintenance_tables_removed_last_run 1")
+                .contains("ducklake_maintenance_inlined_tables_dropped_last_run 1")
+                .contains("ducklake_maintenance_data_files_scheduled_last_run 0")
+                .contains("ducklake_maintenance_delete_files_scheduled_last_run 0");
+        requests.clear();
+        try (Connection c = TestPostgres.get().connect(); java.sql.Statement st = c.createStatement()) {
+            st.execute("UPDATE " + dev.ducklake.janitor.pg.Sql.qualified(schema, "ducklake_metadata") + " SET value = '9.9' WHERE key = 'version'");
+        }
+        assertThat(run(Map.of(), exec)).isEqualTo(5);
+        assertThat(requests.get(requests.size() - 1).body()).contains("status=\"error\"").doesNotContain("_last_run");
+    }
+
+    @Test
     void aSuccessfulRunPushesStartThenDurationAndPerRunGauges() throws Exception {
         String schema = catalog(12);
         int code = run(Map.of(), "drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema", schema,

@@ -242,6 +242,11 @@ public final class RealDuckLake {
             this.errFile = errFile;
         }
 
+        /** The driver process (one DuckDB in-process: its pid is the DuckDB process measured by benchmarks). */
+        Process process() {
+            return process;
+        }
+
         /**
          * Waits for the result.
          *

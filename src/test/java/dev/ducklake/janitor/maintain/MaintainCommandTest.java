@@ -106,12 +106,15 @@ class MaintainCommandTest {
         assertThat(doc.get("catalogs").get(0).get("name").asText()).isEqualTo("good");
         assertThat(goodSteps).hasSize(4);
         assertThat(goodSteps.get(0).get("step").asText()).isEqualTo("expire-snapshots");
-        assertThat(goodSteps.get(0).get("status").asText()).isEqualTo("skipped");
-        assertThat(goodSteps.get(0).get("message").asText()).isEqualTo("not available in this build");
+        assertThat(goodSteps.get(0).get("status").asText()).as("expire-snapshots through its command").isEqualTo("ok");
+        JsonNode expire = goodSteps.get(0).get("result");
+        assertThat(expire.get("snapshots_expired").asLong()).as("nothing older than 7d").isZero();
+        // like DuckLake's expiry, it removes the tables dropped before the oldest retained snapshot, with their inlined tables
+        assertThat(expire.get("inlined_tables_dropped").asLong()).isEqualTo(31);
         JsonNode drop = goodSteps.get(1);
         assertThat(drop.get("status").asText()).isEqualTo("ok");
-        assertThat(drop.get("result").get("dropped").asLong()).isEqualTo(31);
-        assertThat(drop.get("result").get("batches").asLong()).as("batch-size 7 from the config").isEqualTo(5);
+        assertThat(drop.get("result").get("dropped").asLong()).as("the one orphan expiry leaves").isEqualTo(1);
+        assertThat(drop.get("result").get("batch_size_requested").asLong()).as("batch-size 7 from the config").isEqualTo(7);
         JsonNode cleanup = goodSteps.get(2);
         assertThat(cleanup.get("status").asText()).as("cleanup-old-files runs through its command: empty queue").isEqualTo("ok");
         assertThat(cleanup.get("result").get("queue_rows_considered").asLong()).isZero();
@@ -120,22 +123,24 @@ class MaintainCommandTest {
 
         JsonNode broken = doc.get("catalogs").get(1);
         assertThat(broken.get("exit_code").asInt()).isEqualTo(4);
-        JsonNode bDrop = broken.get("steps").get(1);
+        JsonNode bDrop = broken.get("steps").get(0);
+        assertThat(bDrop.get("step").asText()).isEqualTo("expire-snapshots");
         assertThat(bDrop.get("status").asText()).isEqualTo("error");
         assertThat(bDrop.get("reason").asText()).isEqualTo("not_a_catalog");
         assertThat(bDrop.get("message").asText()).contains(missing);
-        assertThat(broken.get("steps").get(3).get("status").asText()).as("after a catalog-wide failure").isEqualTo("not_run");
-        assertThat(doc.get("summary").get("steps_ok").asInt()).as("drop and cleanup").isEqualTo(2);
+        for (int i = 1; i < 4; i++) {
+            assertThat(broken.get("steps").get(i).get("status").asText()).as("after a catalog-wide failure").isEqualTo("not_run");
+        }
+        assertThat(doc.get("summary").get("steps_ok").asInt()).as("expire, drop and cleanup").isEqualTo(3);
 
         // pushes: the drop step of each catalog under its own grouping key; nothing for skipped steps
         String goodPath = "/metrics/job/ducklake_janitor/catalog/good/operation/drop-orphan-inline-tables/schema/" + good;
         assertThat(pushes).filteredOn(p -> p.path().equals(goodPath)).hasSize(2);
         assertThat(pushes).filteredOn(p -> p.path().equals(goodPath)).last().satisfies(p -> assertThat(p.body())
                 .contains("ducklake_maintenance_duration_seconds{status=\"success\"}")
-                .contains("ducklake_maintenance_inline_orphans_dropped_last_run 31"));
-        assertThat(pushes).filteredOn(p -> p.path().contains("/catalog/broken/")).last().satisfies(p -> assertThat(p.body())
+                .contains("ducklake_maintenance_inline_orphans_dropped_last_run 1"));
+        assertThat(pushes).filteredOn(p -> p.path().contains("/catalog/broken/operation/expire-snapshots/")).last().satisfies(p -> assertThat(p.body())
                 .contains("status=\"error\"").doesNotContain("last_success"));
-        assertThat(pushes).noneMatch(p -> p.path().contains("expire-snapshots"));
         assertThat(pushes).filteredOn(p -> p.path().equals("/metrics/job/ducklake_janitor/catalog/good/operation/cleanup-old-files/schema/"
                 + good)).last().satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_files_deleted_last_run 0"));
     }
@@ -187,6 +192,42 @@ class MaintainCommandTest {
                 System.setProperty("aws.disableEc2Metadata", imds);
             }
         }
+    }
+
+    @Test
+    void expireSnapshotsTakesItsCriteriaFromTheFileThroughItsCommandsParser() throws Exception {
+        String s = TestPostgres.get().freshSchema("maint_expire");
+        try (Connection c = TestPostgres.get().connect()) {
+            dev.ducklake.janitor.demo.CatalogBuilder b = new dev.ducklake.janitor.demo.CatalogBuilder(c, s,
+                    dev.ducklake.janitor.catalog.FormatVersion.V1_0).create();
+            long t = b.createTable("t", 1);
+            b.dropTable(t);
+            b.createTable("u", 1);
+        }
+        // what the command itself would do with the same options
+        Cli.Run alone = Cli.run(Map.of(), "expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", s,
+                "--retain-last", "1", "--min-age", "0s", "--dry-run", "--output", "json");
+        assertThat(alone.exitCode()).as(alone.all()).isZero();
+        long expected = JSON.readTree(alone.out()).get("snapshots_expired").asLong();
+        assertThat(expected).isPositive();
+
+        // the command's own parser refuses a combination it refuses on the command line: a configuration error before anything runs
+        Path bad = config(catalog("lake", TestPostgres.get().url(), s), "  - expire-snapshots: {versions: [1], older-than: 1d}\n");
+        Cli.Run refused = Cli.run(Map.of(), "maintain", "--config", bad.toString());
+        assertThat(refused.exitCode()).as(refused.all()).isEqualTo(11);
+        assertThat(refused.err()).contains("maintain.yaml").contains("expire-snapshots").contains("--versions");
+
+        Path cfg = config(catalog("lake", TestPostgres.get().url(), s), "  - expire-snapshots: {retain-last: 1, min-age: 0s}\n");
+        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        assertThat(run.exitCode()).as(run.all()).isZero();
+        JsonNode step = JSON.readTree(run.out()).get("catalogs").get(0).get("steps").get(0);
+        assertThat(step.get("status").asText()).isEqualTo("ok");
+        assertThat(step.get("result").get("snapshots_expired").asLong()).isEqualTo(expected);
+        assertThat(pushes).filteredOn(p -> p.path().contains("/operation/expire-snapshots/")).last()
+                .satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_snapshots_expired_last_run " + expected));
+        Cli.Run after = Cli.run(Map.of(), "expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", s,
+                "--retain-last", "1", "--min-age", "0s", "--dry-run", "--output", "json");
+        assertThat(JSON.readTree(after.out()).get("snapshots_expired").asLong()).as("the chain really expired them").isZero();
     }
 
     @Test

@@ -251,6 +251,91 @@ class SqlScanTest {
     }
 
     @Test
+    void expireSnapshotsNeverPutsACatalogValueIntoSqlText() throws Exception {
+        String schema = "scan exp \"q\"; " + ProcessHandle.current().pid();
+        Set<String> mayTouch = new HashSet<>();
+        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+            st.execute("DROP SCHEMA IF EXISTS " + Sql.ident(schema) + " CASCADE");
+            dev.ducklake.janitor.demo.CatalogBuilder b = new dev.ducklake.janitor.demo.CatalogBuilder(c, schema,
+                    dev.ducklake.janitor.catalog.FormatVersion.V1_0).create();
+            long live = b.createTable("live", 1);
+            long dead = b.createTable("dead", 1);
+            b.dropTable(dead);
+            b.insertRows(live, 1);
+            try (var rs = st.executeQuery("SELECT table_name FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables")
+                    + " WHERE table_id = " + dead)) {
+                while (rs.next()) {
+                    mayTouch.add(rs.getString(1));
+                }
+            }
+            // a removed table with recognisable ids, a file and a delete file, and a hostile registry name
+            st.execute("INSERT INTO " + Sql.qualified(schema, "ducklake_table") + " (table_id, table_uuid, begin_snapshot, end_snapshot,"
+                    + " schema_id, table_name, path, path_is_relative) VALUES (7000001, gen_random_uuid(), 1, 2, 0, 'x7', 'x7/', true)");
+            st.execute("INSERT INTO " + Sql.qualified(schema, "ducklake_data_file") + " (data_file_id, table_id, begin_snapshot,"
+                    + " end_snapshot, path, path_is_relative) VALUES (8000001, 7000001, 1, 2, 'f8000001.parquet', true)");
+            st.execute("INSERT INTO " + Sql.qualified(schema, "ducklake_delete_file") + " (delete_file_id, table_id, begin_snapshot,"
+                    + " end_snapshot, data_file_id, path, path_is_relative) VALUES (8000002, 7000001, 1, NULL, 8000001, 'd8000002.parquet', true)");
+            String guarded = InlinedTableName.dataTable(7_000_001, 4_000_001);
+            st.execute("CREATE TABLE " + Sql.qualified(schema, guarded) + " (row_id bigint, begin_snapshot bigint, end_snapshot bigint)");
+            mayTouch.add(guarded);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + Sql.qualified(schema, "ducklake_inlined_data_tables")
+                    + " VALUES (?, ?, ?)")) {
+                ps.setLong(1, 7_000_001);
+                ps.setString(2, guarded);
+                ps.setLong(3, 4_000_001);
+                ps.addBatch();
+                ps.setLong(1, 7_000_001);
+                ps.setString(2, HOSTILE.get(0));
+                ps.setLong(3, 4_000_002);
+                ps.addBatch();
+                ps.executeBatch();
+            }
+            st.execute("CREATE TABLE " + Sql.qualified(schema, HOSTILE.get(0)) + " (row_id bigint)");
+        }
+        Set<String> catalogNumbers = Set.of("7000001", "8000001", "8000002", "4000001", "4000002");
+        List<String> sql;
+        dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsOptions options = dev.ducklake.janitor.ops.expiresnapshots
+                .ExpireSnapshotsOptions.defaults().withMetadataSchema(schema).withBatchSize(2).withMinAge(Duration.ZERO)
+                .withOlderThan(new dev.ducklake.janitor.ops.expiresnapshots.OlderThan(java.time.Instant.parse("2999-01-01T00:00:00Z"), null));
+        dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsResult r;
+        try (SqlCapture capture = SqlCapture.install()) {
+            new dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots(pg.spec(), options.withDryRun(true),
+                    dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
+            r = new dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots(pg.spec(), options,
+                    dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
+            Cli.Run cli = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", schema, "--versions", "1", "--yes");
+            assertThat(cli.exitCode()).as("stderr: %s", cli.err()).isZero();
+            sql = new ArrayList<>(capture.statements());
+        }
+        assertThat(r.tablesRemoved()).isEqualTo(2);
+        assertThat(r.dataFilesScheduled()).isEqualTo(1);
+        assertThat(r.deleteFilesScheduled()).isEqualTo(1);
+        assertThat(r.warnings()).as("the hostile registry name is reported, not dropped").hasSize(1);
+        try (Connection c = pg.connect()) {
+            assertThat(Catalogs.exists(c, schema, HOSTILE.get(0))).isTrue();
+            assertThat(Catalogs.exists(c, schema, InlinedTableName.dataTable(7_000_001, 4_000_001))).isFalse();
+        }
+        String engineSource;
+        try (Stream<Path> files = Files.walk(Path.of("src", "main", "java"))) {
+            engineSource = files.filter(p -> p.toString().endsWith(".java")).map(p -> {
+                try {
+                    return Files.readString(p);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }).collect(Collectors.joining("\n"));
+        }
+        assertThat(sql).anyMatch(s -> s.contains("DROP TABLE")).anyMatch(s -> s.contains("ducklake_files_scheduled_for_deletion"));
+        Set<String> seen = new HashSet<>();
+        List<String> violations = new ArrayList<>();
+        for (String s : sql) {
+            violations.addAll(violations(s, schema, mayTouch, catalogNumbers, engineSource, seen, true));
+        }
+        assertThat(violations).as("SQL text built from catalog values").isEmpty();
+        assertThat(seen).contains(InlinedTableName.dataTable(7_000_001, 4_000_001), schema);
+    }
+
+    @Test
     void theScannerFlagsConcatenatedValues() {
         Set<String> numbers = Set.of("7000001");
         Set<String> touch = Set.of("ducklake_inlined_data_7000001_1");

@@ -233,7 +233,7 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
             throw e;
         }
         List<String> eligible = recheckUnregistered(chunk, present, oidOf, o);
-        Set<String> nonEmpty = TableProbes.nonEmpty(conn, schema, eligible, oidOf);
+        Set<String> nonEmpty = TableProbes.nonEmptyUnderLock(conn, schema, eligible, oidOf);
         if (nonEmpty == null) {
             // a name no longer points at the table we listed: keep the whole chunk for the next run
             Transactions.rollbackTo(conn, CHUNK_SAVEPOINT);
@@ -299,7 +299,7 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
                 Transactions.release(conn, TABLE_SAVEPOINT);
                 continue;
             }
-            Set<String> nonEmpty = TableProbes.nonEmpty(conn, schema, List.of(name), oidOf);
+            Set<String> nonEmpty = TableProbes.nonEmptyUnderLock(conn, schema, List.of(name), oidOf);
             if (nonEmpty == null) {
                 o.warnings.add("kept " + name + ": it changed identity between listing and locking");
                 Transactions.release(conn, TABLE_SAVEPOINT);

@@ -38,8 +38,10 @@ import java.util.List;
  *   <li>sets {@code statement_timeout} and {@code lock_timeout} locally;</li>
  *   <li>locks the batch's registry rows {@code FOR UPDATE SKIP LOCKED}, re-checking the orphan predicate and
  *       the name guard ({@link InlinedTableName#guardAllows});</li>
- *   <li>takes {@code ACCESS EXCLUSIVE} on every table that exists, checks emptiness with
- *       {@code SELECT tableoid FROM t LIMIT 1} (never reltuples), and drops the empty ones with
+ *   <li>takes {@code ACCESS EXCLUSIVE} on every table that exists, then checks emptiness (never reltuples):
+ *       a heap table whose main fork has zero blocks, read after that lock, holds no row ({@link ZeroBlockHeaps}
+ *       states why); every other table is probed with {@code SELECT tableoid FROM t LIMIT 1}; and drops the
+ *       empty ones with
  *       {@code DROP TABLE IF EXISTS} — each step one statement for the whole batch, falling back to one table
  *       at a time under savepoints when a table is locked by someone else or cannot be dropped;</li>
  *   <li>deletes the registry rows of dropped tables and of tables already gone, by the ctids read when
@@ -119,10 +121,8 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
         InlinedTablesSurvey.Unregistered unregistered = run.queries().withRetries("survey of unregistered tables",
                 c -> InlinedTablesSurvey.unregistered(c, schema, info.hasInlinedRegistry(), info.version()));
         tally.survey(registered, unregistered);
-        List<Candidate> candidates = new ArrayList<>(registered.candidates());
-        if (options.includeUnregistered()) {
-            candidates.addAll(unregistered.dead());
-        }
+        List<Candidate> candidates = options.includeUnregistered()
+                ? CandidateList.concat(registered.candidates(), unregistered.dead()) : registered.candidates();
         rec.info("registry_rows=" + tally.registryRows + " orphan_rows=" + tally.orphanRows + " orphan_tables_present="
                 + tally.orphanTablesPresent + " kept_by_name_guard=" + tally.keptByNameGuard + " unregistered_orphans="
                 + tally.unregisteredOrphans + " inlined_delete_orphans=" + tally.inlinedDeleteOrphans + " inlined_delete_live="
@@ -134,8 +134,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
                     + "--include-unregistered to drop them");
         }
         if (options.run().dryRun()) {
-            List<Candidate> probed = new ArrayList<>(registered.candidates());
-            probed.addAll(unregistered.dead());
+            List<Candidate> probed = CandidateList.concat(registered.candidates(), unregistered.dead());
             tally.dryRun(run.queries().withRetries("dry-run probe",
                     c -> DryRunProbe.probe(c, schema, probed, options, rec::warn)));
             tally.remaining = tally.orphanRows;

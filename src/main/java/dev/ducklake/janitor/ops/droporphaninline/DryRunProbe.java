@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -40,101 +41,115 @@ final class DryRunProbe {
     private DryRunProbe() {
     }
 
+    /**
+     * Probes the candidates, {@value #SIZE_CHUNK} at a time, each chunk in its own read-only transactions: one
+     * statement finds which of the chunk's names are plain tables of the schema and which of those may hold a
+     * row (all but the zero-block heaps, {@link ZeroBlockHeaps#zeroBlockHeap}); only those are probed with
+     * {@code SELECT … LIMIT 1} ({@value #PROBE_CHUNK} per transaction) and counted. Memory is one chunk's names
+     * plus the non-empty tables (all listed, in name order), whatever the number of candidates.
+     *
+     * @param candidates in batch order (registry rows sorted by table_id and schema_version, so rows naming the
+     *     same table are next to each other), then the unregistered candidates
+     */
     static Findings probe(Connection conn, String schema, List<Candidate> candidates, DropOrphanInlineTablesOptions options,
                           Consumer<String> warn) throws SQLException {
         RunOptions run = options.run();
         long orphanNonempty = 0;
         long unregisteredNonempty = 0;
         long wouldDrop = 0;
-        List<DropOrphanInlineTablesResult.NonEmptyTable> listed = new ArrayList<>();
-        Map<String, Candidate> byName = new LinkedHashMap<>();
-        for (Candidate c : candidates) {
-            byName.putIfAbsent(c.tableName(), c);
-        }
-        Transactions.beginReadOnly(conn);
-        try {
-            Transactions.setLocalTimeouts(conn, run.statementTimeout(), run.lockTimeout());
-            Map<String, Long> oidOf = TableProbes.oidsOf(conn, schema, new ArrayList<>(byName.keySet()));
-            conn.commit();
-            List<String> present = new ArrayList<>(oidOf.keySet());
-            present.sort(null);
-            // only tables with at least one heap block can hold a row: probe those, count the rest as empty
-            Set<String> withBlocks = new HashSet<>(withHeapBlocks(conn, oidOf, run));
-            List<String> toProbe = present.stream().filter(withBlocks::contains).toList();
-            Set<String> nonEmpty = new HashSet<>();
-            Set<String> unknown = new HashSet<>();
-            Map<String, Long> rows = new HashMap<>();
-            for (int i = 0; i < toProbe.size(); i += PROBE_CHUNK) {
-                List<String> chunk = toProbe.subList(i, Math.min(toProbe.size(), i + PROBE_CHUNK));
+        TreeMap<String, DropOrphanInlineTablesResult.NonEmptyTable> listed = new TreeMap<>();
+        String previousLast = null;
+        boolean warned = false;
+        for (int from = 0; from < candidates.size(); from += SIZE_CHUNK) {
+            // one entry per name (rows naming the same table are adjacent, also across chunk boundaries)
+            Map<String, Candidate> byName = new LinkedHashMap<>();
+            for (Candidate c : candidates.subList(from, Math.min(candidates.size(), from + SIZE_CHUNK))) {
+                String name = c.tableName();
+                if (!name.equals(previousLast)) {
+                    byName.putIfAbsent(name, c);
+                }
+                previousLast = name;
+            }
+            Map<String, Long> oidOf = new HashMap<>();
+            List<String> mayHoldRows = new ArrayList<>();
+            Transactions.beginReadOnly(conn);
+            try {
                 Transactions.setLocalTimeouts(conn, run.statementTimeout(), run.lockTimeout());
-                Set<String> found = TableProbes.nonEmpty(conn, schema, chunk, oidOf);
-                if (found == null) {
-                    conn.commit();
-                    unknown.addAll(chunk);
-                    warn.accept("a probed table changed identity during the dry run; its count may be off");
-                    continue;
-                }
-                rows.putAll(TableProbes.countRows(conn, schema, chunk.stream().filter(found::contains).toList()));
+                present(conn, schema, new ArrayList<>(byName.keySet()), oidOf, mayHoldRows);
                 conn.commit();
-                nonEmpty.addAll(found);
-            }
-            for (String name : present) {
-                if (unknown.contains(name)) {
-                    continue;
-                }
-                Candidate c = byName.get(name);
-                boolean full = nonEmpty.contains(name);
-                if (full) {
-                    if (c.kind() == Candidate.Kind.REGISTERED) {
-                        orphanNonempty++;
-                    } else {
-                        unregisteredNonempty++;
+                Set<String> nonEmpty = new HashSet<>();
+                Set<String> unknown = new HashSet<>();
+                Map<String, Long> rows = new HashMap<>();
+                for (int i = 0; i < mayHoldRows.size(); i += PROBE_CHUNK) {
+                    List<String> chunk = mayHoldRows.subList(i, Math.min(mayHoldRows.size(), i + PROBE_CHUNK));
+                    Transactions.setLocalTimeouts(conn, run.statementTimeout(), run.lockTimeout());
+                    Set<String> found = TableProbes.nonEmpty(conn, schema, chunk, oidOf);
+                    if (found == null) {
+                        conn.commit();
+                        unknown.addAll(chunk);
+                        if (!warned) {
+                            warn.accept("a probed table changed identity during the dry run; its count may be off");
+                            warned = true;
+                        }
+                        continue;
                     }
-                    listed.add(c.nonEmpty(rows.get(name), false));
+                    rows.putAll(TableProbes.countRows(conn, schema, chunk.stream().filter(found::contains).toList()));
+                    conn.commit();
+                    nonEmpty.addAll(found);
                 }
-                if ((c.kind() == Candidate.Kind.REGISTERED || options.includeUnregistered()) && (!full || options.includeNonempty())) {
-                    wouldDrop++;
+                for (Map.Entry<String, Candidate> e : byName.entrySet()) {
+                    String name = e.getKey();
+                    if (!oidOf.containsKey(name) || unknown.contains(name)) {
+                        continue;
+                    }
+                    Candidate c = e.getValue();
+                    boolean full = nonEmpty.contains(name);
+                    if (full) {
+                        if (c.kind() == Candidate.Kind.REGISTERED) {
+                            orphanNonempty++;
+                        } else {
+                            unregisteredNonempty++;
+                        }
+                        listed.put(name, c.nonEmpty(rows.get(name), false));
+                    }
+                    if ((c.kind() == Candidate.Kind.REGISTERED || options.includeUnregistered()) && (!full || options.includeNonempty())) {
+                        wouldDrop++;
+                    }
                 }
+            } finally {
+                Transactions.endQuietly(conn);
             }
-        } finally {
-            Transactions.endQuietly(conn);
         }
-        return new Findings(orphanNonempty, unregisteredNonempty, wouldDrop, listed);
+        return new Findings(orphanNonempty, unregisteredNonempty, wouldDrop, new ArrayList<>(listed.values()));
     }
 
     /**
-     * Which of the given tables have at least one block in their main fork ({@code pg_relation_size(oid) > 0}),
-     * in transactions of {@value #SIZE_CHUNK} tables.
+     * Of the given names, the plain tables of the schema (their oids into {@code oidOf}) and, among those, the
+     * ones that may hold a row: every table except the zero-block heaps (into {@code mayHoldRows}, in name order).
      *
      * <p>Why: a heap with zero blocks holds no row (rows live in heap pages; even a concurrent, uncommitted
      * INSERT has already extended the file), so probing it with {@code SELECT … LIMIT 1} cannot find one. The
      * probe parses, plans and opens every table, about 0.3 ms each on a cold backend; the size check reads
      * one file size (pg_relation_size opens the relation and releases its lock at once, so no lock
-     * accumulates). Tables with blocks still get the real probe, so the dry run's count is the same.
-     * Execute runs do not use this: they probe every table under its ACCESS EXCLUSIVE lock.
+     * accumulates). Tables with blocks, and tables of another access method, still get the real probe, so the
+     * dry run's count is the same. Execute runs use the same test, under their ACCESS EXCLUSIVE lock.
      */
-    private static List<String> withHeapBlocks(Connection conn, Map<String, Long> oidOf, RunOptions run) throws SQLException {
-        List<Map.Entry<String, Long>> entries = new ArrayList<>(oidOf.entrySet());
-        List<String> out = new ArrayList<>();
-        try (PreparedStatement ps = conn.prepareStatement("SELECT o FROM unnest(?::oid[]) o WHERE pg_catalog.pg_relation_size(o) > 0")) {
-            for (int i = 0; i < entries.size(); i += SIZE_CHUNK) {
-                Map<Long, String> nameOf = new HashMap<>();
-                for (Map.Entry<String, Long> e : entries.subList(i, Math.min(entries.size(), i + SIZE_CHUNK))) {
-                    nameOf.put(e.getValue(), e.getKey());
-                }
-                Transactions.setLocalTimeouts(conn, run.statementTimeout(), run.lockTimeout());
-                ps.setArray(1, conn.createArrayOf("bigint", nameOf.keySet().toArray()));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        String name = nameOf.get(rs.getLong(1));
-                        if (name != null) {
-                            out.add(name);
-                        }
+    private static void present(Connection conn, String schema, List<String> names, Map<String, Long> oidOf,
+                                List<String> mayHoldRows) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT c.relname::text, c.oid, NOT " + ZeroBlockHeaps.zeroBlockHeap("c")
+                + " FROM pg_catalog.pg_class c"
+                + " WHERE c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
+                + " AND c.relkind = 'r' AND c.relname = ANY (?::name[]) ORDER BY 1")) {
+            ps.setString(1, schema);
+            ps.setArray(2, conn.createArrayOf("text", names.toArray(new String[0])));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    oidOf.put(rs.getString(1), rs.getLong(2));
+                    if (rs.getBoolean(3)) {
+                        mayHoldRows.add(rs.getString(1));
                     }
                 }
-                conn.commit();
             }
         }
-        return out;
     }
 }

@@ -83,7 +83,10 @@ public final class InlinedTablesSurvey {
                 u.anomalies, u.dead.stream().map(Candidate::tableName).toList());
     }
 
-    /** What the registry survey found: counts and the orphan rows that may be acted on, in batch order. */
+    /**
+     * What the registry survey found: counts and the orphan rows that may be acted on, in batch order (a
+     * {@link CandidateList}: primitive arrays, not an object per row).
+     */
     record Registry(long rows, long orphanRows, long tablesPresent, long keptByNameGuard, long keptNotATable,
                     List<Candidate> candidates) {
         static final Registry NONE = new Registry(0, 0, 0, 0, 0, List.of());
@@ -116,12 +119,14 @@ public final class InlinedTablesSurvey {
         long present = 0;
         long guard = 0;
         long notATable = 0;
-        List<Candidate> out = new ArrayList<>();
+        CandidateList out = new CandidateList();
         Transactions.beginReadOnly(conn);
         try (PreparedStatement ps = conn.prepareStatement("SELECT r.ctid::text, r.table_id, r.schema_version, r.table_name, c.relkind"
                 + " FROM " + registry + " r LEFT JOIN pg_catalog.pg_class c ON c.relname::text = r.table_name"
                 + " AND c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
-                + " WHERE " + OrphanPredicate.unreachable(schema, "r.table_id"))) {
+                + " WHERE " + OrphanPredicate.unreachable(schema, "r.table_id")
+                // batch order (keyset order of the registry), sorted by the server: no object per row here
+                + " ORDER BY r.table_id, r.schema_version, r.ctid")) {
             ps.setFetchSize(10_000);
             ps.setString(1, schema);
             try (ResultSet rs = ps.executeQuery()) {
@@ -147,15 +152,14 @@ public final class InlinedTablesSurvey {
                         rowWarning.accept("kept: " + name + " is not a plain table (relkind " + relkind + "); row kept");
                         continue;
                     }
-                    out.add(new Candidate(Candidate.Kind.REGISTERED, tableId, version, ctid));
+                    out.addRegistered(tableId, version, ctid);
                 }
             }
             conn.commit();
         } finally {
             Transactions.restoreAutoCommit(conn);
         }
-        out.sort(Candidate.ORDER);
-        return new Registry(rows, orphanRows, present, guard, notATable, out);
+        return new Registry(rows, orphanRows, present, guard, notATable, out.trim());
     }
 
     /**
@@ -176,7 +180,7 @@ public final class InlinedTablesSurvey {
         long liveDelete = 0;
         Transactions.beginReadOnly(conn);
         try {
-            relations.addAll(relationsNamedLikeInlinedTables(conn, schema));
+            relations.addAll(relationsNamedLikeInlinedTables(conn, schema, hasRegistry));
             if (relations.isEmpty()) {
                 conn.commit();
                 return new Unregistered(dead, 0, found);
@@ -240,11 +244,20 @@ public final class InlinedTablesSurvey {
         return new Unregistered(dead, liveDelete, found);
     }
 
-    private static List<Relation> relationsNamedLikeInlinedTables(Connection conn, String schema) throws SQLException {
+    /**
+     * The relations of the schema named like inlined tables that no registry row names. A relation a registry
+     * row names belongs to the registry path whatever else is true of it, so it is left in the server: at
+     * 230,000 registered tables this keeps the survey's memory to the unregistered few. (The name-only form of
+     * {@link RegistryPredicate}: the ids are not parsed yet, so they are passed as NULL; the caller applies the
+     * full predicate, ids included, to what this returns.)
+     */
+    private static List<Relation> relationsNamedLikeInlinedTables(Connection conn, String schema, boolean hasRegistry)
+            throws SQLException {
         List<Relation> relations = new ArrayList<>();
         try (PreparedStatement ps = conn.prepareStatement("SELECT c.relname::text, c.relkind::text, c.oid::bigint"
                 + " FROM pg_catalog.pg_class c"
-                + " WHERE c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?) AND c.relname ~ ?")) {
+                + " WHERE c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?) AND c.relname ~ ?"
+                + " AND " + RegistryPredicate.noRegistryRow(schema, hasRegistry, "c.relname::text", "NULL::bigint", "NULL::bigint"))) {
             ps.setFetchSize(10_000);
             ps.setString(1, schema);
             ps.setString(2, InlinedTableName.ANY_REGEX);

@@ -93,6 +93,27 @@ final class TableProbes {
     }
 
     /**
+     * Which of the given tables hold at least one row, asked under the batch's ACCESS EXCLUSIVE lock on all of
+     * them (after it was taken, in the same transaction): zero-block heaps are empty by
+     * {@link ZeroBlockHeaps} without a probe; every other table (with blocks, or of another access method) is
+     * probed by {@link #nonEmpty}.
+     *
+     * @return the non-empty names, or null when a name no longer belongs to the table that was listed (the
+     *     caller keeps everything)
+     */
+    static Set<String> nonEmptyUnderLock(Connection conn, String schema, List<String> tables, Map<String, Long> oidOf)
+            throws SQLException {
+        Set<String> empty = ZeroBlockHeaps.provenEmpty(conn, schema, tables, oidOf);
+        if (empty == null) {
+            return null;
+        }
+        if (empty.size() == tables.size()) {
+            return new HashSet<>();
+        }
+        return nonEmpty(conn, schema, tables.stream().filter(t -> !empty.contains(t)).toList(), oidOf);
+    }
+
+    /**
      * The exact row count ({@code count(*)}) of each given table, in one statement of
      * {@code SELECT 0, count(*) FROM t0 UNION ALL SELECT 1, count(*) FROM t1 ...}.
      *

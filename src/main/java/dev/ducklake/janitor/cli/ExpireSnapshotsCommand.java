@@ -1,0 +1,217 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
+import dev.ducklake.janitor.ops.MaintenanceOperation;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots;
+import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsOptions;
+import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsResult;
+import dev.ducklake.janitor.ops.expiresnapshots.OlderThan;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/** {@code ducklake-janitor expire-snapshots}: parses flags, runs {@link ExpireSnapshots} through {@link MaintenanceRunner}, prints. */
+@Command(name = "expire-snapshots", mixinStandardHelpOptions = true,
+        resourceBundle = "dev.ducklake.janitor.cli.ExpireSnapshotsCommand",
+        description = {"Expires DuckLake snapshots directly in the PostgreSQL catalog, with the semantics of DuckLake 1.5.5's "
+                + "ducklake_expire_snapshots: the snapshots go, and with them every catalog row no remaining snapshot can see "
+                + "(tables, files, stats, views, schemas, tags, macros, inlined tables). Removed data and delete files are "
+                + "queued in ducklake_files_scheduled_for_deletion (delete them from storage later with DuckLake's "
+                + "ducklake_cleanup_old_files); no file is deleted here.",
+            "Works oldest first in batches of snapshots, one transaction each; a run stopped anywhere leaves a consistent "
+                + "catalog and the next run continues. Never expires the newest snapshot nor one younger than --min-age.",
+            "Do not run DuckLake's own expiry or CHECKPOINT at the same time: they do not take the janitor's advisory lock.",
+            "A dry run (--dry-run) changes nothing and takes no lock; it reports per batch what would go."})
+public final class ExpireSnapshotsCommand implements Callable<Integer>, OperationAdapter<ExpireSnapshotsResult> {
+
+    static final String OPERATION = "expire-snapshots";
+
+    @ParentCommand
+    JanitorCommand parent;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Mixin
+    CatalogOptions catalog;
+
+    @Mixin
+    OutputOptions output;
+
+    @Mixin
+    VerboseOption verbose;
+
+    @Mixin
+    RunOptionsMixin run;
+
+    @Mixin
+    PushOptions push;
+
+    @Option(names = "--older-than", paramLabel = "T",
+            description = "Expire snapshots whose snapshot_time is strictly before T. T is an ISO-8601 instant with offset or Z "
+                    + "(2026-11-30T12:00:00Z, fractional seconds allowed) or a duration counted back from the server's now() "
+                    + "at the start of the run: <n>s, <n>m, <n>h, <n>d (45s, 90m, 36h, 7d). Default: none.")
+    String olderThan;
+
+    @Option(names = "--retain-last", paramLabel = "N",
+            description = "Never expire the newest N snapshots (N >= 1). With --older-than, a snapshot goes only when both allow it. "
+                    + "Default: none.")
+    Integer retainLast;
+
+    @Option(names = "--versions", paramLabel = "ID", split = ",",
+            description = "Expire exactly these snapshot ids (comma-separated); not with --older-than / --retain-last. "
+                    + "Without any of the three the catalog's own expire_older_than option is used; without that, a usage error. "
+                    + "Default: none.")
+    List<Long> versions;
+
+    @Option(names = "--min-age", paramLabel = "D", defaultValue = "1h",
+            description = "Never expire a snapshot younger than D (<n>s|m|h|d), whatever the other options say: an open DuckLake "
+                    + "transaction may still need it for its conflict check. 0s is allowed. Default: ${DEFAULT-VALUE}.")
+    String minAge;
+
+    @Override
+    public Integer call() throws JanitorException {
+        criteria();
+        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
+                output.json(), verbose.verbose).run(catalog, run);
+    }
+
+    /** Checks the criteria flags before anything connects. */
+    private Criteria criteria() throws JanitorException {
+        Duration min = OlderThan.parseDuration(minAge);
+        if (min == null) {
+            throw new JanitorException(Reason.USAGE, "--min-age must be a duration <n>s|m|h|d (e.g. 1h, 30m, 0s), got '" + minAge + "'.");
+        }
+        Criteria c = new Criteria(olderThan == null ? null : OlderThan.parse(olderThan, "--older-than"), retainLast, versions, min);
+        ExpireSnapshotsOptions.of(RunOptions.defaults(), c.olderThan(), c.retainLast(), c.versions(), c.minAge()).validate();
+        return c;
+    }
+
+    /** Checks the criteria before anything runs ({@code maintain} calls this on a command parsed from a step). */
+    @Override
+    public void prepare() throws JanitorException {
+        criteria();
+    }
+
+    private record Criteria(OlderThan olderThan, Integer retainLast, List<Long> versions, Duration minAge) {
+    }
+
+    @Override
+    public String operation() {
+        return OPERATION;
+    }
+
+    @Override
+    public MaintenanceOperation<ExpireSnapshotsResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
+        Criteria c;
+        try {
+            c = criteria();
+        } catch (JanitorException e) {
+            throw new IllegalStateException("criteria were validated before the run", e);
+        }
+        return new ExpireSnapshots(conn, ExpireSnapshotsOptions.of(options, c.olderThan(), c.retainLast(), c.versions(), c.minAge()),
+                listener);
+    }
+
+    /** The per-run gauges pushed after a successful execute run (names as in the README). */
+    @Override
+    public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(ExpireSnapshotsResult r) {
+        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
+        g.put("ducklake_maintenance_snapshots_expired_last_run",
+                new MaintenanceRunReporter.PerRun(r.snapshotsExpired(), "Snapshots expired by the last successful run."));
+        g.put("ducklake_maintenance_data_files_scheduled_last_run",
+                new MaintenanceRunReporter.PerRun(r.dataFilesScheduled(), "Data files queued for deletion by the last successful run."));
+        g.put("ducklake_maintenance_delete_files_scheduled_last_run",
+                new MaintenanceRunReporter.PerRun(r.deleteFilesScheduled(), "Delete files queued for deletion by the last successful run."));
+        g.put("ducklake_maintenance_tables_removed_last_run",
+                new MaintenanceRunReporter.PerRun(r.tablesRemoved(), "DuckLake tables removed by the last successful run."));
+        g.put("ducklake_maintenance_inlined_tables_dropped_last_run",
+                new MaintenanceRunReporter.PerRun(r.inlinedTablesDropped(), "Inlined tables dropped by the last successful run."));
+        return g;
+    }
+
+    /** Asks with the count of snapshots a dry run finds (the dry run takes no lock and writes nothing). */
+    @Override
+    public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) throws JanitorException {
+        long snapshots = 0;
+        for (String schema : schemas) {
+            snapshots += create(conn, options.withMetadataSchema(schema).withDryRun(true), ProgressListener.NONE).execute()
+                    .snapshotsExpired();
+        }
+        return String.format(Locale.ROOT, "Expire %d snapshot(s) in database '%s' on host %s:%s (schema %s)? [y/N] ",
+                snapshots, conn.database(), conn.host(), conn.port(), String.join(", ", schemas));
+    }
+
+    @Override
+    public long relationsDropped(ExpireSnapshotsResult r) {
+        return r.dryRun() ? 0 : r.inlinedTablesDropped();
+    }
+
+    @Override
+    public List<String> totalFields(boolean dryRun) {
+        return List.of("snapshots_expired", "data_files_scheduled", "delete_files_scheduled", "tables_removed",
+                "inlined_tables_dropped", "other_rows_deleted", "remaining_selected");
+    }
+
+    @Override
+    public Set<String> remainingFields() {
+        return Set.of("remaining_selected");
+    }
+
+    @Override
+    public Set<String> notSummed() {
+        return Set.of("oldest_retained_snapshot", "newest_snapshot", "table_budget", "cutoff", "min_age_cutoff", "criterion",
+                "format_version");
+    }
+
+    @Override
+    public void printText(PrintWriter out, ConnectionSpec conn, ExpireSnapshotsResult r, boolean signalled) {
+        out.printf(Locale.ROOT, "%s%s on %s, schema %s (DuckLake format %s)%n", OPERATION, r.dryRun() ? " (dry run)" : "",
+                conn.describe(), r.schema(), r.formatVersion());
+        out.printf(Locale.ROOT, "  %-30s %s%n", "criterion", r.criterion());
+        out.printf(Locale.ROOT, "  %-30s %s%n", "cutoff", r.cutoff() == null ? "-" : r.cutoff());
+        out.printf(Locale.ROOT, "  %-30s %s%n", "min-age protects from", r.minAgeCutoff() == null ? "-" : r.minAgeCutoff());
+        String verb = r.dryRun() ? "would " : "";
+        row(out, verb + "expire snapshots", r.snapshotsExpired());
+        row(out, verb + "schedule data files", r.dataFilesScheduled());
+        row(out, verb + "schedule delete files", r.deleteFilesScheduled());
+        row(out, verb + "remove tables", r.tablesRemoved());
+        row(out, verb + "drop inlined tables", r.inlinedTablesDropped());
+        row(out, verb + "delete other rows", r.otherRowsDeleted());
+        out.printf(Locale.ROOT, "  %-30s %s%n", "oldest retained snapshot", r.oldestRetainedSnapshot());
+        row(out, "batches", r.batches());
+        row(out, "retries", r.run().retries());
+        if (r.budgetExhausted()) {
+            out.println(signalled ? "  stopped: SIGTERM/SIGINT received (the batch in flight committed); rerun to continue"
+                    : "  stopped: run budget spent; rerun to continue");
+        }
+        if (r.maxBatchesReached()) {
+            out.println("  stopped: --max-batches reached; rerun to continue");
+        }
+        for (String w : r.warnings()) {
+            out.println("  warning: " + w);
+        }
+        out.printf(Locale.ROOT, "  %-30s %s%n", "elapsed", Render.seconds(r.elapsedSeconds()));
+        out.flush();
+    }
+
+    private static void row(PrintWriter out, String label, long value) {
+        out.printf(Locale.ROOT, "  %-30s %d%n", label, value);
+    }
+}

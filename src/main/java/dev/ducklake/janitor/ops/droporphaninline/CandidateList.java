@@ -1,0 +1,105 @@
+package dev.ducklake.janitor.ops.droporphaninline;
+
+import java.util.AbstractList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.RandomAccess;
+
+/**
+ * The orphan registry rows of a run, held as three primitive arrays (table_id, schema_version, ctid packed
+ * into one long): 24 bytes per candidate instead of a record plus a ctid string (about 110 bytes), so that
+ * 230,000 candidates take about 5.5 MiB. {@link #get} builds the {@link Candidate} of one row when a batch
+ * reads it; the list is read-only.
+ *
+ * <p>A ctid {@code (block,offset)} packs as {@code block << 16 | offset} (a block number is an unsigned 32-bit
+ * value, an offset at most 16 bits).
+ */
+final class CandidateList extends AbstractList<Candidate> implements RandomAccess {
+
+    private long[] ids = new long[16];
+    private long[] versions = new long[16];
+    private long[] ctids = new long[16];
+    private int size;
+
+    /** Appends a registered candidate; {@code ctid} is PostgreSQL's text form {@code (block,offset)}. */
+    void addRegistered(long tableId, long schemaVersion, String ctid) {
+        if (size == ids.length) {
+            int n = size * 2;
+            ids = Arrays.copyOf(ids, n);
+            versions = Arrays.copyOf(versions, n);
+            ctids = Arrays.copyOf(ctids, n);
+        }
+        ids[size] = tableId;
+        versions[size] = schemaVersion;
+        ctids[size] = packCtid(ctid);
+        size++;
+    }
+
+    /** Drops the spare capacity once the list is complete. */
+    CandidateList trim() {
+        ids = Arrays.copyOf(ids, size);
+        versions = Arrays.copyOf(versions, size);
+        ctids = Arrays.copyOf(ctids, size);
+        return this;
+    }
+
+    @Override
+    public Candidate get(int i) {
+        if (i < 0 || i >= size) {
+            throw new IndexOutOfBoundsException(i);
+        }
+        return new Candidate(Candidate.Kind.REGISTERED, ids[i], versions[i], unpackCtid(ctids[i]));
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    /** {@code (block,offset)} → {@code block << 16 | offset}. */
+    static long packCtid(String ctid) {
+        int comma = ctid.indexOf(',');
+        if (ctid.length() < 5 || ctid.charAt(0) != '(' || comma < 0 || ctid.charAt(ctid.length() - 1) != ')') {
+            throw new IllegalArgumentException("not a ctid: " + ctid);
+        }
+        long block = Long.parseLong(ctid.substring(1, comma));
+        long offset = Long.parseLong(ctid.substring(comma + 1, ctid.length() - 1));
+        if (block < 0 || block > 0xFFFF_FFFFL || offset < 0 || offset > 0xFFFF) {
+            throw new IllegalArgumentException("not a ctid: " + ctid);
+        }
+        return block << 16 | offset;
+    }
+
+    /** The inverse of {@link #packCtid}. */
+    static String unpackCtid(long packed) {
+        return "(" + (packed >>> 16) + "," + (packed & 0xFFFF) + ")";
+    }
+
+    /** A read-only view of two lists one after the other (registered, then unregistered candidates). */
+    static List<Candidate> concat(List<Candidate> first, List<Candidate> second) {
+        if (second.isEmpty()) {
+            return first;
+        }
+        return new Concat(first, second);
+    }
+
+    private static final class Concat extends AbstractList<Candidate> implements RandomAccess {
+        private final List<Candidate> first;
+        private final List<Candidate> second;
+
+        Concat(List<Candidate> first, List<Candidate> second) {
+            this.first = first;
+            this.second = second;
+        }
+
+        @Override
+        public Candidate get(int i) {
+            return i < first.size() ? first.get(i) : second.get(i - first.size());
+        }
+
+        @Override
+        public int size() {
+            return first.size() + second.size();
+        }
+    }
+}

@@ -1,0 +1,368 @@
+package dev.ducklake.janitor.ops.expiresnapshots;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.pg.Sql;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One batch of snapshot expiry: the work of DuckLake 1.5.5's {@code DuckLakeMetadataManager::DeleteSnapshots}
+ * ({@code src/storage/ducklake_metadata_manager.cpp} at extension commit d8a1881e; plus
+ * {@code ducklake_view_column_tag} for 1.1-dev1 catalogs as in later sources), written as our own
+ * set-based PostgreSQL statements over temporary tables ({@code ON COMMIT DROP}); nothing is loaded into the JVM
+ * except the names of the inlined tables to drop (bounded by the lock budget).
+ *
+ * <p>Runs inside a transaction the caller opened and commits (execute) or on a read-only pass (dry run).
+ * Liveness is always judged against the snapshots that remain in {@code ducklake_snapshot} at that moment
+ * ({@code R}); "a row covers R" means some remaining snapshot id {@code s} has
+ * {@code begin_snapshot <= s < end_snapshot} (a point test, not min/max bounds). Which rows go:
+ * <ol>
+ *   <li>{@code ducklake_snapshot}, {@code ducklake_snapshot_changes}: the batch's snapshot ids.</li>
+ *   <li>Removable tables: table_ids all of whose {@code ducklake_table} rows are closed and cover nothing in R
+ *       (a table_id without any ducklake_table row is never removable, as in DuckLake).</li>
+ *   <li>{@code ducklake_data_file} (+ {@code ducklake_file_column_stats}, {@code ducklake_file_variant_stats},
+ *       {@code ducklake_file_partition_value} by data_file_id): files of removable tables, and closed files
+ *       covering nothing in R. Each is queued in {@code ducklake_files_scheduled_for_deletion} with its path
+ *       resolved through table and schema to a path relative to the catalog's {@code data_path} (absolute when
+ *       outside it) and {@code schedule_start = now()}.</li>
+ *   <li>{@code ducklake_delete_file}: files of removable tables, files of the data files removed in 3, and closed
+ *       files covering nothing in R; queued the same way (their delete_file_id goes into the queue's
+ *       {@code data_file_id} column).</li>
+ *   <li>For removable tables, by table_id: {@code ducklake_table}, {@code _table_stats},
+ *       {@code _table_column_stats}, {@code _partition_info}, {@code _partition_column}, {@code _column},
+ *       {@code _column_tag}, {@code _sort_info}, {@code _sort_expression}, {@code _schema_versions},
+ *       {@code _inlined_data_tables}, {@code _column_mapping}; then their registered inlined-data tables and
+ *       {@code ducklake_inlined_delete_<table_id>} are dropped.</li>
+ *   <li>Closed rows covering nothing in R of {@code ducklake_schema}, {@code _view}, ({@code _view_column_tag}
+ *       in 1.1-dev1), {@code _tag}, {@code _macro}; then {@code _macro_impl} / {@code _macro_parameters} rows
+ *       without a macro and {@code _name_mapping} rows without a column mapping.</li>
+ * </ol>
+ * Left alone, as by DuckLake: closed columns, partitions, sort keys and column tags of live tables; inlined rows
+ * with end_snapshot set; registry rows (and inlined tables) of table_ids without any ducklake_table row.
+ *
+ * <p>Lock budget: the inlined tables dropped by one batch are limited to {@code tableBudget} relations (the
+ * lock arithmetic of drop-orphan-inline-tables, {@link dev.ducklake.janitor.pg.LockBudget}). When more
+ * tables are removable, the rest (with their files) waits for the next batch, and step 6 waits too (a later
+ * batch still needs the schema rows to resolve the waiting tables' file paths). Every rule is monotone in R,
+ * so the end state after the last batch equals DuckLake's single transaction over the same snapshots.
+ *
+ * <p>Guard beyond DuckLake: a registry name that is not exactly {@code ducklake_inlined_data_<table_id>_<v>}
+ * or not a plain table of the schema is never dropped (its registry row still goes, as in DuckLake).
+ */
+final class ExpireBatch {
+
+    /** Catalog tables cleaned by table_id for removable tables (step 5), in DuckLake's order. */
+    static final List<String> PER_TABLE = List.of("ducklake_table", "ducklake_table_stats", "ducklake_table_column_stats",
+            "ducklake_partition_info", "ducklake_partition_column", "ducklake_column", "ducklake_column_tag",
+            "ducklake_sort_info", "ducklake_sort_expression", "ducklake_schema_versions", "ducklake_inlined_data_tables",
+            "ducklake_column_mapping");
+
+    /** What one batch did (execute) or would do (dry run: cumulative up to this batch). */
+    record Figures(long snapshots, long firstSnapshot, long lastSnapshot, long dataFiles, long deleteFiles, long tables,
+                   long inlinedTables, long otherRows, boolean tablesPending, List<String> warnings) {
+    }
+
+    private final CatalogLayout layout;
+    private final Connection c;
+    /** The relation of remaining snapshots: the catalog's ducklake_snapshot, or the dry run's temp copy. */
+    private final String remaining;
+
+    ExpireBatch(Connection c, CatalogLayout layout, boolean dryRun) {
+        this.c = c;
+        this.layout = layout;
+        this.remaining = dryRun ? "pg_temp.dj_exp_remaining" : layout.q("ducklake_snapshot");
+    }
+
+    private String covers(String alias) {
+        return "EXISTS (SELECT 1 FROM " + remaining + " s WHERE s.snapshot_id >= " + alias + ".begin_snapshot AND s.snapshot_id < "
+                + alias + ".end_snapshot)";
+    }
+
+    private String closedUncovered(String alias) {
+        return alias + ".end_snapshot IS NOT NULL AND NOT " + covers(alias);
+    }
+
+    /** Creates this transaction's temporary work tables (dropped at commit or rollback). */
+    void createTempTables() throws SQLException {
+        exec("CREATE TEMP TABLE dj_exp_snap (snapshot_id bigint PRIMARY KEY) ON COMMIT DROP");
+        exec("CREATE TEMP TABLE dj_exp_removable (table_id bigint PRIMARY KEY) ON COMMIT DROP");
+        exec("CREATE TEMP TABLE dj_exp_tables (table_id bigint PRIMARY KEY) ON COMMIT DROP");
+        exec("CREATE TEMP TABLE dj_exp_data (id bigint PRIMARY KEY, table_id bigint, path varchar, rel boolean) ON COMMIT DROP");
+        exec("CREATE TEMP TABLE dj_exp_del (id bigint PRIMARY KEY, table_id bigint, path varchar, rel boolean) ON COMMIT DROP");
+    }
+
+    /** Dry run: a private copy of the snapshot ids, from which each simulated batch removes its ids. */
+    void createDryRunCopy() throws SQLException {
+        exec("CREATE TEMP TABLE dj_exp_remaining ON COMMIT DROP AS SELECT snapshot_id FROM " + layout.q("ducklake_snapshot"));
+        exec("ALTER TABLE pg_temp.dj_exp_remaining ADD PRIMARY KEY (snapshot_id)");
+        exec("ANALYZE pg_temp.dj_exp_remaining");
+    }
+
+    /**
+     * Picks the next batch: up to {@code size} ids above {@code after} that the selection allows, oldest first,
+     * never the current newest. Execute: deletes them from ducklake_snapshot and ducklake_snapshot_changes.
+     * Dry run: removes them from the private copy only.
+     *
+     * @return {count, first id, last id} (ids -1 when none)
+     */
+    long[] takeSnapshots(Selection sel, long after, int size, boolean dryRun) throws SQLException {
+        String snap = layout.q("ducklake_snapshot");
+        String pick = "SELECT snapshot_id FROM " + snap + " WHERE snapshot_id > ? AND " + sel.predicate()
+                + " AND snapshot_id < (SELECT max(snapshot_id) FROM " + snap + ") ORDER BY snapshot_id LIMIT ?";
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO pg_temp.dj_exp_snap " + pick)) {
+            ps.setLong(1, after);
+            int i = sel.bind(c, ps, 2);
+            ps.setInt(i, size);
+            ps.executeUpdate();
+        }
+        if (dryRun) {
+            exec("DELETE FROM pg_temp.dj_exp_remaining r USING pg_temp.dj_exp_snap b WHERE r.snapshot_id = b.snapshot_id");
+        } else {
+            exec("DELETE FROM " + snap + " WHERE snapshot_id IN (SELECT snapshot_id FROM pg_temp.dj_exp_snap)");
+            exec("DELETE FROM " + layout.q("ducklake_snapshot_changes") + " WHERE snapshot_id IN (SELECT snapshot_id FROM pg_temp.dj_exp_snap)");
+        }
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT count(*), coalesce(min(snapshot_id), -1), coalesce(max(snapshot_id), -1) FROM pg_temp.dj_exp_snap")) {
+            rs.next();
+            return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
+        }
+    }
+
+    /**
+     * Steps 2 to 6 against the snapshots remaining now.
+     *
+     * @param snapshots {count, first, last} from {@link #takeSnapshots}
+     * @param tableBudget most inlined relations to drop in this transaction (execute only; at least one
+     *     table's worth always goes)
+     * @param dryRun count only
+     * @throws JanitorException {@link Reason#UNSAFE_CATALOG_STATE} when a file to queue has no resolvable table
+     *     path (DuckLake fails on the same catalog with "Failed to get path for table")
+     */
+    Figures clean(long[] snapshots, int tableBudget, boolean dryRun) throws SQLException, JanitorException {
+        List<String> warnings = new ArrayList<>();
+        String tbl = layout.q("ducklake_table");
+        exec("INSERT INTO pg_temp.dj_exp_removable SELECT t.table_id FROM " + tbl + " t WHERE t.table_id IS NOT NULL"
+                + " GROUP BY t.table_id HAVING bool_and(" + closedUncovered("t") + ")");
+        long removable = count("pg_temp.dj_exp_removable");
+        boolean registry = layout.has("ducklake_inlined_data_tables", "table_id", "table_name");
+        if (dryRun || removable == 0) {
+            exec("INSERT INTO pg_temp.dj_exp_tables SELECT table_id FROM pg_temp.dj_exp_removable");
+        } else {
+            chooseWithinBudget(registry, tableBudget);
+        }
+        long tables = count("pg_temp.dj_exp_tables");
+        boolean pending = tables < removable;
+
+        exec("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
+                + layout.q("ducklake_data_file") + " f WHERE f.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables) OR ("
+                + closedUncovered("f") + ")");
+        exec("INSERT INTO pg_temp.dj_exp_del SELECT d.delete_file_id, d.table_id, d.path, d.path_is_relative FROM "
+                + layout.q("ducklake_delete_file") + " d WHERE d.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables)"
+                + " OR d.data_file_id IN (SELECT id FROM pg_temp.dj_exp_data) OR (" + closedUncovered("d") + ")");
+        long dataFiles = count("pg_temp.dj_exp_data");
+        long deleteFiles = count("pg_temp.dj_exp_del");
+        List<String> drops = inlinedTablesToDrop(registry, warnings);
+        long otherRows = 0;
+        if (dryRun) {
+            if (!pending) {
+                for (String t : closedVersioned()) {
+                    otherRows += scalar("SELECT count(*) FROM " + layout.q(t) + " x WHERE " + closedUncovered("x"));
+                }
+            }
+            return new Figures(snapshots[0], snapshots[1], snapshots[2], dataFiles, deleteFiles, tables, drops.size(),
+                    otherRows, pending, warnings);
+        }
+        // ---- execute ----
+        if (dataFiles > 0) {
+            exec("DELETE FROM " + layout.q("ducklake_data_file") + " WHERE data_file_id IN (SELECT id FROM pg_temp.dj_exp_data)");
+            for (String t : new String[] {layout.fileColumnStats(), "ducklake_file_variant_stats", "ducklake_file_partition_value"}) {
+                if (t != null && layout.has(t, "data_file_id")) {
+                    exec("DELETE FROM " + layout.q(t) + " WHERE data_file_id IN (SELECT id FROM pg_temp.dj_exp_data)");
+                }
+            }
+            schedule("pg_temp.dj_exp_data");
+        }
+        if (deleteFiles > 0) {
+            exec("DELETE FROM " + layout.q("ducklake_delete_file") + " WHERE delete_file_id IN (SELECT id FROM pg_temp.dj_exp_del)");
+            schedule("pg_temp.dj_exp_del");
+        }
+        if (tables > 0) {
+            for (String t : PER_TABLE) {
+                if (layout.has(t, "table_id")) {
+                    exec("DELETE FROM " + layout.q(t) + " WHERE table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables)");
+                }
+            }
+            if (!drops.isEmpty()) {
+                StringBuilder sql = new StringBuilder("DROP TABLE IF EXISTS ");
+                for (int i = 0; i < drops.size(); i++) {
+                    sql.append(i == 0 ? "" : ", ").append(layout.q(drops.get(i)));
+                }
+                exec(sql.toString());
+            }
+        }
+        if (!pending) {
+            for (String t : closedVersioned()) {
+                otherRows += exec("DELETE FROM " + layout.q(t) + " x WHERE " + closedUncovered("x"));
+            }
+            if (layout.has("ducklake_macro", "macro_id")) {
+                for (String t : new String[] {"ducklake_macro_impl", "ducklake_macro_parameters"}) {
+                    if (layout.has(t, "macro_id")) {
+                        exec("DELETE FROM " + layout.q(t) + " x WHERE NOT EXISTS (SELECT 1 FROM " + layout.q("ducklake_macro")
+                                + " m WHERE m.macro_id = x.macro_id)");
+                    }
+                }
+            }
+            if (layout.has("ducklake_name_mapping", "mapping_id") && layout.has("ducklake_column_mapping", "mapping_id")) {
+                exec("DELETE FROM " + layout.q("ducklake_name_mapping") + " x WHERE NOT EXISTS (SELECT 1 FROM "
+                        + layout.q("ducklake_column_mapping") + " m WHERE m.mapping_id = x.mapping_id)");
+            }
+        }
+        return new Figures(snapshots[0], snapshots[1], snapshots[2], dataFiles, deleteFiles, tables, drops.size(), otherRows,
+                pending, warnings);
+    }
+
+    /** Versioned tables whose closed, uncovered rows step 6 deletes (those present in this layout). */
+    private List<String> closedVersioned() {
+        List<String> out = new ArrayList<>();
+        for (String t : new String[] {"ducklake_schema", "ducklake_view", "ducklake_view_column_tag", "ducklake_tag", "ducklake_macro"}) {
+            if (layout.has(t, "begin_snapshot", "end_snapshot")) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Removable tables in table_id order while the inlined relations they would drop stay within the budget
+     * (always at least the first).
+     */
+    private void chooseWithinBudget(boolean registry, int tableBudget) throws SQLException {
+        String names = registry
+                ? "SELECT g.table_id, g.table_name FROM " + layout.q("ducklake_inlined_data_tables") + " g"
+                    + " WHERE g.table_id IN (SELECT table_id FROM pg_temp.dj_exp_removable) UNION ALL "
+                : "";
+        String sql = "WITH n AS (" + names + "SELECT r.table_id, 'ducklake_inlined_delete_' || r.table_id FROM pg_temp.dj_exp_removable r),"
+                + " c AS (SELECT r.table_id, count(pc.oid) AS rels FROM pg_temp.dj_exp_removable r"
+                + " LEFT JOIN n ON n.table_id = r.table_id"
+                + " LEFT JOIN pg_catalog.pg_class pc ON pc.relname = n.table_name::name AND pc.relkind = 'r'"
+                + " AND pc.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
+                + " GROUP BY r.table_id),"
+                + " s AS (SELECT table_id, sum(rels) OVER (ORDER BY table_id) AS cum, row_number() OVER (ORDER BY table_id) AS rn FROM c)"
+                + " INSERT INTO pg_temp.dj_exp_tables SELECT table_id FROM s WHERE cum <= ? OR rn = 1";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, layout.schema());
+            ps.setInt(2, tableBudget);
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Names of the inlined relations the chosen tables drop: registered data tables whose name passes the
+     * guard, and {@code ducklake_inlined_delete_<id>}; only those that exist as plain tables of the schema.
+     */
+    private List<String> inlinedTablesToDrop(boolean registry, List<String> warnings) throws SQLException {
+        String names = (registry
+                ? "SELECT g.table_id, g.schema_version, g.table_name FROM " + layout.q("ducklake_inlined_data_tables") + " g"
+                    + " WHERE g.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables) UNION ALL "
+                : "")
+                + "SELECT t.table_id, NULL::bigint, 'ducklake_inlined_delete_' || t.table_id FROM pg_temp.dj_exp_tables t";
+        String sql = "SELECT n.table_name, n.schema_version IS NULL OR n.table_name = 'ducklake_inlined_data_' || n.table_id || '_' || n.schema_version,"
+                + " pc.relkind FROM (" + names + ") n(table_id, schema_version, table_name)"
+                + " LEFT JOIN pg_catalog.pg_class pc ON pc.relname = n.table_name::name"
+                + " AND pc.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
+                + " WHERE pc.oid IS NOT NULL";
+        List<String> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, layout.schema());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String name = rs.getString(1);
+                    if (!rs.getBoolean(2)) {
+                        warnings.add("registry name " + Sql.ident(name) + " is not ducklake_inlined_data_<table_id>_<schema_version>;"
+                                + " its registry row goes with its table, the relation is kept");
+                    } else if (!"r".equals(rs.getString(3))) {
+                        warnings.add(Sql.ident(name) + " is not a plain table (relkind " + rs.getString(3) + "); kept");
+                    } else {
+                        out.add(name);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Queues removed files in ducklake_files_scheduled_for_deletion: path resolved through the table (its open
+     * row if any, else its newest row) and schema against data_path, stored relative to data_path when it lies
+     * inside it (DuckLake's FromRelativePath(table_id, …) then GetRelativePath).
+     */
+    private void schedule(String files) throws SQLException, JanitorException {
+        String tablePath;
+        if (layout.hasPaths()) {
+            tablePath = "CASE WHEN t.path_is_relative THEN (CASE WHEN sc.path_is_relative THEN dp.v || sc.path ELSE sc.path END)"
+                    + " || t.path ELSE t.path END";
+        } else {
+            tablePath = "dp.v";
+        }
+        // one pass over ducklake_table for the distinct tables of the files (no index on table_id), then a hash join
+        String resolved = "WITH dp AS (SELECT ?::varchar AS v),"
+                + " tp AS (SELECT DISTINCT ON (t.table_id) t.table_id, " + tablePath + " AS p FROM " + layout.q("ducklake_table")
+                + " t JOIN " + layout.q("ducklake_schema") + " sc ON sc.schema_id = t.schema_id CROSS JOIN dp"
+                + " WHERE t.table_id IN (SELECT table_id FROM " + files + ")"
+                + " ORDER BY t.table_id, (t.end_snapshot IS NULL) DESC, t.begin_snapshot DESC),"
+                + " x AS (SELECT f.id, tp.p AS tpath, CASE WHEN f.rel THEN tp.p || f.path ELSE f.path END AS full_path FROM "
+                + files + " f LEFT JOIN tp ON tp.table_id = f.table_id)";
+        String dataPath = layout.globalOption(c, "data_path");
+        if (dataPath == null) {
+            throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, "ducklake_metadata has no data_path; DuckLake cannot "
+                    + "resolve the paths of the files this expiry would queue for deletion. Nothing of this batch was committed.");
+        }
+        try (PreparedStatement ps = c.prepareStatement(resolved + " SELECT id FROM x WHERE tpath IS NULL LIMIT 1")) {
+            ps.setString(1, dataPath);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, "file id " + rs.getLong(1) + " would be queued for "
+                            + "deletion but its table has no ducklake_table/ducklake_schema row to resolve its path (DuckLake's "
+                            + "own expiry fails on this catalog too: \"Failed to get path for table\"). Nothing of this batch was committed.");
+                }
+            }
+        }
+        String insert = resolved + " INSERT INTO " + layout.q("ducklake_files_scheduled_for_deletion")
+                + " (data_file_id, path, path_is_relative, schedule_start)"
+                + " SELECT x.id, CASE WHEN left(x.full_path, length(dp.v)) = dp.v THEN substr(x.full_path, length(dp.v) + 1)"
+                + " ELSE x.full_path END, left(x.full_path, length(dp.v)) = dp.v, now() FROM x CROSS JOIN dp";
+        try (PreparedStatement ps = c.prepareStatement(insert)) {
+            ps.setString(1, dataPath);
+            ps.executeUpdate();
+        }
+    }
+
+    private long count(String temp) throws SQLException {
+        return scalar("SELECT count(*) FROM " + temp);
+    }
+
+    private long scalar(String sql) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private int exec(String sql) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            return st.executeUpdate(sql);
+        }
+    }
+
+    /** Empties the per-batch temp tables (dry run keeps one transaction for all batches). */
+    void resetForNextBatch() throws SQLException {
+        exec("TRUNCATE pg_temp.dj_exp_snap, pg_temp.dj_exp_removable, pg_temp.dj_exp_tables, pg_temp.dj_exp_data, pg_temp.dj_exp_del");
+    }
+}

@@ -1,0 +1,405 @@
+package dev.ducklake.janitor.ops.expiresnapshots;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.catalog.CatalogInfo;
+import dev.ducklake.janitor.ops.MaintenanceRun;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.RunFigures;
+import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.RunRecorder;
+import dev.ducklake.janitor.ops.StoppableOperation;
+import dev.ducklake.janitor.pg.AdvisoryLock;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.LockBudget;
+import dev.ducklake.janitor.pg.SqlState;
+import dev.ducklake.janitor.pg.Transactions;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code expire-snapshots}: DuckLake's {@code ducklake_expire_snapshots} done natively on the PostgreSQL
+ * catalog, oldest first, in batches of snapshot ids, one transaction per batch ({@link ExpireBatch} says which
+ * rows go and why). Memory does not grow with the catalog: every set lives in PostgreSQL temporary tables.
+ *
+ * <p>Safety: an execute run holds the advisory lock of drop-orphan-inline-tables ({@link AdvisoryLock}); each
+ * batch is atomic, so a run killed anywhere leaves a consistent catalog, and a rerun continues (the selection
+ * is re-applied to what is left). A dry run writes nothing, takes no advisory lock, and simulates the batches
+ * on a private copy of the snapshot ids inside one read transaction.
+ *
+ * <p>Runs on the shared maintenance runtime ({@link MaintenanceRun}: session with reconnect, advisory lock and
+ * stale-backend handling, retry policy, figures, stop signal). It drives its own batches rather than the
+ * runtime's {@code BatchLoop}, because that loop works through a list of units held in the JVM, and the
+ * snapshot ids of a large catalog must stay in PostgreSQL: each batch picks its ids by keyset in SQL. Each
+ * batch runs under the runtime's retry policy ({@code QueryRunner.withRetries}: backoff on serialization
+ * failures, deadlocks, lock and statement timeouts; reconnect and lock re-take on a lost connection); a full
+ * lock table (53200) halves the batch's inlined-table budget, the drop-orphan-inline-tables arithmetic.
+ */
+public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsResult> {
+
+    private static final int MAX_LISTED_BATCHES = 1000;
+
+    private final ConnectionSpec spec;
+    private final ExpireSnapshotsOptions options;
+    private final ProgressListener listener;
+    /** Tests lower the lock budget's cap to exercise the table deferral; production leaves it unbounded. */
+    int tableBudgetCap = Integer.MAX_VALUE;
+
+    /**
+     * @param spec where the catalog database is
+     * @param options what to do
+     * @param listener where progress goes ({@link ProgressListener#NONE} for nowhere): information, warnings, and one
+     *     information line per batch ({@code expired, batch N: snapshots …} or {@code would expire, batch N: …})
+     */
+    public ExpireSnapshots(ConnectionSpec spec, ExpireSnapshotsOptions options, ProgressListener listener) {
+        this.spec = spec;
+        this.options = options;
+        this.listener = listener;
+    }
+
+    /** The generic run options of the runtime for these options (the runtime's batch size is unused here). */
+    private RunOptions runOptions() {
+        return RunOptions.defaults().withMetadataSchema(options.metadataSchema()).withDryRun(options.dryRun())
+                .withBatchSize(Math.min(options.batchSize(), LockBudget.MAX_BATCH)).withMaxBatches(options.maxBatches())
+                .withRunBudget(options.runBudget()).withStatementTimeout(options.statementTimeout())
+                .withLockTimeout(options.lockTimeout()).withLockName(options.lockName())
+                .withReconnectTimeout(options.reconnectTimeout());
+    }
+
+    /**
+     * Runs the operation (called by {@link #execute()}).
+     *
+     * @return the figures of the run
+     * @throws JanitorException {@link Reason#USAGE} for invalid options or when no criterion is given and the
+     *     catalog has no {@code expire_older_than} option; {@link Reason#CONNECTION}; {@link Reason#NOT_A_CATALOG},
+     *     {@link Reason#UNSUPPORTED_VERSION}, {@link Reason#UNSAFE_CATALOG_STATE} from the catalog checks (also
+     *     when a file to queue has no resolvable path); {@link Reason#LOCK_HELD}; {@link Reason#PERMISSION_DENIED};
+     *     {@link Reason#DATABASE_ERROR} when an error persisted after the retries. Batches committed before a
+     *     failure stay and are consistent.
+     */
+    @Override
+    protected ExpireSnapshotsResult run() throws JanitorException {
+        options.validate();
+        try (MaintenanceRun mr = MaintenanceRun.open(spec, runOptions(), listener, stopFlag())) {
+            CatalogInfo info = mr.session().inspect();
+            String schema = options.metadataSchema();
+            CatalogLayout layout = mr.queries().withRetries("catalog layout", c -> CatalogLayout.read(c, schema, info.version()));
+            Selection sel = mr.queries().withRetries("selection", c -> resolveSelection(c, layout));
+            mr.recorder().info("selection: " + sel.describe());
+            if (!options.dryRun()) {
+                mr.session().lock(options.lockName());
+            }
+            int tableBudget = Math.min(mr.queries().withRetries("lock budget", c -> LockBudget.read(c).cap()), tableBudgetCap);
+            mr.recorder().batchSizes(options.batchSize(), options.batchSize());
+            Tally t = new Tally(layout, sel, tableBudget);
+            if (options.dryRun()) {
+                mr.queries().withRetries("dry run", c -> {
+                    t.reset();
+                    dryRun(c, mr, t);
+                    return null;
+                });
+            } else {
+                executeBatches(mr, t);
+            }
+            Long oldest = mr.queries().withRetries("final count", c -> oldestRetained(c, layout, t));
+            long remainingSelected = options.dryRun() ? 0 : mr.queries().withRetries("final count", c -> countSelected(c, layout, sel));
+            mr.recorder().finalBatchSize(options.batchSize());
+            RunFigures figures = mr.figures();
+            if (options.dryRun()) {
+                figures = new RunFigures(t.batchCount, figures.retries(), figures.reconnects(), figures.batchSizeRequested(),
+                        figures.batchSizeStart(), figures.batchSizeFinal(), figures.stopReason(), figures.elapsedSeconds(),
+                        figures.warnings(), figures.warningsTruncated(), figures.warningsTotal());
+            }
+            return new ExpireSnapshotsResult(schema, info.version().text(), options.dryRun(), sel.source(),
+                    sel.cutoff() == null ? null : sel.cutoff().toString(),
+                    sel.minAgeCutoff() == null ? null : sel.minAgeCutoff().toString(), t.snapshots, t.dataFiles,
+                    t.deleteFiles, t.tables, t.inlined, t.otherRows, oldest, sel.newestAtStart(), remainingSelected,
+                    t.tableBudget, List.copyOf(t.batches), figures);
+        } catch (SQLException e) {
+            throw new JanitorException(Reason.DATABASE_ERROR, "the run failed (SQLSTATE " + SqlState.codeOf(e) + "): "
+                    + spec.redact(String.valueOf(e.getMessage())), e);
+        }
+    }
+
+    /** Counts of one run. */
+    private static final class Tally {
+        final CatalogLayout layout;
+        final Selection sel;
+        int tableBudget;
+        long after = -1;
+        long snapshots;
+        long dataFiles;
+        long deleteFiles;
+        long tables;
+        long inlined;
+        long otherRows;
+        int batchCount;
+        final List<ExpireSnapshotsResult.Batch> batches = new ArrayList<>();
+
+        Tally(CatalogLayout layout, Selection sel, int tableBudget) {
+            this.layout = layout;
+            this.sel = sel;
+            this.tableBudget = tableBudget;
+        }
+
+        void reset() {
+            after = -1;
+            snapshots = dataFiles = deleteFiles = tables = inlined = otherRows = 0;
+            batchCount = 0;
+            batches.clear();
+        }
+
+        void add(ExpireBatch.Figures f, double seconds, RunRecorder rec, boolean dryRun) {
+            batchCount++;
+            snapshots += f.snapshots();
+            dataFiles += f.dataFiles();
+            deleteFiles += f.deleteFiles();
+            tables += f.tables();
+            inlined += f.inlinedTables();
+            otherRows += f.otherRows();
+            ExpireSnapshotsResult.Batch b = new ExpireSnapshotsResult.Batch(batchCount, f.snapshots(), f.firstSnapshot(),
+                    f.lastSnapshot(), f.dataFiles(), f.deleteFiles(), f.tables(), f.inlinedTables(), f.otherRows(), seconds);
+            if (batches.size() < MAX_LISTED_BATCHES) {
+                batches.add(b);
+            }
+            for (String w : f.warnings()) {
+                rec.warn(w);
+            }
+            rec.info(String.format(java.util.Locale.ROOT, "%s batch %d: snapshots %d (%d..%d) data_files %d delete_files %d tables %d"
+                    + " inlined_tables %d other_rows %d in %.2f s", dryRun ? "would expire," : "expired,", b.number(), b.snapshots(),
+                    b.firstSnapshot(), b.lastSnapshot(), b.dataFiles(), b.deleteFiles(), b.tables(), b.inlinedTables(), b.otherRows(),
+                    b.seconds()));
+        }
+    }
+
+    /** Whether --max-batches, --run-budget or a stop request ends the run before the next batch. */
+    private boolean shouldStop(MaintenanceRun mr, Tally t) {
+        if (options.maxBatches() > 0 && t.batchCount >= options.maxBatches()) {
+            mr.recorder().stopped(RunFigures.StopReason.MAX_BATCHES);
+            return true;
+        }
+        if (t.batchCount > 0 && (mr.budget().stopRequested() || mr.budget().pastDeadline())) {
+            mr.recorder().stopped(mr.budget().stopRequested() ? RunFigures.StopReason.STOP_REQUESTED : RunFigures.StopReason.RUN_BUDGET);
+            return true;
+        }
+        return false;
+    }
+
+    private void executeBatches(MaintenanceRun mr, Tally t) throws JanitorException {
+        boolean pending = false;
+        while (!shouldStop(mr, t)) {
+            long t0 = System.nanoTime();
+            final boolean tablesOnly = pending;
+            ExpireBatch.Figures f = mr.queries().withRetries("batch " + (t.batchCount + 1), c -> halvingOnFullLockTable(mr, t, c, tablesOnly));
+            if (f == null) {
+                break;
+            }
+            mr.recorder().batchCommitted();
+            if (f.lastSnapshot() >= 0) {
+                t.after = f.lastSnapshot();
+            }
+            t.add(f, (System.nanoTime() - t0) / 1e9, mr.recorder(), false);
+            pending = f.tablesPending();
+        }
+    }
+
+    /** One batch; a full lock table (53200) halves the batch's inlined-table budget and tries again. */
+    private ExpireBatch.Figures halvingOnFullLockTable(MaintenanceRun mr, Tally t, Connection c, boolean tablesOnly)
+            throws SQLException, JanitorException {
+        while (true) {
+            try {
+                return oneBatch(c, t, tablesOnly);
+            } catch (SQLException e) {
+                if (SqlState.classify(e) != SqlState.Kind.LOCK_TABLE_FULL || t.tableBudget <= 1) {
+                    throw e;
+                }
+                Transactions.rollbackQuietly(c);
+                Transactions.restoreAutoCommit(c);
+                t.tableBudget = Math.max(1, t.tableBudget / 2);
+                mr.recorder().retried();
+                mr.recorder().warn("out of shared memory (53200): inlined tables per batch halved to " + t.tableBudget);
+            }
+        }
+    }
+
+    /**
+     * One transaction. Returns null (after rolling back) when there is nothing to do: no selected snapshot left
+     * and no removable table waiting.
+     */
+    private ExpireBatch.Figures oneBatch(Connection c, Tally t, boolean tablesOnly) throws SQLException, JanitorException {
+        c.setAutoCommit(false);
+        try {
+            Transactions.setLocalTimeouts(c, options.statementTimeout(), options.lockTimeout());
+            ExpireBatch batch = new ExpireBatch(c, t.layout, false);
+            batch.createTempTables();
+            long[] taken = batch.takeSnapshots(t.sel, t.after, options.batchSize(), false);
+            if (taken[0] == 0 && !tablesOnly && !removableTablesExist(c, t.layout)) {
+                c.rollback();
+                return null;
+            }
+            ExpireBatch.Figures f = batch.clean(taken, t.tableBudget, false);
+            c.commit();
+            return f;
+        } catch (SQLException | JanitorException | RuntimeException e) {
+            Transactions.rollbackQuietly(c);
+            throw e;
+        } finally {
+            Transactions.restoreAutoCommit(c);
+        }
+    }
+
+    /** Whether tables are waiting from an earlier, interrupted run (so that a rerun finishes them). */
+    private static boolean removableTablesExist(Connection c, CatalogLayout layout) throws SQLException {
+        String sql = "SELECT EXISTS (SELECT 1 FROM " + layout.q("ducklake_table") + " t WHERE t.table_id IS NOT NULL"
+                + " GROUP BY t.table_id HAVING bool_and(t.end_snapshot IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
+                + layout.q("ducklake_snapshot") + " s WHERE s.snapshot_id >= t.begin_snapshot AND s.snapshot_id < t.end_snapshot)))";
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getBoolean(1);
+        }
+    }
+
+    private void dryRun(Connection c, MaintenanceRun mr, Tally t) throws SQLException, JanitorException {
+        c.setAutoCommit(false);
+        try {
+            try (Statement st = c.createStatement()) {
+                st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+            }
+            Transactions.setLocalTimeouts(c, options.statementTimeout(), options.lockTimeout());
+            ExpireBatch batch = new ExpireBatch(c, t.layout, true);
+            batch.createDryRunCopy();
+            batch.createTempTables();
+            ExpireBatch.Figures previous = new ExpireBatch.Figures(0, -1, -1, 0, 0, 0, 0, 0, false, List.of());
+            while (!shouldStop(mr, t)) {
+                long t0 = System.nanoTime();
+                batch.resetForNextBatch();
+                long[] taken = batch.takeSnapshots(t.sel, t.after, options.batchSize(), true);
+                if (taken[0] == 0) {
+                    break;
+                }
+                t.after = taken[2];
+                ExpireBatch.Figures cum = batch.clean(taken, Integer.MAX_VALUE, true);
+                ExpireBatch.Figures delta = new ExpireBatch.Figures(taken[0], taken[1], taken[2],
+                        cum.dataFiles() - previous.dataFiles(), cum.deleteFiles() - previous.deleteFiles(),
+                        cum.tables() - previous.tables(), cum.inlinedTables() - previous.inlinedTables(),
+                        cum.otherRows() - previous.otherRows(), false,
+                        previous.snapshots() == 0 ? cum.warnings() : List.of());
+                previous = new ExpireBatch.Figures(1, -1, -1, cum.dataFiles(), cum.deleteFiles(), cum.tables(),
+                        cum.inlinedTables(), cum.otherRows(), false, List.of());
+                t.add(delta, (System.nanoTime() - t0) / 1e9, mr.recorder(), true);
+            }
+        } finally {
+            Transactions.rollbackQuietly(c);
+            Transactions.restoreAutoCommit(c);
+        }
+    }
+
+    private Long oldestRetained(Connection c, CatalogLayout layout, Tally t) throws SQLException {
+        if (options.dryRun()) {
+            String sql = "SELECT min(snapshot_id) FROM " + layout.q("ducklake_snapshot") + " WHERE NOT (snapshot_id <= ? AND "
+                    + t.sel.predicate() + ")";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setLong(1, t.after);
+                t.sel.bind(c, ps, 2);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return (Long) rs.getObject(1, Long.class);
+                }
+            }
+        }
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT min(snapshot_id) FROM " + layout.q("ducklake_snapshot"))) {
+            rs.next();
+            return (Long) rs.getObject(1, Long.class);
+        }
+    }
+
+    private static long countSelected(Connection c, CatalogLayout layout, Selection sel) throws SQLException {
+        String snap = layout.q("ducklake_snapshot");
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + snap + " WHERE " + sel.predicate()
+                + " AND snapshot_id < (SELECT max(snapshot_id) FROM " + snap + ")")) {
+            sel.bind(c, ps, 1);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- selection
+
+    /**
+     * Fixes the selection once: the server's now(), the cutoff, the retain-last boundary, the min-age cutoff
+     * and the newest snapshot.
+     */
+    private Selection resolveSelection(Connection c, CatalogLayout layout) throws SQLException, JanitorException {
+        Instant now;
+        long newest;
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT now(), (SELECT max(snapshot_id) FROM " + layout.q("ducklake_snapshot") + ")")) {
+            rs.next();
+            now = rs.getObject(1, OffsetDateTime.class).toInstant();
+            newest = rs.getLong(2);
+        }
+        Instant cutoff = null;
+        Long boundary = null;
+        long[] versions = null;
+        List<String> source = new ArrayList<>();
+        if (options.olderThan() != null) {
+            cutoff = options.olderThan().cutoff(now);
+            source.add("older_than");
+        }
+        if (options.retainLast() != null) {
+            source.add("retain_last");
+            try (PreparedStatement ps = c.prepareStatement("SELECT snapshot_id FROM " + layout.q("ducklake_snapshot")
+                    + " ORDER BY snapshot_id DESC OFFSET ? LIMIT 1")) {
+                ps.setInt(1, options.retainLast() - 1);
+                try (ResultSet rs = ps.executeQuery()) {
+                    boundary = rs.next() ? rs.getLong(1) : Long.MIN_VALUE;
+                }
+            }
+        }
+        if (options.versions() != null) {
+            versions = options.versions().stream().mapToLong(Long::longValue).toArray();
+            source.add("versions");
+        }
+        if (!options.hasCriterion()) {
+            String option = layout.globalOption(c, "expire_older_than");
+            if (option == null || option.isEmpty()) {
+                throw new JanitorException(Reason.USAGE, "No criterion: give --older-than, --retain-last or --versions, or set "
+                        + "the catalog option expire_older_than (CALL <lake>.set_option('expire_older_than', '30 days')).");
+            }
+            cutoff = intervalBefore(c, now, option);
+            source.add("catalog_option");
+        }
+        Instant minAgeCutoff = options.minAge().isZero() ? null : now.minus(options.minAge());
+        return new Selection(newest, cutoff, boundary, versions, minAgeCutoff, String.join("+", source));
+    }
+
+    /** now − the catalog's interval text, computed by PostgreSQL (DuckDB and PostgreSQL share the common forms). */
+    private static Instant intervalBefore(Connection c, Instant now, String interval) throws SQLException, JanitorException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT ?::timestamptz - ?::interval")) {
+            ps.setObject(1, Selection.timestamp(now));
+            ps.setString(2, interval);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getObject(1, OffsetDateTime.class).toInstant();
+            }
+        } catch (SQLException e) {
+            String state = SqlState.codeOf(e);
+            if ("22007".equals(state) || "22P02".equals(state) || "22015".equals(state)) {
+                throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, "The catalog option expire_older_than is not an interval: '"
+                        + interval + "'. Fix it with set_option, or pass --older-than.", e);
+            }
+            throw e;
+        }
+    }
+}

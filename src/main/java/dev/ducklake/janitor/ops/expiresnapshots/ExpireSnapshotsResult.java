@@ -1,0 +1,84 @@
+package dev.ducklake.janitor.ops.expiresnapshots;
+
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.RunFigures;
+
+import java.util.List;
+
+/**
+ * What one {@link ExpireSnapshots} run did (execute) or would do (dry run). Counts are rows or relations;
+ * times are seconds.
+ *
+ * @param schema the catalog schema
+ * @param formatVersion the catalog's DuckLake format version
+ * @param dryRun whether nothing was changed
+ * @param criterion which criterion selected the snapshots: {@code older_than}, {@code retain_last},
+ *     {@code older_than+retain_last}, {@code versions} or {@code catalog_option}
+ * @param cutoff the time cutoff as ISO-8601 (snapshot_time strictly before it), or null without a time criterion
+ * @param minAgeCutoff snapshots younger than this were protected by --min-age (ISO-8601), or null for 0s
+ * @param snapshotsExpired snapshots expired (dry run: that would be)
+ * @param dataFilesScheduled data files removed from the catalog and queued in
+ *     ducklake_files_scheduled_for_deletion
+ * @param deleteFilesScheduled delete files removed and queued
+ * @param tablesRemoved DuckLake table ids removed (all their rows)
+ * @param inlinedTablesDropped inlined-data and inlined-deletion relations dropped
+ * @param otherRowsDeleted closed rows of ducklake_schema, _view, _view_column_tag, _tag and _macro deleted
+ * @param oldestRetainedSnapshot the oldest snapshot id left after the run (dry run: that would be)
+ * @param newestSnapshot the newest snapshot id (never expired)
+ * @param remainingSelected snapshots the selection still allows after the run (0 unless stopped early)
+ * @param tableBudget inlined relations one batch may drop (the lock budget, after any halving)
+ * @param batchList per batch figures (at most the first 1,000; a dry run lists the simulated batches)
+ * @param run the generic figures of the runtime (batches committed or simulated, retries, reconnects, stop
+ *     reason, elapsed seconds, warnings), flattened into the JSON
+ */
+public record ExpireSnapshotsResult(String schema, String formatVersion, boolean dryRun, String criterion,
+                                    String cutoff, String minAgeCutoff, long snapshotsExpired, long dataFilesScheduled,
+                                    long deleteFilesScheduled, long tablesRemoved, long inlinedTablesDropped,
+                                    long otherRowsDeleted, Long oldestRetainedSnapshot, long newestSnapshot,
+                                    long remainingSelected, int tableBudget, List<Batch> batchList,
+                                    @JsonUnwrapped RunFigures run) implements MaintenanceResult {
+
+    /** @return batches committed (dry run: simulated) */
+    public int batches() {
+        return run.batches();
+    }
+
+    /** @return warnings of the run */
+    public List<String> warnings() {
+        return run.warnings();
+    }
+
+    /** @return whether --run-budget or a stop request ended the run early */
+    public boolean budgetExhausted() {
+        return run.budgetExhausted();
+    }
+
+    /** @return whether --max-batches ended the run */
+    public boolean maxBatchesReached() {
+        return run.maxBatchesReached();
+    }
+
+    /** @return wall-clock seconds of the run */
+    public double elapsedSeconds() {
+        return run.elapsedSeconds();
+    }
+
+    /**
+     * One batch.
+     *
+     * @param number 1-based
+     * @param snapshots snapshots expired in it
+     * @param firstSnapshot smallest expired id (-1 when none: a table-only batch)
+     * @param lastSnapshot largest expired id (-1 when none)
+     * @param dataFiles data files queued
+     * @param deleteFiles delete files queued
+     * @param tables tables removed
+     * @param inlinedTables inlined relations dropped
+     * @param otherRows closed schema/view/tag/macro rows deleted
+     * @param seconds wall-clock time of the batch
+     */
+    public record Batch(int number, long snapshots, long firstSnapshot, long lastSnapshot, long dataFiles,
+                        long deleteFiles, long tables, long inlinedTables, long otherRows, double seconds) {
+    }
+}

@@ -1,0 +1,83 @@
+package dev.ducklake.janitor.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ducklake.janitor.catalog.FormatVersion;
+import dev.ducklake.janitor.demo.CatalogBuilder;
+import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The expire-snapshots command: flags, exit codes, JSON members, several schemas. */
+class ExpireSnapshotsCommandTest {
+
+    private final TestPostgres pg = TestPostgres.get();
+
+    private String catalog(String prefix) throws Exception {
+        String s = pg.freshSchema(prefix);
+        try (Connection c = pg.connect()) {
+            CatalogBuilder b = new CatalogBuilder(c, s, FormatVersion.V1_0).create();
+            long t = b.createTable("t", 1);
+            b.dropTable(t);
+            b.createTable("u", 1);
+        }
+        return s;
+    }
+
+    @Test
+    void usageErrorsExitTwoAndChangeNothing() throws Exception {
+        String s = catalog("exp_cli_usage");
+        Cli.Run none = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--yes");
+        assertThat(none.exitCode()).isEqualTo(2);
+        assertThat(none.err()).contains("--older-than").contains("--retain-last").contains("--versions").contains("expire_older_than");
+        assertThat(Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--versions", "1", "--older-than", "1d")
+                .exitCode()).isEqualTo(2);
+        assertThat(Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "tomorrow").exitCode())
+                .isEqualTo(2);
+        assertThat(Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "1d", "--min-age", "1y")
+                .exitCode()).isEqualTo(2);
+        assertThat(Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "0").exitCode())
+                .isEqualTo(2);
+        assertThat(Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "1d", "--batch-size", "0")
+                .exitCode()).isEqualTo(2);
+    }
+
+    @Test
+    void jsonCarriesTheIssuesMembers() throws Exception {
+        String s = catalog("exp_cli_json");
+        Cli.Run dry = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
+                "--dry-run", "--output", "json");
+        assertThat(dry.exitCode()).as(dry.err()).isZero();
+        Cli.Run run = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
+                "--yes", "--output", "json");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        JsonNode d = new ObjectMapper().readTree(dry.out());
+        JsonNode r = new ObjectMapper().readTree(run.out());
+        for (String f : new String[] {"snapshots_expired", "data_files_scheduled", "delete_files_scheduled", "tables_removed",
+            "inlined_tables_dropped", "oldest_retained_snapshot", "cutoff", "batches", "retries", "reconnects", "elapsed_seconds",
+            "warnings", "operation", "catalog"}) {
+            assertThat(r.has(f)).as(f).isTrue();
+        }
+        assertThat(r.get("operation").asText()).isEqualTo("expire-snapshots");
+        assertThat(r.get("snapshots_expired").asLong()).isEqualTo(3).isEqualTo(d.get("snapshots_expired").asLong());
+        assertThat(r.get("tables_removed").asLong()).isEqualTo(1).isEqualTo(d.get("tables_removed").asLong());
+        assertThat(r.get("oldest_retained_snapshot").asLong()).isEqualTo(3);
+        assertThat(d.get("dry_run").asBoolean()).isTrue();
+    }
+
+    @Test
+    void severalSchemasRunInTurn() throws Exception {
+        String a = catalog("exp_cli_a");
+        String b = catalog("exp_cli_b");
+        Cli.Run run = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", a, "--metadata-schema", b,
+                "--retain-last", "1", "--min-age", "0s", "--yes", "--output", "json");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        JsonNode doc = new ObjectMapper().readTree(run.out());
+        assertThat(doc.get("schemas")).hasSize(2);
+        assertThat(doc.get("schemas").get(1).get("snapshots_expired").asLong()).isEqualTo(3);
+    }
+}

@@ -1,0 +1,47 @@
+package dev.ducklake.janitor.ops.droporphaninline;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The compact candidate list gives back exactly the rows it was given, ctids included. */
+class CandidateListTest {
+
+    @Test
+    void rowsComeBackAsTheyWentIn() {
+        CandidateList l = new CandidateList();
+        for (int i = 0; i < 100; i++) {
+            l.addRegistered(1_000_000_000_000L + i, i, "(" + (4_294_967_295L - i) + "," + (i % 7 == 0 ? 65535 : i + 1) + ")");
+        }
+        l.trim();
+        assertThat(l).hasSize(100);
+        Candidate c = l.get(7);
+        assertThat(c.kind()).isEqualTo(Candidate.Kind.REGISTERED);
+        assertThat(c.tableId()).isEqualTo(1_000_000_000_007L);
+        assertThat(c.schemaVersion()).isEqualTo(7);
+        assertThat(c.ctid()).isEqualTo("(4294967288,65535)");
+        assertThat(l.get(99).ctid()).isEqualTo("(4294967196,100)");
+        assertThat(l.subList(10, 12)).extracting(Candidate::tableId).containsExactly(1_000_000_000_010L, 1_000_000_000_011L);
+    }
+
+    @Test
+    void ctidsOutsideTheirRangeAreRefused() {
+        assertThatThrownBy(() -> CandidateList.packCtid("(4294967296,1)")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> CandidateList.packCtid("(1,65536)")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> CandidateList.packCtid("1,2")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(CandidateList.unpackCtid(CandidateList.packCtid("(0,1)"))).isEqualTo("(0,1)");
+    }
+
+    @Test
+    void concatenationReadsTheRegisteredThenTheUnregistered() {
+        CandidateList registered = new CandidateList();
+        registered.addRegistered(5, 1, "(0,1)");
+        List<Candidate> unregistered = List.of(new Candidate(Candidate.Kind.INLINED_DELETE, 9, -1, null));
+        List<Candidate> all = CandidateList.concat(registered, unregistered);
+        assertThat(all).extracting(Candidate::tableId).containsExactly(5L, 9L);
+        assertThat(CandidateList.concat(registered, List.of())).isSameAs(registered);
+    }
+}

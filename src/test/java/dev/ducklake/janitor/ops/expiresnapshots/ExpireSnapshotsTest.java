@@ -1,0 +1,285 @@
+package dev.ducklake.janitor.ops.expiresnapshots;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.catalog.FormatVersion;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.demo.CatalogBuilder;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Selection rules and guards of expire-snapshots on catalogs written by {@link CatalogBuilder}: each criterion, their
+ * combination, the newest-snapshot and min-age guards, the catalog option, an empty selection, unknown versions, and
+ * the removal of a dropped table in every known format version. (Equality with DuckLake itself is proven by the
+ * interop differential tests.)
+ */
+class ExpireSnapshotsTest {
+
+    private final TestPostgres pg = TestPostgres.get();
+
+    /**
+     * A catalog with snapshots 0..n where snapshot i is (n - i) hours old, except the two newest: 10 and 30 minutes
+     * old. One table dropped at the newest-but-two snapshot.
+     */
+    private String catalog(FormatVersion v) throws SQLException {
+        String s = pg.freshSchema("exp_" + v.text().replaceAll("[^0-9a-z]", ""));
+        try (Connection c = pg.connect()) {
+            CatalogBuilder b = new CatalogBuilder(c, s, v).create();
+            long live = b.createTable("live", 1);
+            b.insertRows(live, 2);
+            long dead = b.createTable("dead", 2);
+            b.insertRows(dead, 3);
+            b.addColumn(dead);
+            b.dropTable(dead);
+            b.insertRows(live, 1);
+            b.insertRows(live, 1);
+            long n = b.snapshot();
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + Sql.qualified(s, "ducklake_snapshot")
+                    + " SET snapshot_time = now() - make_interval(hours => (? - snapshot_id)::int)"
+                    + " - CASE WHEN snapshot_id = ? THEN interval '10 minutes' WHEN snapshot_id = ? - 1 THEN interval '30 minutes'"
+                    + " ELSE interval '0' END + CASE WHEN snapshot_id >= ? - 1 THEN make_interval(hours => (? - snapshot_id)::int) ELSE interval '0' END")) {
+                ps.setLong(1, n);
+                ps.setLong(2, n);
+                ps.setLong(3, n);
+                ps.setLong(4, n);
+                ps.setLong(5, n);
+                ps.executeUpdate();
+            }
+        }
+        return s;
+    }
+
+    private ExpireSnapshotsResult run(String schema, UnaryOperator<ExpireSnapshotsOptions> o) throws JanitorException {
+        return new ExpireSnapshots(pg.spec(), o.apply(ExpireSnapshotsOptions.defaults().withMetadataSchema(schema)), dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
+    }
+
+    private List<Long> snapshots(String schema) throws SQLException {
+        List<Long> out = new ArrayList<>();
+        try (Connection c = pg.connect(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT snapshot_id FROM " + Sql.qualified(schema, "ducklake_snapshot") + " ORDER BY 1")) {
+            while (rs.next()) {
+                out.add(rs.getLong(1));
+            }
+        }
+        return out;
+    }
+
+    private long count(String schema, String sql) throws SQLException {
+        try (Connection c = pg.connect(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery(sql.replace("$s", Sql.ident(schema)))) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static final Instant FUTURE = Instant.parse("2999-01-01T00:00:00Z");
+
+    @Test
+    void olderThanExpiresStrictlyOlderSnapshotsButNeverTheNewest() throws Exception {
+        String s = catalog(FormatVersion.V1_0);
+        List<Long> before = snapshots(s);
+        long newest = before.get(before.size() - 1);
+        ExpireSnapshotsResult r = run(s, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO));
+        assertThat(snapshots(s)).containsExactly(newest);
+        assertThat(r.snapshotsExpired()).isEqualTo(before.size() - 1);
+        assertThat(r.oldestRetainedSnapshot()).isEqualTo(newest);
+        assertThat(r.tablesRemoved()).as("the dropped table").isEqualTo(1);
+        assertThat(r.inlinedTablesDropped()).as("its two inlined tables").isEqualTo(2);
+        assertThat(count(s, "SELECT count(*) FROM $s.ducklake_table")).isEqualTo(1);
+        assertThat(count(s, "SELECT count(*) FROM $s.ducklake_snapshot_changes")).isEqualTo(1);
+    }
+
+    @Test
+    void durationIsCountedBackFromTheServersNow() throws Exception {
+        String s = catalog(FormatVersion.V1_0);
+        List<Long> before = snapshots(s);
+        int n = before.size() - 1;
+        // snapshots 0..n-2 are (n - i) hours old: older than 150 minutes are those with n - i >= 3
+        ExpireSnapshotsResult r = run(s, o -> o.withOlderThan(new OlderThan(null, Duration.ofMinutes(150))));
+        assertThat(r.snapshotsExpired()).isEqualTo(n - 2);
+        assertThat(snapshots(s).get(0)).isEqualTo((long) n - 2);
+        assertThat(r.criterion()).isEqualTo("older_than");
+    }
+
+    @Test
+    void minAgeProtectsYoungSnapshotsWhateverTheCriteria() throws Exception {
+        String s = catalog(FormatVersion.V1_0);
+        List<Long> before = snapshots(s);
+        long newest = before.get(before.size() - 1);
+        ExpireSnapshotsResult r = run(s, o -> o.withOlderThan(new OlderThan(FUTURE, null)));
+        assertThat(snapshots(s)).as("the 30-minute-old snapshot is kept by the default 1h min-age").containsExactly(newest - 1, newest);
+        assertThat(r.minAgeCutoff()).isNotNull();
+        String s2 = catalog(FormatVersion.V1_0);
+        run(s2, o -> o.withVersions(List.of(newest - 1, newest, 1L)));
+        assertThat(snapshots(s2)).as("listed young and newest snapshots stay; 1 goes").contains(newest - 1, newest).doesNotContain(1L);
+    }
+
+    @Test
+    void retainLastKeepsTheNewestNAndCombinesWithOlderThan() throws Exception {
+        String s = catalog(FormatVersion.V1_0);
+        List<Long> before = snapshots(s);
+        long newest = before.get(before.size() - 1);
+        run(s, o -> o.withRetainLast(4).withMinAge(Duration.ZERO));
+        assertThat(snapshots(s)).containsExactly(newest - 3, newest - 2, newest - 1, newest);
+        String s2 = catalog(FormatVersion.V1_0);
+        // older-than allows 0..n-3 (>= 3 hours old); retain-last 6 allows 0..n-6: both must allow
+        ExpireSnapshotsResult r = run(s2, o -> o.withRetainLast(6).withOlderThan(new OlderThan(null, Duration.ofMinutes(150))));
+        assertThat(snapshots(s2).get(0)).isEqualTo(newest - 5);
+        assertThat(r.criterion()).isEqualTo("older_than+retain_last");
+        String s3 = catalog(FormatVersion.V1_0);
+        run(s3, o -> o.withRetainLast(2).withOlderThan(new OlderThan(null, Duration.ofMinutes(150))));
+        assertThat(snapshots(s3).get(0)).as("here older-than is the tighter one").isEqualTo(newest - 2);
+    }
+
+    @Test
+    void versionsExpireExactlyTheListedIds() throws Exception {
+        String s = catalog(FormatVersion.V1_0);
+        List<Long> before = snapshots(s);
+        ExpireSnapshotsResult r = run(s, o -> o.withVersions(List.of(2L, 4L, 999L)));
+        List<Long> expected = new ArrayList<>(before);
+        expected.removeAll(List.of(2L, 4L));
+        assertThat(snapshots(s)).isEqualTo(expected);
+        assertThat(r.snapshotsExpired()).isEqualTo(2);
+        assertThat(r.criterion()).isEqualTo("versions");
+    }
+
+    @Test
+    void versionsExcludeTheOtherCriteria() {
+        assertThatThrownBy(() -> run("public", o -> o.withVersions(List.of(1L)).withRetainLast(2)))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("--versions")
+                .satisfies(e -> assertThat(((JanitorException) e).reason()).isEqualTo(Reason.USAGE));
+        assertThatThrownBy(() -> run("public", o -> o.withVersions(List.of(1L)).withOlderThan(new OlderThan(FUTURE, null))))
+                .isInstanceOf(JanitorException.class);
+        assertThatThrownBy(() -> run("public", o -> o.withRetainLast(0))).hasMessageContaining("--retain-last");
+    }
+
+    @Test
+    void withoutCriterionTheCatalogOptionIsUsedElseAUsageError() throws Exception {
+        String s = catalog(FormatVersion.V1_0);
+        List<Long> before = snapshots(s);
+        assertThatThrownBy(() -> run(s, o -> o)).isInstanceOf(JanitorException.class)
+                .hasMessageContaining("--older-than").hasMessageContaining("--retain-last").hasMessageContaining("--versions")
+                .hasMessageContaining("expire_older_than")
+                .satisfies(e -> assertThat(((JanitorException) e).reason()).isEqualTo(Reason.USAGE));
+        assertThat(snapshots(s)).isEqualTo(before);
+        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+            st.execute("INSERT INTO " + Sql.qualified(s, "ducklake_metadata") + " (key, value, scope, scope_id) VALUES"
+                    + " ('expire_older_than', '150 minutes', NULL, NULL), ('expire_older_than', '1 minute', 'table', 1)");
+        }
+        ExpireSnapshotsResult r = run(s, o -> o);
+        assertThat(r.criterion()).isEqualTo("catalog_option");
+        assertThat(r.snapshotsExpired()).as("the global option, not the table-scoped one").isEqualTo(before.size() - 3);
+    }
+
+    @Test
+    void anEmptySelectionChangesNothing() throws Exception {
+        String s = catalog(FormatVersion.V1_0);
+        List<Long> before = snapshots(s);
+        long tables = count(s, "SELECT count(*) FROM $s.ducklake_table");
+        ExpireSnapshotsResult r = run(s, o -> o.withOlderThan(new OlderThan(Instant.parse("2000-01-01T00:00:00Z"), null)));
+        assertThat(r.snapshotsExpired()).isZero();
+        assertThat(r.batches()).isZero();
+        assertThat(snapshots(s)).isEqualTo(before);
+        assertThat(count(s, "SELECT count(*) FROM $s.ducklake_table")).isEqualTo(tables);
+        ExpireSnapshotsResult dry = run(s, o -> o.withOlderThan(new OlderThan(Instant.parse("2000-01-01T00:00:00Z"), null)).withDryRun(true));
+        assertThat(dry.snapshotsExpired()).isZero();
+    }
+
+    @Test
+    void anUnknownFormatVersionIsRefused() throws Exception {
+        String s = catalog(FormatVersion.V1_0);
+        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+            st.execute("UPDATE " + Sql.qualified(s, "ducklake_metadata") + " SET value = '9.9' WHERE key = 'version'");
+        }
+        List<Long> before = snapshots(s);
+        assertThatThrownBy(() -> run(s, o -> o.withOlderThan(new OlderThan(FUTURE, null))))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("9.9")
+                .satisfies(e -> assertThat(((JanitorException) e).reason()).isEqualTo(Reason.UNSUPPORTED_VERSION));
+        assertThat(snapshots(s)).isEqualTo(before);
+    }
+
+    @ParameterizedTest
+    @EnumSource(FormatVersion.class)
+    void everyKnownFormatVersionExpiresAndRemovesTheDroppedTable(FormatVersion v) throws Exception {
+        String s = catalog(v);
+        ExpireSnapshotsResult dry = run(s, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO).withDryRun(true));
+        ExpireSnapshotsResult r = run(s, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO).withBatchSize(2));
+        assertThat(r.formatVersion()).isEqualTo(v.text());
+        assertThat(r.tablesRemoved()).isEqualTo(1);
+        assertThat(r.inlinedTablesDropped()).isEqualTo(2);
+        assertThat(dry.tablesRemoved()).isEqualTo(1);
+        assertThat(dry.inlinedTablesDropped()).isEqualTo(2);
+        assertThat(dry.snapshotsExpired()).isEqualTo(r.snapshotsExpired());
+        assertThat(count(s, "SELECT count(*) FROM $s.ducklake_inlined_data_tables")).as("the live table's inlined table stays").isEqualTo(1);
+        assertThat(count(s, "SELECT count(*) FROM $s.ducklake_column WHERE table_id = 2")).isZero();
+        assertThat(snapshots(s)).hasSize(1);
+    }
+
+    @Test
+    void olderThanParsing() throws Exception {
+        assertThat(OlderThan.parse("2026-11-30T12:00:00Z", "--older-than").at()).isEqualTo(Instant.parse("2026-11-30T12:00:00Z"));
+        assertThat(OlderThan.parse("2026-11-30T12:00:00.123456+01:00", "--older-than").at())
+                .isEqualTo(Instant.parse("2026-11-30T11:00:00.123456Z"));
+        assertThat(OlderThan.parse("2026-11-30 12:00:00.5+00", "--older-than").at()).isEqualTo(Instant.parse("2026-11-30T12:00:00.5Z"));
+        assertThat(OlderThan.parse("45s", "x").ago()).isEqualTo(Duration.ofSeconds(45));
+        assertThat(OlderThan.parse("90m", "x").ago()).isEqualTo(Duration.ofMinutes(90));
+        assertThat(OlderThan.parse("36h", "x").ago()).isEqualTo(Duration.ofHours(36));
+        assertThat(OlderThan.parse("7d", "x").ago()).isEqualTo(Duration.ofDays(7));
+        for (String bad : List.of("", "7", "7w", "-5m", "2026-11-30T12:00:00", "yesterday")) {
+            assertThatThrownBy(() -> OlderThan.parse(bad, "--older-than")).as(bad).isInstanceOf(JanitorException.class)
+                    .hasMessageContaining("--older-than");
+        }
+    }
+
+    @Test
+    void tablesBeyondTheLockBudgetWaitForTheNextBatchAndTheEndStateIsTheSame() throws Exception {
+        String small = pg.freshSchema("exp_budget_small");
+        String big = pg.freshSchema("exp_budget_big");
+        for (String s : List.of(small, big)) {
+            try (Connection c = pg.connect()) {
+                CatalogBuilder b = new CatalogBuilder(c, s, FormatVersion.V1_0).create();
+                b.createTable("keep", 1);
+                for (int i = 0; i < 9; i++) {
+                    long t = b.createTable("t" + i, 1);
+                    b.addColumn(t);
+                    b.dropTable(t);
+                }
+                b.createTable("last", 1);
+            }
+        }
+        ExpireSnapshots op = new ExpireSnapshots(pg.spec(), ExpireSnapshotsOptions.defaults().withMetadataSchema(small)
+                .withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO), dev.ducklake.janitor.ops.ProgressListener.NONE);
+        op.tableBudgetCap = 5;
+        ExpireSnapshotsResult r = op.execute();
+        ExpireSnapshotsResult all = run(big, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO));
+        assertThat(all.batches()).isEqualTo(1);
+        assertThat(r.tableBudget()).isEqualTo(5);
+        assertThat(r.batches()).as("9 tables of 2 inlined tables each, at most 5 relations per batch: 2 tables per batch").isEqualTo(5);
+        assertThat(r.batchList()).allSatisfy(b -> assertThat(b.inlinedTables()).isLessThanOrEqualTo(5));
+        assertThat(r.tablesRemoved()).isEqualTo(9).isEqualTo(all.tablesRemoved());
+        assertThat(r.inlinedTablesDropped()).isEqualTo(18).isEqualTo(all.inlinedTablesDropped());
+        for (String t : List.of("ducklake_table", "ducklake_column", "ducklake_inlined_data_tables", "ducklake_schema_versions",
+                "ducklake_snapshot")) {
+            assertThat(count(small, "SELECT count(*) FROM $s." + t)).as(t).isEqualTo(count(big, "SELECT count(*) FROM $s." + t));
+        }
+        assertThat(count(small, "SELECT count(*) FROM pg_tables WHERE schemaname = '" + small + "'"))
+                .isEqualTo(count(big, "SELECT count(*) FROM pg_tables WHERE schemaname = '" + big + "'"));
+    }
+}
