@@ -1,0 +1,33 @@
+package dev.ducklake.janitor.ops.check;
+
+import java.util.List;
+
+/** Every rule {@code check} runs, in report order. The kinds are the contract names of the findings and of the gauge. */
+public final class CheckRules {
+
+    private CheckRules() {
+    }
+
+    /** The survey-based kinds (they need drop-orphan-inline-tables' survey, see {@link InlineSurvey}). */
+    static final List<String> SURVEY_KINDS = List.of("unregistered_inlined_tables", "unreachable_inlined_delete_tables",
+            "inlined_table_anomalies");
+
+    /** @return every rule, in report order */
+    public static List<CheckRule> all() {
+        return List.of(new UnreachableInlinedTablesRule(), new RegistryRowsWithoutTableRule(), new UnregisteredInlinedTablesRule(),
+                new UnreachableInlinedDeleteTablesRule(), new InlinedTableAnomaliesRule(), new LiveFilesOfUnreachableTablesRule(),
+                new LiveFilesOfDroppedTablesRule(), new OrphanedStatsRowsRule(), new DuplicateDeletionQueueRowsRule(),
+                new QueuedFilesStillReferencedRule(), new DeadInlinedRowsRule(), new SnapshotChangesWithoutSnapshotRule(),
+                new SchemaVersionsBeyondRegistryRule(), new SchemaVersionsMigrationDuplicatesRule(), new CatalogBloatRule());
+    }
+
+    /** @return the rules that need no survey (the ones a metrics collector without a connection string can run) */
+    public static List<CheckRule> withoutSurvey() {
+        return all().stream().filter(r -> !SURVEY_KINDS.contains(r.kind())).toList();
+    }
+
+    /** @return every kind name, in report order */
+    public static List<String> kinds() {
+        return all().stream().map(CheckRule::kind).toList();
+    }
+}
