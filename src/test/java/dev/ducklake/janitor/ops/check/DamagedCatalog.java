@@ -13,16 +13,16 @@ import java.sql.SQLException;
  * A catalog written by {@link CatalogBuilder} and seeded with exactly one instance of every finding kind (test support).
  * The ids are fixed so that the tests can assert the examples.
  */
-final class DamagedCatalog {
+public final class DamagedCatalog {
 
     /** A live table (reachable, open): its inlined table gets one dead row, its data file is queued by mistake. */
-    long live;
+    public long live;
     /** A table dropped and expired: its registry row is the unreachable inlined table; one live data file is left. */
-    long gone;
+    public long gone;
     /** A table dropped but still reachable, whose data file was left open (duckdb/ducklake#956). */
-    long dropped;
+    public long dropped;
     /** A table_id with no ducklake_table row at all (stats, schema versions, leftovers). */
-    static final long NO_TABLE = 900;
+    public static final long NO_TABLE = 900;
     /** A data_file_id with no ducklake_data_file row (per-file stats). */
     static final long NO_FILE = 901;
     /** The table_id of the unregistered leftover. */
@@ -33,7 +33,7 @@ final class DamagedCatalog {
     final String schema;
     final FormatVersion version;
 
-    DamagedCatalog(String schema, FormatVersion version) {
+    public DamagedCatalog(String schema, FormatVersion version) {
         this.schema = schema;
         this.version = version;
     }
@@ -43,7 +43,7 @@ final class DamagedCatalog {
     }
 
     /** Builds the catalog and seeds every kind; returns this. */
-    DamagedCatalog build(Connection c) throws SQLException {
+    public DamagedCatalog build(Connection c) throws SQLException {
         CatalogBuilder b = new CatalogBuilder(c, schema, version).create();
         gone = b.createTable("gone", 1);
         b.dropTable(gone);
