@@ -69,7 +69,9 @@ public final class CatalogCheck {
             List<Finding> findings = new ArrayList<>();
             Map<String, Long> counts = new LinkedHashMap<>();
             List<CheckResult.RuleError> errors = new ArrayList<>();
+            Map<String, Double> seconds = new LinkedHashMap<>();
             for (Outcome o : outcomes) {
+                seconds.put(o.rule().kind(), o.seconds());
                 if (o.error() != null) {
                     errors.add(new CheckResult.RuleError(o.rule().kind(), describe(o.error())));
                     continue;
@@ -80,7 +82,8 @@ public final class CatalogCheck {
                 }
             }
             String status = !findings.isEmpty() ? CheckResult.FINDINGS : errors.isEmpty() ? CheckResult.CLEAN : CheckResult.INCOMPLETE;
-            return new CheckResult(schema, info.version().text(), status, findings, counts, errors, (System.nanoTime() - t0) / 1e9);
+            return new CheckResult(schema, info.version().text(), status, findings, counts, errors, (System.nanoTime() - t0) / 1e9,
+                    seconds);
         } catch (SQLException e) {
             throw databaseError("closing the connection", e);
         }

@@ -14,9 +14,10 @@ import java.util.Map;
  * @param counts every kind checked and its count (0 included), in report order
  * @param errors kinds whose rule failed, with the error (SQLSTATE and message); empty when all ran
  * @param elapsedSeconds wall time of the check, seconds
+ * @param ruleSeconds wall time of each rule, seconds, in report order
  */
 public record CheckResult(String schema, String formatVersion, String status, List<Finding> findings, Map<String, Long> counts,
-                          List<RuleError> errors, double elapsedSeconds) {
+                          List<RuleError> errors, double elapsedSeconds, Map<String, Double> ruleSeconds) {
 
     /** Status: nothing found, every rule ran. */
     public static final String CLEAN = "clean";
