@@ -9,7 +9,7 @@ import java.util.List;
  *
  * <p>Source: the queue has no key (shared catalog notes, section 1: only five primary keys exist), so nothing stops a
  * file from being queued twice, e.g. by two maintenance processes expiring the same snapshots or a retried commit
- * (public reports of duplicate deletion-queue rows, issue 13). {@code ducklake_cleanup_old_files} then deletes the same
+ * (reported by operators, issue 13; no public DuckLake issue names it). {@code ducklake_cleanup_old_files} then deletes the same
  * file twice and removes the rows by data_file_id. Fix: cleanup-old-files (or DuckLake's {@code ducklake_cleanup_old_files}),
  * which removes every row of a file once the file is deleted.
  */

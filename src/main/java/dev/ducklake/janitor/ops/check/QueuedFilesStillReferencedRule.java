@@ -16,8 +16,9 @@ import java.util.List;
  *
  * <p>Source: DuckLake queues a file only when it removes the file's catalog row in the same transaction (expire, merge,
  * overwritten delete files; shared catalog notes, section 3), and {@code ducklake_cleanup_old_files} deletes queued files
- * without looking at the file tables; a row in both is damage (a hand-made queue entry, a restore of the file rows, a
- * partial rollback by another tool). Fix: none automatic: find out why the file is queued; remove the queue row by hand
+ * without looking at the file tables; a row in both is damage. Public report: duckdb/ducklake#1354 (a Parquet file
+ * registered for two tables with {@code ducklake_add_data_files}; expiring one table queued the path the other table still
+ * reads, and cleanup deleted it); also hand-made queue entries and restores of file rows. Fix: none automatic: find out why the file is queued; remove the queue row by hand
  * only when the file must stay.
  */
 final class QueuedFilesStillReferencedRule implements CheckRule {
