@@ -92,6 +92,28 @@ class CheckInteropTest {
         assertThat(kinds(check())).as("after dropping and expiring the partitioned table").isEmpty();
     }
 
+    /**
+     * duckdb/ducklake#1354 reproduced on DuckLake 1.5.5: one Parquet file registered for two tables; dropping and expiring
+     * one queues the path the other still reads. check reports it (paths resolved as DuckLake resolves them) before
+     * ducklake_cleanup_old_files would delete the file.
+     */
+    @Test
+    void aQueuedFileThatAnotherTableStillReadsIsReported() throws Exception {
+        lake = InteropCatalog.fresh("chk_shared");
+        String file = lake.dataDir().resolve("shared.parquet").toString();
+        lake.run(RealDuckLake.program().attach(lake.attach().inliningRowLimit(0))
+                .sql("COPY (SELECT 42::INTEGER AS id) TO '" + file + "' (FORMAT parquet)",
+                        "CREATE TABLE lake.t1(id INTEGER)", "CREATE TABLE lake.t2(id INTEGER)",
+                        "CALL ducklake_add_data_files('lake', 't1', '" + file + "')",
+                        "CALL ducklake_add_data_files('lake', 't2', '" + file + "')"));
+        assertThat(kinds(check())).as("two tables share a file; nothing queued yet").isEmpty();
+        lake.run(RealDuckLake.program().attach(lake.attach()).sql("DROP TABLE lake.t1",
+                "CALL ducklake_expire_snapshots('lake', older_than => now())"));
+        CheckResult r = check();
+        assertThat(kinds(r)).as("DuckLake 1.5.5 queued a file t2 still reads (#1354)").containsExactly("queued_files_still_referenced");
+        assertThat(r.finding("queued_files_still_referenced").orElseThrow().examples().get(0)).contains("shared.parquet");
+    }
+
     @Test
     void duckLakeCommitsAndReadsAfterPurgeOrphanStats() throws Exception {
         lake = InteropCatalog.fresh("chk_purge");
