@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.bench;
 
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,14 +1,14 @@
 package dev.ducklake.janitor.bench;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
-import dev.ducklake.janitor.catalog.LockBudget;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.LockBudget;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
-import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
+import dev.ducklake.janitor.ops.ProgressListener;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 

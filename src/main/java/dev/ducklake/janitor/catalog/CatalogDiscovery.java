@@ -1,5 +1,7 @@
 package dev.ducklake.janitor.catalog;
 
+import dev.ducklake.janitor.pg.SqlState;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 
@@ -52,7 +54,7 @@ public final class CatalogDiscovery {
                     out.add(schema);
                 }
             } catch (SQLException e) {
-                if (SqlStates.classify(e) != SqlStates.Kind.PERMISSION_DENIED) {
+                if (SqlState.classify(e) != SqlState.Kind.PERMISSION_DENIED) {
                     throw e;
                 }
                 out.add(schema);

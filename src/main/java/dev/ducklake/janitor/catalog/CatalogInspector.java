@@ -1,5 +1,7 @@
 package dev.ducklake.janitor.catalog;
 
+import dev.ducklake.janitor.pg.SqlState;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 
@@ -41,7 +43,7 @@ public final class CatalogInspector {
         try {
             return doInspect(c, schema);
         } catch (SQLException e) {
-            if (SqlStates.classify(e) == SqlStates.Kind.PERMISSION_DENIED) {
+            if (SqlState.classify(e) == SqlState.Kind.PERMISSION_DENIED) {
                 throw new JanitorException(Reason.PERMISSION_DENIED, "The catalog user may not read the DuckLake tables in schema "
                         + printable(schema) + ": " + e.getMessage(), e);
             }
@@ -121,41 +123,12 @@ public final class CatalogInspector {
     }
 
     /**
-     * Renders a catalog-supplied string for a message: single-quoted, with control characters, invisible
-     * format characters (bidi overrides, zero-width) and line separators escaped (backslash-u and four hex digits), cut at
-     * 200 characters, so that a hostile name cannot rewrite a terminal or a log line.
+     * Renders a catalog-supplied string for a message; see {@link Sql#printable(String)}.
      *
      * @param s any string, may be null
      * @return a printable form
      */
     public static String printable(String s) {
-        if (s == null) {
-            return "NULL";
-        }
-        StringBuilder b = new StringBuilder("'");
-        int n = Math.min(s.length(), 200);
-        for (int i = 0; i < n; i++) {
-            char ch = s.charAt(i);
-            if (ch == '\n') {
-                b.append("\\n");
-            } else if (ch == '\r') {
-                b.append("\\r");
-            } else if (ch == '\t') {
-                b.append("\\t");
-            } else if (ch == '\\') {
-                b.append("\\\\");
-            } else if (ch == '\'') {
-                b.append("\\'");
-            } else if (Character.isISOControl(ch) || Character.getType(ch) == Character.FORMAT
-                    || ch == '\u2028' || ch == '\u2029') {
-                b.append(String.format("\\u%04x", (int) ch));
-            } else {
-                b.append(ch);
-            }
-        }
-        if (s.length() > n) {
-            b.append("...");
-        }
-        return b.append('\'').toString();
+        return Sql.printable(s);
     }
 }

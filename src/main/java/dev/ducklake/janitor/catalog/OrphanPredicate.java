@@ -1,5 +1,7 @@
 package dev.ducklake.janitor.catalog;
 
+import dev.ducklake.janitor.pg.Sql;
+
 /**
  * The one definition of "this DuckLake table_id is unreachable", shared by every command and metric that
  * needs it ({@code drop-orphan-inline-tables}, the {@code ducklake_unreachable_inline_tables} metric, the

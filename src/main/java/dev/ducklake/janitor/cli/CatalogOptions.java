@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.cli;
 
-import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
+import dev.ducklake.janitor.ops.ProgressListener;
 
 import java.io.PrintWriter;
 import java.util.Locale;

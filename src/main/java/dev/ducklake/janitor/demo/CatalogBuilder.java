@@ -2,7 +2,7 @@ package dev.ducklake.janitor.demo;
 
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.catalog.InlinedTableName;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -2,8 +2,8 @@ package dev.ducklake.janitor.metrics;
 
 import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
-import dev.ducklake.janitor.catalog.Sql;
-import dev.ducklake.janitor.catalog.SqlStates;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.SqlState;
 
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -133,7 +133,7 @@ public final class CatalogHealthCollector {
                 ps.setString(1, schema);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
-                        throw new SQLException("the metadata schema " + schema + " does not exist", "3F000");
+                        throw new SQLException("the metadata schema " + schema + " does not exist", SqlState.INVALID_SCHEMA_NAME.code());
                     }
                     ns[0] = rs.getLong(1);
                     hasRegistry[0] = rs.getBoolean(2);
@@ -202,10 +202,10 @@ public final class CatalogHealthCollector {
                 durations.put(name, (System.nanoTime() - t0) / 1e9);
             }
         } catch (SQLException e) {
-            if (SqlStates.classify(e) == SqlStates.Kind.CONNECTION_LOST) {
+            if (SqlState.classify(e) == SqlState.Kind.CONNECTION_LOST) {
                 connectionLost = true;
             }
-            String state = SqlStates.stateOf(e);
+            String state = SqlState.codeOf(e);
             errors.put(name, (state == null ? "" : "SQLSTATE " + state + ": ") + e.getMessage());
             return false;
         } catch (RuntimeException e) {
@@ -429,7 +429,7 @@ public final class CatalogHealthCollector {
                 return i;
             }
         }
-        throw new SQLException("query " + query + " returns no column named " + name, "42703");
+        throw new SQLException("query " + query + " returns no column named " + name, SqlState.UNDEFINED_COLUMN.code());
     }
 
     private static Double toDouble(Object v) throws SQLException {
@@ -445,7 +445,7 @@ public final class CatalogHealthCollector {
         try {
             return Double.parseDouble(v.toString().strip());
         } catch (NumberFormatException e) {
-            throw new SQLException("value " + dev.ducklake.janitor.catalog.CatalogInspector.printable(String.valueOf(v)) + " is not a number", "22P02");
+            throw new SQLException("value " + dev.ducklake.janitor.pg.Sql.printable(String.valueOf(v)) + " is not a number", SqlState.INVALID_TEXT_REPRESENTATION.code());
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.metrics;
 
-import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.badinput;
 
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
 import dev.ducklake.janitor.testsupport.Cli;
 import dev.ducklake.janitor.testsupport.FaultCatalog;

@@ -2,7 +2,7 @@ package dev.ducklake.janitor.badinput;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
 import dev.ducklake.janitor.testsupport.Cli;
 import dev.ducklake.janitor.testsupport.FaultCatalog;

@@ -3,11 +3,11 @@ package dev.ducklake.janitor.faults;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
-import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
+import dev.ducklake.janitor.ops.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
 import dev.ducklake.janitor.testsupport.Cli;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
@@ -218,7 +218,7 @@ class SessionFaultsTest {
                     return false;
                 }
                 try (PreparedStatement upd = writer.prepareStatement("SELECT 1 FROM "
-                        + dev.ducklake.janitor.catalog.Sql.qualified(cat.schema, "ducklake_inlined_data_tables")
+                        + dev.ducklake.janitor.pg.Sql.qualified(cat.schema, "ducklake_inlined_data_tables")
                         + " WHERE table_id = ? FOR UPDATE")) {
                     upd.setLong(1, victim.tableId());
                     upd.executeQuery().close();
@@ -423,7 +423,7 @@ class SessionFaultsTest {
             cat = FaultCatalog.build(c, pg.freshSchema("fault_held"), 5);
         }
         try (Connection holder = pg.connect()) {
-            dev.ducklake.janitor.catalog.AdvisoryLock.acquire(holder, "ducklake-maintenance", cat.schema);
+            dev.ducklake.janitor.pg.AdvisoryLock.acquire(holder, "ducklake-maintenance", cat.schema);
             assertThatThrownBy(() -> new DropOrphanInlineTables(pg.spec(), options(cat), ProgressListener.NONE).execute())
                     .isInstanceOfSatisfying(JanitorException.class,
                             e -> assertThat(e.reason()).isEqualTo(JanitorException.Reason.LOCK_HELD));

@@ -1,8 +1,8 @@
 package dev.ducklake.janitor.metrics;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.metrics;
 
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.demo.DemoScenario;
 

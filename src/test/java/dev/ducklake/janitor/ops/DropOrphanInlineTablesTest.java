@@ -3,13 +3,13 @@ package dev.ducklake.janitor.ops;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.demo.DemoScenario;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
-import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
+import dev.ducklake.janitor.ops.ProgressListener;
 import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
@@ -359,7 +359,7 @@ class DropOrphanInlineTablesTest {
     void secondRunOnTheSameSchemaIsRefusedWhileTheFirstHoldsTheLock() throws Exception {
         catalog();
         try (Connection first = pg.connect()) {
-            dev.ducklake.janitor.catalog.AdvisoryLock.acquire(first, "ducklake-maintenance", schema);
+            dev.ducklake.janitor.pg.AdvisoryLock.acquire(first, "ducklake-maintenance", schema);
             CliRun run = cli();
             assertThat(run.exitCode()).as(run.toString()).isEqualTo(7);
         }

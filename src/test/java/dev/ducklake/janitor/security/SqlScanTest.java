@@ -1,12 +1,12 @@
 package dev.ducklake.janitor.security;
 
 import dev.ducklake.janitor.catalog.InlinedTableName;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.demo.DemoScenario;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
-import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
+import dev.ducklake.janitor.ops.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
 import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.Cli;

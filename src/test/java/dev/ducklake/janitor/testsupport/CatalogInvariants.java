@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.testsupport;
 
 import dev.ducklake.janitor.catalog.InlinedTableName;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,12 +1,12 @@
 package dev.ducklake.janitor.testsupport;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
-import dev.ducklake.janitor.ops.droporphaninline.ProgressListener;
+import dev.ducklake.janitor.ops.ProgressListener;
 
 import java.io.IOException;
 import java.io.InputStream;

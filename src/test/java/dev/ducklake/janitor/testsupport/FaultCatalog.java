@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.testsupport;
 
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.demo.DemoScenario;
 
 import java.sql.Connection;

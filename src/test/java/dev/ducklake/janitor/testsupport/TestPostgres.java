@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.testsupport;
 
-import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import java.io.IOException;

@@ -2,24 +2,17 @@ package dev.ducklake.janitor.ops.droporphaninline;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.catalog.LockBudget;
+import dev.ducklake.janitor.ops.RunOptions;
 
 import java.time.Duration;
 
 /**
- * Options of {@link DropOrphanInlineTables}. Build with {@link #defaults()} and the {@code with…} methods.
+ * Options of {@link DropOrphanInlineTables}: the generic {@link RunOptions} (schema, dry run, batch size in
+ * tables, limits, timeouts, lock name) plus two switches. Build with {@link #defaults()} and the {@code with…}
+ * methods.
  *
- * @param metadataSchema the Postgres schema holding the ducklake_* tables; default {@code public}
- * @param dryRun report only: no DDL, no DML, no advisory lock; default false
- * @param batchSize tables per transaction, 1 to 2000; default 500, lowered to the server's lock budget
- *     ({@link LockBudget}) because each DROP holds lock-table entries until commit
- * @param maxBatches stop after this many batches; 0 = no limit (default)
- * @param runBudget stop cleanly once this much wall-clock time is spent (checked between batches and after
- *     each table inside a batch; at least one table always goes through); null = unbounded (default)
- * @param statementTimeout {@code SET LOCAL statement_timeout} of each batch; default 120 s
- * @param lockTimeout {@code SET LOCAL lock_timeout} of each batch; default 5 s
- * @param lockName the advisory lock name taken in execute mode; default {@code ducklake-maintenance}
- * @param reconnectTimeout how long to keep trying to reconnect after the connection is lost; default 60 s
+ * @param run the generic run options; a batch is that many tables, lowered to the server's lock budget because
+ *     each DROP holds lock-table entries until commit
  * @param includeUnregistered also drop inlined tables that have no registry row: unregistered leftovers
  *     {@code ducklake_inlined_data_<id>_<v>} (older DuckLake versions deleted the row but kept the table) and
  *     inlined deletion tables {@code ducklake_inlined_delete_<id>}, both only for unreachable table_ids; default
@@ -29,75 +22,121 @@ import java.time.Duration;
  *     because the rows are lost. Safe in the catalog's terms: the table_id is unreachable, so no retained
  *     snapshot can read them, and DuckLake's own snapshot expiry drops such tables whatever their content
  */
-public record DropOrphanInlineTablesOptions(String metadataSchema, boolean dryRun, int batchSize, int maxBatches,
-                                            Duration runBudget, Duration statementTimeout, Duration lockTimeout,
-                                            String lockName, Duration reconnectTimeout,
-                                            boolean includeUnregistered, boolean includeNonempty) {
+public record DropOrphanInlineTablesOptions(RunOptions run, boolean includeUnregistered, boolean includeNonempty) {
 
     /** Default batch size, in tables. */
-    public static final int DEFAULT_BATCH_SIZE = 500;
+    public static final int DEFAULT_BATCH_SIZE = RunOptions.DEFAULT_BATCH_SIZE;
     /** Default advisory lock name. */
-    public static final String DEFAULT_LOCK_NAME = "ducklake-maintenance";
+    public static final String DEFAULT_LOCK_NAME = RunOptions.DEFAULT_LOCK_NAME;
 
-    /** The defaults: schema public, execute, batches of 500, no limits, 120 s / 5 s timeouts, registry orphans only, empty tables only. */
+    /** The defaults: {@link RunOptions#defaults()}, registry orphans only, empty tables only. */
     public static DropOrphanInlineTablesOptions defaults() {
-        return new DropOrphanInlineTablesOptions("public", false, DEFAULT_BATCH_SIZE, 0, null, Duration.ofSeconds(120),
-                Duration.ofSeconds(5), DEFAULT_LOCK_NAME, Duration.ofSeconds(60), false, false);
+        return new DropOrphanInlineTablesOptions(RunOptions.defaults(), false, false);
+    }
+
+    /** @return the metadata schema */
+    public String metadataSchema() {
+        return run.metadataSchema();
+    }
+
+    /** @return whether this is a dry run */
+    public boolean dryRun() {
+        return run.dryRun();
+    }
+
+    /** @return the batch size, tables */
+    public int batchSize() {
+        return run.batchSize();
+    }
+
+    /** @return the batch limit (0 = none) */
+    public int maxBatches() {
+        return run.maxBatches();
+    }
+
+    /** @return the run budget, or null */
+    public Duration runBudget() {
+        return run.runBudget();
+    }
+
+    /** @return statement_timeout of each batch */
+    public Duration statementTimeout() {
+        return run.statementTimeout();
+    }
+
+    /** @return lock_timeout of each batch */
+    public Duration lockTimeout() {
+        return run.lockTimeout();
+    }
+
+    /** @return the advisory lock name */
+    public String lockName() {
+        return run.lockName();
+    }
+
+    /** @return the reconnect timeout */
+    public Duration reconnectTimeout() {
+        return run.reconnectTimeout();
+    }
+
+    /** @return a copy with other generic run options */
+    public DropOrphanInlineTablesOptions withRun(RunOptions v) {
+        return new DropOrphanInlineTablesOptions(v, includeUnregistered, includeNonempty);
     }
 
     /** @return a copy with another metadata schema */
     public DropOrphanInlineTablesOptions withMetadataSchema(String v) {
-        return new DropOrphanInlineTablesOptions(v, dryRun, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout, includeUnregistered, includeNonempty);
+        return withRun(run.withMetadataSchema(v));
     }
 
     /** @return a copy with dry run on or off */
     public DropOrphanInlineTablesOptions withDryRun(boolean v) {
-        return new DropOrphanInlineTablesOptions(metadataSchema, v, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout, includeUnregistered, includeNonempty);
+        return withRun(run.withDryRun(v));
     }
 
     /** @return a copy with another batch size (tables) */
     public DropOrphanInlineTablesOptions withBatchSize(int v) {
-        return new DropOrphanInlineTablesOptions(metadataSchema, dryRun, v, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout, includeUnregistered, includeNonempty);
+        return withRun(run.withBatchSize(v));
     }
 
     /** @return a copy with another batch limit (0 = none) */
     public DropOrphanInlineTablesOptions withMaxBatches(int v) {
-        return new DropOrphanInlineTablesOptions(metadataSchema, dryRun, batchSize, v, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout, includeUnregistered, includeNonempty);
+        return withRun(run.withMaxBatches(v));
     }
 
     /** @return a copy with another run budget (null = unbounded) */
     public DropOrphanInlineTablesOptions withRunBudget(Duration v) {
-        return new DropOrphanInlineTablesOptions(metadataSchema, dryRun, batchSize, maxBatches, v, statementTimeout, lockTimeout, lockName, reconnectTimeout, includeUnregistered, includeNonempty);
+        return withRun(run.withRunBudget(v));
     }
 
     /** @return a copy with another statement timeout */
     public DropOrphanInlineTablesOptions withStatementTimeout(Duration v) {
-        return new DropOrphanInlineTablesOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, v, lockTimeout, lockName, reconnectTimeout, includeUnregistered, includeNonempty);
+        return withRun(run.withStatementTimeout(v));
     }
 
     /** @return a copy with another lock timeout */
     public DropOrphanInlineTablesOptions withLockTimeout(Duration v) {
-        return new DropOrphanInlineTablesOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, statementTimeout, v, lockName, reconnectTimeout, includeUnregistered, includeNonempty);
+        return withRun(run.withLockTimeout(v));
     }
 
     /** @return a copy with another advisory lock name */
     public DropOrphanInlineTablesOptions withLockName(String v) {
-        return new DropOrphanInlineTablesOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, v, reconnectTimeout, includeUnregistered, includeNonempty);
+        return withRun(run.withLockName(v));
     }
 
     /** @return a copy with another reconnect timeout */
     public DropOrphanInlineTablesOptions withReconnectTimeout(Duration v) {
-        return new DropOrphanInlineTablesOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, v, includeUnregistered, includeNonempty);
+        return withRun(run.withReconnectTimeout(v));
     }
 
     /** @return a copy with unregistered leftovers and inlined deletion tables included or not */
     public DropOrphanInlineTablesOptions withIncludeUnregistered(boolean v) {
-        return new DropOrphanInlineTablesOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout, v, includeNonempty);
+        return new DropOrphanInlineTablesOptions(run, v, includeNonempty);
     }
 
     /** @return a copy with non-empty orphans included or not */
     public DropOrphanInlineTablesOptions withIncludeNonempty(boolean v) {
-        return new DropOrphanInlineTablesOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout, includeUnregistered, v);
+        return new DropOrphanInlineTablesOptions(run, includeUnregistered, v);
     }
 
     /**
@@ -106,26 +145,9 @@ public record DropOrphanInlineTablesOptions(String metadataSchema, boolean dryRu
      * @throws JanitorException {@link Reason#USAGE} naming the first bad value
      */
     public void validate() throws JanitorException {
-        if (metadataSchema == null || metadataSchema.isEmpty()) {
-            throw new JanitorException(Reason.USAGE, "--metadata-schema must not be empty.");
+        if (run == null) {
+            throw new JanitorException(Reason.USAGE, "run options are missing.");
         }
-        if (batchSize < 1 || batchSize > LockBudget.MAX_BATCH) {
-            throw new JanitorException(Reason.USAGE, "--batch-size must be between 1 and " + LockBudget.MAX_BATCH + " tables, got " + batchSize + ".");
-        }
-        if (maxBatches < 0) {
-            throw new JanitorException(Reason.USAGE, "--max-batches must be 0 (no limit) or more, got " + maxBatches + ".");
-        }
-        if (runBudget != null && (runBudget.isNegative() || runBudget.isZero())) {
-            throw new JanitorException(Reason.USAGE, "--run-budget must be a positive number of seconds.");
-        }
-        if (statementTimeout == null || statementTimeout.isNegative() || lockTimeout == null || lockTimeout.isNegative()) {
-            throw new JanitorException(Reason.USAGE, "--statement-timeout and --lock-timeout must be 0 or more seconds.");
-        }
-        if (lockName == null || lockName.isEmpty()) {
-            throw new JanitorException(Reason.USAGE, "--lock-name must not be empty.");
-        }
-        if (reconnectTimeout == null || reconnectTimeout.isNegative()) {
-            throw new JanitorException(Reason.USAGE, "--reconnect-timeout must be 0 or more seconds.");
-        }
+        run.validate();
     }
 }

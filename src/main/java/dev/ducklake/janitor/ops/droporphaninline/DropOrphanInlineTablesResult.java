@@ -1,5 +1,9 @@
 package dev.ducklake.janitor.ops.droporphaninline;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.RunFigures;
+
 import java.util.List;
 
 /**
@@ -22,15 +26,8 @@ import java.util.List;
  * @param skippedNonempty orphan tables skipped because they hold rows (table and row kept)
  * @param skippedLocked orphan tables skipped because another session kept them locked past lock_timeout, twice
  * @param remaining orphan registry rows left when the run ended
- * @param batches batches committed
- * @param retries batch attempts retried after a retryable error
- * @param reconnects reconnects after a lost connection
- * @param batchSizeRequested the batch size asked for
- * @param batchSizeStart the batch size used at the start (after the lock budget)
- * @param batchSizeFinal the batch size at the end (after halvings and growth)
- * @param budgetExhausted whether the run stopped because the run budget was spent (or a stop was requested)
- * @param maxBatchesReached whether the run stopped because --max-batches was reached
- * @param elapsedSeconds wall-clock duration of the run, seconds
+ * @param run the generic figures (batches, retries, reconnects, batch sizes, stop reason, elapsed seconds,
+ *     warnings), flattened into the JSON
  * @param unregisteredOrphans unregistered leftovers found: tables named exactly
  *     {@code ducklake_inlined_data_<id>_<v>} in the schema with no registry row (by name or by ids) and an
  *     unreachable table_id; reported always, dropped only with {@code includeUnregistered}
@@ -54,22 +51,68 @@ import java.util.List;
  * @param unregisteredTables names of the unregistered leftovers and inlined deletion tables of unreachable ids
  *     found when the run started (at most 1,000 listed)
  * @param anomalyTables the anomalies (at most 1,000 listed)
- * @param warnings warnings raised during the run (at most 100 listed)
  */
 public record DropOrphanInlineTablesResult(String schema, String formatVersion, boolean dryRun, long registryRows,
                                            long orphanRows, long orphanTablesPresent, long orphanNonempty,
                                            long keptByNameGuard, long keptNotATable, long dropped, long rowsDeleted,
                                            long missingTables, long skippedNonempty, long skippedLocked, long remaining,
-                                           int batches, int retries, int reconnects, int batchSizeRequested,
-                                           int batchSizeStart, int batchSizeFinal, boolean budgetExhausted,
-                                           boolean maxBatchesReached, double elapsedSeconds,
+                                           @JsonUnwrapped RunFigures run,
                                            long unregisteredOrphans, long inlinedDeleteOrphans, long inlinedDeleteLive,
                                            long unregisteredNonempty, long unregisteredAnomalies, long wouldDrop,
                                            long droppedUnregistered, long droppedInlinedDelete, long droppedNonempty,
                                            long inlinedRowsDropped, long remainingUnregistered,
                                            List<NonEmptyTable> nonEmptyTables, List<String> unregisteredTables,
-                                           List<Anomaly> anomalyTables,
-                                           List<String> warnings) {
+                                           List<Anomaly> anomalyTables) implements MaintenanceResult {
+
+    /** @return batches committed ({@link RunFigures#batches()}) */
+    public int batches() {
+        return run.batches();
+    }
+
+    /** @return batch attempts retried after a retryable error */
+    public int retries() {
+        return run.retries();
+    }
+
+    /** @return reconnects after a lost connection */
+    public int reconnects() {
+        return run.reconnects();
+    }
+
+    /** @return the batch size asked for, tables */
+    public int batchSizeRequested() {
+        return run.batchSizeRequested();
+    }
+
+    /** @return the batch size used at the start (after the lock budget), tables */
+    public int batchSizeStart() {
+        return run.batchSizeStart();
+    }
+
+    /** @return the batch size at the end (after halvings and growth), tables */
+    public int batchSizeFinal() {
+        return run.batchSizeFinal();
+    }
+
+    /** @return whether the run stopped because the run budget was spent (or a stop was requested) */
+    public boolean budgetExhausted() {
+        return run.budgetExhausted();
+    }
+
+    /** @return whether the run stopped because --max-batches was reached */
+    public boolean maxBatchesReached() {
+        return run.maxBatchesReached();
+    }
+
+    /** @return wall-clock duration of the run, seconds */
+    public double elapsedSeconds() {
+        return run.elapsedSeconds();
+    }
+
+    /** @return warnings raised during the run (at most 100 listed) */
+    public List<String> warnings() {
+        return run.warnings();
+    }
 
     /** {@link NonEmptyTable#kind()} of a table registered in ducklake_inlined_data_tables. */
     public static final String KIND_REGISTERED = "registered";

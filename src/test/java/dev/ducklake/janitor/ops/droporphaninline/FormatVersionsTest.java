@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.droporphaninline;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.catalog.FormatVersion;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.catalog;
+package dev.ducklake.janitor.pg;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
@@ -129,7 +129,7 @@ public final class AdvisoryLock {
         } catch (SQLException ignored) {
             // the holder is only a courtesy in the message
         }
-        return new JanitorException(Reason.LOCK_HELD, "The advisory lock " + CatalogInspector.printable(key)
+        return new JanitorException(Reason.LOCK_HELD, "The advisory lock " + Sql.printable(key)
                 + " (pg_try_advisory_lock(hashtext(...))) is held" + holder + ": another maintenance run is in progress; nothing was changed.");
     }
 }

@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.catalog;
+package dev.ducklake.janitor.pg;
 
 import org.junit.jupiter.api.Test;
 

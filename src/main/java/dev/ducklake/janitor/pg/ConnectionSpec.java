@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.catalog;
+package dev.ducklake.janitor.pg;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;

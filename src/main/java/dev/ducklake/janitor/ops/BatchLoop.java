@@ -1,0 +1,197 @@
+package dev.ducklake.janitor.ops;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.pg.SqlState;
+import dev.ducklake.janitor.pg.Transactions;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * The one batch loop: works through a list of units in batches of one transaction each, with the adaptive
+ * {@link BatchSizer}, {@code --max-batches}, {@code --run-budget}, the stop signal, the {@link RetryPolicy}
+ * (backoff, halving on 53200, reconnect) and a progress event per committed batch. The operation supplies the
+ * work of one batch ({@link BatchWork}). At least one batch always runs, so a tiny budget still makes progress.
+ *
+ * @param <I> a unit of work
+ * @param <O> what one batch did
+ */
+public final class BatchLoop<I, O extends BatchOutcome> {
+
+    private final MaintenanceRun run;
+    private final BatchSizer sizer;
+    private final BatchWork<I, O> work;
+    private long handled;
+
+    BatchLoop(MaintenanceRun run, BatchSizer sizer, BatchWork<I, O> work) {
+        this.run = run;
+        this.sizer = sizer;
+        this.work = work;
+    }
+
+    /**
+     * Runs batches until the units are done or a limit stops the loop (recorded as the run's
+     * {@link RunFigures.StopReason}).
+     *
+     * @param units the units, in batch order
+     * @return how many units were consumed (the rest are left for the next run)
+     * @throws JanitorException when the retry policy fails the run (see {@link #runOne})
+     */
+    public int run(List<I> units) throws JanitorException {
+        RunRecorder rec = run.recorder();
+        RunBudget budget = run.budget();
+        int maxBatches = run.options().maxBatches();
+        int pos = 0;
+        try {
+            while (pos < units.size()) {
+                if (maxBatches > 0 && rec.batches() >= maxBatches) {
+                    stop(RunFigures.StopReason.MAX_BATCHES, "--max-batches " + maxBatches + " reached; "
+                            + (units.size() - pos) + " candidates left for the next run");
+                    break;
+                }
+                if ((rec.batches() > 0 && budget.pastDeadline()) || budget.stopRequested()) {
+                    stop(stopReason(), stopWords() + "; " + (units.size() - pos) + " candidates left for the next run");
+                    break;
+                }
+                O o = runOne(units, pos, false);
+                if (o == null) {
+                    rec.stopped(RunFigures.StopReason.RUN_BUDGET);
+                    break;
+                }
+                pos += o.consumed();
+                handled += o.consumed();
+                if (o.truncated()) {
+                    stop(stopReason(), stopWords() + " inside batch " + rec.batches() + "; the " + work.units()
+                            + " handled so far are committed");
+                    break;
+                }
+            }
+        } finally {
+            rec.finalBatchSize(sizer.size());
+        }
+        return pos;
+    }
+
+    /**
+     * Runs the batch starting at {@code pos} (as many units as the current batch size) under the retry policy,
+     * commits it and hands its outcome to {@link BatchWork#committed}.
+     *
+     * @param units the units
+     * @param pos the first unit of this batch
+     * @param retryPass whether this is a second pass over units left behind (progress then shows none left)
+     * @return the committed outcome, or null when the run budget would run out during a retry backoff
+     * @throws JanitorException {@link Reason#CONNECTION} after {@value RetryPolicy#MAX_RECONNECTS_PER_UNIT} lost
+     *     connections in one batch or a failed reconnect; {@link Reason#DATABASE_ERROR} when the lock table stayed
+     *     full or a retryable error persisted for {@value RetryPolicy#MAX_ATTEMPTS} attempts, or any other error;
+     *     {@link Reason#PERMISSION_DENIED} for a missing privilege
+     */
+    public O runOne(List<I> units, int pos, boolean retryPass) throws JanitorException {
+        RunRecorder rec = run.recorder();
+        MaintenanceSession session = run.session();
+        int attempt = 1;
+        int reconnects = 0;
+        boolean hadRetry = false;
+        long batchStart = System.nanoTime();
+        while (true) {
+            int n = Math.min(sizer.size(), units.size() - pos);
+            List<I> slice = units.subList(pos, pos + n);
+            Connection c = session.connection();
+            try {
+                c.setAutoCommit(false);
+                Transactions.setLocalTimeouts(c, run.options().statementTimeout(), run.options().lockTimeout());
+                O o = work.attempt(c, slice);
+                c.commit();
+                Transactions.restoreAutoCommit(c);
+                rec.batchCommitted();
+                work.committed(o);
+                int before = sizer.size();
+                int grown = sizer.committed(hadRetry);
+                if (grown > 0) {
+                    rec.info(BatchSizer.CLEAN_BATCHES_TO_GROW + " clean batches: batch size " + before + " -> " + grown
+                            + " (ceiling " + sizer.start() + ")");
+                }
+                progress(o, units.size(), pos, n, retryPass, batchStart);
+                return o;
+            } catch (SQLException e) {
+                Transactions.rollbackQuietly(session.connection());
+                RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(e, attempt, reconnects, true);
+                String state = SqlState.codeOf(e);
+                int number = rec.batches() + 1;
+                switch (d.action()) {
+                    case RECONNECT -> {
+                        reconnects++;
+                        rec.warn("connection lost during batch " + number + " (SQLSTATE " + state + "); reconnecting");
+                        rec.phase(ProgressListener.Phase.RECONNECTING, state);
+                        session.reconnect();
+                    }
+                    case HALVE -> {
+                        int halved = sizer.halve(n);
+                        rec.warn("out of shared memory (53200): batch size " + n + " -> " + halved);
+                        rec.phase(ProgressListener.Phase.RETRYING, state);
+                        rec.retried();
+                        attempt++;
+                    }
+                    case RETRY -> {
+                        if (run.budget().wouldPassDeadlineAfter(d.backoffMillis())) {
+                            rec.warn("run budget would run out during the retry backoff (SQLSTATE " + state
+                                    + "); abandoning this batch instead of retrying");
+                            return null;
+                        }
+                        rec.warn("batch " + number + " attempt " + attempt + " failed with SQLSTATE " + state
+                                + "; retrying in " + d.backoffMillis() + " ms");
+                        rec.phase(ProgressListener.Phase.RETRYING, state);
+                        MaintenanceSession.sleep(d.backoffMillis());
+                        rec.retried();
+                        attempt++;
+                    }
+                    default -> throw failure(d, e, number, n, reconnects + 1);
+                }
+                hadRetry = true;
+            }
+        }
+    }
+
+    private JanitorException failure(RetryPolicy.Decision d, SQLException e, int number, int n, int losses) {
+        MaintenanceSession session = run.session();
+        String state = SqlState.codeOf(e);
+        return switch (d.kind()) {
+            case CONNECTION_LOST -> new JanitorException(Reason.CONNECTION, "The connection to " + session.spec().describe()
+                    + " was lost " + losses + " times in one batch; stopping. Work committed so far is kept.", e);
+            case LOCK_TABLE_FULL -> new JanitorException(Reason.DATABASE_ERROR, "The server's lock table stayed full (SQLSTATE 53200, "
+                    + "out of shared memory) after " + RetryPolicy.MAX_ATTEMPTS + " attempts down to " + n + " " + work.units()
+                    + " per batch. Rerun with a smaller --batch-size (e.g. " + Math.max(1, n / 2) + ") or raise max_locks_per_transaction.", e);
+            case RETRYABLE -> new JanitorException(Reason.DATABASE_ERROR, "Batch " + number + " failed " + RetryPolicy.MAX_ATTEMPTS
+                    + " times (last SQLSTATE " + state + ": " + session.spec().redact(e.getMessage()) + "); stopping. "
+                    + "Work committed so far is kept.", e);
+            case PERMISSION_DENIED -> new JanitorException(Reason.PERMISSION_DENIED, "The catalog user lacks a privilege needed "
+                    + work.privilegeNeeded() + " in schema " + session.schema() + " (" + session.spec().redact(e.getMessage())
+                    + "). Nothing of the failed batch was changed.", e);
+            default -> session.databaseError("batch " + number, e);
+        };
+    }
+
+    private void progress(O o, int total, int pos, int n, boolean retryPass, long batchStart) {
+        double now = run.budget().elapsedSeconds();
+        // a batch truncated by the run budget or a stop handled only part of its slice: count what it did
+        long left = retryPass ? 0 : Math.max(0, (long) total - pos - o.handled());
+        double rate = (handled + o.handled()) / Math.max(now, 1e-3);
+        run.recorder().listener().batch(new ProgressListener.BatchProgress(run.recorder().batches(), o.acted(), o.skipped(),
+                o.missing(), (System.nanoTime() - batchStart) / 1e9, now, left, rate > 0 ? left / rate : -1, n));
+    }
+
+    private RunFigures.StopReason stopReason() {
+        return run.budget().stopRequested() ? RunFigures.StopReason.STOP_REQUESTED : RunFigures.StopReason.RUN_BUDGET;
+    }
+
+    private String stopWords() {
+        return run.budget().stopRequested() ? "stop requested" : "run budget spent";
+    }
+
+    private void stop(RunFigures.StopReason reason, String message) {
+        run.recorder().stopped(reason);
+        run.recorder().info(message);
+        run.recorder().phase(ProgressListener.Phase.STOPPED, reason.name());
+    }
+}

@@ -1,0 +1,152 @@
+package dev.ducklake.janitor.ops;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.catalog.CatalogInfo;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.LockBudget;
+
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One run of one operation on one metadata schema: the frame every operation's {@code run()} opens in a
+ * try-with-resources. It owns the {@link MaintenanceSession}, the {@link RunRecorder} (figures, warnings,
+ * progress), the {@link RunBudget} (clock, deadline, stop flag), the read-only {@link QueryRunner} and makes
+ * {@link BatchLoop}s.
+ *
+ * <pre>{@code
+ * protected MyResult run() throws JanitorException {
+ *     options.validate();
+ *     try (MaintenanceRun run = MaintenanceRun.open(spec, options.run(), listener, stopFlag())) {
+ *         CatalogInfo info = run.inspectAndLock();                 // lock only for execute runs
+ *         List<Unit> units = run.queries().withRetries("survey", c -> Survey.list(c, info));
+ *         int done = options.run().dryRun() ? 0
+ *                 : run.batchLoop(run.batchSizer(), new MyBatch(run, options)).run(units);
+ *         return tally.toResult(run.figures());                     // figures: batches, retries, ...
+ *     } catch (SQLException e) {
+ *         throw new JanitorException(Reason.DATABASE_ERROR, ...);  // or run.session().databaseError(...)
+ *     }
+ * }
+ * }</pre>
+ */
+public final class MaintenanceRun implements AutoCloseable {
+
+    private final RunOptions options;
+    private final RunRecorder recorder;
+    private final RunBudget budget;
+    private final MaintenanceSession session;
+    private final QueryRunner queries;
+
+    private MaintenanceRun(RunOptions options, RunRecorder recorder, RunBudget budget, MaintenanceSession session) {
+        this.options = options;
+        this.recorder = recorder;
+        this.budget = budget;
+        this.session = session;
+        this.queries = new QueryRunner(session, recorder, options.lockTimeout());
+    }
+
+    /**
+     * Starts the clock and opens the session.
+     *
+     * @param spec where the catalog database is
+     * @param options the generic run options (already validated)
+     * @param listener where progress goes
+     * @param stop the operation's stop flag ({@link StoppableOperation#stopFlag()})
+     * @return the open run; close it (try-with-resources) to release the lock and the connection
+     * @throws JanitorException {@link JanitorException.Reason#CONNECTION} when the catalog cannot be reached
+     */
+    public static MaintenanceRun open(ConnectionSpec spec, RunOptions options, ProgressListener listener, AtomicBoolean stop)
+            throws JanitorException {
+        RunBudget budget = new RunBudget(options.runBudget(), stop);
+        RunRecorder recorder = new RunRecorder(listener);
+        MaintenanceSession session = MaintenanceSession.open(spec, options.metadataSchema(), options.reconnectTimeout(),
+                recorder, budget);
+        return new MaintenanceRun(options, recorder, budget, session);
+    }
+
+    /**
+     * Inspects the catalog and, for an execute run, takes the advisory lock {@link RunOptions#lockName()}.
+     *
+     * @return what the catalog is
+     * @throws JanitorException from {@link MaintenanceSession#inspect()} and {@link MaintenanceSession#lock}
+     * @throws SQLException on a database error
+     */
+    public CatalogInfo inspectAndLock() throws JanitorException, SQLException {
+        CatalogInfo info = session.inspect();
+        if (!options.dryRun()) {
+            session.lock(options.lockName());
+        }
+        return info;
+    }
+
+    /**
+     * Reads the server's lock budget ({@link LockBudget}) and makes the batch-size controller: the requested
+     * batch size, lowered to what the lock table holds (reported), recorded in the figures.
+     *
+     * @return the controller
+     * @throws SQLException when the settings cannot be read
+     */
+    public BatchSizer batchSizer() throws SQLException {
+        LockBudget lockBudget = LockBudget.read(session.connection());
+        int requested = options.batchSize();
+        int start = lockBudget.effective(requested);
+        recorder.info("max_locks_per_transaction=" + lockBudget.maxLocksPerTransaction() + " max_connections="
+                + lockBudget.maxConnections() + " max_prepared_transactions=" + lockBudget.maxPreparedTransactions()
+                + " capacity=" + lockBudget.capacity() + " batch_cap=" + lockBudget.cap());
+        if (start < requested) {
+            recorder.info("--batch-size " + requested + " lowered to " + start + " to fit the server's lock table");
+        }
+        recorder.batchSizes(requested, start);
+        return new BatchSizer(start);
+    }
+
+    /**
+     * A batch loop over this run's session, options, figures and budget.
+     *
+     * @param sizer the batch-size controller ({@link #batchSizer()})
+     * @param work the work of one batch
+     * @param <I> a unit of work
+     * @param <O> what one batch did
+     * @return the loop
+     */
+    public <I, O extends BatchOutcome> BatchLoop<I, O> batchLoop(BatchSizer sizer, BatchWork<I, O> work) {
+        return new BatchLoop<>(this, sizer, work);
+    }
+
+    /** @return the session (the run's one connection) */
+    public MaintenanceSession session() {
+        return session;
+    }
+
+    /** @return the read-only query runner */
+    public QueryRunner queries() {
+        return queries;
+    }
+
+    /** @return the figures, warnings and progress listener */
+    public RunRecorder recorder() {
+        return recorder;
+    }
+
+    /** @return the clock, deadline and stop flag */
+    public RunBudget budget() {
+        return budget;
+    }
+
+    /** @return the generic options */
+    public RunOptions options() {
+        return options;
+    }
+
+    /** @return the figures so far, with the elapsed time now; emits {@link ProgressListener.Phase#FINISHED} */
+    public RunFigures figures() {
+        recorder.phase(ProgressListener.Phase.FINISHED, options.metadataSchema());
+        return recorder.figures(budget.elapsedSeconds());
+    }
+
+    /** Releases the advisory lock and closes the session. */
+    @Override
+    public void close() {
+        session.close();
+    }
+}

@@ -1,0 +1,106 @@
+package dev.ducklake.janitor.ops;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.pg.SqlState;
+import dev.ducklake.janitor.pg.Transactions;
+
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * The read-only path: runs queries (surveys, counts, checks) on the run's {@link MaintenanceSession} under the
+ * {@link RetryPolicy}, reconnecting after a lost connection and retrying retryable SQLSTATEs with the policy's
+ * backoff. A {@code check}-style operation runs several queries, each in its own read-only transaction with its
+ * own statement timeout, through {@link #readOnly}.
+ */
+public final class QueryRunner {
+
+    private final MaintenanceSession session;
+    private final RunRecorder recorder;
+    private final Duration lockTimeout;
+
+    /**
+     * @param session the run's session
+     * @param recorder where retries are counted and warnings go
+     * @param lockTimeout lock_timeout of the transactions {@link #readOnly} opens
+     */
+    public QueryRunner(MaintenanceSession session, RunRecorder recorder, Duration lockTimeout) {
+        this.session = session;
+        this.recorder = recorder;
+        this.lockTimeout = lockTimeout;
+    }
+
+    /**
+     * Runs work that manages its own transactions (or runs in autocommit), retrying it as a whole.
+     *
+     * @param what what the work is, for messages ("survey", "recount")
+     * @param work the work
+     * @param <T> its value
+     * @return its value
+     * @throws JanitorException {@link Reason#PERMISSION_DENIED} for a missing privilege; {@link Reason#CONNECTION}
+     *     when the connection was lost for good; {@link Reason#DATABASE_ERROR} for any other failure or when the
+     *     retries ran out; the work's own exceptions unchanged
+     */
+    public <T> T withRetries(String what, SqlWork<T> work) throws JanitorException {
+        int attempt = 1;
+        int reconnects = 0;
+        while (true) {
+            try {
+                return work.run(session.connection());
+            } catch (SQLException e) {
+                Transactions.rollbackQuietly(session.connection());
+                RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(e, attempt, reconnects, false);
+                switch (d.action()) {
+                    case RECONNECT -> {
+                        recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; retrying");
+                        recorder.phase(ProgressListener.Phase.RECONNECTING, SqlState.codeOf(e));
+                        session.reconnect();
+                        reconnects++;
+                    }
+                    case RETRY -> {
+                        recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; retrying");
+                        recorder.phase(ProgressListener.Phase.RETRYING, SqlState.codeOf(e));
+                        MaintenanceSession.sleep(d.backoffMillis());
+                        recorder.retried();
+                        attempt++;
+                    }
+                    default -> throw failure(what, d, e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs one query (or a few) in a read-only transaction with its own statement timeout, retrying as
+     * {@link #withRetries}. The transaction is committed after the work and always ended.
+     *
+     * @param what what the query is, for messages
+     * @param statementTimeout statement_timeout of this transaction (0 = none)
+     * @param work the query, given the connection inside the open transaction
+     * @param <T> its value
+     * @return its value
+     * @throws JanitorException as {@link #withRetries}
+     */
+    public <T> T readOnly(String what, Duration statementTimeout, SqlWork<T> work) throws JanitorException {
+        return withRetries(what, c -> {
+            Transactions.beginReadOnly(c);
+            try {
+                Transactions.setLocalTimeouts(c, statementTimeout, lockTimeout);
+                T value = work.run(c);
+                c.commit();
+                return value;
+            } finally {
+                Transactions.endQuietly(c);
+            }
+        });
+    }
+
+    private JanitorException failure(String what, RetryPolicy.Decision d, SQLException e) {
+        if (d.kind() == SqlState.Kind.PERMISSION_DENIED) {
+            return new JanitorException(Reason.PERMISSION_DENIED, "The catalog user lacks a privilege for the " + what
+                    + " (" + session.spec().redact(e.getMessage()) + ").", e);
+        }
+        return session.databaseError(what, e);
+    }
+}

@@ -1,0 +1,125 @@
+package dev.ducklake.janitor.ops;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.pg.LockBudget;
+
+import java.time.Duration;
+
+/**
+ * The options every maintenance operation shares. An operation's own options record holds one of these plus its
+ * specific switches. Defaults are constants so that the picocli options reference the same values
+ * ({@code defaultValue = "" + RunOptions.DEFAULT_BATCH_SIZE}).
+ *
+ * @param metadataSchema the Postgres schema holding the ducklake_* tables; default {@value #DEFAULT_METADATA_SCHEMA}
+ * @param dryRun report only: no DDL, no DML, no advisory lock; default false
+ * @param batchSize units of work per transaction, 1 to {@value LockBudget#MAX_BATCH}; default
+ *     {@value #DEFAULT_BATCH_SIZE}, lowered to the server's lock budget ({@link LockBudget}) because each unit
+ *     holds lock-table entries until commit
+ * @param maxBatches stop after this many batches; 0 = no limit (default)
+ * @param runBudget stop cleanly once this much wall-clock time is spent (checked between batches and inside a
+ *     batch between units; at least one unit always goes through); null = unbounded (default)
+ * @param statementTimeout {@code SET LOCAL statement_timeout} of each transaction; default
+ *     {@value #DEFAULT_STATEMENT_TIMEOUT_SECONDS} s
+ * @param lockTimeout {@code SET LOCAL lock_timeout} of each transaction; default {@value #DEFAULT_LOCK_TIMEOUT_SECONDS} s
+ * @param lockName the advisory lock name taken by execute runs; default {@value #DEFAULT_LOCK_NAME}
+ * @param reconnectTimeout how long to keep reconnecting after the connection is lost; default
+ *     {@value #DEFAULT_RECONNECT_TIMEOUT_SECONDS} s
+ */
+public record RunOptions(String metadataSchema, boolean dryRun, int batchSize, int maxBatches, Duration runBudget,
+                         Duration statementTimeout, Duration lockTimeout, String lockName, Duration reconnectTimeout) {
+
+    /** Default metadata schema. */
+    public static final String DEFAULT_METADATA_SCHEMA = "public";
+    /** Default batch size, in units of work (tables for drop-orphan-inline-tables). */
+    public static final int DEFAULT_BATCH_SIZE = 500;
+    /** Default statement_timeout of each transaction, seconds. */
+    public static final int DEFAULT_STATEMENT_TIMEOUT_SECONDS = 120;
+    /** Default lock_timeout of each transaction, seconds. */
+    public static final int DEFAULT_LOCK_TIMEOUT_SECONDS = 5;
+    /** Default reconnect timeout, seconds. */
+    public static final int DEFAULT_RECONNECT_TIMEOUT_SECONDS = 60;
+    /** Default advisory lock name. */
+    public static final String DEFAULT_LOCK_NAME = "ducklake-maintenance";
+
+    /** @return the defaults: schema public, execute, default batch size, no limits, default timeouts and lock name */
+    public static RunOptions defaults() {
+        return new RunOptions(DEFAULT_METADATA_SCHEMA, false, DEFAULT_BATCH_SIZE, 0, null,
+                Duration.ofSeconds(DEFAULT_STATEMENT_TIMEOUT_SECONDS), Duration.ofSeconds(DEFAULT_LOCK_TIMEOUT_SECONDS),
+                DEFAULT_LOCK_NAME, Duration.ofSeconds(DEFAULT_RECONNECT_TIMEOUT_SECONDS));
+    }
+
+    /** @return a copy with another metadata schema */
+    public RunOptions withMetadataSchema(String v) {
+        return new RunOptions(v, dryRun, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
+    }
+
+    /** @return a copy with dry run on or off */
+    public RunOptions withDryRun(boolean v) {
+        return new RunOptions(metadataSchema, v, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
+    }
+
+    /** @return a copy with another batch size (units) */
+    public RunOptions withBatchSize(int v) {
+        return new RunOptions(metadataSchema, dryRun, v, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
+    }
+
+    /** @return a copy with another batch limit (0 = none) */
+    public RunOptions withMaxBatches(int v) {
+        return new RunOptions(metadataSchema, dryRun, batchSize, v, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
+    }
+
+    /** @return a copy with another run budget (null = unbounded) */
+    public RunOptions withRunBudget(Duration v) {
+        return new RunOptions(metadataSchema, dryRun, batchSize, maxBatches, v, statementTimeout, lockTimeout, lockName, reconnectTimeout);
+    }
+
+    /** @return a copy with another statement timeout */
+    public RunOptions withStatementTimeout(Duration v) {
+        return new RunOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, v, lockTimeout, lockName, reconnectTimeout);
+    }
+
+    /** @return a copy with another lock timeout */
+    public RunOptions withLockTimeout(Duration v) {
+        return new RunOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, statementTimeout, v, lockName, reconnectTimeout);
+    }
+
+    /** @return a copy with another advisory lock name */
+    public RunOptions withLockName(String v) {
+        return new RunOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, v, reconnectTimeout);
+    }
+
+    /** @return a copy with another reconnect timeout */
+    public RunOptions withReconnectTimeout(Duration v) {
+        return new RunOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, v);
+    }
+
+    /**
+     * Checks the values on their own (not against the catalog).
+     *
+     * @throws JanitorException {@link Reason#USAGE} naming the first bad value
+     */
+    public void validate() throws JanitorException {
+        if (metadataSchema == null || metadataSchema.isEmpty()) {
+            throw new JanitorException(Reason.USAGE, "--metadata-schema must not be empty.");
+        }
+        if (batchSize < 1 || batchSize > LockBudget.MAX_BATCH) {
+            throw new JanitorException(Reason.USAGE, "--batch-size must be between 1 and " + LockBudget.MAX_BATCH + " tables, got " + batchSize + ".");
+        }
+        if (maxBatches < 0) {
+            throw new JanitorException(Reason.USAGE, "--max-batches must be 0 (no limit) or more, got " + maxBatches + ".");
+        }
+        if (runBudget != null && (runBudget.isNegative() || runBudget.isZero())) {
+            throw new JanitorException(Reason.USAGE, "--run-budget must be a positive number of seconds.");
+        }
+        if (statementTimeout == null || statementTimeout.isNegative() || lockTimeout == null || lockTimeout.isNegative()) {
+            throw new JanitorException(Reason.USAGE, "--statement-timeout and --lock-timeout must be 0 or more seconds.");
+        }
+        if (lockName == null || lockName.isEmpty()) {
+            throw new JanitorException(Reason.USAGE, "--lock-name must not be empty.");
+        }
+        if (reconnectTimeout == null || reconnectTimeout.isNegative()) {
+            throw new JanitorException(Reason.USAGE, "--reconnect-timeout must be 0 or more seconds.");
+        }
+    }
+}

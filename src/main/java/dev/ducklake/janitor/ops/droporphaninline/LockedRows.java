@@ -1,0 +1,106 @@
+package dev.ducklake.janitor.ops.droporphaninline;
+
+import dev.ducklake.janitor.catalog.InlinedTableName;
+import dev.ducklake.janitor.catalog.OrphanPredicate;
+import dev.ducklake.janitor.pg.Sql;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+/**
+ * Step 1 of a batch: locks the batch's registry rows {@code FOR UPDATE SKIP LOCKED} by ctid, re-checking in the
+ * same statement the orphan predicate ({@link OrphanPredicate}) and the name guard; rows that moved (a new ctid)
+ * are found again by key.
+ */
+final class LockedRows {
+
+    /**
+     * A registry row locked in the current batch (ctid null for an unregistered table), with what pg_class says of
+     * its table (relkind null: the table is gone).
+     */
+    record Locked(Candidate candidate, String ctid, String relkind, long oid) {
+    }
+
+    private LockedRows() {
+    }
+
+    static List<Locked> lock(Connection conn, String schema, Map<String, Candidate> byCtid) throws SQLException {
+        String registry = Sql.qualified(schema, "ducklake_inlined_data_tables");
+        // never String.format: the quoted schema name is part of the text and may hold '%'
+        UnaryOperator<String> select = where -> "SELECT r.ctid::text, r.table_id, r.schema_version,"
+                + " r.table_name, c.relkind, c.oid"
+                + " FROM " + registry + " r LEFT JOIN pg_catalog.pg_class c ON c.relname = r.table_name::name"
+                + " AND c.relname::text = r.table_name"
+                + " AND c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
+                + " WHERE " + where + " AND " + OrphanPredicate.unreachable(schema, "r.table_id")
+                + " FOR UPDATE OF r SKIP LOCKED";
+        List<Locked> out = new ArrayList<>();
+        Set<Candidate> found = new HashSet<>();
+        try (PreparedStatement ps = conn.prepareStatement(select.apply("r.ctid = ANY (?::text[]::tid[])"))) {
+            ps.setString(1, schema);
+            ps.setArray(2, conn.createArrayOf("text", byCtid.keySet().toArray(new String[0])));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Candidate c = byCtid.get(rs.getString(1));
+                    if (c != null && matches(c, rs)) {
+                        out.add(new Locked(c, rs.getString(1), rs.getString(5), rs.getLong(6)));
+                        found.add(c);
+                    }
+                }
+            }
+        }
+        if (found.size() < byCtid.size()) {
+            // rows that moved (their ctid changed) are found again by key; a seq scan, only when needed
+            List<Candidate> lost = new ArrayList<>();
+            for (Candidate c : byCtid.values()) {
+                if (!found.contains(c)) {
+                    lost.add(c);
+                }
+            }
+            Set<String> seenCtids = new HashSet<>();
+            out.forEach(l -> seenCtids.add(l.ctid()));
+            Map<String, Candidate> byKey = new HashMap<>();
+            long[] ids = new long[lost.size()];
+            long[] versions = new long[lost.size()];
+            for (int i = 0; i < lost.size(); i++) {
+                ids[i] = lost.get(i).tableId();
+                versions[i] = lost.get(i).schemaVersion();
+                byKey.put(lost.get(i).tableId() + "/" + lost.get(i).schemaVersion(), lost.get(i));
+            }
+            try (PreparedStatement ps = conn.prepareStatement(select.apply(
+                    "(r.table_id, r.schema_version) IN (SELECT * FROM unnest(?::bigint[], ?::bigint[]))"))) {
+                ps.setString(1, schema);
+                ps.setArray(2, conn.createArrayOf("bigint", Arrays.stream(ids).boxed().toArray()));
+                ps.setArray(3, conn.createArrayOf("bigint", Arrays.stream(versions).boxed().toArray()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Candidate c = byKey.get(rs.getLong(2) + "/" + rs.getLong(3));
+                        if (c != null && !seenCtids.contains(rs.getString(1)) && matches(c, rs)) {
+                            out.add(new Locked(c, rs.getString(1), rs.getString(5), rs.getLong(6)));
+                            seenCtids.add(rs.getString(1));
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static boolean matches(Candidate c, ResultSet rs) throws SQLException {
+        Long id = (Long) rs.getObject(2, Long.class);
+        Long version = (Long) rs.getObject(3, Long.class);
+        String name = rs.getString(4);
+        return id != null && version != null && id == c.tableId() && version == c.schemaVersion()
+                && InlinedTableName.guardAllows(name, id, version);
+    }
+}

@@ -1,0 +1,139 @@
+package dev.ducklake.janitor.ops.droporphaninline;
+
+import dev.ducklake.janitor.ops.RunFigures;
+import dev.ducklake.janitor.ops.RunRecorder;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The figures of one drop-orphan-inline-tables run, filled by name as the survey, the dry-run probe and each
+ * committed batch report them, then turned into the {@link DropOrphanInlineTablesResult}.
+ */
+final class Tally {
+
+    /** Tables listed in the result's lists (the counts are always complete). */
+    static final int MAX_LISTED = 1000;
+
+    private final RunRecorder recorder;
+
+    long registryRows;
+    long orphanRows;
+    long orphanTablesPresent;
+    long keptByNameGuard;
+    long keptNotATable;
+    long unregisteredOrphans;
+    long inlinedDeleteOrphans;
+    long inlinedDeleteLive;
+    long anomalyCount;
+    long orphanNonempty;
+    long unregisteredNonempty;
+    long wouldDrop;
+    long dropped;
+    long rowsDeleted;
+    long missingTables;
+    long skippedNonempty;
+    long skippedLocked;
+    long droppedUnregistered;
+    long droppedInlinedDelete;
+    long droppedNonempty;
+    long inlinedRowsDropped;
+    long remaining;
+    long remainingUnregistered;
+    final List<DropOrphanInlineTablesResult.NonEmptyTable> nonEmptyTables = new ArrayList<>();
+    final List<String> unregisteredTables = new ArrayList<>();
+    final List<DropOrphanInlineTablesResult.Anomaly> anomalyTables = new ArrayList<>();
+    private final List<Candidate> lockBusy = new ArrayList<>();
+
+    /** @param recorder where warnings about kept tables go */
+    Tally(RunRecorder recorder) {
+        this.recorder = recorder;
+    }
+
+    void survey(InlinedTablesSurvey.Registry r, InlinedTablesSurvey.Unregistered u) {
+        registryRows = r.rows();
+        orphanRows = r.orphanRows();
+        orphanTablesPresent = r.tablesPresent();
+        keptByNameGuard = r.keptByNameGuard();
+        keptNotATable = r.keptNotATable();
+        unregisteredOrphans = u.count(Candidate.Kind.UNREGISTERED_DATA);
+        inlinedDeleteOrphans = u.count(Candidate.Kind.INLINED_DELETE);
+        inlinedDeleteLive = u.liveDeleteTables();
+        for (DropOrphanInlineTablesResult.Anomaly a : u.anomalies()) {
+            anomalyCount++;
+            if (anomalyTables.size() < MAX_LISTED) {
+                anomalyTables.add(a);
+            }
+            recorder.rowWarning("anomaly: " + a.tableName() + ": " + a.reason());
+        }
+        u.dead().stream().limit(MAX_LISTED).map(Candidate::tableName).forEach(unregisteredTables::add);
+    }
+
+    void dryRun(DryRunProbe.Findings f) {
+        orphanNonempty = f.orphanNonempty();
+        unregisteredNonempty = f.unregisteredNonempty();
+        wouldDrop = f.wouldDrop();
+        nonEmptyTables.addAll(f.nonEmpty());
+    }
+
+    void batchCommitted(DropBatch.Outcome o) {
+        dropped += o.dropped;
+        rowsDeleted += o.rowsDeleted;
+        missingTables += o.missing;
+        skippedNonempty += o.skippedNonempty;
+        droppedUnregistered += o.droppedUnregistered;
+        droppedInlinedDelete += o.droppedInlinedDelete;
+        droppedNonempty += o.droppedNonempty;
+        inlinedRowsDropped += o.rowsDropped;
+        orphanNonempty += o.registeredNonempty;
+        unregisteredNonempty += o.unregisteredNonempty;
+        for (DropOrphanInlineTablesResult.NonEmptyTable t : o.nonEmpty) {
+            if (nonEmptyTables.size() < MAX_LISTED) {
+                nonEmptyTables.add(t);
+            }
+        }
+        lockBusy.addAll(o.lockBusy);
+        o.warnings.forEach(recorder::warn);
+    }
+
+    /** @return the tables found locked by another session since the last call, and forgets them */
+    List<Candidate> takeLockBusy() {
+        List<Candidate> out = List.copyOf(lockBusy);
+        lockBusy.clear();
+        return out;
+    }
+
+    DropOrphanInlineTablesResult toResult(String schema, String formatVersion, boolean dryRun, RunFigures run) {
+        return new DropOrphanInlineTablesResult(
+                schema,
+                formatVersion,
+                dryRun,
+                registryRows,
+                orphanRows,
+                orphanTablesPresent,
+                orphanNonempty,
+                keptByNameGuard,
+                keptNotATable,
+                dropped,
+                rowsDeleted,
+                missingTables,
+                skippedNonempty,
+                skippedLocked,
+                remaining,
+                run,
+                unregisteredOrphans,
+                inlinedDeleteOrphans,
+                inlinedDeleteLive,
+                unregisteredNonempty,
+                anomalyCount,
+                wouldDrop,
+                droppedUnregistered,
+                droppedInlinedDelete,
+                droppedNonempty,
+                inlinedRowsDropped,
+                remainingUnregistered,
+                List.copyOf(nonEmptyTables),
+                List.copyOf(unregisteredTables),
+                List.copyOf(anomalyTables));
+    }
+}

@@ -1,0 +1,130 @@
+package dev.ducklake.janitor.pg;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+/**
+ * Transaction plumbing every operation uses: read-only transactions, transaction-local timeouts, savepoints,
+ * and the quiet rollback / autocommit restore after a failure. Savepoint names are engine-written constants,
+ * never user input.
+ */
+public final class Transactions {
+
+    private Transactions() {
+    }
+
+    /**
+     * Starts a read-only transaction (autocommit off, {@code setReadOnly(true)}); undo it with
+     * {@link #endQuietly(Connection)} in a {@code finally}.
+     *
+     * @param c the session
+     * @throws SQLException when the session fails
+     */
+    public static void beginReadOnly(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        c.setReadOnly(true);
+    }
+
+    /**
+     * Sets {@code statement_timeout} and {@code lock_timeout} for the current transaction only
+     * ({@code set_config(…, true)}, values as bind parameters).
+     *
+     * @param c the session, inside a transaction
+     * @param statementTimeout statement_timeout (0 = none), whole milliseconds
+     * @param lockTimeout lock_timeout (0 = none), whole milliseconds
+     * @throws SQLException when the session fails
+     */
+    public static void setLocalTimeouts(Connection c, Duration statementTimeout, Duration lockTimeout) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true)")) {
+            ps.setString(1, Long.toString(statementTimeout.toMillis()));
+            ps.setString(2, Long.toString(lockTimeout.toMillis()));
+            ps.execute();
+        }
+    }
+
+    /**
+     * Rolls back to a savepoint and releases it (the transaction goes on).
+     *
+     * @param c the session
+     * @param savepoint an engine-written savepoint name
+     * @throws SQLException when the session fails
+     */
+    public static void rollbackTo(Connection c, String savepoint) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute("ROLLBACK TO SAVEPOINT " + savepoint + "; RELEASE SAVEPOINT " + savepoint);
+        }
+    }
+
+    /**
+     * Releases a savepoint (keeps what was done since it).
+     *
+     * @param c the session
+     * @param savepoint an engine-written savepoint name
+     * @throws SQLException when the session fails
+     */
+    public static void release(Connection c, String savepoint) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute("RELEASE SAVEPOINT " + savepoint);
+        }
+    }
+
+    /**
+     * Back to autocommit and read-write; ignores a broken session (a reconnect replaces it).
+     *
+     * @param c the session, may be null
+     */
+    public static void restoreAutoCommit(Connection c) {
+        try {
+            if (c != null && !c.isClosed()) {
+                c.setAutoCommit(true);
+                c.setReadOnly(false);
+            }
+        } catch (SQLException ignored) {
+            // a broken connection is replaced by the next reconnect
+        }
+    }
+
+    /**
+     * Rolls back an open transaction, if any, then {@link #restoreAutoCommit}; never throws.
+     *
+     * @param c the session, may be null
+     */
+    public static void rollbackQuietly(Connection c) {
+        try {
+            if (c != null && !c.isClosed() && !c.getAutoCommit()) {
+                c.rollback();
+            }
+        } catch (SQLException ignored) {
+            // the connection may be gone; the server rolls back on its own
+        }
+        restoreAutoCommit(c);
+    }
+
+    /**
+     * Ends a read-only transaction: rolls back whatever is left (nothing to keep) and restores autocommit.
+     *
+     * @param c the session, may be null
+     */
+    public static void endQuietly(Connection c) {
+        rollbackQuietly(c);
+    }
+
+    /**
+     * Closes a session, ignoring errors.
+     *
+     * @param c the session, may be null
+     */
+    public static void closeQuietly(Connection c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException ignored) {
+                // closing
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.ducklake.janitor.contract;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ducklake.janitor.catalog.FormatVersion;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.cli.JanitorCommand;
+import dev.ducklake.janitor.demo.CatalogBuilder;
+import dev.ducklake.janitor.testsupport.CliRun;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+import static dev.ducklake.janitor.testsupport.Catalogs.exec;
+import static dev.ducklake.janitor.testsupport.Catalogs.inlinedDeleteTable;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Pins what users and scripts depend on, so that moving code cannot change it unnoticed: the JSON member paths
+ * of dry and execute runs (one and several metadata schemas) and the {@code --help} text of every command.
+ *
+ * <p>The expected texts live in {@code src/test/resources/contract/}; they are the contract. A deliberate change
+ * (a new flag, a new command, a new JSON member) regenerates them with {@code -Dcontract.update=true} and the
+ * diff is reviewed in the commit. JSON member order is not part of the contract (JSON objects are unordered);
+ * the set of member paths is, with {@code []} standing for the elements of an array.
+ */
+class OutputContractTest {
+
+    private static final Path DIR = Path.of("src/test/resources/contract");
+    private static final boolean UPDATE = Boolean.getBoolean("contract.update");
+
+    private final TestPostgres pg = TestPostgres.get();
+
+    /** A catalog with one of everything the result lists: empty and non-empty orphans, leftovers, an anomaly. */
+    private void fixture(Connection c, String schema) throws Exception {
+        CatalogBuilder b = new CatalogBuilder(c, schema, FormatVersion.V1_0).create();
+        long empty = b.createTable("empty_dead", 1);
+        long full = b.createTable("full_dead", 1);
+        long live = b.createTable("live", 1);
+        b.insertRows(full, 2);
+        b.dropTable(empty);
+        b.dropTable(full);
+        b.expireBefore(b.snapshot());
+        inlinedDeleteTable(c, schema, empty, 0);
+        exec(c, "CREATE TABLE " + Sql.qualified(schema, "ducklake_inlined_data_" + empty + "_99")
+                + " (row_id bigint, begin_snapshot bigint, end_snapshot bigint, c1 integer)");
+        // an unregistered data table of a reachable id: an anomaly
+        exec(c, "CREATE TABLE " + Sql.qualified(schema, "ducklake_inlined_data_" + live + "_77")
+                + " (row_id bigint, begin_snapshot bigint, end_snapshot bigint, c1 integer)");
+    }
+
+    @Test
+    void jsonMemberPathsOfDryAndExecuteRuns() throws Exception {
+        String a = pg.freshSchema("contract_a");
+        String b = pg.freshSchema("contract_b");
+        try (Connection c = pg.connect()) {
+            fixture(c, a);
+            fixture(c, b);
+        }
+        StringBuilder actual = new StringBuilder();
+        section(actual, "single dry run", CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(),
+                "--metadata-schema", a, "--dry-run", "--output", "json"));
+        section(actual, "multi-schema dry run", CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(),
+                "--metadata-schema", a, "--metadata-schema", b, "--dry-run", "--output", "json"));
+        section(actual, "single execute run", CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(),
+                "--metadata-schema", a, "--yes", "--include-unregistered", "--output", "json"));
+        section(actual, "multi-schema execute run", CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(),
+                "--metadata-schema", a, "--metadata-schema", b, "--yes", "--include-nonempty", "--output", "json"));
+        section(actual, "error document", CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(),
+                "--metadata-schema", "no_such_schema_contract", "--dry-run", "--output", "json"));
+        compare("drop-orphan-inline-tables-json-paths.txt", actual.toString());
+    }
+
+    private static void section(StringBuilder sb, String title, CliRun run) {
+        JsonNode doc = run.json();
+        sb.append("## ").append(title).append('\n');
+        TreeSet<String> paths = new TreeSet<>();
+        collect(doc, "", paths);
+        paths.forEach(p -> sb.append(p).append('\n'));
+    }
+
+    /** Member paths of a JSON value; array elements are merged under {@code []}. */
+    static void collect(JsonNode node, String prefix, TreeSet<String> out) {
+        if (node.isObject()) {
+            Iterator<Map.Entry<String, JsonNode>> it = node.fields();
+            while (it.hasNext()) {
+                Map.Entry<String, JsonNode> e = it.next();
+                String p = prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey();
+                out.add(p);
+                collect(e.getValue(), p, out);
+            }
+        } else if (node.isArray()) {
+            for (JsonNode el : node) {
+                collect(el, prefix + "[]", out);
+            }
+        }
+    }
+
+    @Test
+    void helpTextOfEveryCommand() throws Exception {
+        CommandLine root = new CommandLine(new JanitorCommand(Map.of()));
+        List<List<String>> commands = new ArrayList<>();
+        commands.add(List.of());
+        for (String name : root.getSubcommands().keySet()) {
+            if (!name.equals("help")) {
+                commands.add(List.of(name));
+            }
+        }
+        List<String> failures = new ArrayList<>();
+        for (List<String> command : commands) {
+            List<String> args = new ArrayList<>(command);
+            args.add("--help");
+            CliRun run = CliRun.run(args.toArray(new String[0]));
+            assertThat(run.exitCode()).as("exit code of %s --help", command).isZero();
+            String file = "help/" + (command.isEmpty() ? "ducklake-janitor" : command.get(0)) + ".txt";
+            try {
+                compare(file, run.out());
+            } catch (AssertionError e) {
+                failures.add(e.getMessage());
+            }
+        }
+        assertThat(failures).as("help texts that differ from src/test/resources/contract/help").isEmpty();
+    }
+
+    private static void compare(String file, String actual) throws IOException {
+        Path p = DIR.resolve(file);
+        if (UPDATE) {
+            Files.createDirectories(p.getParent());
+            Files.writeString(p, actual, StandardCharsets.UTF_8);
+            return;
+        }
+        assertThat(p).as("expected text %s is missing: run this test once with -Dcontract.update=true and review it", p)
+                .exists();
+        assertThat(actual).as("%s (regenerate with -Dcontract.update=true only for a deliberate change)", p)
+                .isEqualTo(Files.readString(p, StandardCharsets.UTF_8));
+    }
+}
