@@ -3,7 +3,7 @@ package dev.ducklake.janitor.cli;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -3,7 +3,7 @@ package dev.ducklake.janitor.metrics;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
-import dev.ducklake.janitor.catalog.SqlStates;
+import dev.ducklake.janitor.pg.SqlState;
 import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckRules;
@@ -19,9 +19,7 @@ import java.util.Map;
 /**
  * The gauge {@code ducklake_check_findings{catalog, kind}}: the count of each finding kind of {@code check}, computed by
  * the same rules ({@link CatalogCheck#evaluate}), each in its own read-only transaction with the collector's statement
- * timeout. A rule that fails contributes no sample and is reported as the query {@code check_<kind>}. The kinds taken from
- * drop-orphan-inline-tables' survey are not exported here (the survey needs its own connection string; see
- * {@link CheckRules#withoutSurvey()}).
+ * timeout. A rule that fails contributes no sample and is reported as the query {@code check_<kind>}.
  */
 final class CheckFindingsGauge {
 
@@ -49,11 +47,11 @@ final class CheckFindingsGauge {
         try {
             CatalogInfo info = CatalogInspector.inspect(conn, schema);
             CheckOptions options = CheckOptions.defaults().withMetadataSchema(schema).withStatementTimeout(timeout);
-            for (CatalogCheck.Outcome o : CatalogCheck.evaluate(conn, info, options, InlineSurvey.NONE, CheckRules.withoutSurvey())) {
+            for (CatalogCheck.Outcome o : CatalogCheck.evaluate(conn, info, options, InlineSurvey.on(conn, info, 0), CheckRules.all())) {
                 String query = "check_" + o.rule().kind();
                 durations.put(query, o.seconds());
                 if (o.error() != null) {
-                    String state = SqlStates.stateOf(o.error());
+                    String state = SqlState.codeOf(o.error());
                     errors.put(query, (state == null ? "" : "SQLSTATE " + state + ": ") + o.error().getMessage());
                 } else {
                     samples.add(new MetricFamily.Sample(List.of(catalog, o.rule().kind()), o.finding().count()));
@@ -62,8 +60,8 @@ final class CheckFindingsGauge {
         } catch (JanitorException e) {
             errors.put("check_findings", e.getMessage());
         } catch (SQLException e) {
-            errors.put("check_findings", "SQLSTATE " + SqlStates.stateOf(e) + ": " + e.getMessage());
-            if (SqlStates.classify(e) == SqlStates.Kind.CONNECTION_LOST) {
+            errors.put("check_findings", "SQLSTATE " + SqlState.codeOf(e) + ": " + e.getMessage());
+            if (SqlState.classify(e) == SqlState.Kind.CONNECTION_LOST) {
                 return false;
             }
         }

@@ -4,9 +4,9 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
-import dev.ducklake.janitor.catalog.Sql;
-import dev.ducklake.janitor.catalog.SqlStates;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.SqlState;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -59,7 +59,7 @@ public final class CatalogCheck {
             } catch (SQLException e) {
                 throw databaseError("the catalog inspection", e);
             }
-            InlineSurvey survey = new InlineSurvey(DropEngineSurvey.of(spec, schema, options.maxExamples()));
+            InlineSurvey survey = InlineSurvey.on(conn, info, options.maxExamples());
             List<Outcome> outcomes;
             try {
                 outcomes = evaluate(conn, info, options, survey, CheckRules.all());
@@ -108,7 +108,7 @@ public final class CatalogCheck {
      * @param conn an open connection
      * @param info the inspected catalog
      * @param options the check's options (statement timeout, examples, thresholds)
-     * @param survey drop-orphan-inline-tables' survey (or {@link InlineSurvey#NONE})
+     * @param survey drop-orphan-inline-tables' survey on {@code conn} ({@link InlineSurvey#on}), computed first when a rule needs it
      * @param rules the rules to run
      * @return one outcome per rule, in order
      * @throws SQLException only when the connection is lost (a rule's own failure is its outcome)
@@ -118,6 +118,10 @@ public final class CatalogCheck {
         boolean auto = conn.getAutoCommit();
         boolean readOnly = conn.isReadOnly();
         List<Outcome> out = new ArrayList<>();
+        if (rules.stream().anyMatch(r -> CheckRules.SURVEY_KINDS.contains(r.kind()))) {
+            // the survey runs its own read-only transactions: before ours; a failure is reported by the rules that need it
+            survey.prefetch();
+        }
         try {
             conn.setAutoCommit(false);
             conn.setReadOnly(true);
@@ -144,7 +148,7 @@ public final class CatalogCheck {
                     } catch (SQLException ignored) {
                         // the session is gone; classified below
                     }
-                    if (SqlStates.classify(e) == SqlStates.Kind.CONNECTION_LOST) {
+                    if (SqlState.classify(e) == SqlState.Kind.CONNECTION_LOST) {
                         throw e;
                     }
                     out.add(new Outcome(rule, null, e, (System.nanoTime() - t0) / 1e9));
@@ -172,20 +176,20 @@ public final class CatalogCheck {
     }
 
     private String describe(SQLException e) {
-        String state = SqlStates.stateOf(e);
+        String state = SqlState.codeOf(e);
         return (state == null ? "" : "SQLSTATE " + state + ": ") + spec.redact(String.valueOf(e.getMessage()));
     }
 
     private JanitorException databaseError(String what, SQLException e) {
-        SqlStates.Kind kind = SqlStates.classify(e);
-        if (kind == SqlStates.Kind.CONNECTION_LOST) {
+        SqlState.Kind kind = SqlState.classify(e);
+        if (kind == SqlState.Kind.CONNECTION_LOST) {
             return new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe() + " during " + what
-                    + " (SQLSTATE " + SqlStates.stateOf(e) + "); nothing was changed, rerun the check.", e);
+                    + " (SQLSTATE " + SqlState.codeOf(e) + "); nothing was changed, rerun the check.", e);
         }
-        if (kind == SqlStates.Kind.PERMISSION_DENIED) {
+        if (kind == SqlState.Kind.PERMISSION_DENIED) {
             return new JanitorException(Reason.PERMISSION_DENIED, "Permission denied during " + what + ": " + spec.redact(e.getMessage()), e);
         }
         return new JanitorException(Reason.DATABASE_ERROR, "Database error during " + what + " (SQLSTATE "
-                + SqlStates.stateOf(e) + "): " + spec.redact(e.getMessage()), e);
+                + SqlState.codeOf(e) + "): " + spec.redact(e.getMessage()), e);
     }
 }

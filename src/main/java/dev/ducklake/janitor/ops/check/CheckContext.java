@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.check;
 
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

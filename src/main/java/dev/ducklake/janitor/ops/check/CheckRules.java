@@ -9,22 +9,19 @@ public final class CheckRules {
     }
 
     /** The survey-based kinds (they need drop-orphan-inline-tables' survey, see {@link InlineSurvey}). */
-    static final List<String> SURVEY_KINDS = List.of("unregistered_inlined_tables", "unreachable_inlined_delete_tables",
-            "inlined_table_anomalies");
+    static final List<String> SURVEY_KINDS = List.of("registry_rows_without_table", "unregistered_inlined_tables",
+            "unreachable_inlined_delete_tables", "inlined_table_anomalies");
 
     /** @return every rule, in report order */
     public static List<CheckRule> all() {
-        return List.of(new UnreachableInlinedTablesRule(), new RegistryRowsWithoutTableRule(), new UnregisteredInlinedTablesRule(),
+        return List.of(new UnreachableInlinedTablesRule(), new RegistryRowsWithoutTableRule(),
+                new RegistryRowsWithoutTableOfReachableTablesRule(), new UnregisteredInlinedTablesRule(),
                 new UnreachableInlinedDeleteTablesRule(), new InlinedTableAnomaliesRule(), new LiveFilesOfUnreachableTablesRule(),
                 new LiveFilesOfDroppedTablesRule(), new OrphanedStatsRowsRule(), new DuplicateDeletionQueueRowsRule(),
                 new QueuedFilesStillReferencedRule(), new DeadInlinedRowsRule(), new SnapshotChangesWithoutSnapshotRule(),
                 new SchemaVersionsBeyondRegistryRule(), new SchemaVersionsMigrationDuplicatesRule(), new CatalogBloatRule());
     }
 
-    /** @return the rules that need no survey (the ones a metrics collector without a connection string can run) */
-    public static List<CheckRule> withoutSurvey() {
-        return all().stream().filter(r -> !SURVEY_KINDS.contains(r.kind())).toList();
-    }
 
     /** @return every kind name, in report order */
     public static List<String> kinds() {

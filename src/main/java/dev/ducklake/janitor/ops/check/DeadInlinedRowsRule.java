@@ -1,8 +1,8 @@
 package dev.ducklake.janitor.ops.check;
 
 import dev.ducklake.janitor.catalog.OrphanPredicate;
-import dev.ducklake.janitor.catalog.Sql;
-import dev.ducklake.janitor.catalog.SqlStates;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.SqlState;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -75,7 +75,7 @@ final class DeadInlinedRowsRule implements CheckRule {
                 dead.putAll(countDead(ctx, chunk, nameOf, begin, end));
                 ctx.conn().releaseSavepoint(sp);
             } catch (SQLException e) {
-                if (!"42P01".equals(SqlStates.stateOf(e))) {
+                if (!"42P01".equals(SqlState.codeOf(e))) {
                     throw e;
                 }
                 ctx.conn().rollback(sp);
@@ -86,7 +86,7 @@ final class DeadInlinedRowsRule implements CheckRule {
                         dead.putAll(countDead(ctx, List.of(oid), nameOf, begin, end));
                         ctx.conn().releaseSavepoint(one);
                     } catch (SQLException gone) {
-                        if (!"42P01".equals(SqlStates.stateOf(gone))) {
+                        if (!"42P01".equals(SqlState.codeOf(gone))) {
                             throw gone;
                         }
                         ctx.conn().rollback(one);

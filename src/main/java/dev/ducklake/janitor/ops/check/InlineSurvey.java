@@ -1,19 +1,25 @@
 package dev.ducklake.janitor.ops.check;
 
+import dev.ducklake.janitor.catalog.CatalogInfo;
+import dev.ducklake.janitor.catalog.CatalogInspector;
+import dev.ducklake.janitor.catalog.InlinedTableName;
+import dev.ducklake.janitor.ops.droporphaninline.InlinedTablesSurvey;
+
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 
 /**
- * The figures of drop-orphan-inline-tables' survey that {@code check} reports as its own kinds (unregistered inlined-data
- * tables, inlined deletion tables of unreachable ids, anomalies). The survey itself is not rewritten here: a
- * {@link Source} calls the drop engine (see {@link DropEngineSurvey}), and the result is computed at most once per
- * check, however many rules read it.
+ * The figures of drop-orphan-inline-tables' survey ({@link InlinedTablesSurvey#survey}) that {@code check} reports as its
+ * own kinds. The survey is not rewritten here; it is called once per check, before the rules' transactions (it runs its
+ * own read-only transactions on the connection), and every rule that needs it reads the cached figures.
  */
 public final class InlineSurvey {
 
     /**
-     * What the survey found.
+     * What the survey found, as check reports it.
      *
+     * @param registryRowsWithoutTable orphan registry rows whose table is already gone (rows)
      * @param unregisteredData unregistered inlined-data tables of unreachable table_ids (tables)
      * @param unregisteredDataExamples a few of their names
      * @param unreachableDelete inlined deletion tables of unreachable table_ids (tables)
@@ -21,11 +27,11 @@ public final class InlineSurvey {
      * @param anomalies relations named like inlined tables that drop-orphan-inline-tables never drops (relations)
      * @param anomalyExamples a few, with the reason
      */
-    public record Figures(long unregisteredData, List<String> unregisteredDataExamples, long unreachableDelete,
-                          List<String> unreachableDeleteExamples, long anomalies, List<String> anomalyExamples) {
+    public record Figures(long registryRowsWithoutTable, long unregisteredData, List<String> unregisteredDataExamples,
+                          long unreachableDelete, List<String> unreachableDeleteExamples, long anomalies, List<String> anomalyExamples) {
     }
 
-    /** Computes the figures (may open its own connection). */
+    /** Computes the figures. */
     @FunctionalInterface
     public interface Source {
         /**
@@ -34,11 +40,6 @@ public final class InlineSurvey {
          */
         Figures survey() throws SQLException;
     }
-
-    /** A survey that is never available (the survey-based kinds then report as failed). */
-    public static final InlineSurvey NONE = new InlineSurvey(() -> {
-        throw new SQLException("the inlined-table survey is not available here");
-    });
 
     private final Source source;
     private Figures figures;
@@ -50,12 +51,30 @@ public final class InlineSurvey {
     }
 
     /**
-     * The figures, computed on first call.
+     * The survey of drop-orphan-inline-tables on a connection ({@link CatalogCheck#evaluate} prefetches it while no
+     * transaction is open on the connection).
      *
-     * @return the figures
-     * @throws SQLException when the survey failed (the same failure on every call)
+     * @param conn the session
+     * @param info the inspected catalog
+     * @param maxExamples examples per figure
+     * @return the survey
      */
-    public synchronized Figures get() throws SQLException {
+    public static InlineSurvey on(Connection conn, CatalogInfo info, int maxExamples) {
+        return new InlineSurvey(() -> {
+            InlinedTablesSurvey.Findings f = InlinedTablesSurvey.survey(conn, info);
+            List<String> data = f.unregisteredTables().stream().filter(n -> n.startsWith(InlinedTableName.DATA_PREFIX))
+                    .limit(maxExamples).toList();
+            List<String> delete = f.unregisteredTables().stream().filter(n -> n.startsWith(InlinedTableName.DELETE_PREFIX))
+                    .limit(maxExamples).toList();
+            List<String> anomalies = f.anomalies().stream().limit(maxExamples)
+                    .map(a -> CatalogInspector.printable(a.tableName()) + ": " + a.reason()).toList();
+            return new Figures(f.registryRowsWithoutTable(), f.unregisteredData(), data, f.inlinedDeleteOrphans(), delete,
+                    f.anomalies().size(), anomalies);
+        });
+    }
+
+    /** Computes the figures now if not yet done; a failure is kept for {@link #get()}. */
+    public synchronized void prefetch() {
         if (figures == null && failure == null) {
             try {
                 figures = source.survey();
@@ -63,6 +82,16 @@ public final class InlineSurvey {
                 failure = e;
             }
         }
+    }
+
+    /**
+     * The figures, computed on first call.
+     *
+     * @return the figures
+     * @throws SQLException when the survey failed (the same failure on every call)
+     */
+    public synchronized Figures get() throws SQLException {
+        prefetch();
         if (failure != null) {
             throw failure;
         }

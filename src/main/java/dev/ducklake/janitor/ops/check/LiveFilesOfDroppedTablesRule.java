@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.ops.check;
 
 import dev.ducklake.janitor.catalog.OrphanPredicate;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.SQLException;
 import java.util.ArrayList;

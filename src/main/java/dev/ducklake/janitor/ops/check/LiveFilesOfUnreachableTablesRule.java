@@ -40,7 +40,7 @@ final class LiveFilesOfUnreachableTablesRule implements CheckRule {
             long n = ctx.count("SELECT count(*)" + where);
             count += n;
             if (n > 0 && examples.size() < ctx.maxExamples()) {
-                examples.addAll(ctx.examples("SELECT f." + dev.ducklake.janitor.catalog.Sql.ident(f[1]) + ", f.table_id, f.path" + where
+                examples.addAll(ctx.examples("SELECT f." + dev.ducklake.janitor.pg.Sql.ident(f[1]) + ", f.table_id, f.path" + where
                         + " ORDER BY 1 LIMIT ?", List.of(f[0] + " id=", "table_id=", "path="), ctx.maxExamples() - examples.size()));
             }
         }

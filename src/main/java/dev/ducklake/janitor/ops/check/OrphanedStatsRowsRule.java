@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.ops.check;
 
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.SQLException;
 import java.util.ArrayList;

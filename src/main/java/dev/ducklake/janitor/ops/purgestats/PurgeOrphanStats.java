@@ -2,12 +2,12 @@ package dev.ducklake.janitor.ops.purgestats;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.catalog.AdvisoryLock;
+import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
-import dev.ducklake.janitor.catalog.ConnectionSpec;
-import dev.ducklake.janitor.catalog.Sql;
-import dev.ducklake.janitor.catalog.SqlStates;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.SqlState;
 import dev.ducklake.janitor.ops.check.CatalogLayout;
 import dev.ducklake.janitor.ops.check.OrphanedStatsRowsRule;
 
@@ -187,11 +187,11 @@ public final class PurgeOrphanStats {
                     } catch (SQLException ignored) {
                         // the session may be gone; classified below
                     }
-                    if (SqlStates.classify(e) != SqlStates.Kind.RETRYABLE || attempt >= MAX_ATTEMPTS) {
+                    if (SqlState.classify(e) != SqlState.Kind.RETRYABLE || attempt >= MAX_ATTEMPTS) {
                         throw e;
                     }
                     retries++;
-                    warnings.add("batch retried after SQLSTATE " + SqlStates.stateOf(e));
+                    warnings.add("batch retried after SQLSTATE " + SqlState.codeOf(e));
                     try {
                         Thread.sleep(Math.min(5000L, 200L << attempt));
                     } catch (InterruptedException ie) {
@@ -249,16 +249,16 @@ public final class PurgeOrphanStats {
     }
 
     private JanitorException databaseError(SQLException e) {
-        SqlStates.Kind kind = SqlStates.classify(e);
-        if (kind == SqlStates.Kind.CONNECTION_LOST) {
+        SqlState.Kind kind = SqlState.classify(e);
+        if (kind == SqlState.Kind.CONNECTION_LOST) {
             return new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe() + " (SQLSTATE "
-                    + SqlStates.stateOf(e) + "). Batches committed so far are kept and consistent; rerun to continue.", e);
+                    + SqlState.codeOf(e) + "). Batches committed so far are kept and consistent; rerun to continue.", e);
         }
-        if (kind == SqlStates.Kind.PERMISSION_DENIED) {
+        if (kind == SqlState.Kind.PERMISSION_DENIED) {
             return new JanitorException(Reason.PERMISSION_DENIED, "Permission denied: " + spec.redact(e.getMessage())
                     + " (purge-orphan-stats needs SELECT and DELETE on the ducklake_*stats tables and ducklake_file_partition_value).", e);
         }
-        return new JanitorException(Reason.DATABASE_ERROR, "Database error (SQLSTATE " + SqlStates.stateOf(e) + "): "
+        return new JanitorException(Reason.DATABASE_ERROR, "Database error (SQLSTATE " + SqlState.codeOf(e) + "): "
                 + spec.redact(e.getMessage()), e);
     }
 }

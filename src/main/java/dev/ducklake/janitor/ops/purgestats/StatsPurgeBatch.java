@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.ops.purgestats;
 
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.ops.check.OrphanedStatsRowsRule;
 
 import java.sql.Connection;

@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.check;
 
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.catalog.InlinedTableName;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions;
@@ -43,8 +43,9 @@ class CatalogCheckTest {
         CheckResult r = check(schema);
         assertThat(r.errors()).as("every rule ran").isEmpty();
         Map<String, Long> expected = new LinkedHashMap<>();
-        expected.put("unreachable_inlined_tables", 1L);
+        expected.put("unreachable_inlined_tables", 2L); // gone's row and the registry row without table of table_id 900
         expected.put("registry_rows_without_table", 1L);
+        expected.put("registry_rows_without_table_of_reachable_tables", 1L);
         expected.put("unregistered_inlined_tables", 1L);
         expected.put("unreachable_inlined_delete_tables", 1L);
         expected.put("inlined_table_anomalies", 1L);
@@ -63,7 +64,9 @@ class CatalogCheckTest {
         assertThat(r.findings()).extracting(Finding::kind).containsExactlyElementsOf(
                 expected.entrySet().stream().filter(e -> e.getValue() > 0).map(Map.Entry::getKey).toList());
         assertThat(example(r, "unreachable_inlined_tables")).contains(InlinedTableName.dataTable(cat.gone, 1)).contains("table_id=" + cat.gone);
-        assertThat(example(r, "registry_rows_without_table")).contains(InlinedTableName.dataTable(cat.live, 99)).contains("unreachable=false");
+        assertThat(example(r, "registry_rows_without_table")).contains(InlinedTableName.dataTable(DamagedCatalog.NO_TABLE, 1));
+        assertThat(example(r, "registry_rows_without_table_of_reachable_tables")).contains(InlinedTableName.dataTable(cat.live, 99))
+                .contains("table_id=" + cat.live);
         assertThat(example(r, "unregistered_inlined_tables")).contains(InlinedTableName.dataTable(DamagedCatalog.LEFTOVER, 1));
         assertThat(example(r, "unreachable_inlined_delete_tables")).contains(InlinedTableName.deleteTable(DamagedCatalog.DELETE_TABLE));
         assertThat(example(r, "inlined_table_anomalies")).contains("ducklake_inlined_data_0912_1");

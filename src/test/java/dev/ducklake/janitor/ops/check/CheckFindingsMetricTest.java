@@ -31,8 +31,8 @@ class CheckFindingsMetricTest {
         }
         assertThat(r.errors()).isEmpty();
         MetricFamily f = r.families().stream().filter(m -> m.name().equals("ducklake_check_findings")).findFirst().orElseThrow();
-        assertThat(f.samples()).hasSize(CheckRules.withoutSurvey().size());
-        for (CheckRule rule : CheckRules.withoutSurvey()) {
+        assertThat(f.samples()).hasSize(CheckRules.all().size());
+        for (CheckRule rule : CheckRules.all()) {
             assertThat(f.valueFor("lake", rule.kind())).as(rule.kind()).isEqualTo((double) check.counts().get(rule.kind()));
         }
         assertThat(f.valueFor("lake", "orphaned_stats_rows")).isEqualTo(4);

@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.ops.check;
 
 import dev.ducklake.janitor.bench.BenchCatalog;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.interop.InteropCatalog;
 import dev.ducklake.janitor.interop.RealDuckLake;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats;

@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.check;
 
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.catalog.InlinedTableName;
-import dev.ducklake.janitor.catalog.Sql;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.testsupport.Catalogs;
 
@@ -57,7 +57,11 @@ public final class DamagedCatalog {
                 + " WHERE table_id = " + live);
         boolean prefixed = version.prefixedInlinedColumns();
         String p = prefixed ? "_ducklake_" : "";
-        // registry_rows_without_table: a registry row of the live table whose table is missing
+        // registry_rows_without_table: a registry row of an unreachable table_id (no table row) whose table is missing
+        // (also one of the unreachable_inlined_tables)
+        Catalogs.exec(c, "INSERT INTO " + t("ducklake_inlined_data_tables") + " VALUES (" + NO_TABLE + ", '"
+                + InlinedTableName.dataTable(NO_TABLE, 1) + "', 1)");
+        // registry_rows_without_table_of_reachable_tables: a registry row of the live table whose table is missing
         Catalogs.exec(c, "INSERT INTO " + t("ducklake_inlined_data_tables") + " VALUES (" + live + ", '"
                 + InlinedTableName.dataTable(live, 99) + "', 99)");
         // unregistered_inlined_tables, unreachable_inlined_delete_tables, inlined_table_anomalies
