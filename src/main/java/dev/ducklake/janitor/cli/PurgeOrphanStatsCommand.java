@@ -4,6 +4,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
+import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsResult;
@@ -53,23 +54,33 @@ public final class PurgeOrphanStatsCommand implements Callable<Integer> {
     boolean yes;
 
     @Option(names = "--batch-size", paramLabel = "IDS", defaultValue = "" + PurgeOrphanStatsOptions.DEFAULT_BATCH_SIZE,
-            description = "Ids per transaction, 1 to 100000: table_ids for the table-level stats, data_file_ids for the per-file "
-                    + "stats. Default: ${DEFAULT-VALUE}.")
+            description = "Ids per transaction, 1 to 2000: table_ids for the table-level stats (a table_id's table stats and "
+                    + "column stats always go together), data_file_ids for the per-file stats. Default: ${DEFAULT-VALUE}.")
     int batchSize;
 
-    @Option(names = "--max-batches", paramLabel = "N",
-            description = "Stop after N batches (N >= 1); the next run continues. Default: no limit.")
-    Integer maxBatches;
+    @Option(names = "--max-batches", paramLabel = "N", defaultValue = "0",
+            description = "Stop after N batches; the next run continues (0 = no limit). Default: ${DEFAULT-VALUE}.")
+    int maxBatches;
 
-    @Option(names = "--statement-timeout", paramLabel = "SECONDS",
-            defaultValue = "" + PurgeOrphanStatsOptions.DEFAULT_STATEMENT_TIMEOUT_SECONDS,
-            description = "statement_timeout of each statement, in seconds (0 = none). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--run-budget", paramLabel = "SECONDS",
+            description = "Stop cleanly between batches once this many seconds of wall-clock time are spent (at least one batch "
+                    + "always runs). Default: unbounded.")
+    Double runBudget;
+
+    @Option(names = "--statement-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+            description = "statement_timeout of each statement, in seconds (0 = none); a batch that runs out is retried "
+                    + "(5 attempts with backoff). Default: ${DEFAULT-VALUE}.")
     double statementTimeout;
 
-    @Option(names = "--lock-timeout", paramLabel = "SECONDS", defaultValue = "" + PurgeOrphanStatsOptions.DEFAULT_LOCK_TIMEOUT_SECONDS,
-            description = "lock_timeout of each statement, in seconds (0 = none); a batch that waits longer is retried "
-                    + "(5 attempts with backoff). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--lock-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_LOCK_TIMEOUT_SECONDS,
+            description = "lock_timeout of each statement, in seconds (0 = none); a batch that waits longer is retried. "
+                    + "Default: ${DEFAULT-VALUE}.")
     double lockTimeout;
+
+    @Option(names = "--reconnect-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_RECONNECT_TIMEOUT_SECONDS,
+            description = "How long to keep reconnecting (backoff from 1 s to 10 s) after the connection is lost mid-run, in seconds; "
+                    + "the advisory lock is re-taken. Default: ${DEFAULT-VALUE}.")
+    double reconnectTimeout;
 
     @Option(names = "--all-metadata-schemas",
             description = "Run on every schema of the database that holds a DuckLake catalog, one after the other, each with its own "
@@ -83,9 +94,16 @@ public final class PurgeOrphanStatsCommand implements Callable<Integer> {
         boolean json = catalog.output == CatalogOptions.Output.json;
         ConnectionSpec conn = null;
         try {
-            PurgeOrphanStatsOptions base = PurgeOrphanStatsOptions.defaults().withDryRun(dryRun).withBatchSize(batchSize)
-                    .withMaxBatches(maxBatches).withTimeouts(SchemaLoop.pgTimeout("--statement-timeout", statementTimeout),
-                            SchemaLoop.pgTimeout("--lock-timeout", lockTimeout)).withLockName(catalog.lockName);
+            if (runBudget != null && !(runBudget > 0)) {
+                throw new JanitorException(Reason.USAGE, "--run-budget must be a positive number of seconds.");
+            }
+            PurgeOrphanStatsOptions base = PurgeOrphanStatsOptions.defaults().withRun(RunOptions.defaults().withDryRun(dryRun)
+                    .withBatchSize(batchSize).withMaxBatches(maxBatches)
+                    .withRunBudget(runBudget == null ? null : dev.ducklake.janitor.Durations.ofSeconds(runBudget))
+                    .withStatementTimeout(SchemaLoop.pgTimeout("--statement-timeout", statementTimeout))
+                    .withLockTimeout(SchemaLoop.pgTimeout("--lock-timeout", lockTimeout))
+                    .withReconnectTimeout(SchemaLoop.pgTimeout("--reconnect-timeout", reconnectTimeout))
+                    .withLockName(catalog.lockName));
             base.validate();
             conn = catalog.connection(parent.env());
             push.validate(parent.env());
@@ -94,18 +112,26 @@ public final class PurgeOrphanStatsCommand implements Callable<Integer> {
                 throw new JanitorException(Reason.ABORTED, "Not confirmed; nothing was changed.");
             }
             ConnectionSpec c = conn;
-            List<SchemaLoop.Outcome> outcomes = SchemaLoop.run(schemas, schema -> {
+            java.util.concurrent.atomic.AtomicReference<PurgeOrphanStats> current = new java.util.concurrent.atomic.AtomicReference<>();
+            // SIGTERM/SIGINT: the batch in flight commits, the run stops (up to 30 s)
+            Thread hook = new Thread(() -> {
+                PurgeOrphanStats op = current.get();
+                if (op != null) {
+                    op.requestStop();
+                    op.awaitFinished(java.time.Duration.ofSeconds(30));
+                }
+            }, "ducklake-janitor-stop");
+            Runtime.getRuntime().addShutdownHook(hook);
+            List<SchemaLoop.Outcome> outcomes;
+            try {
+            outcomes = SchemaLoop.run(schemas, schema -> {
                 MaintenanceRunReporter reporter = push.reporter(parent.env(), c, schema, OPERATION, dryRun, err);
                 reporter.started();
                 PurgeOrphanStatsResult r;
                 try {
-                    r = new PurgeOrphanStats(c, base.withMetadataSchema(schema), b -> {
-                        if (!json) {
-                            err.printf(Locale.ROOT, "batch %d: %s %d ids, %d rows deleted, %.3f s%n", b.number(), b.table(), b.ids(),
-                                    b.rows(), b.seconds());
-                            err.flush();
-                        }
-                    }).execute();
+                    PurgeOrphanStats op = new PurgeOrphanStats(c, base.withMetadataSchema(schema), listener(err, json));
+                    current.set(op);
+                    r = op.execute();
                     reporter.succeeded(pushedGauges(r));
                 } catch (JanitorException | RuntimeException e) {
                     reporter.failed();
@@ -115,6 +141,13 @@ public final class PurgeOrphanStatsCommand implements Callable<Integer> {
                 Map<String, Object> fields = Render.JSON.convertValue(r, Map.class);
                 return new SchemaLoop.Outcome(schema, r, fields, 0, null);
             }, conn, err);
+            } finally {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException ignored) {
+                    // shutting down already
+                }
+            }
             int exit = SchemaLoop.worst(outcomes);
             boolean single = !allMetadataSchemas && schemas.size() == 1;
             if (single && outcomes.get(0).error() != null) {
@@ -164,9 +197,30 @@ public final class PurgeOrphanStatsCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  %-34s orphaned %,d%s%n", e.getKey(), e.getValue(),
                     r.dryRun() ? "" : String.format(Locale.ROOT, ", deleted %,d", r.rowsDeleted().get(e.getKey())));
         }
-        out.printf(Locale.ROOT, "  %s %,d rows; %d batch(es), %d retries, remaining %,d, %s%s%n", r.dryRun() ? "would delete" : "deleted",
-                r.dryRun() ? r.orphanRowsTotal() : r.rowsDeletedTotal(), r.batches(), r.retries(), r.remaining(),
-                Render.seconds(r.elapsedSeconds()), r.maxBatchesReached() ? " (stopped by --max-batches; rerun to continue)" : "");
+        out.printf(Locale.ROOT, "  %s %,d rows; %d batch(es), %d retries, %d reconnects, remaining %,d, %s%s%n",
+                r.dryRun() ? "would delete" : "deleted", r.dryRun() ? r.orphanRowsTotal() : r.rowsDeletedTotal(), r.run().batches(),
+                r.run().retries(), r.run().reconnects(), r.remaining(), Render.seconds(r.run().elapsedSeconds()),
+                r.run().stopReason() == dev.ducklake.janitor.ops.RunFigures.StopReason.COMPLETED ? "" : " (stopped early: "
+                        + r.run().stopReason().name().toLowerCase(Locale.ROOT) + "; rerun to continue)");
+    }
+
+    private static dev.ducklake.janitor.ops.ProgressListener listener(PrintWriter err, boolean json) {
+        return new dev.ducklake.janitor.ops.ProgressListener() {
+            @Override
+            public void warn(String message) {
+                err.println("WARN: " + message);
+                err.flush();
+            }
+
+            @Override
+            public void batch(BatchProgress b) {
+                if (!json) {
+                    err.printf(Locale.ROOT, "batch %d: %d rows deleted, %.3f s (elapsed %.1f s)%n", b.number(), b.dropped(),
+                            b.batchSeconds(), b.elapsedSeconds());
+                    err.flush();
+                }
+            }
+        };
     }
 
     private boolean confirm(ConnectionSpec conn, String schemas) {

@@ -216,8 +216,8 @@ class SqlScanTest {
             assertThat(r.findings()).hasSizeGreaterThanOrEqualTo(14);
             dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions o = dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions
                     .defaults().withMetadataSchema(schema).withBatchSize(1);
-            new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o.withDryRun(true), b -> { }).execute();
-            assertThat(new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o, b -> { }).execute().rowsDeletedTotal())
+            new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o.withDryRun(true), dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
+            assertThat(new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o, dev.ducklake.janitor.ops.ProgressListener.NONE).execute().rowsDeletedTotal())
                     .isEqualTo(4);
             sql = capture.statements().stream().filter(s -> !s.contains("ducklake_inlined_data_0912_1")
                     || s.startsWith("SELECT c.relname::text, c.relkind::text")).toList();

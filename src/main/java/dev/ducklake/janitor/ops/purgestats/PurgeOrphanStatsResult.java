@@ -1,6 +1,9 @@
 package dev.ducklake.janitor.ops.purgestats;
 
-import java.util.List;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.RunFigures;
+
 import java.util.Map;
 
 /**
@@ -15,17 +18,13 @@ import java.util.Map;
  * @param rowsDeletedTotal sum of {@code rowsDeleted}
  * @param tableIdsPurged table_ids whose table-level stats were deleted
  * @param dataFileIdsPurged data_file_ids whose per-file stats were deleted
- * @param remaining orphaned stats rows left after the run (0 unless stopped by --max-batches or new orphans appeared)
- * @param batches committed batch transactions
- * @param retries batch attempts retried after a retryable error
+ * @param remaining orphaned stats rows left after the run (0 unless stopped early or new orphans appeared)
  * @param batchSecondsMedian median wall time of a batch, seconds (0 without batches)
  * @param batchSecondsMax longest batch, seconds
- * @param maxBatchesReached whether --max-batches stopped the run
- * @param elapsedSeconds wall time of the run, seconds
- * @param warnings warnings, in order
+ * @param run the generic figures (batches, retries, reconnects, batch sizes, elapsed, warnings), flattened into the JSON
  */
 public record PurgeOrphanStatsResult(String schema, String formatVersion, boolean dryRun, Map<String, Long> orphanRows,
                                      Map<String, Long> rowsDeleted, long orphanRowsTotal, long rowsDeletedTotal, long tableIdsPurged,
-                                     long dataFileIdsPurged, long remaining, int batches, int retries, double batchSecondsMedian,
-                                     double batchSecondsMax, boolean maxBatchesReached, double elapsedSeconds, List<String> warnings) {
+                                     long dataFileIdsPurged, long remaining, double batchSecondsMedian, double batchSecondsMax,
+                                     @JsonUnwrapped RunFigures run) implements MaintenanceResult {
 }

@@ -1,7 +1,9 @@
 package dev.ducklake.janitor.ops.purgestats;
 
-import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.ops.BatchOutcome;
+import dev.ducklake.janitor.ops.BatchWork;
 import dev.ducklake.janitor.ops.check.OrphanedStatsRowsRule;
+import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,70 +15,90 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The work of one purge-orphan-stats batch, inside a transaction the caller opened (and commits): picks the next ids in
- * key order after the previous batch's last id, then deletes their orphaned stats rows, re-checking the predicate of
- * {@link OrphanedStatsRowsRule} in the DELETE itself (so a row that stopped being orphaned, or a table_id that gained a
- * {@code ducklake_table} row meanwhile, is never deleted). Takes a plain {@link Connection} so that a shared batch loop
- * can drive it.
+ * The work of purge-orphan-stats, for one group of stats tables keyed by the same id: the table-level stats by table_id
+ * ({@code ducklake_table_stats} then {@code ducklake_table_column_stats}) or one per-file stats table by data_file_id.
  *
- * <p>Table level: the rows of a batch's table_ids are deleted from {@code ducklake_table_stats} first, then from
- * {@code ducklake_table_column_stats}, in the same transaction: DuckLake's commit path joins the two, and a reader must
- * never see table stats without their column stats (PostHog/millpond#102 found the opposite order crashing contended
- * commits). Per-file level: one table at a time, by data_file_id.
+ * <p>{@link #nextIds} lists the next orphaned ids in key order (a read-only query; the run keeps at most
+ * {@link PurgeOrphanStats#ID_CHUNK} ids in memory). {@link #attempt} is one batch inside the transaction the shared
+ * {@link dev.ducklake.janitor.ops.BatchLoop} opened: it deletes the rows of the slice's ids from each table of the group,
+ * in order, re-checking the predicate of {@link OrphanedStatsRowsRule} in the DELETE itself, so a row that stopped being
+ * orphaned (a table_id that gained a {@code ducklake_table} row) is never deleted. Table stats first, then their column
+ * stats, in one transaction: DuckLake's commit path joins the two, and a reader must never see table stats without their
+ * column stats (PostHog/millpond#102 found the opposite order crashing contended commits).
  *
- * <p>Each statement scans the stats table once with a hash semi-join on the batch's ids (no index on these tables).
+ * <p>Each DELETE scans its stats table once with a hash semi-join on the slice's ids (no index on these tables;
+ * {@code enable_nestloop} is off for the transaction).
  */
-final class StatsPurgeBatch {
+final class StatsPurgeBatch implements BatchWork<Long, StatsPurgeBatch.Done> {
 
-    /**
-     * What one batch did.
-     *
-     * @param ids how many ids the batch took (0 = nothing left)
-     * @param lastId the highest id taken (the keyset position of the next batch)
-     * @param deleted rows deleted per catalog table
-     */
-    record Outcome(int ids, long lastId, Map<String, Long> deleted) {
-    }
+    /** What one attempt deleted. */
+    record Done(int consumed, Map<String, Long> deleted, long rows, double seconds) implements BatchOutcome {
+        @Override
+        public int handled() {
+            return consumed;
+        }
 
-    private StatsPurgeBatch() {
-    }
+        @Override
+        public boolean truncated() {
+            return false;
+        }
 
-    /**
-     * Purges the table-level stats of the next {@code limit} orphaned table_ids after {@code after}.
-     *
-     * @param c a connection inside an open transaction
-     * @param schema the metadata schema
-     * @param tables the table-level stats tables present, in deletion order ({@link OrphanedStatsRowsRule#tableLevelTables})
-     * @param after the last table_id of the previous batch ({@link Long#MIN_VALUE} at first)
-     * @param limit table_ids per batch
-     * @return what was done
-     * @throws SQLException on database errors (the caller rolls back)
-     */
-    static Outcome tableLevel(Connection c, String schema, List<String> tables, long after, int limit) throws SQLException {
-        return purge(c, schema, tables, "table_id", OrphanedStatsRowsRule::tableLevelOrphan, after, limit);
-    }
+        @Override
+        public int acted() {
+            return (int) Math.min(Integer.MAX_VALUE, rows);
+        }
 
-    /**
-     * Purges the per-file stats of the next {@code limit} orphaned data_file_ids after {@code after} in one table.
-     *
-     * @param c a connection inside an open transaction
-     * @param schema the metadata schema
-     * @param table a per-file stats table ({@link OrphanedStatsRowsRule#fileLevelTables})
-     * @param after the last data_file_id of the previous batch ({@link Long#MIN_VALUE} at first)
-     * @param limit data_file_ids per batch
-     * @return what was done
-     * @throws SQLException on database errors (the caller rolls back)
-     */
-    static Outcome fileLevel(Connection c, String schema, String table, long after, int limit) throws SQLException {
-        return purge(c, schema, List.of(table), "data_file_id", OrphanedStatsRowsRule::fileLevelOrphan, after, limit);
+        @Override
+        public int skipped() {
+            return 0;
+        }
+
+        @Override
+        public int missing() {
+            return 0;
+        }
     }
 
     private interface Predicate {
         String sql(String schema, String alias);
     }
 
-    private static Outcome purge(Connection c, String schema, List<String> tables, String idColumn, Predicate orphan, long after,
-                                 int limit) throws SQLException {
+    private final String schema;
+    private final List<String> tables;
+    private final String idColumn;
+    private final Predicate orphan;
+    final Map<String, Long> deleted = new LinkedHashMap<>();
+    final List<Double> batchSeconds = new ArrayList<>();
+    long ids;
+
+    private StatsPurgeBatch(String schema, List<String> tables, String idColumn, Predicate orphan) {
+        this.schema = schema;
+        this.tables = List.copyOf(tables);
+        this.idColumn = idColumn;
+        this.orphan = orphan;
+        tables.forEach(t -> deleted.put(t, 0L));
+    }
+
+    /** The table-level group: table stats then column stats, by table_id. */
+    static StatsPurgeBatch tableLevel(String schema, List<String> tables) {
+        return new StatsPurgeBatch(schema, tables, "table_id", OrphanedStatsRowsRule::tableLevelOrphan);
+    }
+
+    /** One per-file stats table, by data_file_id. */
+    static StatsPurgeBatch fileLevel(String schema, String table) {
+        return new StatsPurgeBatch(schema, List.of(table), "data_file_id", OrphanedStatsRowsRule::fileLevelOrphan);
+    }
+
+    /**
+     * The next orphaned ids after {@code after}, in key order (read-only; one scan of each table of the group).
+     *
+     * @param c a connection inside a read-only transaction
+     * @param after the last id already taken ({@link Long#MIN_VALUE} at first)
+     * @param limit how many ids at most
+     * @return the ids
+     * @throws SQLException on database errors
+     */
+    List<Long> nextIds(Connection c, long after, int limit) throws SQLException {
         String id = Sql.ident(idColumn);
         StringBuilder pick = new StringBuilder("SELECT id FROM (");
         for (int i = 0; i < tables.size(); i++) {
@@ -85,7 +107,8 @@ final class StatsPurgeBatch {
                 .append(orphan.sql(schema, "s"));
         }
         pick.append(") u ORDER BY id LIMIT ?");
-        List<Long> ids = new ArrayList<>();
+        nestloopOff(c);
+        List<Long> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(pick.toString())) {
             for (int i = 0; i < tables.size(); i++) {
                 ps.setLong(i + 1, after);
@@ -93,22 +116,52 @@ final class StatsPurgeBatch {
             ps.setInt(tables.size() + 1, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    ids.add(rs.getLong(1));
+                    out.add(rs.getLong(1));
                 }
             }
         }
-        Map<String, Long> deleted = new LinkedHashMap<>();
-        if (ids.isEmpty()) {
-            return new Outcome(0, after, deleted);
-        }
-        java.sql.Array batch = c.createArrayOf("bigint", ids.toArray());
+        return out;
+    }
+
+    @Override
+    public Done attempt(Connection c, List<Long> slice) throws SQLException {
+        long t0 = System.nanoTime();
+        nestloopOff(c);
+        java.sql.Array batch = c.createArrayOf("bigint", slice.toArray());
+        Map<String, Long> n = new LinkedHashMap<>();
+        long rows = 0;
         for (String table : tables) {
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + Sql.qualified(schema, table) + " s WHERE s." + id
-                    + " IN (SELECT unnest(?::bigint[])) AND " + orphan.sql(schema, "s"))) {
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + Sql.qualified(schema, table) + " s WHERE s."
+                    + Sql.ident(idColumn) + " IN (SELECT unnest(?::bigint[])) AND " + orphan.sql(schema, "s"))) {
                 ps.setArray(1, batch);
-                deleted.put(table, (long) ps.executeUpdate());
+                long d = ps.executeUpdate();
+                n.put(table, d);
+                rows += d;
             }
         }
-        return new Outcome(ids.size(), ids.get(ids.size() - 1), deleted);
+        return new Done(slice.size(), n, rows, (System.nanoTime() - t0) / 1e9);
+    }
+
+    @Override
+    public void committed(Done d) {
+        d.deleted().forEach((t, v) -> deleted.merge(t, v, Long::sum));
+        ids += d.consumed();
+        batchSeconds.add(d.seconds());
+    }
+
+    @Override
+    public String privilegeNeeded() {
+        return "to delete rows of " + String.join(" and ", tables);
+    }
+
+    @Override
+    public String units() {
+        return idColumn + "s";
+    }
+
+    private static void nestloopOff(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('enable_nestloop', 'off', true)")) {
+            ps.execute();
+        }
     }
 }

@@ -87,7 +87,7 @@ class CatalogCheckTest {
 
         // the fixes: purge-orphan-stats and drop-orphan-inline-tables for real ...
         PurgeOrphanStatsResult purged = new PurgeOrphanStats(pg.spec(), PurgeOrphanStatsOptions.defaults().withMetadataSchema(schema),
-                b -> { }).execute();
+                dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
         assertThat(purged.rowsDeletedTotal()).as("exactly the orphaned stats rows").isEqualTo(4);
         Catalogs.run(schema, o -> o.withIncludeUnregistered(true).withIncludeNonempty(true));
         // ... and the others as the SQL their fix runs (expire-snapshots, cleanup-old-files, DuckLake's flush) or by hand

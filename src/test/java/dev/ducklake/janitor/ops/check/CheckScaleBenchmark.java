@@ -87,7 +87,12 @@ class CheckScaleBenchmark {
             }
             List<Double> batches = new ArrayList<>();
             PurgeOrphanStatsResult r = new PurgeOrphanStats(TestPostgres.get().spec(), PurgeOrphanStatsOptions.defaults()
-                    .withMetadataSchema(lake.schema()), b -> batches.add(b.seconds())).execute();
+                    .withMetadataSchema(lake.schema()), new dev.ducklake.janitor.ops.ProgressListener() {
+                        @Override
+                        public void batch(BatchProgress b) {
+                            batches.add(b.batchSeconds());
+                        }
+                    }).execute();
             long heapPeak = 0;
             for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
                 if (p.getType() == MemoryType.HEAP) {
@@ -101,7 +106,7 @@ class CheckScaleBenchmark {
             int k = Math.min(5, batches.size());
             System.out.printf(Locale.ROOT, "purge: %,d rows (%,d column stats) in %.1f s, %d batches; batch s median %.3f, max %.3f;"
                     + " first %d median %.3f, last %d median %.3f; heap peak (all pools, garbage included) %d MiB%n", r.rowsDeletedTotal(),
-                    ids * 10L, r.elapsedSeconds(), r.batches(), r.batchSecondsMedian(), r.batchSecondsMax(), k,
+                    ids * 10L, r.run().elapsedSeconds(), r.run().batches(), r.batchSecondsMedian(), r.batchSecondsMax(), k,
                     median(batches.subList(0, k)), k, median(batches.subList(batches.size() - k, batches.size())), heapPeak >> 20);
             System.out.printf(Locale.ROOT, "DuckLake small INSERT commit: median %.1f ms before the purge, %.1f ms after%n", before, after);
         } finally {
