@@ -102,6 +102,10 @@ public final class DamagedCatalog {
         long liveBegin = Catalogs.scalar(c, "SELECT begin_snapshot FROM " + t("ducklake_table") + " WHERE table_id = " + live);
         Catalogs.exec(c, "INSERT INTO " + t("ducklake_schema_versions") + " (begin_snapshot, schema_version, table_id) VALUES ("
                 + liveBegin + ", 77, " + live + ")");
+        // rows_beyond_last_snapshot: a column row of the live table that names a snapshot the catalog does not have
+        long max = Catalogs.scalar(c, "SELECT max(snapshot_id) FROM " + t("ducklake_snapshot"));
+        Catalogs.exec(c, "INSERT INTO " + t("ducklake_column") + " (column_id, begin_snapshot, end_snapshot, table_id, column_order,"
+                + " column_name, column_type, nulls_allowed) VALUES (99, " + (max + 10) + ", NULL, " + live + ", 99, 'future', 'int32', true)");
         return this;
     }
 
