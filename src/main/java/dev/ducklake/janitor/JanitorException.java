@@ -1,5 +1,7 @@
 package dev.ducklake.janitor;
 
+import java.util.List;
+
 /**
  * The one exception type of the ducklake-janitor engine. Every failure the engine reports carries a
  * {@link Reason}, which fixes the process exit code and a hint telling the operator what to do.
@@ -63,6 +65,43 @@ public final class JanitorException extends Exception {
         /** One sentence telling the operator what to do about it. */
         public String hint() {
             return hint;
+        }
+
+        /**
+         * Reasons most severe first, for the exit code of a run over several schemas (the worst wins): a bug,
+         * then a database error after retries and a lost connection (work may be half done), storage, a missing
+         * privilege, an unsafe catalog state, an unsupported format version, not a catalog, the
+         * delete-orphan-files brakes, configuration and usage errors, a declined confirmation, the advisory lock
+         * held by another run (retry later), done with findings. Success (exit 0) ranks below all.
+         */
+        private static final List<Reason> MOST_SEVERE_FIRST = List.of(INTERNAL, DATABASE_ERROR, CONNECTION, STORAGE,
+                PERMISSION_DENIED, UNSAFE_CATALOG_STATE, UNSUPPORTED_VERSION, NOT_A_CATALOG, BRAKE_ROOT_PATH,
+                BRAKE_NO_KNOWN_FILES, BRAKE_ORPHAN_RATIO, CONFIG, USAGE, ABORTED, LOCK_HELD, FINDINGS);
+
+        /**
+         * The exit codes most severe first, ending with 0 (success).
+         *
+         * @return e.g. {@code [1, 9, 3, 13, 8, 6, 5, 4, 14, 15, 16, 11, 2, 10, 7, 12, 0]}
+         */
+        public static List<Integer> exitCodesBySeverity() {
+            List<Integer> codes = new java.util.ArrayList<>(MOST_SEVERE_FIRST.stream().map(Reason::exitCode).toList());
+            codes.add(0);
+            return List.copyOf(codes);
+        }
+
+        /**
+         * The more severe of two exit codes by {@link #exitCodesBySeverity()}; a code not in that list (a signal's
+         * 130/143) counts as the most severe.
+         *
+         * @param a an exit code
+         * @param b another
+         * @return the worse one
+         */
+        public static int worseExitCode(int a, int b) {
+            List<Integer> order = exitCodesBySeverity();
+            int ra = order.indexOf(a);
+            int rb = order.indexOf(b);
+            return (ra < 0 ? -1 : ra) <= (rb < 0 ? -1 : rb) ? a : b;
         }
     }
 

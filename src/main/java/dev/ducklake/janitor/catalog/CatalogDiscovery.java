@@ -24,24 +24,36 @@ public final class CatalogDiscovery {
     }
 
     /**
+     * What {@link #discover} found.
+     *
+     * @param schemas the schemas holding a DuckLake catalog that the role may use, sorted by name
+     * @param noUsage schemas with a {@code ducklake_metadata} table on which the role has no USAGE privilege (it
+     *     cannot tell whether they hold a catalog, nor work on them), sorted by name
+     */
+    public record Found(List<String> schemas, List<String> noUsage) {
+    }
+
+    /**
      * Lists the schemas holding a DuckLake catalog, sorted by name. A schema whose {@code ducklake_metadata} the
      * user may not read is listed too, so that the run on it reports the missing privilege instead of silently
-     * leaving a tenant out. The version value itself is not checked here ({@link CatalogInspector} does it per
-     * schema, so an unknown version is refused for that schema only).
+     * leaving a tenant out; a schema the role has no USAGE on at all is not a tenant of this role and is returned
+     * apart ({@link Found#noUsage()}), for the caller to name. The version value itself is not checked here
+     * ({@link CatalogInspector} does it per schema, so an unknown version is refused for that schema only).
      *
      * @param c an open connection (autocommit)
-     * @return the schema names; empty when the database holds no catalog
+     * @return the schemas, and those without USAGE
      * @throws JanitorException {@link Reason#PERMISSION_DENIED} when pg_catalog cannot be read
      * @throws SQLException on other database errors
      */
-    public static List<String> catalogSchemas(Connection c) throws JanitorException, SQLException {
+    public static Found discover(Connection c) throws JanitorException, SQLException {
         List<String> withTable = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT n.nspname::text FROM pg_catalog.pg_class t"
-                + " JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
+        List<String> noUsage = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT n.nspname::text, pg_catalog.has_schema_privilege(n.oid, 'USAGE')"
+                + " FROM pg_catalog.pg_class t JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
                 + " WHERE t.relname = 'ducklake_metadata' AND t.relkind IN ('r', 'p', 'v', 'f') ORDER BY 1");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                withTable.add(rs.getString(1));
+                (rs.getBoolean(2) ? withTable : noUsage).add(rs.getString(1));
             }
         }
         List<String> out = new ArrayList<>();
@@ -60,6 +72,18 @@ public final class CatalogDiscovery {
                 out.add(schema);
             }
         }
-        return out;
+        return new Found(out, noUsage);
+    }
+
+    /**
+     * The schemas of {@link #discover} the role may use.
+     *
+     * @param c an open connection (autocommit)
+     * @return the schema names; empty when the database holds no catalog the role may use
+     * @throws JanitorException {@link Reason#PERMISSION_DENIED} when pg_catalog cannot be read
+     * @throws SQLException on other database errors
+     */
+    public static List<String> catalogSchemas(Connection c) throws JanitorException, SQLException {
+        return discover(c).schemas();
     }
 }

@@ -8,11 +8,12 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-/** Options shared by every subcommand that works on a catalog. */
+/**
+ * The connection mixin of every subcommand that works on a catalog: where the database is (--catalog,
+ * --password-file) and which metadata schema(s) (--metadata-schema). Output and run options are separate mixins
+ * ({@link OutputOptions}, {@link VerboseOption}, {@link RunOptionsMixin}).
+ */
 public final class CatalogOptions {
-
-    /** Output format. */
-    public enum Output { text, json }
 
     @Option(names = "--catalog", paramLabel = "CONN",
             description = {"The catalog database: a JDBC URL (jdbc:postgresql://host:5432/db), a libpq URI "
@@ -41,18 +42,6 @@ public final class CatalogOptions {
         metadataSchemas = List.copyOf(schemas);
         metadataSchema = schemas.isEmpty() ? "public" : schemas.get(0);
     }
-
-    @Option(names = "--lock-name", paramLabel = "NAME", defaultValue = "ducklake-maintenance",
-            description = "Advisory lock taken by execute runs (pg_try_advisory_lock(hashtext(NAME))); a run refuses to start while "
-                    + "another session holds it. Default: ${DEFAULT-VALUE}.")
-    String lockName;
-
-    @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text",
-            description = "Result format on stdout: text or json (one JSON document; progress and logs go to stderr). Default: ${DEFAULT-VALUE}.")
-    Output output;
-
-    @Option(names = "--verbose", description = "Print stack traces of errors and debug details to stderr. Default: off.")
-    boolean verbose;
 
     /**
      * The one schema of a command that works on a single schema.

@@ -44,7 +44,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text",
             description = "text or json (one document with both runs). Default: ${DEFAULT-VALUE}.")
-    CatalogOptions.Output output;
+    OutputOptions.Output output;
 
     @Option(names = "--verbose", description = "Print stack traces of errors. Default: off.")
     boolean verbose;
@@ -59,7 +59,7 @@ public final class DemoCommand implements Callable<Integer> {
         if (batchSize < 1 || batchSize > 2000) {
             throw new JanitorException(Reason.USAGE, "--batch-size must be between 1 and 2000 tables, got " + batchSize + ".");
         }
-        boolean json = output == CatalogOptions.Output.json;
+        boolean json = output == OutputOptions.Output.json;
         err.println("demo: starting an embedded PostgreSQL ...");
         err.flush();
         try (EmbeddedPostgres pg = EmbeddedPostgres.builder().start()) {
@@ -76,7 +76,7 @@ public final class DemoCommand implements Callable<Integer> {
             DropOrphanInlineTablesOptions base = DropOrphanInlineTablesOptions.defaults().withBatchSize(batchSize);
             DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(conn, base.withDryRun(true), listener).execute();
             if (!json) {
-                DropOrphanInlineTablesCommand.printText(out, conn, dry);
+                DropOrphanInlineTablesText.print(out, conn, dry, false);
                 out.println();
             }
             DropOrphanInlineTablesResult run = new DropOrphanInlineTables(conn, base, listener).execute();
@@ -88,7 +88,7 @@ public final class DemoCommand implements Callable<Integer> {
                 doc.put("execute", Render.envelope(DropOrphanInlineTablesCommand.OPERATION, conn, "public", run));
                 Render.json(out, doc);
             } else {
-                DropOrphanInlineTablesCommand.printText(out, conn, run);
+                DropOrphanInlineTablesText.print(out, conn, run, false);
             }
             err.println("demo: done; the embedded PostgreSQL is stopped and deleted.");
             err.flush();

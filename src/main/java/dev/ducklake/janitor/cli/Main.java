@@ -22,6 +22,7 @@ public final class Main {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        SignalExit.install();
         PrintWriter out = new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new java.io.OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int code = execute(args, out, err, System.getenv());
@@ -58,16 +59,65 @@ public final class Main {
         cl.setErr(err);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(new ErrorHandler());
-        ServeCommand.dropInapplicableOptions(cl);
         cl.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("error: " + ex.getMessage());
             ex.getCommandLine().getErr().println("hint: see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
             ex.getCommandLine().getErr().flush();
             return ExitCodes.USAGE;
         });
+        if (args.length > 0 && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
+            // an unknown command (also when --help follows it: picocli would print the top-level help and exit 0)
+            err.println("error: unknown command " + dev.ducklake.janitor.pg.Sql.printable(args[0]) + ".");
+            String closest = closestCommand(args[0], cl.getSubcommands().keySet());
+            err.println("hint: " + (closest == null ? "" : "did you mean '" + closest + "'? ")
+                    + "See 'ducklake-janitor --help' for the commands.");
+            err.flush();
+            return ExitCodes.USAGE;
+        }
         int code = cl.execute(args);
         out.flush();
         err.flush();
         return code;
+    }
+
+    /**
+     * The command closest to a mistyped one by edit distance (at most a third of its length, at least 2), or null.
+     *
+     * @param typed what was typed
+     * @param commands the command names
+     * @return the closest name, or null when none is close
+     */
+    static String closestCommand(String typed, java.util.Collection<String> commands) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String c : commands) {
+            int d = editDistance(typed.toLowerCase(java.util.Locale.ROOT), c);
+            if (d < bestDistance || (d == bestDistance && best != null && c.compareTo(best) < 0)) {
+                best = c;
+                bestDistance = d;
+            }
+        }
+        return best != null && (bestDistance <= Math.max(2, best.length() / 3) || best.startsWith(typed)) ? best : null;
+    }
+
+    /** Levenshtein distance (insertions, deletions, substitutions), with adjacent transpositions counting one. */
+    private static int editDistance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 }

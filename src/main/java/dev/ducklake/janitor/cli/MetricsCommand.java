@@ -40,6 +40,12 @@ public final class MetricsCommand implements Callable<Integer> {
     CatalogOptions catalog;
 
     @Mixin
+    OutputOptions output;
+
+    @Mixin
+    VerboseOption verbose;
+
+    @Mixin
     MetricsTargetOptions targets;
 
     @Override
@@ -56,7 +62,7 @@ public final class MetricsCommand implements Callable<Integer> {
                 families.addAll(target.families());
             }
         }
-        if (catalog.output == CatalogOptions.Output.json) {
+        if (output.json()) {
             Render.json(out, document(collected, Exposition.merge(families)));
         } else {
             out.print(Exposition.text(families));

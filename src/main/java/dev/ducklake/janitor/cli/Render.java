@@ -82,4 +82,9 @@ final class Render {
         return t >= 3600 ? String.format(java.util.Locale.ROOT, "%dh%02dm%02ds", t / 3600, t / 60 % 60, t % 60)
                 : String.format(java.util.Locale.ROOT, "%dm%02ds", t / 60, t % 60);
     }
+
+    /** One labelled count of a text result. */
+    static void row(PrintWriter out, String label, long value) {
+        out.printf(java.util.Locale.ROOT, "  %-30s %d%n", label, value);
+    }
 }

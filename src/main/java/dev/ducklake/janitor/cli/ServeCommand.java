@@ -40,6 +40,9 @@ public final class ServeCommand implements Callable<Integer> {
     CatalogOptions catalog;
 
     @Mixin
+    VerboseOption verbose;
+
+    @Mixin
     MetricsTargetOptions targets;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9187",
@@ -93,29 +96,6 @@ public final class ServeCommand implements Callable<Integer> {
             daemon.close();
         }
         return ExitCodes.OK;
-    }
-
-    /**
-     * The shared {@link CatalogOptions} mixin brings --lock-name (and --output) to commands that take no lock (and
-     * print no result): removes them from {@code metrics} and {@code serve} so that --help stays true.
-     *
-     * @param root the top-level command line
-     */
-    static void dropInapplicableOptions(CommandLine root) {
-        for (String sub : List.of("metrics", "serve")) {
-            CommandLine cl = root.getSubcommands().get(sub);
-            if (cl == null) {
-                continue;
-            }
-            CommandLine.Model.CommandSpec s = cl.getCommandSpec();
-            List<String> names = sub.equals("serve") ? List.of("--lock-name", "--output") : List.of("--lock-name");
-            for (String name : names) {
-                CommandLine.Model.OptionSpec o = s.findOption(name);
-                if (o != null) {
-                    s.remove(o);
-                }
-            }
-        }
     }
 
     static String[] parseListen(String listen) throws JanitorException {

@@ -37,7 +37,8 @@ class SignalStopOutputTest {
             assertThat(code).as("SIGTERM exit status; stderr: %s", p.err()).isEqualTo(143);
             assertThat(p.out()).as("stdout after SIGTERM with --output json; stderr: %s", p.err()).isNotBlank();
             JsonNode doc = new ObjectMapper().readTree(p.out());
-            assertThat(doc.get("status").asText()).isEqualTo("ok");
+            assertThat(doc.get("status").asText()).as("the document agrees with the exit status").isEqualTo("stopped");
+            assertThat(doc.get("exit_code").asInt()).isEqualTo(143);
             assertThat(doc.get("stopped_by_signal").asBoolean()).as("JSON says the run was stopped by a signal").isTrue();
             assertThat(doc.get("dropped").asLong()).as("batches before the signal committed").isPositive();
             assertThat(doc.get("remaining").asLong()).as("work left for the next run").isPositive();
@@ -61,6 +62,39 @@ class SignalStopOutputTest {
         }
         try (Connection c = pg.connect()) {
             cat.check(c);
+        }
+    }
+
+    /** Issue 10 item 7: after SIGTERM the multi-schema document carries 143, says stopped, and leaves unknown totals unknown. */
+    @Test
+    void sigtermInAMultiSchemaRunSaysStoppedWith143AndDoesNotPretendUnrunSchemasAreClean() throws Exception {
+        FaultCatalog a;
+        FaultCatalog b;
+        try (Connection c = pg.connect()) {
+            a = FaultCatalog.build(c, pg.freshSchema("signal_multi_a"), 1500);
+            b = FaultCatalog.build(c, pg.freshSchema("signal_multi_b"), 5);
+        }
+        JanitorProcess p = JanitorProcess.start(Map.of(), "drop-orphan-inline-tables", "--catalog", pg.url(),
+                "--metadata-schema", a.schema, "--metadata-schema", b.schema, "--yes", "--batch-size", "3", "--output", "json");
+        try {
+            awaitBatch(p, 3);
+            assertThat(p.terminate(40)).isEqualTo(143);
+            JsonNode doc = new ObjectMapper().readTree(p.out());
+            assertThat(doc.get("exit_code").asInt()).as("JSON exit code = process exit code; stderr: %s", p.err()).isEqualTo(143);
+            assertThat(doc.get("status").asText()).isEqualTo("stopped");
+            assertThat(doc.get("not_run").get(0).asText()).isEqualTo(b.schema);
+            JsonNode total = doc.get("total");
+            assertThat(total.get("schemas_not_run").asLong()).isEqualTo(1);
+            assertThat(total.get("schemas").asLong()).isEqualTo(2);
+            assertThat(total.get("remaining").isNull()).as("nobody looked at the schema that did not run").isTrue();
+            assertThat(total.get("remaining_unregistered").isNull()).isTrue();
+            assertThat(total.get("dropped").asLong()).isPositive();
+        } finally {
+            p.cleanup();
+        }
+        try (Connection c = pg.connect()) {
+            a.check(c);
+            b.check(c);
         }
     }
 

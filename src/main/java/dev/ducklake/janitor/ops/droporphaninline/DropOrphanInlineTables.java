@@ -95,7 +95,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
     @Override
     protected DropOrphanInlineTablesResult run() throws JanitorException {
         options.validate();
-        String schema = options.metadataSchema();
+        String schema = options.run().metadataSchema();
         try (MaintenanceRun run = MaintenanceRun.open(spec, options.run(), listener, stopFlag())) {
             try {
                 return run(run, schema);
@@ -133,7 +133,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
                     + tally.unregisteredOrphans + " data, " + tally.inlinedDeleteOrphans + " inlined delete); kept: pass "
                     + "--include-unregistered to drop them");
         }
-        if (options.dryRun()) {
+        if (options.run().dryRun()) {
             List<Candidate> probed = new ArrayList<>(registered.candidates());
             probed.addAll(unregistered.dead());
             tally.dryRun(run.queries().withRetries("dry-run probe",
@@ -146,7 +146,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
             tally.remainingUnregistered = run.queries().withRetries("recount of unregistered tables",
                     c -> InlinedTablesSurvey.unregistered(c, schema, info.hasInlinedRegistry(), info.version())).dead().size();
         }
-        return tally.toResult(schema, info.version().text(), options.dryRun(), run.figures());
+        return tally.toResult(schema, info.version().text(), options.run().dryRun(), run.figures());
     }
 
     /** The batches, then one more pass, one table at a time, over the tables another session kept locked. */
@@ -184,7 +184,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
         for (Candidate c : stillBusy) {
             tally.skippedLocked++;
             run.recorder().warn("skipped " + c.tableName() + ": another session kept it locked past lock_timeout ("
-                    + options.lockTimeout().toMillis() + " ms); table and row kept for the next run");
+                    + options.run().lockTimeout().toMillis() + " ms); table and row kept for the next run");
         }
     }
 

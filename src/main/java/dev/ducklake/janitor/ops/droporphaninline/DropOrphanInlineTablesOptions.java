@@ -34,51 +34,6 @@ public record DropOrphanInlineTablesOptions(RunOptions run, boolean includeUnreg
         return new DropOrphanInlineTablesOptions(RunOptions.defaults(), false, false);
     }
 
-    /** @return the metadata schema */
-    public String metadataSchema() {
-        return run.metadataSchema();
-    }
-
-    /** @return whether this is a dry run */
-    public boolean dryRun() {
-        return run.dryRun();
-    }
-
-    /** @return the batch size, tables */
-    public int batchSize() {
-        return run.batchSize();
-    }
-
-    /** @return the batch limit (0 = none) */
-    public int maxBatches() {
-        return run.maxBatches();
-    }
-
-    /** @return the run budget, or null */
-    public Duration runBudget() {
-        return run.runBudget();
-    }
-
-    /** @return statement_timeout of each batch */
-    public Duration statementTimeout() {
-        return run.statementTimeout();
-    }
-
-    /** @return lock_timeout of each batch */
-    public Duration lockTimeout() {
-        return run.lockTimeout();
-    }
-
-    /** @return the advisory lock name */
-    public String lockName() {
-        return run.lockName();
-    }
-
-    /** @return the reconnect timeout */
-    public Duration reconnectTimeout() {
-        return run.reconnectTimeout();
-    }
-
     /** @return a copy with other generic run options */
     public DropOrphanInlineTablesOptions withRun(RunOptions v) {
         return new DropOrphanInlineTablesOptions(v, includeUnregistered, includeNonempty);

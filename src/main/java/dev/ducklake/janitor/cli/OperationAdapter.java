@@ -1,0 +1,83 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
+import dev.ducklake.janitor.ops.MaintenanceOperation;
+import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the generic {@link MaintenanceRunner} needs from one maintenance command: how to build the operation for
+ * one schema, how to print its result as text, what it pushes, what it asks before changing anything.
+ *
+ * @param <R> the operation's result
+ */
+interface OperationAdapter<R extends MaintenanceResult> {
+
+    /** @return the command name, also the {@code operation} of the JSON and the Pushgateway */
+    String operation();
+
+    /**
+     * @param spec the catalog database
+     * @param run the run options, with the schema of this run
+     * @param listener where progress goes
+     * @return a fresh operation for one schema
+     */
+    MaintenanceOperation<R> create(ConnectionSpec spec, RunOptions run, ProgressListener listener);
+
+    /**
+     * @param result a successful execute run's result
+     * @return the per-run gauges pushed after it ({@code ducklake_maintenance_<what>_last_run})
+     */
+    Map<String, MaintenanceRunReporter.PerRun> pushedGauges(R result);
+
+    /**
+     * Prints one schema's result as text.
+     *
+     * @param out stdout
+     * @param conn the catalog database
+     * @param result the result
+     * @param signalled whether the run was stopped by SIGTERM/SIGINT (a stop then reads as such, not as a spent budget)
+     */
+    void printText(PrintWriter out, ConnectionSpec conn, R result, boolean signalled);
+
+    /**
+     * @param conn the catalog database
+     * @param schemas the schema(s), comma-separated
+     * @return the confirmation question asked on a terminal before an execute run, ending in "[y/N] "
+     */
+    String confirmation(ConnectionSpec conn, String schemas);
+
+    /**
+     * @param result a result
+     * @return relations this run dropped (0 for none): their dead pg_class/pg_attribute/pg_type rows earn the VACUUM note
+     */
+    default long relationsDropped(R result) {
+        return 0;
+    }
+
+    /**
+     * @param dryRun whether the runs were dry runs
+     * @return the result fields (snake_case JSON names) printed as the total of a multi-schema text output
+     */
+    List<String> totalFields(boolean dryRun);
+
+    /**
+     * @return result fields (snake_case) that say what is left (not what was done): unknown in a multi-schema total
+     *     when some schema did not run
+     */
+    default Set<String> remainingFields() {
+        return Set.of();
+    }
+
+    /** @return result fields (snake_case) that are not summed into a multi-schema total, besides the batch sizes */
+    default Set<String> notSummed() {
+        return Set.of();
+    }
+}

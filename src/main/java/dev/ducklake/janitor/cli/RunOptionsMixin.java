@@ -1,0 +1,146 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.Durations;
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.pg.LockBudget;
+import picocli.CommandLine.Option;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * The run-options mixin of every maintenance command: the flags of {@link RunOptions} (defaults are its
+ * constants), {@code --all-metadata-schemas}, {@code --dry-run} and {@code --yes}. Descriptions that depend on
+ * what a unit of work is carry a {@code descriptionKey}; a command overrides them in its resource bundle
+ * ({@code @Command(resourceBundle = …)}), e.g. "Tables dropped per transaction".
+ */
+public final class RunOptionsMixin {
+
+    @Option(names = "--dry-run", descriptionKey = "dry-run",
+            description = "Report what would be done; no DDL, no DML, no advisory lock. Default: off.")
+    boolean dryRun;
+
+    @Option(names = "--yes", description = "Do not ask for confirmation on a terminal. Default: off (asks only when run on a terminal).")
+    boolean yes;
+
+    @Option(names = "--all-metadata-schemas",
+            description = "Run on every schema of the database that holds a DuckLake catalog (a ducklake_metadata table with "
+                    + "a 'version' key), one after the other; not with --metadata-schema. Default: off.")
+    boolean allMetadataSchemas;
+
+    @Option(names = "--batch-size", paramLabel = "N", defaultValue = "" + RunOptions.DEFAULT_BATCH_SIZE, descriptionKey = "batch-size",
+            description = "Units of work per transaction, 1 to " + LockBudget.MAX_BATCH + ". Lowered automatically to the server's "
+                    + "lock budget. Default: ${DEFAULT-VALUE}.")
+    int batchSize;
+
+    @Option(names = "--max-batches", paramLabel = "N",
+            description = "Stop after N batches (N >= 1); the next run resumes. Default: no limit.")
+    Integer maxBatches;
+
+    @Option(names = "--run-budget", paramLabel = "SECONDS", descriptionKey = "run-budget",
+            description = "Stop cleanly once this many seconds of wall-clock time are spent, checked between batches and between "
+                    + "units inside a batch (the unit in flight commits; at least one always goes through). "
+                    + "A positive number, or 'inf'. Default: unbounded.")
+    String runBudget;
+
+    @Option(names = "--statement-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+            description = "statement_timeout set for each batch, in seconds (0 = none). Default: ${DEFAULT-VALUE}.")
+    double statementTimeout;
+
+    @Option(names = "--lock-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_LOCK_TIMEOUT_SECONDS,
+            descriptionKey = "lock-timeout",
+            description = "lock_timeout set for each batch, in seconds (0 = none). Default: ${DEFAULT-VALUE}.")
+    double lockTimeout;
+
+    @Option(names = "--reconnect-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_RECONNECT_TIMEOUT_SECONDS,
+            description = "How long to keep reconnecting (with backoff from 1 s to 10 s) after the connection is lost "
+                    + "mid-run, in seconds. Default: ${DEFAULT-VALUE}.")
+    double reconnectTimeout;
+
+    @Option(names = "--lock-name", paramLabel = "NAME", defaultValue = RunOptions.DEFAULT_LOCK_NAME,
+            description = "Advisory lock taken by execute runs (pg_try_advisory_lock(hashtext(NAME))); a run refuses to start while "
+                    + "another session holds it. Default: ${DEFAULT-VALUE}.")
+    String lockName;
+
+    /**
+     * The run options of these flags for the first schema given; every schema given is validated before any runs
+     * (a bad value must not come after changes).
+     *
+     * @param catalog the connection mixin (its --metadata-schema values)
+     * @return the validated options
+     * @throws JanitorException {@link Reason#USAGE} naming the first bad flag
+     */
+    RunOptions toRunOptions(CatalogOptions catalog) throws JanitorException {
+        if (allMetadataSchemas && !catalog.metadataSchemas.isEmpty()) {
+            throw usage("--all-metadata-schemas and --metadata-schema exclude each other: give one or the other.");
+        }
+        if (batchSize < 1 || batchSize > LockBudget.MAX_BATCH) {
+            throw usage("--batch-size must be between 1 and " + LockBudget.MAX_BATCH + " tables, got " + batchSize + ".");
+        }
+        if (maxBatches != null && maxBatches < 1) {
+            throw usage("--max-batches must be 1 or more, got " + maxBatches + " (leave it out for no limit).");
+        }
+        RunOptions options = RunOptions.defaults()
+                .withMetadataSchema(catalog.metadataSchema)
+                .withDryRun(dryRun)
+                .withBatchSize(batchSize)
+                .withMaxBatches(maxBatches == null ? 0 : maxBatches)
+                .withRunBudget(runBudget())
+                .withStatementTimeout(pgTimeout("--statement-timeout", statementTimeout))
+                .withLockTimeout(pgTimeout("--lock-timeout", lockTimeout))
+                .withLockName(lockName)
+                .withReconnectTimeout(seconds("--reconnect-timeout", reconnectTimeout));
+        for (String schema : catalog.metadataSchemas) {
+            options.withMetadataSchema(schema).validate();
+        }
+        options.validate();
+        return options;
+    }
+
+    /** @return whether the run covers several schemas (--all-metadata-schemas or --metadata-schema twice or more) */
+    boolean multiSchema(CatalogOptions catalog) {
+        return allMetadataSchemas || catalog.metadataSchemas.size() > 1;
+    }
+
+    private Duration runBudget() throws JanitorException {
+        if (runBudget == null) {
+            return null;
+        }
+        String b = runBudget.strip().toLowerCase(Locale.ROOT);
+        if (b.equals("inf") || b.equals("infinity")) {
+            return null;
+        }
+        double secs;
+        try {
+            secs = Double.parseDouble(b);
+        } catch (NumberFormatException e) {
+            throw usage("--run-budget must be a positive number of seconds or 'inf', got '" + runBudget + "'.");
+        }
+        if (!(secs > 0) || Double.isInfinite(secs) || Double.isNaN(secs)) {
+            throw usage("--run-budget must be a positive number of seconds or 'inf', got '" + runBudget + "'.");
+        }
+        return Duration.ofNanos((long) (secs * 1e9));
+    }
+
+    private static Duration seconds(String flag, double value) throws JanitorException {
+        if (!(value >= 0) || Double.isInfinite(value)) {
+            throw usage(flag + " must be 0 or more seconds, got " + value + ".");
+        }
+        return Durations.ofSeconds(value);
+    }
+
+    /** A PostgreSQL timeout setting: at most INT_MAX milliseconds (about 24.8 days), else the server refuses it mid-run. */
+    private static Duration pgTimeout(String flag, double value) throws JanitorException {
+        Duration d = seconds(flag, value);
+        if (d.toMillis() > Integer.MAX_VALUE) {
+            throw usage(flag + " must be at most " + Integer.MAX_VALUE / 1000 + " seconds (PostgreSQL's limit), got " + value + ".");
+        }
+        return d;
+    }
+
+    private static JanitorException usage(String message) {
+        return new JanitorException(Reason.USAGE, message);
+    }
+}
