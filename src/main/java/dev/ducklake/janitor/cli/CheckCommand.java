@@ -41,6 +41,12 @@ public final class CheckCommand implements Callable<Integer> {
     @Mixin
     CatalogOptions catalog;
 
+    @Mixin
+    OutputOptions output;
+
+    @Mixin
+    VerboseOption verbose;
+
     @Option(names = "--all-metadata-schemas",
             description = "Check every schema of the database that holds a DuckLake catalog (a ducklake_metadata table with a 'version' "
                     + "key), one after the other; not with --metadata-schema (which may be given several times). Default: off.")
@@ -69,14 +75,14 @@ public final class CheckCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        boolean json = catalog.output == CatalogOptions.Output.json;
+        boolean json = output.json();
         ConnectionSpec conn = null;
         try {
             CheckOptions base = CheckOptions.defaults().withStatementTimeout(SchemaLoop.pgTimeout("--statement-timeout", statementTimeout))
                     .withMaxExamples(maxExamples).withBloatThresholds(bloatMinDeadRows, bloatDeadRatio);
             base.validate();
             conn = catalog.connection(parent.env());
-            List<String> schemas = SchemaLoop.schemas(catalog, allMetadataSchemas, conn);
+            List<String> schemas = SchemaLoop.schemas(catalog, allMetadataSchemas, conn, err);
             ConnectionSpec c = conn;
             List<SchemaLoop.Outcome> outcomes = SchemaLoop.run(schemas, schema -> {
                 CheckResult r = new CatalogCheck(c, base.withMetadataSchema(schema)).execute();

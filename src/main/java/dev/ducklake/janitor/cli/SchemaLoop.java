@@ -4,6 +4,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -14,10 +15,11 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The schema loop of {@code check} and {@code purge-orphan-stats}: which metadata schemas to run on (--metadata-schema,
- * repeatable, or --all-metadata-schemas), one after the other, and the JSON document of a run over several schemas
- * (the same shape as drop-orphan-inline-tables': {@code schemas}, per-schema {@code status}, worst exit code by
- * {@link MultiSchemaRun#SEVERITY}). A small stand-in until the shared runner of the maintenance runtime takes over.
+ * The schema loop of {@code check} (a read-only report, not a maintenance operation, so not run by
+ * {@link MaintenanceRunner}): which metadata schemas to check (--metadata-schema, repeatable, or --all-metadata-schemas;
+ * schemas without USAGE are skipped), one after the other, and the JSON document of a check over several schemas (the
+ * shape of the maintenance commands': {@code schemas}, per-schema {@code status} and {@code exit_code}, the worst exit
+ * code by {@link Reason#worseExitCode}).
  */
 final class SchemaLoop {
 
@@ -39,7 +41,8 @@ final class SchemaLoop {
      *
      * @throws JanitorException USAGE when both selections are given; NOT_A_CATALOG when discovery finds none
      */
-    static List<String> schemas(CatalogOptions catalog, boolean all, ConnectionSpec conn) throws JanitorException {
+    static List<String> schemas(CatalogOptions catalog, boolean all, ConnectionSpec conn, java.io.PrintWriter err)
+            throws JanitorException {
         if (all && !catalog.metadataSchemas.isEmpty()) {
             throw new JanitorException(Reason.USAGE, "--all-metadata-schemas and --metadata-schema exclude each other: give one or the other.");
         }
@@ -47,7 +50,13 @@ final class SchemaLoop {
             return catalog.metadataSchemas.isEmpty() ? List.of(catalog.metadataSchema) : catalog.metadataSchemas.stream().distinct().toList();
         }
         try (Connection c = conn.open()) {
-            List<String> found = CatalogDiscovery.catalogSchemas(c);
+            CatalogDiscovery.Found discovered = CatalogDiscovery.discover(c);
+            for (String schema : discovered.noUsage()) {
+                err.println("WARN: schema " + Sql.printable(schema) + " has a ducklake_metadata table but the role " + conn.user()
+                        + " has no USAGE privilege on it; skipped");
+                err.flush();
+            }
+            List<String> found = discovered.schemas();
             if (found.isEmpty()) {
                 throw new JanitorException(Reason.NOT_A_CATALOG, "No schema of database " + conn.database()
                         + " holds a DuckLake catalog (a ducklake_metadata table with a 'version' key).");
@@ -79,17 +88,11 @@ final class SchemaLoop {
         return out;
     }
 
-    /** The worst exit code by {@link MultiSchemaRun#SEVERITY}. */
+    /** The worst exit code by {@link Reason#worseExitCode}. */
     static int worst(List<Outcome> outcomes) {
         int worst = 0;
         for (Outcome o : outcomes) {
-            int rank = MultiSchemaRun.SEVERITY.indexOf(o.exitCode());
-            if (rank < 0) {
-                rank = 0;
-            }
-            if (rank < MultiSchemaRun.SEVERITY.indexOf(worst)) {
-                worst = o.exitCode();
-            }
+            worst = Reason.worseExitCode(o.exitCode(), worst);
         }
         return worst;
     }

@@ -69,7 +69,7 @@ class CheckAndPurgeCliTest {
         assertThat(d.path("orphan_rows_total").asLong()).isEqualTo(4);
         assertThat(d.path("rows_deleted_total").asLong()).isZero();
         Cli.Run purge = Cli.run("purge-orphan-stats", "--catalog", pg.url(), "--metadata-schema", schema, "--output", "json",
-                "--batch-size", "1");
+                "--batch-size", "1", "--yes");
         assertThat(purge.exitCode()).as("stderr: %s", purge.err()).isZero();
         JsonNode p = JSON.readTree(purge.out());
         assertThat(p.path("rows_deleted").path("ducklake_table_stats").asLong()).isEqualTo(1);
@@ -114,7 +114,7 @@ class CheckAndPurgeCliTest {
         assertThat(Cli.run("check", "--catalog", pg.url(), "--metadata-schema", "no_such_schema_13").exitCode()).isEqualTo(4);
         Cli.Run help = Cli.run("check", "--help");
         assertThat(help.out()).contains("--statement-timeout").contains("Default: 60").contains("--max-examples");
-        assertThat(Cli.run("purge-orphan-stats", "--help").out()).contains("--batch-size").contains("Default: 1000");
+        assertThat(Cli.run("purge-orphan-stats", "--help").out()).contains("--batch-size").contains("Ids per transaction").contains("Default: 500");
     }
 
     @Test
@@ -131,7 +131,7 @@ class CheckAndPurgeCliTest {
         try {
             String url = "http://127.0.0.1:" + server.getAddress().getPort();
             Cli.Run run = Cli.run(Map.of(), "purge-orphan-stats", "--catalog", pg.url(), "--metadata-schema", schema,
-                    "--pushgateway-url", url);
+                    "--pushgateway-url", url, "--yes");
             assertThat(run.exitCode()).as("stderr: %s", run.err()).isZero();
         } finally {
             server.stop(0);

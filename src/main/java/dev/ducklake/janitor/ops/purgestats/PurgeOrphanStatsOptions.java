@@ -5,15 +5,15 @@ import dev.ducklake.janitor.ops.RunOptions;
 
 /**
  * Options of {@link PurgeOrphanStats}: only the generic run options ({@link RunOptions}). The batch size counts ids per
- * transaction (table_ids for the table-level stats, data_file_ids for the per-file stats); the default is
- * {@value #DEFAULT_BATCH_SIZE}.
+ * transaction (table_ids for the table-level stats, data_file_ids for the per-file stats); the default is the runtime's
+ * ({@value #DEFAULT_BATCH_SIZE}).
  *
  * @param run the generic run options (metadata schema, dry run, batch size, max batches, run budget, timeouts, lock name)
  */
 public record PurgeOrphanStatsOptions(RunOptions run) {
 
     /** Default ids per batch transaction. */
-    public static final int DEFAULT_BATCH_SIZE = 1000;
+    public static final int DEFAULT_BATCH_SIZE = RunOptions.DEFAULT_BATCH_SIZE;
 
     /** The defaults: {@link RunOptions#defaults()} with {@value #DEFAULT_BATCH_SIZE} ids per batch. */
     public static PurgeOrphanStatsOptions defaults() {
