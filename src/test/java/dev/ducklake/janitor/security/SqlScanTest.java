@@ -218,7 +218,7 @@ class SqlScanTest {
                     .defaults().withMetadataSchema(schema).withBatchSize(1);
             new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o.withDryRun(true), dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
             assertThat(new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o, dev.ducklake.janitor.ops.ProgressListener.NONE).execute().rowsDeletedTotal())
-                    .isEqualTo(4);
+                    .isEqualTo(6);
             sql = capture.statements().stream().filter(s -> !s.contains("ducklake_inlined_data_0912_1")
                     || s.startsWith("SELECT c.relname::text, c.relkind::text")).toList();
         }

@@ -51,7 +51,7 @@ class CatalogCheckTest {
         expected.put("inlined_table_anomalies", 1L);
         expected.put("live_files_of_unreachable_tables", 1L);
         expected.put("live_files_of_dropped_tables", 1L);
-        expected.put("orphaned_stats_rows", 4L);
+        expected.put("orphaned_stats_rows", 6L);
         expected.put("duplicate_deletion_queue_rows", 1L);
         expected.put("queued_files_still_referenced", 1L);
         expected.put("dead_inlined_rows", 1L);
@@ -96,7 +96,8 @@ class CatalogCheckTest {
         // the fixes: purge-orphan-stats and drop-orphan-inline-tables for real ...
         PurgeOrphanStatsResult purged = new PurgeOrphanStats(pg.spec(), PurgeOrphanStatsOptions.defaults().withMetadataSchema(schema),
                 dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
-        assertThat(purged.rowsDeletedTotal()).as("exactly the orphaned stats rows").isEqualTo(4);
+        assertThat(purged.rowsDeletedTotal()).as("exactly the orphaned stats rows").isEqualTo(6);
+        assertThat(purged.rowsDeleted()).containsEntry("ducklake_file_partition_value", 1L).containsEntry("ducklake_file_variant_stats", 1L);
         Catalogs.run(schema, o -> o.withIncludeUnregistered(true).withIncludeNonempty(true));
         // ... and the others as the SQL their fix runs (expire-snapshots, cleanup-old-files, DuckLake's flush) or by hand
         String s = Sql.ident(schema);

@@ -35,7 +35,7 @@ class CheckFindingsMetricTest {
         for (CheckRule rule : CheckRules.all()) {
             assertThat(f.valueFor("lake", rule.kind())).as(rule.kind()).isEqualTo((double) check.counts().get(rule.kind()));
         }
-        assertThat(f.valueFor("lake", "orphaned_stats_rows")).isEqualTo(4);
+        assertThat(f.valueFor("lake", "orphaned_stats_rows")).isEqualTo(6);
         assertThat(Exposition.text(r.families())).contains("ducklake_check_findings{catalog=\"lake\",kind=\"dead_inlined_rows\"} 1");
     }
 }

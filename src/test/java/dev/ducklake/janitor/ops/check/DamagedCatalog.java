@@ -76,12 +76,16 @@ public final class DamagedCatalog {
         dataFile(c, 503, live, "live-1.parquet");
         Catalogs.exec(c, "INSERT INTO " + t("ducklake_file_column_stats") + " (data_file_id, table_id, column_id, value_count)"
                 + " VALUES (503, " + live + ", 1, 10)");
-        // orphaned_stats_rows: 1 table stats row + 2 column stats rows of NO_TABLE, 1 file column stats row of NO_FILE = 4
+        // orphaned_stats_rows: 1 table stats row + 2 column stats rows of NO_TABLE; 1 file column stats, 1 partition value and
+        // 1 variant stats row of NO_FILE = 6
         Catalogs.exec(c, "INSERT INTO " + t("ducklake_table_stats") + " VALUES (" + NO_TABLE + ", 10, 10, 100)");
         Catalogs.exec(c, "INSERT INTO " + t("ducklake_table_column_stats") + " (table_id, column_id, contains_null) VALUES ("
                 + NO_TABLE + ", 1, false), (" + NO_TABLE + ", 2, true)");
         Catalogs.exec(c, "INSERT INTO " + t("ducklake_file_column_stats") + " (data_file_id, table_id, column_id, value_count)"
                 + " VALUES (" + NO_FILE + ", " + NO_TABLE + ", 1, 10)");
+        Catalogs.exec(c, "INSERT INTO " + t("ducklake_file_partition_value") + " VALUES (" + NO_FILE + ", " + NO_TABLE + ", 0, 'x')");
+        Catalogs.exec(c, "INSERT INTO " + t("ducklake_file_variant_stats") + " (data_file_id, table_id, column_id, variant_path)"
+                + " VALUES (" + NO_FILE + ", " + NO_TABLE + ", 1, 'a')");
         // stats of the live table and of the dropped (still known) table: never orphaned
         Catalogs.exec(c, "INSERT INTO " + t("ducklake_table_stats") + " VALUES (" + live + ", 3, 3, 0), (" + gone + ", 1, 1, 0)");
         Catalogs.exec(c, "INSERT INTO " + t("ducklake_table_column_stats") + " (table_id, column_id, contains_null) VALUES ("
