@@ -1,6 +1,5 @@
 package dev.ducklake.janitor.ops.check;
 
-import dev.ducklake.janitor.catalog.OrphanPredicate;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.pg.SqlState;
 
@@ -53,12 +52,15 @@ final class DeadInlinedRowsRule implements CheckRule {
         String end = prefixed ? "_ducklake_end_snapshot" : "end_snapshot";
         Map<Long, String> nameOf = new HashMap<>();
         List<Long> oids = new ArrayList<>();
-        try (PreparedStatement ps = ctx.prepare("SELECT c.oid::bigint, r.table_name FROM " + ctx.t("ducklake_inlined_data_tables") + " r"
+        // the reachable registry rows and their relations first (materialized CTEs: PostgreSQL would otherwise push the
+        // column check and pg_relation_size down into the pg_class scan and run them for every leaked table)
+        try (PreparedStatement ps = ctx.prepare(Reachability.with(ctx.schema(), "ducklake_inlined_data_tables")
+                + ", live AS MATERIALIZED (SELECT c.oid, r.table_name FROM " + ctx.t("ducklake_inlined_data_tables") + " r"
                 + " JOIN pg_catalog.pg_class c ON c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
-                + " AND c.relname::text = r.table_name AND c.relkind = 'r'"
-                + " WHERE NOT " + OrphanPredicate.unreachable(ctx.schema(), "r.table_id")
-                + " AND (SELECT count(*) FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND NOT a.attisdropped"
-                + " AND a.attname::text = ANY (?)) = 2 AND pg_catalog.pg_relation_size(c.oid) > 0 ORDER BY r.table_name",
+                + " AND c.relname::text = r.table_name AND c.relkind = 'r' WHERE " + Reachability.reachable("r.table_id") + ")"
+                + " SELECT l.oid::bigint, l.table_name FROM live l"
+                + " WHERE (SELECT count(*) FROM pg_catalog.pg_attribute a WHERE a.attrelid = l.oid AND NOT a.attisdropped"
+                + " AND a.attname::text = ANY (?)) = 2 AND pg_catalog.pg_relation_size(l.oid) > 0 ORDER BY l.table_name",
                 ctx.schema(), ctx.conn().createArrayOf("text", new String[] {begin, end}));
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {

@@ -1,6 +1,5 @@
 package dev.ducklake.janitor.ops.check;
 
-import dev.ducklake.janitor.catalog.OrphanPredicate;
 import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.SQLException;
@@ -10,7 +9,7 @@ import java.util.List;
 /**
  * {@code live_files_of_dropped_tables}: {@code ducklake_data_file} / {@code ducklake_delete_file} rows with
  * {@code end_snapshot IS NULL} whose table has {@code ducklake_table} rows, none of them open, and is still reachable
- * from a retained snapshot (the unreachable ones are {@code live_files_of_unreachable_tables}). Unit: file rows.
+ * from a retained snapshot ({@link Reachability}) (the unreachable ones are {@code live_files_of_unreachable_tables}). Unit: file rows.
  *
  * <p>Source: duckdb/ducklake#956. DuckLake's DROP TABLE closes the table's file rows in the same commit
  * ({@code DropTables}: {@code UPDATE ducklake_data_file SET end_snapshot = …}), so an open file of a dropped table is
@@ -40,14 +39,15 @@ final class LiveFilesOfDroppedTablesRule implements CheckRule {
             if (!ctx.layout().has(f[0], f[1], "table_id", "end_snapshot")) {
                 continue;
             }
+            String with = Reachability.with(ctx.schema(), f[0]);
             String where = " FROM " + ctx.t(f[0]) + " f WHERE f.end_snapshot IS NULL"
                     + " AND EXISTS (SELECT 1 FROM " + table + " t WHERE t.table_id = f.table_id)"
                     + " AND NOT EXISTS (SELECT 1 FROM " + table + " t WHERE t.table_id = f.table_id AND t.end_snapshot IS NULL)"
-                    + " AND NOT " + OrphanPredicate.unreachable(ctx.schema(), "f.table_id");
-            long n = ctx.count("SELECT count(*)" + where);
+                    + " AND " + Reachability.reachable("f.table_id");
+            long n = ctx.count(with + "SELECT count(*)" + where);
             count += n;
             if (n > 0 && examples.size() < ctx.maxExamples()) {
-                examples.addAll(ctx.examples("SELECT f." + Sql.ident(f[1]) + ", f.table_id, f.path" + where + " ORDER BY 1 LIMIT ?",
+                examples.addAll(ctx.examples(with + "SELECT f." + Sql.ident(f[1]) + ", f.table_id, f.path" + where + " ORDER BY 1 LIMIT ?",
                         List.of(f[0] + " id=", "table_id=", "path="), ctx.maxExamples() - examples.size()));
             }
         }

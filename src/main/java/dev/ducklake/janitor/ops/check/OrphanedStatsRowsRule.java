@@ -112,14 +112,20 @@ public final class OrphanedStatsRowsRule implements CheckRule {
     }
 
     private static long part(CheckContext ctx, String table, String idColumn, String orphan, List<String> examples) throws SQLException {
-        String from = " FROM " + ctx.t(table) + " s WHERE " + orphan;
-        long n = ctx.count("SELECT count(*)" + from);
-        if (n > 0 && examples.size() < ctx.maxExamples()) {
-            // one example per table: the lowest id and how many of its rows
-            for (String e : ctx.examples("SELECT s." + Sql.ident(idColumn) + ", count(*)" + from + " GROUP BY 1 ORDER BY 1 LIMIT ?",
-                    List.of(table + ": " + idColumn + "=", "rows="), 1)) {
-                examples.add(e + " (" + n + " orphaned rows in " + table + ")");
+        String id = "s." + Sql.ident(idColumn);
+        long n = 0;
+        Long first = null;
+        // one scan with the anti-join gives the count and the lowest orphaned id; its rows are then counted without it
+        try (java.sql.PreparedStatement ps = ctx.prepare("SELECT count(*), min(" + id + ") FROM " + ctx.t(table) + " s WHERE " + orphan);
+             java.sql.ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+                n = rs.getLong(1);
+                first = (Long) rs.getObject(2, Long.class);
             }
+        }
+        if (n > 0 && first != null && examples.size() < ctx.maxExamples()) {
+            long rows = ctx.count("SELECT count(*) FROM " + ctx.t(table) + " s WHERE " + id + " = ?", first);
+            examples.add(table + ": " + idColumn + "=" + first + " rows=" + rows + " (" + n + " orphaned rows in " + table + ")");
         }
         return n;
     }

@@ -32,10 +32,10 @@ final class RegistryRowsWithoutTableOfReachableTablesRule implements CheckRule {
         if (!ctx.info().hasInlinedRegistry()) {
             return finding(0, List.of());
         }
-        long count = ctx.count("SELECT count(*)" + RegistryRowsWithoutTableRule.missing(ctx, true), ctx.schema());
-        List<String> examples = count == 0 ? List.of() : ctx.examples("SELECT r.table_name, r.table_id"
-                + RegistryRowsWithoutTableRule.missing(ctx, true) + " ORDER BY r.table_id, r.schema_version LIMIT ?",
-                List.of("", "table_id="), ctx.schema(), ctx.maxExamples());
+        String missing = "(" + RegistryRowsWithoutTableRule.missing(ctx, true) + ") m";
+        long count = ctx.count("SELECT count(*) FROM " + missing, ctx.schema());
+        List<String> examples = count == 0 ? List.of() : ctx.examples("SELECT m.table_name, m.table_id FROM " + missing
+                + " ORDER BY m.table_id, m.schema_version LIMIT ?", List.of("", "table_id="), ctx.schema(), ctx.maxExamples());
         return finding(count, examples);
     }
 }

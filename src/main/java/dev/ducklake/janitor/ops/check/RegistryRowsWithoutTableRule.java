@@ -28,25 +28,30 @@ final class RegistryRowsWithoutTableRule implements CheckRule {
     }
 
     /**
-     * The FROM/WHERE part selecting registry rows whose table is missing from the schema; its one bind parameter is the
-     * schema name.
+     * A query part selecting registry rows (columns table_id, table_name, schema_version) whose table is missing from the
+     * schema, of unreachable or of reachable table_ids; its one bind parameter is the schema name. The missing rows are
+     * found first (one anti-join of registry names against pg_class) and only their ids are classified, so the cost does
+     * not depend on how many tables leaked.
      *
      * @param ctx the check context
      * @param reachable true for reachable table_ids only, false for unreachable ones only
-     * @return SQL starting with " FROM"
+     * @return {@code WITH ... SELECT r.table_id, r.table_name, r.schema_version FROM missing r WHERE ...}
      */
     static String missing(CheckContext ctx, boolean reachable) {
-        return " FROM " + ctx.t("ducklake_inlined_data_tables") + " r WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c"
-                + " WHERE c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?) AND c.relname::text = r.table_name)"
-                + " AND " + (reachable ? "NOT " : "") + OrphanPredicate.unreachable(ctx.schema(), "r.table_id");
+        return "WITH missing AS MATERIALIZED (SELECT r.table_id, r.table_name, r.schema_version FROM "
+                + ctx.t("ducklake_inlined_data_tables") + " r WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c"
+                + " WHERE c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?) AND c.relname::text = r.table_name)), "
+                + Reachability.cte(ctx.schema(), "missing")
+                + " SELECT r.table_id, r.table_name, r.schema_version FROM missing r WHERE "
+                + (reachable ? "" : "NOT ") + Reachability.reachable("r.table_id");
     }
 
     @Override
     public Finding evaluate(CheckContext ctx) throws SQLException {
         long count = ctx.survey().get().registryRowsWithoutTable();
-        List<String> examples = count == 0 || !ctx.info().hasInlinedRegistry() ? List.of() : ctx.examples("SELECT r.table_name,"
-                + " r.table_id" + missing(ctx, false) + " ORDER BY r.table_id, r.schema_version LIMIT ?", List.of("", "table_id="),
-                ctx.schema(), ctx.maxExamples());
+        List<String> examples = count == 0 || !ctx.info().hasInlinedRegistry() ? List.of() : ctx.examples("SELECT m.table_name,"
+                + " m.table_id FROM (" + missing(ctx, false) + ") m ORDER BY m.table_id, m.schema_version LIMIT ?",
+                List.of("", "table_id="), ctx.schema(), ctx.maxExamples());
         return finding(count, examples);
     }
 }
