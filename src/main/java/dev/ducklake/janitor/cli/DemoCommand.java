@@ -72,11 +72,11 @@ public final class DemoCommand implements Callable<Integer> {
             err.printf(Locale.ROOT, "demo: wrote a DuckLake 1.0 catalog with %d leaked inlined tables into %s in %s%n", leaked,
                     conn.describe(), Render.seconds((System.nanoTime() - t0) / 1e9));
             err.flush();
-            ProgressListener listener = new ProgressPrinter(out, err, json, false);
+            ProgressListener listener = new ProgressPrinter(out, err, json, false, false);
             DropOrphanInlineTablesOptions base = DropOrphanInlineTablesOptions.defaults().withBatchSize(batchSize);
             DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(conn, base.withDryRun(true), listener).execute();
             if (!json) {
-                DropOrphanInlineTablesText.print(out, conn, dry, false);
+                DropOrphanInlineTablesText.print(out, conn, dry, false, true);
                 out.println();
             }
             DropOrphanInlineTablesResult run = new DropOrphanInlineTables(conn, base, listener).execute();
@@ -88,7 +88,7 @@ public final class DemoCommand implements Callable<Integer> {
                 doc.put("execute", Render.envelope(DropOrphanInlineTablesCommand.OPERATION, conn, "public", run));
                 Render.json(out, doc);
             } else {
-                DropOrphanInlineTablesText.print(out, conn, run, false);
+                DropOrphanInlineTablesText.print(out, conn, run, false, true);
             }
             err.println("demo: done; the embedded PostgreSQL is stopped and deleted.");
             err.flush();

@@ -51,16 +51,16 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer>, O
     CatalogOptions catalog;
 
     @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
     RunOptionsMixin run;
 
     @Mixin
     PushOptions push;
+
+    @Mixin
+    OutputOptions output;
+
+    @Mixin
+    VerboseOption verbose;
 
     @Option(names = "--include-unregistered",
             description = "Also drop tables that have no registry row: unregistered leftovers ducklake_inlined_data_<id>_<v> "
@@ -78,7 +78,7 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer>, O
     @Override
     public Integer call() throws JanitorException {
         return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json()).run(catalog, run);
+                output.json(), verbose.verbose).run(catalog, run);
     }
 
     @Override
@@ -100,7 +100,14 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer>, O
         g.put("ducklake_maintenance_inline_orphans_dropped_last_run",
                 new MaintenanceRunReporter.PerRun(r.dropped(), "Orphaned inlined-data tables dropped by the last successful run."));
         g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run",
-                new MaintenanceRunReporter.PerRun(r.skippedNonempty(), "Non-empty orphaned inlined-data tables kept by the last successful run."));
+                new MaintenanceRunReporter.PerRun(r.skippedNonempty(), "Non-empty orphaned inlined tables of every kind (registered and "
+                        + "unregistered inlined-data tables, inlined deletion tables) kept by the last successful run."));
+        g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_unregistered_last_run",
+                new MaintenanceRunReporter.PerRun(r.skippedNonemptyUnregistered(), "Of the non-empty orphans kept by the last "
+                        + "successful run: unregistered leftover inlined-data tables."));
+        g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_inlined_delete_last_run",
+                new MaintenanceRunReporter.PerRun(r.skippedNonemptyInlinedDelete(), "Of the non-empty orphans kept by the last "
+                        + "successful run: inlined deletion tables."));
         g.put("ducklake_maintenance_inline_orphans_dropped_unregistered_last_run",
                 new MaintenanceRunReporter.PerRun(r.droppedUnregistered(), "Unregistered leftover inlined-data tables dropped by the last successful run."));
         g.put("ducklake_maintenance_inline_orphans_dropped_inlined_delete_last_run",
@@ -115,13 +122,23 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer>, O
 
     @Override
     public void printText(PrintWriter out, ConnectionSpec conn, DropOrphanInlineTablesResult result, boolean signalled) {
-        DropOrphanInlineTablesText.print(out, conn, result, signalled);
+        DropOrphanInlineTablesText.print(out, conn, result, signalled, verbose.verbose);
     }
 
+    /** Counts what the execute run would drop with a dry run of each schema, then asks. */
     @Override
-    public String confirmation(ConnectionSpec conn, String schemas) {
-        return String.format(java.util.Locale.ROOT, "Drop orphaned inlined-data tables in database '%s' on host %s:%s (schema %s)? [y/N] ",
-                conn.database(), conn.host(), conn.port(), schemas);
+    public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) throws JanitorException {
+        long wouldDrop = 0;
+        long nonEmptyKept = 0;
+        for (String schema : schemas) {
+            DropOrphanInlineTablesResult dry = create(conn, options.withMetadataSchema(schema).withDryRun(true),
+                    ProgressListener.NONE).execute();
+            wouldDrop += dry.wouldDrop();
+            nonEmptyKept += includeNonempty ? 0 : dry.orphanNonempty() + (includeUnregistered ? dry.unregisteredNonempty() : 0);
+        }
+        return String.format(java.util.Locale.ROOT, "Drop %d orphaned inlined table(s)%s in database '%s' on host %s:%s (schema %s)? [y/N] ",
+                wouldDrop, nonEmptyKept > 0 ? " (" + nonEmptyKept + " non-empty kept)" : "", conn.database(), conn.host(), conn.port(),
+                String.join(", ", schemas));
     }
 
     @Override

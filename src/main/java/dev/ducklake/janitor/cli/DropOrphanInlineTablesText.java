@@ -4,6 +4,7 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Locale;
 
 /** The text output of one drop-orphan-inline-tables result. */
@@ -16,41 +17,34 @@ final class DropOrphanInlineTablesText {
      * The text result of one schema.
      *
      * @param signalled true when the run was stopped by SIGTERM/SIGINT: a stop then reads as such, not as a spent budget
+     * @param verbose true to list every non-empty orphan (else one summary line)
      */
-    static void print(PrintWriter out, ConnectionSpec conn, DropOrphanInlineTablesResult r, boolean signalled) {
+    static void print(PrintWriter out, ConnectionSpec conn, DropOrphanInlineTablesResult r, boolean signalled, boolean verbose) {
         out.printf(Locale.ROOT, "%s%s on %s, schema %s (DuckLake format %s)%n", DropOrphanInlineTablesCommand.OPERATION, r.dryRun() ? " (dry run)" : "",
                 conn.describe(), r.schema(), r.formatVersion());
         // the non-empty orphans first, with their row counts: the rows --include-nonempty would discard
-        for (DropOrphanInlineTablesResult.NonEmptyTable t : r.nonEmptyTables()) {
-            out.printf(Locale.ROOT, "  non-empty orphan %s: %s (%s, table_id %d%s)%s%n",
-                    t.dropped() ? "dropped" : r.dryRun() ? "found" : "kept", t.tableName(), t.kind(), t.tableId(),
-                    t.schemaVersion() == null ? "" : ", schema_version " + t.schemaVersion(),
-                    t.rows() == null ? "" : ", " + t.rows() + " rows");
-        }
-        Render.row(out, "registry rows", r.registryRows());
-        Render.row(out, "orphan rows", r.orphanRows());
-        Render.row(out, "orphan tables present", r.orphanTablesPresent());
-        Render.row(out, "orphan non-empty tables", r.orphanNonempty());
-        Render.row(out, "kept by name guard", r.keptByNameGuard());
+        nonEmpty(out, r, verbose);
+        Render.rows(out, "registry rows", r.registryRows(), "orphan rows", r.orphanRows(),
+                "orphan tables present", r.orphanTablesPresent(), "orphan non-empty tables", r.orphanNonempty(),
+                "kept by name guard", r.keptByNameGuard());
         if (r.keptNotATable() > 0) {
             Render.row(out, "kept (not a plain table)", r.keptNotATable());
         }
-        Render.row(out, "unregistered leftovers", r.unregisteredOrphans());
-        Render.row(out, "inlined delete orphans", r.inlinedDeleteOrphans());
-        Render.row(out, "inlined delete (live, kept)", r.inlinedDeleteLive());
-        Render.row(out, "unregistered non-empty", r.unregisteredNonempty());
-        Render.row(out, "anomalies (never dropped)", r.unregisteredAnomalies());
+        Render.rows(out, "unregistered leftovers", r.unregisteredOrphans(), "inlined delete orphans", r.inlinedDeleteOrphans(),
+                "inlined delete (live, kept)", r.inlinedDeleteLive(), "unregistered non-empty", r.unregisteredNonempty(),
+                "anomalies (never dropped)", r.unregisteredAnomalies());
         if (r.dryRun()) {
             Render.row(out, "would drop", r.wouldDrop());
         } else {
-            Render.row(out, "dropped", r.dropped());
-            Render.row(out, "dropped unregistered", r.droppedUnregistered());
-            Render.row(out, "dropped inlined delete", r.droppedInlinedDelete());
-            Render.row(out, "dropped non-empty", r.droppedNonempty());
-            Render.row(out, "inlined rows dropped", r.inlinedRowsDropped());
-            Render.row(out, "registry rows deleted", r.rowsDeleted());
-            Render.row(out, "missing tables (rows deleted)", r.missingTables());
-            Render.row(out, "skipped non-empty", r.skippedNonempty());
+            Render.rows(out, "dropped", r.dropped(), "dropped unregistered", r.droppedUnregistered(),
+                    "dropped inlined delete", r.droppedInlinedDelete(), "dropped non-empty", r.droppedNonempty(),
+                    "inlined rows dropped", r.inlinedRowsDropped(), "registry rows deleted", r.rowsDeleted(),
+                    "missing tables (rows deleted)", r.missingTables(), "skipped non-empty", r.skippedNonempty());
+            if (r.skippedNonempty() > 0) {
+                Render.rows(out, "  of them registered", r.skippedNonemptyRegistered(),
+                        "  of them unregistered", r.skippedNonemptyUnregistered(),
+                        "  of them inlined delete", r.skippedNonemptyInlinedDelete());
+            }
             Render.row(out, "skipped locked", r.skippedLocked());
             Render.row(out, "batches", r.batches());
             Render.row(out, "retries", r.retries());
@@ -74,7 +68,7 @@ final class DropOrphanInlineTablesText {
         }
         long more = r.unregisteredOrphans() + r.inlinedDeleteOrphans() - shown;
         if (more > 0) {
-            out.printf(Locale.ROOT, "  ... and %d more unregistered orphan(s) found (JSON lists up to 1000)%n", more);
+            out.printf(Locale.ROOT, "  ... and %d more unregistered orphan(s) found (JSON lists up to 1000; unregistered_tables_total has them all)%n", more);
         }
         for (DropOrphanInlineTablesResult.Anomaly a : r.anomalyTables()) {
             out.printf(Locale.ROOT, "  anomaly: %s: %s%n", a.tableName(), a.reason());
@@ -83,4 +77,31 @@ final class DropOrphanInlineTablesText {
         out.flush();
     }
 
+    /**
+     * One line for the non-empty orphans (count, rows, what happens to them and the flag that drops them); with
+     * --verbose one line per table instead.
+     */
+    private static void nonEmpty(PrintWriter out, DropOrphanInlineTablesResult r, boolean verbose) {
+        List<DropOrphanInlineTablesResult.NonEmptyTable> tables = r.nonEmptyTables();
+        if (tables.isEmpty()) {
+            return;
+        }
+        if (verbose) {
+            for (DropOrphanInlineTablesResult.NonEmptyTable t : tables) {
+                out.printf(Locale.ROOT, "  non-empty orphan %s: %s (%s, table_id %d%s)%s%n",
+                        t.dropped() ? "dropped" : r.dryRun() ? "found" : "kept", t.tableName(), t.kind(), t.tableId(),
+                        t.schemaVersion() == null ? "" : ", schema_version " + t.schemaVersion(),
+                        t.rows() == null ? "" : ", " + t.rows() + " rows");
+            }
+            return;
+        }
+        long dropped = tables.stream().filter(DropOrphanInlineTablesResult.NonEmptyTable::dropped).count();
+        long counted = tables.stream().filter(t -> t.rows() != null).count();
+        long rows = tables.stream().filter(t -> t.rows() != null).mapToLong(DropOrphanInlineTablesResult.NonEmptyTable::rows).sum();
+        String what = dropped > 0 ? "dropped (--include-nonempty)" : r.dryRun() ? "found, kept without --include-nonempty"
+                : "kept; --include-nonempty drops them";
+        out.printf(Locale.ROOT, "  non-empty orphans: %d table(s)%s, %s (listed with --verbose and in --output json)%n",
+                tables.size(), counted == tables.size() ? " holding " + rows + " row(s)" : counted == 0 ? "" : ", " + counted
+                        + " of them counted holding " + rows + " row(s)", what);
+    }
 }

@@ -43,6 +43,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
     private final PrintWriter out;
     private final PrintWriter err;
     private final boolean json;
+    private final boolean verbose;
     /** Counted down once the result (or error) is printed: the stop hook waits for it. */
     private final CountDownLatch printed = new CountDownLatch(1);
     /** Schemas --all-metadata-schemas left out (no USAGE), with the reason, for the JSON document. */
@@ -51,7 +52,8 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
     private final AtomicBoolean signalled = new AtomicBoolean();
 
     MaintenanceRunner(OperationAdapter<R> adapter, Map<String, String> env, PushOptions push, PrintWriter out, PrintWriter err,
-                      boolean json) {
+                      boolean json, boolean verbose) {
+        this.verbose = verbose;
         this.adapter = adapter;
         this.env = env;
         this.push = push;
@@ -83,7 +85,14 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
             return ExitCodes.OK;
         } catch (JanitorException e) {
             if (json) {
-                Render.json(out, Render.error(adapter.operation(), conn, catalog.metadataSchema, e));
+                Map<String, Object> doc = Render.error(adapter.operation(), conn, catalog.metadataSchema, e);
+                if (signalled.get()) {
+                    // stopped by SIGTERM/SIGINT while failing (e.g. while reconnecting): the process ends with the signal's code
+                    doc.put("status", "stopped");
+                    doc.put("exit_code", SignalExit.exitCode());
+                    doc.put("stopped_by_signal", true);
+                }
+                Render.json(out, doc);
             }
             throw e;
         } finally {
@@ -94,8 +103,8 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
     private void runOne(ConnectionSpec conn, RunOptions options, boolean yes) throws JanitorException {
         String schema = options.metadataSchema();
         MaintenanceRunReporter reporter = push.reporter(env, conn, schema, adapter.operation(), options.dryRun(), err);
-        confirm(conn, schema, options, yes);
-        MaintenanceOperation<R> op = adapter.create(conn, options, new ProgressPrinter(out, err, json, true));
+        confirm(conn, List.of(schema), options, yes);
+        MaintenanceOperation<R> op = adapter.create(conn, options, new ProgressPrinter(out, err, json, true, verbose));
         AtomicReference<MaintenanceOperation<R>> current = new AtomicReference<>(op);
         Thread hook = stopHook(current, new AtomicBoolean());
         R result;
@@ -130,7 +139,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
     }
 
     private int runMany(ConnectionSpec conn, RunOptions base, List<String> schemas, boolean yes) throws JanitorException {
-        confirm(conn, String.join(", ", schemas), base, yes);
+        confirm(conn, schemas, base, yes);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<MaintenanceOperation<R>> current = new AtomicReference<>();
         Thread hook = stopHook(current, stop);
@@ -143,7 +152,8 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                     continue;
                 }
                 note("info: == schema " + schema + " ==");
-                MaintenanceOperation<R> op = adapter.create(conn, base.withMetadataSchema(schema), new ProgressPrinter(out, err, json, true));
+                MaintenanceOperation<R> op = adapter.create(conn, base.withMetadataSchema(schema),
+                        new ProgressPrinter(out, err, json, true, verbose));
                 current.set(op);
                 MaintenanceRunReporter reporter = push.reporter(env, conn, schema, adapter.operation(), base.dryRun(), err);
                 reporter.started();
@@ -186,7 +196,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
     }
 
     /** Asks on a terminal before an execute run (not with --yes, never in a dry run or without a terminal). */
-    private void confirm(ConnectionSpec conn, String schemas, RunOptions options, boolean yes) throws JanitorException {
+    private void confirm(ConnectionSpec conn, List<String> schemas, RunOptions options, boolean yes) throws JanitorException {
         if (options.dryRun() || yes) {
             return;
         }
@@ -194,7 +204,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         if (console == null) {
             return;
         }
-        String answer = console.readLine("%s", adapter.confirmation(conn, schemas));
+        String answer = console.readLine("%s", adapter.confirmation(conn, schemas, options));
         if (answer == null || !(answer.strip().equalsIgnoreCase("y") || answer.strip().equalsIgnoreCase("yes"))) {
             throw new JanitorException(Reason.ABORTED, "Not confirmed; nothing was changed.");
         }

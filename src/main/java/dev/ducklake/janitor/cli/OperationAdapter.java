@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.cli;
 
+import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.MaintenanceOperation;
 import dev.ducklake.janitor.ops.MaintenanceResult;
@@ -48,11 +49,16 @@ interface OperationAdapter<R extends MaintenanceResult> {
     void printText(PrintWriter out, ConnectionSpec conn, R result, boolean signalled);
 
     /**
+     * The question asked on a terminal before an execute run; it says how much would change (an operation may
+     * run its dry run to count it).
+     *
      * @param conn the catalog database
-     * @param schemas the schema(s), comma-separated
-     * @return the confirmation question asked on a terminal before an execute run, ending in "[y/N] "
+     * @param schemas the schema(s) the run will work on
+     * @param options the run options (an execute run's)
+     * @return the question, ending in "[y/N] "
+     * @throws JanitorException when counting failed (the run does not start)
      */
-    String confirmation(ConnectionSpec conn, String schemas);
+    String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) throws JanitorException;
 
     /**
      * @param result a result

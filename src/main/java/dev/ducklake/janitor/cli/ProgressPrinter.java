@@ -15,18 +15,29 @@ final class ProgressPrinter implements ProgressListener {
     private final PrintWriter err;
     private final boolean json;
     private final boolean showInfo;
+    private final boolean verbose;
 
     /**
      * @param out standard output
      * @param err standard error
      * @param json whether stdout is reserved for one JSON document
      * @param showInfo whether informational lines are printed
+     * @param verbose whether detail lines are printed (--verbose)
      */
-    ProgressPrinter(PrintWriter out, PrintWriter err, boolean json, boolean showInfo) {
+    ProgressPrinter(PrintWriter out, PrintWriter err, boolean json, boolean showInfo, boolean verbose) {
         this.out = out;
         this.err = err;
         this.json = json;
         this.showInfo = showInfo;
+        this.verbose = verbose;
+    }
+
+    @Override
+    public void detail(String message) {
+        if (verbose) {
+            err.println("info: " + message);
+            err.flush();
+        }
     }
 
     @Override

@@ -87,4 +87,15 @@ final class Render {
     static void row(PrintWriter out, String label, long value) {
         out.printf(java.util.Locale.ROOT, "  %-30s %d%n", label, value);
     }
+
+    /**
+     * Several labelled counts, one line each.
+     *
+     * @param labelsAndValues label, value, label, value, ... (values are numbers)
+     */
+    static void rows(PrintWriter out, Object... labelsAndValues) {
+        for (int i = 0; i + 1 < labelsAndValues.length; i += 2) {
+            row(out, (String) labelsAndValues[i], ((Number) labelsAndValues[i + 1]).longValue());
+        }
+    }
 }

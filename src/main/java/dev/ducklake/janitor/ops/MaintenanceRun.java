@@ -94,7 +94,8 @@ public final class MaintenanceRun implements AutoCloseable {
                 + lockBudget.maxConnections() + " max_prepared_transactions=" + lockBudget.maxPreparedTransactions()
                 + " capacity=" + lockBudget.capacity() + " batch_cap=" + lockBudget.cap());
         if (start < requested) {
-            recorder.info("--batch-size " + requested + " lowered to " + start + " to fit the server's lock table");
+            // every run on stock settings with the default size lowers it: a detail, not news (batch_size_start says it)
+            recorder.detail("--batch-size " + requested + " lowered to " + start + " to fit the server's lock table");
         }
         recorder.batchSizes(requested, start);
         return new BatchSizer(start);

@@ -18,6 +18,15 @@ public interface ProgressListener {
     }
 
     /**
+     * A detail for operators who asked for it ({@code --verbose}): one line per object where a summary line is
+     * the default (each kept non-empty table, a batch size lowered to the lock budget).
+     *
+     * @param message the message, without trailing newline
+     */
+    default void detail(String message) {
+    }
+
+    /**
      * A warning (a kept object, a retry, a skipped row).
      *
      * @param message the message, without trailing newline

@@ -18,10 +18,12 @@ import java.util.List;
  * @param stopReason why the run ended before its work was done, or {@link StopReason#COMPLETED}
  * @param elapsedSeconds wall-clock duration of the run, seconds
  * @param warnings warnings raised during the run (at most {@value RunRecorder#MAX_WARNINGS} listed)
+ * @param warningsTruncated whether more warnings were raised than listed
+ * @param warningsTotal how many warnings were raised
  */
 public record RunFigures(int batches, int retries, int reconnects, int batchSizeRequested, int batchSizeStart,
                          int batchSizeFinal, @JsonIgnore StopReason stopReason, double elapsedSeconds,
-                         List<String> warnings) {
+                         List<String> warnings, boolean warningsTruncated, long warningsTotal) {
 
     /** Why a run ended. */
     public enum StopReason {

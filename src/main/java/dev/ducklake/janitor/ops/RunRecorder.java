@@ -17,6 +17,7 @@ public final class RunRecorder {
     private final ProgressListener listener;
     private final List<String> warnings = new ArrayList<>();
     private int rowWarnings;
+    private long warningsTotal;
     private int batches;
     private int retries;
     private int reconnects;
@@ -42,10 +43,31 @@ public final class RunRecorder {
 
     /** @param message a warning: kept in the result (up to {@value #MAX_WARNINGS}) and sent to the listener */
     public void warn(String message) {
+        keep(message);
+        listener.warn(message);
+    }
+
+    /** @param message a detail line, shown only with --verbose ({@link ProgressListener#detail}) */
+    public void detail(String message) {
+        listener.detail(message);
+    }
+
+    /**
+     * A warning about one object of many that a summary warning covers: kept in the result (up to
+     * {@value #MAX_WARNINGS}) but sent to the listener as a {@link ProgressListener#detail} line.
+     *
+     * @param message the warning
+     */
+    public void warnDetail(String message) {
+        keep(message);
+        listener.detail(message);
+    }
+
+    private void keep(String message) {
+        warningsTotal++;
         if (warnings.size() < MAX_WARNINGS) {
             warnings.add(message);
         }
-        listener.warn(message);
     }
 
     /**
@@ -124,6 +146,6 @@ public final class RunRecorder {
      */
     public RunFigures figures(double elapsedSeconds) {
         return new RunFigures(batches, retries, reconnects, batchSizeRequested, batchSizeStart, batchSizeFinal, stopReason,
-                elapsedSeconds, List.copyOf(warnings));
+                elapsedSeconds, List.copyOf(warnings), warningsTotal > warnings.size(), warningsTotal);
     }
 }

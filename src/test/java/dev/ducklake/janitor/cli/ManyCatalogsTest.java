@@ -178,7 +178,9 @@ class ManyCatalogsTest {
         assertThat(json.json().has("schemas")).isFalse();
         assertThat(json.json().get("non_empty_tables").get(0).get("rows").asLong()).isEqualTo(7);
 
-        Run text = cli("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", s, "--dry-run", "--include-nonempty");
+        // issue 10: the per-table list is a --verbose detail (else one summary line)
+        Run text = cli("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", s, "--dry-run", "--include-nonempty",
+                "--verbose");
         assertThat(text.code()).isZero();
         String[] lines = text.out().split("\n");
         assertThat(lines[1]).as("the non-empty orphan comes first, with its row count")

@@ -50,10 +50,14 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
         long rowsDropped;
         int registeredNonempty;
         int unregisteredNonempty;
+        /** Non-empty tables skipped, by kind ({@link Candidate.Kind#ordinal()}). */
+        final int[] skippedNonemptyByKind = new int[Candidate.Kind.values().length];
         boolean truncated;
         final List<Candidate> lockBusy = new ArrayList<>();
         final List<DropOrphanInlineTablesResult.NonEmptyTable> nonEmpty = new ArrayList<>();
         final List<String> warnings = new ArrayList<>();
+        /** Per-table warnings that a summary warning covers (shown with --verbose). */
+        final List<String> detailWarnings = new ArrayList<>();
 
         @Override
         public int consumed() {
@@ -393,7 +397,8 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
                     + rows + " row(s) (--include-nonempty)");
         } else {
             o.skippedNonempty++;
-            o.warnings.add("skipping non-empty orphan " + name + " (" + c.kind().label + ", table_id " + c.tableId()
+            o.skippedNonemptyByKind[c.kind().ordinal()]++;
+            o.detailWarnings.add("skipping non-empty orphan " + name + " (" + c.kind().label + ", table_id " + c.tableId()
                     + "): it still holds rows; kept (pass --include-nonempty to drop it)");
         }
     }

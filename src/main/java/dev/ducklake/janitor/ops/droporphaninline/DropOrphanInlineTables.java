@@ -146,6 +146,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
             tally.remainingUnregistered = run.queries().withRetries("recount of unregistered tables",
                     c -> InlinedTablesSurvey.unregistered(c, schema, info.hasInlinedRegistry(), info.version())).dead().size();
         }
+        tally.summarizeNonEmpty(options.run().dryRun(), options.includeNonempty());
         return tally.toResult(schema, info.version().text(), options.run().dryRun(), run.figures());
     }
 

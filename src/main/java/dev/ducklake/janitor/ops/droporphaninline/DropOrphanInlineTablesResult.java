@@ -23,7 +23,8 @@ import java.util.List;
  * @param dropped registered inlined-data tables dropped (unregistered and deletion tables are counted apart)
  * @param rowsDeleted registry rows deleted (of dropped tables and of tables already gone)
  * @param missingTables registry rows deleted because their table was already gone
- * @param skippedNonempty orphan tables skipped because they hold rows (table and row kept)
+ * @param skippedNonempty orphan tables of every kind (registered data tables, unregistered leftovers, inlined
+ *     deletion tables) skipped because they hold rows (table and row kept); split by kind below
  * @param skippedLocked orphan tables skipped because another session kept them locked past lock_timeout, twice
  * @param remaining orphan registry rows left when the run ended
  * @param run the generic figures (batches, retries, reconnects, batch sizes, stop reason, elapsed seconds,
@@ -46,7 +47,14 @@ import java.util.List;
  * @param inlinedRowsDropped rows those non-empty tables held when dropped (exact count(*) under the lock)
  * @param remainingUnregistered unregistered leftovers plus inlined deletion tables of unreachable ids left
  *     when the run ended
- * @param nonEmptyTables the non-empty orphan tables met (at most 1,000 listed); with {@code includeNonempty}
+ * @param skippedNonemptyRegistered of {@code skippedNonempty}: registered inlined-data tables
+ * @param skippedNonemptyUnregistered of {@code skippedNonempty}: unregistered leftover inlined-data tables
+ * @param skippedNonemptyInlinedDelete of {@code skippedNonempty}: inlined deletion tables
+ * @param unregisteredTablesTruncated whether {@code unregisteredTables} lists fewer than were found
+ * @param unregisteredTablesTotal how many unregistered leftovers and deletion tables of unreachable ids were found
+ * @param anomalyTablesTruncated whether {@code anomalyTables} lists fewer than were found
+ * @param anomalyTablesTotal how many anomalies were found (same as {@code unregisteredAnomalies})
+ * @param nonEmptyTables every non-empty orphan table met (never truncated); with {@code includeNonempty}
  *     and in dry runs each with its exact row count
  * @param unregisteredTables names of the unregistered leftovers and inlined deletion tables of unreachable ids
  *     found when the run started (at most 1,000 listed)
@@ -61,6 +69,10 @@ public record DropOrphanInlineTablesResult(String schema, String formatVersion, 
                                            long unregisteredNonempty, long unregisteredAnomalies, long wouldDrop,
                                            long droppedUnregistered, long droppedInlinedDelete, long droppedNonempty,
                                            long inlinedRowsDropped, long remainingUnregistered,
+                                           long skippedNonemptyRegistered, long skippedNonemptyUnregistered,
+                                           long skippedNonemptyInlinedDelete,
+                                           boolean unregisteredTablesTruncated, long unregisteredTablesTotal,
+                                           boolean anomalyTablesTruncated, long anomalyTablesTotal,
                                            List<NonEmptyTable> nonEmptyTables, List<String> unregisteredTables,
                                            List<Anomaly> anomalyTables) implements MaintenanceResult {
 

@@ -90,9 +90,7 @@ final class DryRunProbe {
                     } else {
                         unregisteredNonempty++;
                     }
-                    if (listed.size() < Tally.MAX_LISTED) {
-                        listed.add(c.nonEmpty(rows.get(name), false));
-                    }
+                    listed.add(c.nonEmpty(rows.get(name), false));
                 }
                 if ((c.kind() == Candidate.Kind.REGISTERED || options.includeUnregistered()) && (!full || options.includeNonempty())) {
                     wouldDrop++;

@@ -128,8 +128,8 @@ public final class InlinedTablesSurvey {
                 while (rs.next()) {
                     orphanRows++;
                     String ctid = rs.getString(1);
-                    Long tableId = (Long) rs.getObject(2, Long.class);
-                    Long version = (Long) rs.getObject(3, Long.class);
+                    Long tableId = rs.getObject(2, Long.class);
+                    Long version = rs.getObject(3, Long.class);
                     String name = rs.getString(4);
                     String relkind = rs.getString(5);
                     if (relkind != null) {

@@ -97,8 +97,8 @@ final class LockedRows {
     }
 
     private static boolean matches(Candidate c, ResultSet rs) throws SQLException {
-        Long id = (Long) rs.getObject(2, Long.class);
-        Long version = (Long) rs.getObject(3, Long.class);
+        Long id = rs.getObject(2, Long.class);
+        Long version = rs.getObject(3, Long.class);
         String name = rs.getString(4);
         return id != null && version != null && id == c.tableId() && version == c.schemaVersion()
                 && InlinedTableName.guardAllows(name, id, version);

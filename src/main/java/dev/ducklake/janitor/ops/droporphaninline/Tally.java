@@ -12,7 +12,7 @@ import java.util.List;
  */
 final class Tally {
 
-    /** Tables listed in the result's lists (the counts are always complete). */
+    /** Tables listed in the unregistered and anomaly lists (the counts are always complete; non-empty tables are all listed). */
     static final int MAX_LISTED = 1000;
 
     private final RunRecorder recorder;
@@ -34,6 +34,8 @@ final class Tally {
     long missingTables;
     long skippedNonempty;
     long skippedLocked;
+    final long[] skippedNonemptyByKind = new long[Candidate.Kind.values().length];
+    long unregisteredTablesTotal;
     long droppedUnregistered;
     long droppedInlinedDelete;
     long droppedNonempty;
@@ -67,6 +69,7 @@ final class Tally {
             recorder.rowWarning("anomaly: " + a.tableName() + ": " + a.reason());
         }
         u.dead().stream().limit(MAX_LISTED).map(Candidate::tableName).forEach(unregisteredTables::add);
+        unregisteredTablesTotal = u.dead().size();
     }
 
     void dryRun(DryRunProbe.Findings f) {
@@ -87,13 +90,32 @@ final class Tally {
         inlinedRowsDropped += o.rowsDropped;
         orphanNonempty += o.registeredNonempty;
         unregisteredNonempty += o.unregisteredNonempty;
-        for (DropOrphanInlineTablesResult.NonEmptyTable t : o.nonEmpty) {
-            if (nonEmptyTables.size() < MAX_LISTED) {
-                nonEmptyTables.add(t);
-            }
+        nonEmptyTables.addAll(o.nonEmpty);
+        for (int k = 0; k < skippedNonemptyByKind.length; k++) {
+            skippedNonemptyByKind[k] += o.skippedNonemptyByKind[k];
         }
         lockBusy.addAll(o.lockBusy);
         o.warnings.forEach(recorder::warn);
+        o.detailWarnings.forEach(recorder::warnDetail);
+    }
+
+    /**
+     * One warning for the non-empty orphans kept, instead of one per table (those are details, shown with
+     * --verbose and listed in the JSON).
+     *
+     * @param dryRun whether this is a dry run (the tables would be kept)
+     * @param includeNonempty whether --include-nonempty was given (then nothing non-empty is kept)
+     */
+    void summarizeNonEmpty(boolean dryRun, boolean includeNonempty) {
+        long kept = dryRun ? (includeNonempty ? 0 : nonEmptyTables.size()) : skippedNonempty;
+        if (kept == 0) {
+            return;
+        }
+        long rows = nonEmptyTables.stream().filter(t -> !t.dropped() && t.rows() != null).mapToLong(t -> t.rows()).sum();
+        recorder.warn((dryRun ? "would keep " : "kept ") + kept + " non-empty orphan table(s)"
+                + (dryRun ? " holding " + rows + " row(s)" : "") + ": no retained snapshot reads their rows; pass "
+                + "--include-nonempty to drop them (tables listed with --verbose and in --output json"
+                + (dryRun ? ")" : "; a dry run counts their rows)"));
     }
 
     /** @return the tables found locked by another session since the last call, and forgets them */
@@ -132,6 +154,13 @@ final class Tally {
                 droppedNonempty,
                 inlinedRowsDropped,
                 remainingUnregistered,
+                skippedNonemptyByKind[Candidate.Kind.REGISTERED.ordinal()],
+                skippedNonemptyByKind[Candidate.Kind.UNREGISTERED_DATA.ordinal()],
+                skippedNonemptyByKind[Candidate.Kind.INLINED_DELETE.ordinal()],
+                unregisteredTablesTotal > unregisteredTables.size(),
+                unregisteredTablesTotal,
+                anomalyCount > anomalyTables.size(),
+                anomalyCount,
                 List.copyOf(nonEmptyTables),
                 List.copyOf(unregisteredTables),
                 List.copyOf(anomalyTables));
