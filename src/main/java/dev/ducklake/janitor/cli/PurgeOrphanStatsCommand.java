@@ -63,7 +63,7 @@ public final class PurgeOrphanStatsCommand implements Callable<Integer>, Operati
     @Override
     public Integer call() throws JanitorException {
         return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json()).run(catalog, run);
+                output.json(), verbose.verbose).run(catalog, run);
     }
 
     @Override
@@ -105,10 +105,15 @@ public final class PurgeOrphanStatsCommand implements Callable<Integer>, Operati
         out.flush();
     }
 
+    /** Asks with the count of a dry run of every schema first. */
     @Override
-    public String confirmation(ConnectionSpec conn, String schemas) {
-        return String.format(Locale.ROOT, "Delete orphaned stats rows in database '%s' on host %s:%s (schema %s)? [y/N] ",
-                conn.database(), conn.host(), conn.port(), schemas);
+    public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) throws JanitorException {
+        long rows = 0;
+        for (String schema : schemas) {
+            rows += create(conn, options.withMetadataSchema(schema).withDryRun(true), ProgressListener.NONE).execute().orphanRowsTotal();
+        }
+        return String.format(Locale.ROOT, "Delete %d orphaned stats row(s) in database '%s' on host %s:%s (schema %s)? [y/N] ",
+                rows, conn.database(), conn.host(), conn.port(), String.join(", ", schemas));
     }
 
     @Override
