@@ -232,7 +232,7 @@ class SqlScanTest {
                 }
             }).collect(Collectors.joining("\n"));
         }
-        assertThat(sql).anyMatch(s -> s.contains("DELETE FROM")).anyMatch(s -> s.contains("pg_stat_sys_tables"));
+        assertThat(sql).anyMatch(s -> s.contains("DELETE FROM")).anyMatch(s -> s.contains("pg_stat_get_dead_tuples"));
         Set<String> seen = new HashSet<>();
         List<String> violations = new ArrayList<>();
         for (String s : sql) {
