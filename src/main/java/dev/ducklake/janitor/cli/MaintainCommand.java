@@ -32,8 +32,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
                 + "advisory lock itself and pushes its outcome to the Pushgateway with its own 'operation' label.",
             "One catalog's failure never stops the others. Within a schema, a failure that makes the catalog unusable "
                 + "(connection, not a catalog, unsupported version, unsafe state) leaves its later steps not run; any other "
-                + "failure lets the next step run. A step that is not possible on a catalog (or not in this build) is reported "
-                + "as skipped, unless the file marks it 'required: true'.",
+                + "failure lets the next step run. A step that is not possible on a catalog (a storage step without S3 credentials) "
+                + "is reported as skipped, unless the file marks it 'required: true'. A check step with findings exits 12.",
             "The configuration is checked completely before anything runs: unknown keys, steps or options and bad values "
                 + "are errors (exit 11) naming the file, the line and the key. Exit code: the worst step's, in the order "
                 + "1 > 9 > 3 > 13 > 8 > 6 > 5 > 4 > 14 > 15 > 16 > 11 > 2 > 10 > 7 > 12 > 0."})

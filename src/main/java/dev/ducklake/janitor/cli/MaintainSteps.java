@@ -12,6 +12,9 @@ import dev.ducklake.janitor.ops.MaintenanceOperation;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.ProgressListener;
 import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.check.CatalogCheck;
+import dev.ducklake.janitor.ops.check.CheckOptions;
+import dev.ducklake.janitor.ops.check.CheckResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.LockBudget;
 import dev.ducklake.janitor.storage.StorageLocation;
@@ -37,13 +40,10 @@ import java.util.function.Supplier;
  *
  * <p>The run options (batch size, max batches, statement/lock/reconnect timeouts) come from the step's options in
  * their normal form ({@link OptionKind#DURATION} accepts {@code 45s}, {@code 2m}); the schema, dry run, lock name and
- * run budget come from {@code maintain}. Operations not in this build are declared with their option schema (so a
- * configuration is fully validated today) and report "not available in this build" when run.
+ * run budget come from {@code maintain}. {@code check} is read-only and not an {@link OperationAdapter}: {@link CheckStep}
+ * runs {@link CatalogCheck} with the options {@link CheckCommand} parses, as that command does.
  */
 final class MaintainSteps {
-
-    /** The reason an operation that is not in this build is skipped with. */
-    static final String NOT_AVAILABLE = "not available in this build";
 
     /** Step options that {@code maintain} turns into {@link RunOptions} itself (not handed to the command's parser). */
     private static final Set<String> RUN_KEYS = Set.of("batch-size", "max-batches", "statement-timeout", "lock-timeout",
@@ -82,8 +82,7 @@ final class MaintainSteps {
         drop.put("include-unregistered", OptionKind.BOOLEAN);
         drop.put("include-nonempty", OptionKind.BOOLEAN);
         add(r, new CommandStep(DropOrphanInlineTablesCommand.OPERATION, drop, listener, fileLines, false));
-        // issue 13 (branch check): purge-orphan-stats and check
-        add(r, unavailable("purge-orphan-stats", timeouts));
+        add(r, new CommandStep(PurgeOrphanStatsCommand.OPERATION, timeouts, listener, fileLines, false));
         Map<String, OptionKind> cleanup = new LinkedHashMap<>(timeouts);
         cleanup.putAll(Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT,
                 "s3-path-style", OptionKind.BOOLEAN, "older-than", OptionKind.DURATION_OR_INSTANT, "min-age", OptionKind.DURATION));
@@ -93,38 +92,12 @@ final class MaintainSteps {
         orphans.put("allow-root-data-path", OptionKind.BOOLEAN);
         orphans.put("include-puffin", OptionKind.BOOLEAN);
         add(r, new CommandStep(DeleteOrphanFilesCommand.OPERATION, orphans, listener, fileLines, true));
-        add(r, unavailable("check", Map.of("statement-timeout", OptionKind.DURATION, "max-examples", OptionKind.POSITIVE_INT,
-                "bloat-min-dead-rows", OptionKind.POSITIVE_INT, "bloat-dead-ratio", OptionKind.RATIO)));
+        add(r, new CheckStep(fileLines));
         return r;
     }
 
     private static void add(Map<String, MaintenanceStep> r, MaintenanceStep s) {
         r.put(s.name(), s);
-    }
-
-    /** A declared step whose operation is not in this build: options validated, runs report skipped. */
-    static MaintenanceStep unavailable(String name, Map<String, OptionKind> options) {
-        return new MaintenanceStep() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public Map<String, OptionKind> options() {
-                return options;
-            }
-
-            @Override
-            public String unavailableReason() {
-                return NOT_AVAILABLE;
-            }
-
-            @Override
-            public StepResult run(StepContext ctx, StepConfig step) {
-                return StepResult.skipped(NOT_AVAILABLE, null);
-            }
-        };
     }
 
     /**
@@ -164,13 +137,13 @@ final class MaintainSteps {
      * @return the parsed command
      * @throws CommandLine.ParameterException when an option is not one the command accepts
      */
-    static OperationAdapter<?> parse(List<String> args, PrintWriter fileLines) {
+    static Object parse(List<String> args, PrintWriter fileLines) {
         CommandLine root = new CommandLine(new JanitorCommand(Map.of()));
         root.setOut(fileLines);
         root.setErr(fileLines);
         root.setCaseInsensitiveEnumValuesAllowed(true);
         CommandLine.ParseResult parsed = root.parseArgs(args.toArray(String[]::new));
-        return (OperationAdapter<?>) parsed.subcommand().commandSpec().userObject();
+        return parsed.subcommand().commandSpec().userObject();
     }
 
     /**
@@ -185,6 +158,10 @@ final class MaintainSteps {
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     static boolean printText(PrintWriter out, String step, ConnectionSpec conn, Object result, boolean signalled) {
+        if (result instanceof CheckResult r) {
+            CheckCommand.printResult(out, conn, r);
+            return true;
+        }
         CommandLine root = new CommandLine(new JanitorCommand(Map.of()));
         CommandLine sub = root.getSubcommands().get(step);
         if (sub == null || !(sub.getCommand() instanceof OperationAdapter a) || !(result instanceof MaintenanceResult)) {
@@ -194,6 +171,54 @@ final class MaintainSteps {
         root.parseArgs(step);
         ((OperationAdapter) a).printText(out, conn, (MaintenanceResult) result, signalled);
         return true;
+    }
+
+    /**
+     * {@code check}: read-only, no lock; the options parsed by {@link CheckCommand}'s own model, the rules run by
+     * {@link CatalogCheck} as the command runs them; exit code as the command's (0 clean, 12 findings, 9 a rule failed).
+     * It pushes the generic series only (the findings by kind are {@code ducklake_check_findings} of serve/metrics).
+     */
+    static final class CheckStep implements MaintenanceStep {
+
+        private final PrintWriter fileLines;
+
+        CheckStep(PrintWriter fileLines) {
+            this.fileLines = fileLines;
+        }
+
+        @Override
+        public String name() {
+            return CheckCommand.OPERATION;
+        }
+
+        @Override
+        public Map<String, OptionKind> options() {
+            return Map.of("statement-timeout", OptionKind.DURATION, "max-examples", OptionKind.POSITIVE_INT,
+                    "bloat-min-dead-rows", OptionKind.POSITIVE_INT, "bloat-dead-ratio", OptionKind.RATIO);
+        }
+
+        private CheckOptions options(StepConfig step) throws JanitorException {
+            CheckOptions o = ((CheckCommand) parse(args(name(), step), fileLines)).options();
+            Duration timeout = step.option("statement-timeout", null);
+            return timeout == null ? o : o.withStatementTimeout(timeout);
+        }
+
+        @Override
+        public void validate(StepConfig step, YamlTree tree, String path) throws JanitorException {
+            try {
+                options(step).validate();
+            } catch (CommandLine.ParameterException e) {
+                throw tree.error(path, e.getMessage().replaceAll("\\.$", ""));
+            } catch (JanitorException e) {
+                throw tree.error(path, e.getMessage().replaceAll("\\.$", ""));
+            }
+        }
+
+        @Override
+        public StepResult run(StepContext ctx, StepConfig step) throws JanitorException {
+            CheckResult r = new CatalogCheck(ctx.connection(), options(step).withMetadataSchema(ctx.schema())).execute();
+            return StepResult.ran(r, Map.of(), CheckCommand.exitCode(r));
+        }
     }
 
     /** A step run through its command's {@link OperationAdapter}. */
@@ -231,7 +256,7 @@ final class MaintainSteps {
                 throw tree.error(path + ".batch-size", "must be between 1 and " + LockBudget.MAX_BATCH + ", got " + batch);
             }
             try {
-                parse(args(name, step), fileLines).prepare();
+                ((OperationAdapter<?>) parse(args(name, step), fileLines)).prepare();
                 runOptions(step, "public", false, null, RunOptions.DEFAULT_LOCK_NAME).validate();
             } catch (CommandLine.ParameterException e) {
                 throw tree.error(path, e.getMessage().replaceAll("\\.$", ""));
@@ -256,7 +281,7 @@ final class MaintainSteps {
         @Override
         @SuppressWarnings({"unchecked", "rawtypes"})
         public StepResult run(StepContext ctx, StepConfig step) throws JanitorException {
-            OperationAdapter adapter = parse(args(name, step), fileLines);
+            OperationAdapter adapter = (OperationAdapter) parse(args(name, step), fileLines);
             AtomicReference<String> noStore = new AtomicReference<>();
             if (storage) {
                 // a store that cannot be used (no S3 credentials) makes the step skipped, checked before it changes anything

@@ -70,7 +70,8 @@ public final class CatalogHealthCollector {
     public static final List<String> BUILT_IN_NAMES = List.of(REGISTRY_ROWS, TABLES_PRESENT, REGISTRY_MISSING, UNREGISTERED,
             DELETE_TABLES, UNREACHABLE, PG_ATTRIBUTE, RELATIONS, SNAPSHOTS, SNAPSHOT_OLDEST, SNAPSHOT_NEWEST, SNAPSHOT_CURRENT,
             DATA_FILES, DATA_FILES_BYTES, DELETE_FILES, DELETE_FILES_BYTES, SCHEDULED, SCHEDULED_AGE, BAND_FILES, BAND_BYTES,
-            PARTITION_FILES, CATALOG_INFO + "_info", BEYOND_LAST_SNAPSHOT, UNREACHABLE_NONEMPTY);
+            PARTITION_FILES, CATALOG_INFO + "_info", BEYOND_LAST_SNAPSHOT, UNREACHABLE_NONEMPTY,
+            CheckFindingsGauge.NAME);
 
     /** Size bands of live data files: label value and upper bound in bytes (exclusive; last band unbounded). */
     private static final String[] BANDS = {"lt_1mib", "1_to_10mib", "10_to_64mib", "ge_64mib"};
@@ -158,6 +159,9 @@ public final class CatalogHealthCollector {
             step("delete_files", statementTimeout, this::deleteFiles);
             step("scheduled_deletions", statementTimeout, this::scheduled);
             step("partitions", statementTimeout, this::partitions);
+            if (!connectionLost && !CheckFindingsGauge.collect(conn, schema, catalog, statementTimeout, families, errors, durations)) {
+                connectionLost = true;
+            }
             for (CustomQuery q : customQueries) {
                 step(q.name(), q.timeout(), () -> custom(q));
             }

@@ -117,9 +117,14 @@ class DeployManifestsTest {
     void theConfigMapIsValidForMaintainAndServe(@TempDir Path tmp) throws Exception {
         Path file = configMapFile(tmp);
         Map<String, String> env = Map.of();
-        MaintainConfig m = MaintainConfig.load(file, env, MaintainStepsAccess.registry());
+        Map<String, dev.ducklake.janitor.maintain.MaintenanceStep> registry = MaintainStepsAccess.registry();
+        MaintainConfig m = MaintainConfig.load(file, env, registry);
         assertThat(m.steps()).extracting(s -> s.name()).containsExactly("expire-snapshots", "drop-orphan-inline-tables",
                 "purge-orphan-stats", "cleanup-old-files", "delete-orphan-files", "check");
+        // every step of the chain is one this build runs (none would be skipped as unavailable)
+        for (var s : m.steps()) {
+            assertThat(registry.get(s.name()).unavailableReason()).as(s.name()).isNull();
+        }
         MetricsConfig serve = MetricsConfig.load(file, env);
         assertThat(serve.catalogs()).hasSize(m.catalogs().size());
         // the config names the file the Secret is mounted at

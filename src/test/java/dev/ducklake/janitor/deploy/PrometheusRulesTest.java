@@ -35,13 +35,6 @@ class PrometheusRulesTest {
     static final Path RULES = DIR.resolve("ducklake-janitor-rules.yaml");
     static final Path TESTS = DIR.resolve("ducklake-janitor-rules.test.yaml");
 
-    /**
-     * Added by issue 13 (check: ducklake_check_findings), whose branch is not merged into this one yet. Issue 10's names
-     * (ducklake_catalog_rows_beyond_last_snapshot, ducklake_unreachable_inline_tables_nonempty) are merged: the real
-     * scrape below must produce them. Remove this list when check is merged.
-     */
-    static final Set<String> ADDED_BY_ISSUES_10_13 = Set.of("ducklake_check_findings");
-
     /** Prometheus' own series used by the rules. */
     static final Set<String> PROMETHEUS_BUILT_IN = Set.of("up");
 
@@ -111,13 +104,13 @@ class PrometheusRulesTest {
         }
         assertThat(used).contains("ducklake_maintenance_duration_seconds", "ducklake_files_scheduled_for_deletion_oldest_age_seconds");
         for (String name : used) {
-            assertThat(exported.contains(name) || ADDED_BY_ISSUES_10_13.contains(name) || PROMETHEUS_BUILT_IN.contains(name))
+            assertThat(exported.contains(name) || PROMETHEUS_BUILT_IN.contains(name))
                     .as("metric %s used in %s is not exported by serve/metrics nor pushed by a maintenance run", name, RULES)
                     .isTrue();
         }
         // the promtool unit tests feed the same names
         for (String name : metricNames(seriesOfTheUnitTests())) {
-            assertThat(exported.contains(name) || ADDED_BY_ISSUES_10_13.contains(name) || PROMETHEUS_BUILT_IN.contains(name))
+            assertThat(exported.contains(name) || PROMETHEUS_BUILT_IN.contains(name))
                     .as("series %s in %s", name, TESTS).isTrue();
         }
     }

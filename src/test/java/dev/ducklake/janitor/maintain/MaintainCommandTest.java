@@ -115,6 +115,10 @@ class MaintainCommandTest {
         assertThat(drop.get("status").asText()).isEqualTo("ok");
         assertThat(drop.get("result").get("dropped").asLong()).as("the one orphan expiry leaves").isEqualTo(1);
         assertThat(drop.get("result").get("batch_size_requested").asLong()).as("batch-size 7 from the config").isEqualTo(7);
+        JsonNode check = goodSteps.get(3);
+        assertThat(check.get("step").asText()).isEqualTo("check");
+        assertThat(check.get("result").get("findings").findValuesAsText("kind")).as(check.toString())
+                .doesNotContain("unreachable_inlined_tables");
         JsonNode cleanup = goodSteps.get(2);
         assertThat(cleanup.get("status").asText()).as("cleanup-old-files runs through its command: empty queue").isEqualTo("ok");
         assertThat(cleanup.get("result").get("queue_rows_considered").asLong()).isZero();
@@ -231,6 +235,49 @@ class MaintainCommandTest {
     }
 
     @Test
+    void purgeRunsThroughItsCommandAndCheckFindingsGiveExit12ForThatStep() throws Exception {
+        String leaked = leakedCatalog("maint_check", 3);
+        Path cfg = config(catalog("lake", TestPostgres.get().url(), leaked),
+                "  - purge-orphan-stats: {statement-timeout: 2m}\n  - check: {max-examples: 2}\n");
+        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        assertThat(run.exitCode()).as(run.all()).isEqualTo(12);
+        JsonNode steps = JSON.readTree(run.out()).get("catalogs").get(0).get("steps");
+        assertThat(steps.get(0).get("step").asText()).isEqualTo("purge-orphan-stats");
+        assertThat(steps.get(0).get("status").asText()).isEqualTo("ok");
+        assertThat(steps.get(0).get("result").has("batches")).isTrue();
+        JsonNode check = steps.get(1);
+        assertThat(check.get("status").asText()).isEqualTo("findings");
+        assertThat(check.get("exit_code").asInt()).isEqualTo(12);
+        JsonNode unreachable = null;
+        for (JsonNode f : check.get("result").get("findings")) {
+            if (f.get("kind").asText().equals("unreachable_inlined_tables")) {
+                unreachable = f;
+            }
+        }
+        assertThat(unreachable).as(check.toString()).isNotNull();
+        Cli.Run alone = Cli.run(Map.of(), "check", "--catalog", TestPostgres.get().url(), "--metadata-schema", leaked, "--output", "json");
+        assertThat(alone.exitCode()).isEqualTo(12);
+        long expected = -1;
+        for (JsonNode f : JSON.readTree(alone.out()).get("findings")) {
+            if (f.get("kind").asText().equals("unreachable_inlined_tables")) {
+                expected = f.get("count").asLong();
+            }
+        }
+        assertThat(unreachable.get("count").asLong()).as("the same count as the check command").isEqualTo(expected).isPositive();
+        assertThat(unreachable.get("examples")).as("max-examples 2 from the file").hasSize(2);
+        assertThat(pushes).filteredOn(p -> p.path().contains("/operation/purge-orphan-stats/")).last()
+                .satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_orphan_stats_rows_deleted_last_run"));
+        assertThat(pushes).filteredOn(p -> p.path().contains("/operation/check/")).last()
+                .satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_duration_seconds{status=\"success\"}"));
+
+        // the text output is check's own section
+        Cli.Run text = Cli.run(Map.of(), "maintain", "--config", cfg.toString());
+        assertThat(text.exitCode()).isEqualTo(12);
+        assertThat(text.out()).contains("-- check, schema " + leaked + ": findings").contains("unreachable_inlined_tables: ")
+                .contains("fix: ducklake-janitor drop-orphan-inline-tables");
+    }
+
+    @Test
     void anUnreachableCatalogGivesExit3AndTheOtherCatalogStillRuns() throws Exception {
         String good = leakedCatalog("maint_good2", 4);
         Path cfg = config(catalog("down", "postgresql://janitor@127.0.0.1:1/lake?connect_timeout=2", "public")
@@ -263,7 +310,12 @@ class MaintainCommandTest {
         String good = leakedCatalog("maint_dry", 3);
         Path cfg = config(catalog("good", TestPostgres.get().url(), good), CHAIN);
         Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--dry-run", "--output", "json");
-        assertThat(run.exitCode()).as(run.all()).isZero();
+        assertThat(run.exitCode()).as("check still finds what the dry run left: " + run.all()).isEqualTo(12);
+        JsonNode check = JSON.readTree(run.out()).get("catalogs").get(0).get("steps").get(3);
+        assertThat(check.get("step").asText()).isEqualTo("check");
+        assertThat(check.get("status").asText()).isEqualTo("findings");
+        assertThat(check.get("exit_code").asInt()).isEqualTo(12);
+        assertThat(check.get("result").get("findings").findValuesAsText("kind")).contains("unreachable_inlined_tables");
         assertThat(JSON.readTree(run.out()).get("catalogs").get(0).get("steps").get(1).get("result").get("would_drop").asLong()).isEqualTo(4);
         assertThat(Catalogs.run(good, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(4);
         assertThat(pushes).isEmpty();

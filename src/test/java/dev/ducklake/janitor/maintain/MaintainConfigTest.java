@@ -79,7 +79,10 @@ class MaintainConfigTest {
         "max-orphan-ratio: 0.2|max-orphan-ratio: 2|15|maintain[4].delete-orphan-files.max-orphan-ratio|above 0 and at most 1",
         "run-budget: 900|run-budget: 0|12|maintain[1].drop-orphan-inline-tables.run-budget|positive duration",
         "include-unregistered: true|include-unregistered: yes please|11|maintain[1].drop-orphan-inline-tables.include-unregistered|true or false",
-        "- check: {}|- check: {required: true}|16|maintain[5].check|required but is not available in this build",
+        // the command's own parser and checks: a value its flag refuses, a combination its command refuses
+        // (an older-than below min-age is refused when the run computes its cutoff, as on the command line)
+        "- check: {}|- check: {max-examples: 5000}|16|maintain[5].check|--max-examples",
+        "older-than: 7d, retain-last: 10|versions: [3, 5], older-than: 7d|9|maintain[0].expire-snapshots|--versions",
         "    run_budget: 40m|    run_budget: 40m\\n    name: again|6|catalogs[0].name|duplicate key",
         "include-unregistered: true|include-unregistered: true\\n      batch-size: 5000|12|maintain[1].drop-orphan-inline-tables.batch-size|between 1 and 2000",
     })

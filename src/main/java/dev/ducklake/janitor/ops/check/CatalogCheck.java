@@ -1,0 +1,195 @@
+package dev.ducklake.janitor.ops.check;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.catalog.CatalogInfo;
+import dev.ducklake.janitor.catalog.CatalogInspector;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.SqlState;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code check}: a read-only catalog doctor. Runs every {@link CheckRule} of {@link CheckRules#all()} on one metadata
+ * schema, each in its own read-only transaction with its own {@code statement_timeout} (no lock beyond what SELECT takes;
+ * safe on a live catalog), and reports each kind of damage with a count, a few examples and its fix. A rule that fails is
+ * reported as failed and the others still run. Joins against the unindexed catalog tables are forced to hash joins
+ * ({@code SET LOCAL enable_nestloop = off}), so the cost grows linearly with the catalog.
+ *
+ * <p>The metric {@code ducklake_check_findings{kind}} runs the same rules through {@link #evaluate}.
+ */
+public final class CatalogCheck {
+
+    private final ConnectionSpec spec;
+    private final CheckOptions options;
+
+    /**
+     * @param spec where the catalog database is
+     * @param options what to check and how
+     */
+    public CatalogCheck(ConnectionSpec spec, CheckOptions options) {
+        this.spec = spec;
+        this.options = options;
+    }
+
+    /**
+     * Runs the check.
+     *
+     * @return the findings
+     * @throws JanitorException USAGE for invalid options; CONNECTION when the catalog cannot be reached or the connection is
+     *     lost; NOT_A_CATALOG, UNSUPPORTED_VERSION, UNSAFE_CATALOG_STATE, PERMISSION_DENIED from the catalog checks;
+     *     DATABASE_ERROR when reading the layout fails. A failing rule is not an exception: see {@link CheckResult#errors()}.
+     */
+    public CheckResult execute() throws JanitorException {
+        options.validate();
+        long t0 = System.nanoTime();
+        String schema = options.metadataSchema();
+        try (Connection conn = spec.open()) {
+            CatalogInfo info;
+            try {
+                info = CatalogInspector.inspect(conn, schema, false);
+            } catch (SQLException e) {
+                throw databaseError("the catalog inspection", e);
+            }
+            InlineSurvey survey = InlineSurvey.on(conn, info, options.maxExamples());
+            List<Outcome> outcomes;
+            try {
+                outcomes = evaluate(conn, info, options, survey, CheckRules.all());
+            } catch (SQLException e) {
+                throw databaseError("the check", e);
+            }
+            List<Finding> findings = new ArrayList<>();
+            Map<String, Long> counts = new LinkedHashMap<>();
+            List<CheckResult.RuleError> errors = new ArrayList<>();
+            Map<String, Double> seconds = new LinkedHashMap<>();
+            for (Outcome o : outcomes) {
+                seconds.put(o.rule().kind(), o.seconds());
+                if (o.error() != null) {
+                    errors.add(new CheckResult.RuleError(o.rule().kind(), describe(o.error())));
+                    continue;
+                }
+                counts.put(o.rule().kind(), o.finding().count());
+                if (o.finding().count() > 0) {
+                    findings.add(o.finding());
+                }
+            }
+            String status = !findings.isEmpty() ? CheckResult.FINDINGS : errors.isEmpty() ? CheckResult.CLEAN : CheckResult.INCOMPLETE;
+            return new CheckResult(schema, info.version().text(), status, findings, counts, errors, (System.nanoTime() - t0) / 1e9,
+                    seconds);
+        } catch (SQLException e) {
+            throw databaseError("closing the connection", e);
+        }
+    }
+
+    /**
+     * The outcome of one rule: its finding, or the error that stopped it.
+     *
+     * @param rule the rule
+     * @param finding its finding (null when it failed)
+     * @param error why it failed (null when it ran)
+     * @param seconds how long it took, seconds
+     */
+    public record Outcome(CheckRule rule, Finding finding, SQLException error, double seconds) {
+    }
+
+    /**
+     * Runs rules on an inspected catalog, each in its own read-only transaction with {@code statement_timeout},
+     * {@code search_path = pg_catalog, <schema>} and {@code enable_nestloop = off} set locally. The connection's
+     * autocommit and read-only flags are restored afterwards. Shared by {@code check} and the metrics collector.
+     *
+     * @param conn an open connection
+     * @param info the inspected catalog
+     * @param options the check's options (statement timeout, examples, thresholds)
+     * @param survey drop-orphan-inline-tables' survey on {@code conn} ({@link InlineSurvey#on}), computed first when a rule needs it
+     * @param rules the rules to run
+     * @return one outcome per rule, in order
+     * @throws SQLException only when the connection is lost (a rule's own failure is its outcome)
+     */
+    public static List<Outcome> evaluate(Connection conn, CatalogInfo info, CheckOptions options, InlineSurvey survey,
+                                         List<CheckRule> rules) throws SQLException {
+        boolean auto = conn.getAutoCommit();
+        boolean readOnly = conn.isReadOnly();
+        List<Outcome> out = new ArrayList<>();
+        if (rules.stream().anyMatch(r -> CheckRules.SURVEY_KINDS.contains(r.kind()))) {
+            // the survey runs its own read-only transactions: before ours; a failure is reported by the rules that need it
+            survey.prefetch();
+        }
+        try {
+            conn.setAutoCommit(false);
+            conn.setReadOnly(true);
+            CatalogLayout layout;
+            try {
+                local(conn, info.schema(), options.statementTimeout());
+                layout = CatalogLayout.read(conn, info.schema());
+                conn.commit();
+            } catch (SQLException e) {
+                conn.rollback();
+                throw e;
+            }
+            CheckContext ctx = new CheckContext(conn, info, layout, options, survey);
+            for (CheckRule rule : rules) {
+                long t0 = System.nanoTime();
+                try {
+                    local(conn, info.schema(), options.statementTimeout());
+                    Finding f = rule.evaluate(ctx);
+                    conn.commit();
+                    out.add(new Outcome(rule, f, null, (System.nanoTime() - t0) / 1e9));
+                } catch (SQLException e) {
+                    try {
+                        conn.rollback();
+                    } catch (SQLException ignored) {
+                        // the session is gone; classified below
+                    }
+                    if (SqlState.classify(e) == SqlState.Kind.CONNECTION_LOST) {
+                        throw e;
+                    }
+                    out.add(new Outcome(rule, null, e, (System.nanoTime() - t0) / 1e9));
+                }
+            }
+            return out;
+        } finally {
+            try {
+                conn.setAutoCommit(auto);
+                conn.setReadOnly(readOnly);
+            } catch (SQLException ignored) {
+                // the session is gone; the caller finds out
+            }
+        }
+    }
+
+    private static void local(Connection conn, String schema, Duration timeout) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement("SELECT set_config('statement_timeout', ?, true),"
+                + " set_config('search_path', ?, true), set_config('enable_nestloop', 'off', true)")) {
+            ps.setString(1, Long.toString(timeout.toMillis()));
+            // pg_catalog first: objects in the metadata schema must never shadow built-in functions or operators
+            ps.setString(2, "pg_catalog, " + Sql.ident(schema));
+            ps.execute();
+        }
+    }
+
+    private String describe(SQLException e) {
+        String state = SqlState.codeOf(e);
+        return (state == null ? "" : "SQLSTATE " + state + ": ") + spec.redact(String.valueOf(e.getMessage()));
+    }
+
+    private JanitorException databaseError(String what, SQLException e) {
+        SqlState.Kind kind = SqlState.classify(e);
+        if (kind == SqlState.Kind.CONNECTION_LOST) {
+            return new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe() + " during " + what
+                    + " (SQLSTATE " + SqlState.codeOf(e) + "); nothing was changed, rerun the check.", e);
+        }
+        if (kind == SqlState.Kind.PERMISSION_DENIED) {
+            return new JanitorException(Reason.PERMISSION_DENIED, "Permission denied during " + what + ": " + spec.redact(e.getMessage()), e);
+        }
+        return new JanitorException(Reason.DATABASE_ERROR, "Database error during " + what + " (SQLSTATE "
+                + SqlState.codeOf(e) + "): " + spec.redact(e.getMessage()), e);
+    }
+}

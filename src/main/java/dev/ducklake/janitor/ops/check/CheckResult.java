@@ -1,0 +1,42 @@
+package dev.ducklake.janitor.ops.check;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@code check} found in one metadata schema.
+ *
+ * @param schema the metadata schema
+ * @param formatVersion the catalog format version
+ * @param status {@value #CLEAN} (no finding, every rule ran), {@value #FINDINGS} (at least one finding) or
+ *     {@value #INCOMPLETE} (no finding, but a rule failed: the catalog is not known to be clean)
+ * @param findings the kinds with a count above 0, in report order
+ * @param counts every kind checked and its count (0 included), in report order
+ * @param errors kinds whose rule failed, with the error (SQLSTATE and message); empty when all ran
+ * @param elapsedSeconds wall time of the check, seconds
+ * @param ruleSeconds wall time of each rule, seconds, in report order
+ */
+public record CheckResult(String schema, String formatVersion, String status, List<Finding> findings, Map<String, Long> counts,
+                          List<RuleError> errors, double elapsedSeconds, Map<String, Double> ruleSeconds) {
+
+    /** Status: nothing found, every rule ran. */
+    public static final String CLEAN = "clean";
+    /** Status: at least one finding. */
+    public static final String FINDINGS = "findings";
+    /** Status: no finding, but at least one rule failed. */
+    public static final String INCOMPLETE = "incomplete";
+
+    /**
+     * A rule that could not run.
+     *
+     * @param kind the finding kind
+     * @param message what failed (SQLSTATE and message)
+     */
+    public record RuleError(String kind, String message) {
+    }
+
+    /** The finding of a kind, if it was found. */
+    public java.util.Optional<Finding> finding(String kind) {
+        return findings.stream().filter(f -> f.kind().equals(kind)).findFirst();
+    }
+}

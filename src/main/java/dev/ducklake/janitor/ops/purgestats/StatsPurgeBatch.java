@@ -1,0 +1,167 @@
+package dev.ducklake.janitor.ops.purgestats;
+
+import dev.ducklake.janitor.ops.BatchOutcome;
+import dev.ducklake.janitor.ops.BatchWork;
+import dev.ducklake.janitor.ops.check.OrphanedStatsRowsRule;
+import dev.ducklake.janitor.pg.Sql;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The work of purge-orphan-stats, for one group of stats tables keyed by the same id: the table-level stats by table_id
+ * ({@code ducklake_table_stats} then {@code ducklake_table_column_stats}) or one per-file stats table by data_file_id.
+ *
+ * <p>{@link #nextIds} lists the next orphaned ids in key order (a read-only query; the run keeps at most
+ * {@link PurgeOrphanStats#ID_CHUNK} ids in memory). {@link #attempt} is one batch inside the transaction the shared
+ * {@link dev.ducklake.janitor.ops.BatchLoop} opened: it deletes the rows of the slice's ids from each table of the group,
+ * in order, re-checking the predicate of {@link OrphanedStatsRowsRule} in the DELETE itself, so a row that stopped being
+ * orphaned (a table_id that gained a {@code ducklake_table} row) is never deleted. Table stats first, then their column
+ * stats, in one transaction: DuckLake's commit path joins the two, and a reader must never see table stats without their
+ * column stats (PostHog/millpond#102 found the opposite order crashing contended commits).
+ *
+ * <p>Each DELETE scans its stats table once with a hash semi-join on the slice's ids (no index on these tables;
+ * {@code enable_nestloop} is off for the transaction).
+ */
+final class StatsPurgeBatch implements BatchWork<Long, StatsPurgeBatch.Done> {
+
+    /** What one attempt deleted. */
+    record Done(int consumed, Map<String, Long> deleted, long rows, double seconds) implements BatchOutcome {
+        @Override
+        public int handled() {
+            return consumed;
+        }
+
+        @Override
+        public boolean truncated() {
+            return false;
+        }
+
+        @Override
+        public int acted() {
+            return (int) Math.min(Integer.MAX_VALUE, rows);
+        }
+
+        @Override
+        public int skipped() {
+            return 0;
+        }
+
+        @Override
+        public int missing() {
+            return 0;
+        }
+    }
+
+    private interface Predicate {
+        String sql(String schema, String alias);
+    }
+
+    private final String schema;
+    private final List<String> tables;
+    private final String idColumn;
+    private final Predicate orphan;
+    final Map<String, Long> deleted = new LinkedHashMap<>();
+    final List<Double> batchSeconds = new ArrayList<>();
+    long ids;
+
+    private StatsPurgeBatch(String schema, List<String> tables, String idColumn, Predicate orphan) {
+        this.schema = schema;
+        this.tables = List.copyOf(tables);
+        this.idColumn = idColumn;
+        this.orphan = orphan;
+        tables.forEach(t -> deleted.put(t, 0L));
+    }
+
+    /** The table-level group: table stats then column stats, by table_id. */
+    static StatsPurgeBatch tableLevel(String schema, List<String> tables) {
+        return new StatsPurgeBatch(schema, tables, "table_id", OrphanedStatsRowsRule::tableLevelOrphan);
+    }
+
+    /** One per-file stats table, by data_file_id. */
+    static StatsPurgeBatch fileLevel(String schema, String table) {
+        return new StatsPurgeBatch(schema, List.of(table), "data_file_id", OrphanedStatsRowsRule::fileLevelOrphan);
+    }
+
+    /**
+     * The next orphaned ids after {@code after}, in key order (read-only; one scan of each table of the group).
+     *
+     * @param c a connection inside a read-only transaction
+     * @param after the last id already taken ({@link Long#MIN_VALUE} at first)
+     * @param limit how many ids at most
+     * @return the ids
+     * @throws SQLException on database errors
+     */
+    List<Long> nextIds(Connection c, long after, int limit) throws SQLException {
+        String id = Sql.ident(idColumn);
+        StringBuilder pick = new StringBuilder("SELECT id FROM (");
+        for (int i = 0; i < tables.size(); i++) {
+            pick.append(i == 0 ? "" : " UNION ").append("SELECT s.").append(id).append(" AS id FROM ")
+                .append(Sql.qualified(schema, tables.get(i))).append(" s WHERE s.").append(id).append(" > ? AND ")
+                .append(orphan.sql(schema, "s"));
+        }
+        pick.append(") u ORDER BY id LIMIT ?");
+        nestloopOff(c);
+        List<Long> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(pick.toString())) {
+            for (int i = 0; i < tables.size(); i++) {
+                ps.setLong(i + 1, after);
+            }
+            ps.setInt(tables.size() + 1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public Done attempt(Connection c, List<Long> slice) throws SQLException {
+        long t0 = System.nanoTime();
+        nestloopOff(c);
+        java.sql.Array batch = c.createArrayOf("bigint", slice.toArray());
+        Map<String, Long> n = new LinkedHashMap<>();
+        long rows = 0;
+        for (String table : tables) {
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + Sql.qualified(schema, table) + " s WHERE s."
+                    + Sql.ident(idColumn) + " IN (SELECT unnest(?::bigint[])) AND " + orphan.sql(schema, "s"))) {
+                ps.setArray(1, batch);
+                long d = ps.executeUpdate();
+                n.put(table, d);
+                rows += d;
+            }
+        }
+        return new Done(slice.size(), n, rows, (System.nanoTime() - t0) / 1e9);
+    }
+
+    @Override
+    public void committed(Done d) {
+        d.deleted().forEach((t, v) -> deleted.merge(t, v, Long::sum));
+        ids += d.consumed();
+        batchSeconds.add(d.seconds());
+    }
+
+    @Override
+    public String privilegeNeeded() {
+        return "to delete rows of " + String.join(" and ", tables);
+    }
+
+    @Override
+    public String units() {
+        return idColumn + "s";
+    }
+
+    private static void nestloopOff(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('enable_nestloop', 'off', true)")) {
+            ps.execute();
+        }
+    }
+}
