@@ -96,6 +96,24 @@ class MaintainConfigTest {
     }
 
     @Test
+    void theReadmeExampleIsValidForMaintainAndServe() throws Exception {
+        String readme = java.nio.file.Files.readString(Path.of("README.md"));
+        int section = readme.indexOf("### `maintain`: the chain from one configuration file");
+        assertThat(section).isPositive();
+        int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
+        String yaml = readme.substring(start, readme.indexOf("```", start));
+        Path pw = java.nio.file.Files.writeString(tmp.resolve("password"), "x\n");
+        Path file = java.nio.file.Files.writeString(tmp.resolve("readme.yaml"),
+                yaml.replace("/var/run/secrets/ducklake-janitor/password", pw.toString()));
+        Map<String, String> env = Map.of("STAGING_CATALOG", "postgresql://janitor@staging-db/lake", "STAGING_PG_PASSWORD", "y");
+        MaintainConfig c = MaintainConfig.load(file, env, registry());
+        assertThat(c.steps()).extracting(StepConfig::name).containsExactly("expire-snapshots", "drop-orphan-inline-tables",
+                "purge-orphan-stats", "cleanup-old-files", "delete-orphan-files", "check");
+        assertThat(c.catalogs()).hasSize(2);
+        assertThat(dev.ducklake.janitor.metrics.MetricsConfig.load(file, env).catalogs()).hasSize(2);
+    }
+
+    @Test
     void anUnsetPasswordVariableAndABadYamlAreConfigErrors() {
         assertThatThrownBy(() -> parse(GOOD.replace("metadata_schema: public", "password_env: NOPE_PW")))
                 .hasMessageContaining("line 4, key catalogs[0].password_env").hasMessageContaining("NOPE_PW");
