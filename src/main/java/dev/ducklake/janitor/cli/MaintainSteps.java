@@ -278,6 +278,36 @@ final class MaintainSteps {
                     .withReconnectTimeout(s.option("reconnect-timeout", d.reconnectTimeout()));
         }
 
+        /**
+         * A storage step on an {@code s3://} data path (the step's {@code data-path}, else the catalog's
+         * {@code data_path}) without credentials in the AWS SDK's default chain is not possible. Anything else that
+         * goes wrong here (catalog unreadable, path unusable) is left to the run, which reports it as its command does.
+         */
+        @Override
+        public String notPossibleBecause(StepContext ctx, StepConfig step) {
+            if (!storage) {
+                return null;
+            }
+            String path = step.rawText("data-path");
+            if (path == null) {
+                try (java.sql.Connection c = ctx.connection().open()) {
+                    path = dev.ducklake.janitor.ops.files.CatalogFiles.option(c, ctx.schema(), "data_path");
+                } catch (java.sql.SQLException | JanitorException | RuntimeException e) {
+                    return null;
+                }
+            }
+            if (path == null || path.isBlank()) {
+                return null;
+            }
+            AtomicReference<String> why = new AtomicReference<>();
+            try {
+                requireCredentials(new dev.ducklake.janitor.storage.PathResolver(path).dataLocation(), why);
+            } catch (JanitorException | RuntimeException e) {
+                // why is set when credentials are missing; other problems are the run's to report
+            }
+            return why.get();
+        }
+
         @Override
         @SuppressWarnings({"unchecked", "rawtypes"})
         public StepResult run(StepContext ctx, StepConfig step) throws JanitorException {

@@ -207,6 +207,11 @@ public final class MaintainRun {
                 r.run();
             }
         });
+        String notPossible = step.notPossibleBecause(ctx, s);
+        if (notPossible != null && !s.required()) {
+            // nothing pushed: a step that never starts is not a run that never succeeded
+            return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null, notPossible, null, 0);
+        }
         reporter.started();
         try {
             StepResult r = step.run(ctx, s);
@@ -219,14 +224,14 @@ public final class MaintainRun {
                 }
                 return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null, r.skippedReason(), null, secs);
             }
+            // a completed run pushes its gauges as its command does (MaintenanceRunner), whatever its exit code
+            reporter.succeeded(r.gauges());
             if (r.exitCode() != 0 && r.exitCode() != Reason.FINDINGS.exitCode()) {
-                // completed, but its command would fail (e.g. 13: files the store could not delete): a failure with a result
-                reporter.failed();
+                // completed, but its command exits with a failure (e.g. 13: files the store could not delete): an error with a result
                 Reason why = reasonOf(r.exitCode());
                 return new StepOutcome(c.name(), schema, s.name(), Status.error, why, "completed with exit code " + r.exitCode()
                         + " (" + why.name().toLowerCase(java.util.Locale.ROOT) + "); see the result", r.result(), secs);
             }
-            reporter.succeeded(r.gauges());
             return new StepOutcome(c.name(), schema, s.name(), r.exitCode() != 0 ? Status.findings : Status.ok, null, null, r.result(), secs);
         } catch (JanitorException e) {
             reporter.failed();

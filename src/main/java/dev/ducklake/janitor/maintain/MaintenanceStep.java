@@ -43,6 +43,18 @@ public interface MaintenanceStep {
     }
 
     /**
+     * Why the step is not possible on this catalog, found before it starts (so that nothing is pushed for a step that
+     * is skipped), or null to run it. The step may still return {@link StepResult#skipped} from {@link #run}.
+     *
+     * @param ctx the catalog and schema
+     * @param step the step's configuration
+     * @return the skip reason, or null
+     */
+    default String notPossibleBecause(StepContext ctx, StepConfig step) {
+        return null;
+    }
+
+    /**
      * Runs the step on one metadata schema of one catalog.
      *
      * @param ctx the catalog, schema, effective run budget, dry-run flag and stop registration

@@ -179,7 +179,21 @@ class MaintainCommandTest {
             assertThat(cat.queueRows()).isEqualTo(1);
             assertThat(s.get(1).get("status").asText()).isEqualTo("skipped");
             assertThat(s.get(1).get("message").asText()).contains("no AWS credentials").contains("s3://no-such-bucket/");
-            assertThat(pushes).noneMatch(p -> p.path().contains("delete-orphan-files") && p.body().contains("last_run"));
+            assertThat(pushes).as("a skipped step pushes nothing (no never-succeeded alert)")
+                    .noneMatch(p -> p.path().contains("delete-orphan-files"));
+
+            // the catalog's own data_path on S3 (no data-path option): skipped the same way, before it starts
+            dev.ducklake.janitor.testsupport.FileCatalog s3cat = dev.ducklake.janitor.testsupport.FileCatalog.create("maint_s3",
+                    "s3://no-such-bucket/tenant/");
+            s3cat.queue("main/t/x.parquet", true, old);
+            Path s3cfg = config(catalog("s3lake", TestPostgres.get().url(), s3cat.schema),
+                    "  - cleanup-old-files: {older-than: 2d, s3-endpoint: \"http://127.0.0.1:1\"}\n");
+            Cli.Run s3run = Cli.run(Map.of(), "maintain", "--config", s3cfg.toString(), "--output", "json");
+            assertThat(s3run.exitCode()).as(s3run.all()).isZero();
+            JsonNode s3step = JSON.readTree(s3run.out()).get("catalogs").get(0).get("steps").get(0);
+            assertThat(s3step.get("status").asText()).isEqualTo("skipped");
+            assertThat(s3step.get("message").asText()).contains("no AWS credentials").contains("s3://no-such-bucket/");
+            assertThat(s3cat.queueRows()).as("nothing changed").isEqualTo(1);
 
             // the same step marked required: a failure with the storage exit code
             Path required = config(catalog("files", TestPostgres.get().url(), cat.schema), steps.replace("s3-region: us-east-1",
