@@ -9,17 +9,14 @@ import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesAction;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 /** {@code ducklake-janitor cleanup-old-files}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
 @Command(name = "cleanup-old-files", mixinStandardHelpOptions = true,
@@ -33,33 +30,16 @@ import java.util.concurrent.Callable;
                 + "terminal asks for confirmation unless --yes is given; non-interactive runs (cron) do not ask.",
             "Exit codes: 0 done; 12 done, rows kept for a live file (findings); 13 some files could not be deleted, or "
                 + "the store failed; 2 bad flags. With several schemas, the worst schema's."})
-public final class CleanupOldFilesCommand implements Callable<Integer>, OperationAdapter<CleanupOldFilesResult> {
+public final class CleanupOldFilesCommand extends MaintenanceCommand<CleanupOldFilesResult> {
 
     static final String OPERATION = "cleanup-old-files";
 
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
-    RunOptionsMixin run;
+    public CleanupOldFilesCommand() {
+        super(OPERATION);
+    }
 
     @Mixin
     StorageOptions storage;
-
-    @Mixin
-    PushOptions push;
 
     private CleanupOldFilesOptions base;
 
@@ -67,14 +47,9 @@ public final class CleanupOldFilesCommand implements Callable<Integer>, Operatio
     public Integer call() throws JanitorException {
         base = CleanupOldFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge());
-        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json(), verbose.verbose).run(catalog, run);
+        return runOperation();
     }
 
-    @Override
-    public String operation() {
-        return OPERATION;
-    }
 
     @Override
     public MaintenanceOperation<CleanupOldFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {

@@ -9,11 +9,9 @@ import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesAction;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
@@ -21,7 +19,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 
 /** {@code ducklake-janitor delete-orphan-files}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
 @Command(name = "delete-orphan-files", mixinStandardHelpOptions = true,
@@ -37,33 +34,16 @@ import java.util.concurrent.Callable;
                 + "without a prefix) unless --allow-root-data-path; exit 15 when none of the listed files is known to the "
                 + "catalog (wrong location or --data-path); exit 16 when candidates exceed --max-orphan-ratio of the listed "
                 + "files. Exit 12 when catalog rows with an unresolvable location stopped the deletion; 13 on storage failures."})
-public final class DeleteOrphanFilesCommand implements Callable<Integer>, OperationAdapter<DeleteOrphanFilesResult> {
+public final class DeleteOrphanFilesCommand extends MaintenanceCommand<DeleteOrphanFilesResult> {
 
     static final String OPERATION = "delete-orphan-files";
 
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
-    RunOptionsMixin run;
+    public DeleteOrphanFilesCommand() {
+        super(OPERATION);
+    }
 
     @Mixin
     StorageOptions storage;
-
-    @Mixin
-    PushOptions push;
 
     @Option(names = "--max-orphan-ratio", paramLabel = "FRACTION", defaultValue = "0.5",
             description = "Abort (exit 16) when candidates exceed this fraction of the files listed under the data path, "
@@ -87,14 +67,9 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer>, Operat
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge()).withMaxOrphanRatio(maxOrphanRatio)
                 .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin);
         base.validate();
-        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json(), verbose.verbose).run(catalog, run);
+        return runOperation();
     }
 
-    @Override
-    public String operation() {
-        return OPERATION;
-    }
 
     @Override
     public MaintenanceOperation<DeleteOrphanFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {

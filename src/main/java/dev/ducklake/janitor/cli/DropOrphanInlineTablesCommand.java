@@ -9,18 +9,14 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 
 /** {@code ducklake-janitor drop-orphan-inline-tables}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
 @Command(name = "drop-orphan-inline-tables", mixinStandardHelpOptions = true,
@@ -37,30 +33,13 @@ import java.util.concurrent.Callable;
             "Several catalogs: --metadata-schema may be given several times, or --all-metadata-schemas finds every schema with "
                 + "a DuckLake catalog; each runs in turn with its own connection and lock. The exit code is then the worst "
                 + "schema's: 1 > 9 > 3 > 13 > 8 > 6 > 5 > 4 > 14 > 15 > 16 > 11 > 2 > 10 > 7 > 12 > 0."})
-public final class DropOrphanInlineTablesCommand implements Callable<Integer>, OperationAdapter<DropOrphanInlineTablesResult> {
+public final class DropOrphanInlineTablesCommand extends MaintenanceCommand<DropOrphanInlineTablesResult> {
 
     static final String OPERATION = "drop-orphan-inline-tables";
 
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    RunOptionsMixin run;
-
-    @Mixin
-    PushOptions push;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
+    public DropOrphanInlineTablesCommand() {
+        super(OPERATION);
+    }
 
     @Option(names = "--include-unregistered",
             description = "Also drop tables that have no registry row: unregistered leftovers ducklake_inlined_data_<id>_<v> "
@@ -77,14 +56,9 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer>, O
 
     @Override
     public Integer call() throws JanitorException {
-        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json(), verbose.verbose).run(catalog, run);
+        return runOperation();
     }
 
-    @Override
-    public String operation() {
-        return OPERATION;
-    }
 
     @Override
     public MaintenanceOperation<DropOrphanInlineTablesResult> create(ConnectionSpec conn, RunOptions options,

@@ -11,11 +11,8 @@ import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsOptions;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsResult;
 import dev.ducklake.janitor.ops.expiresnapshots.OlderThan;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -24,7 +21,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 
 /** {@code ducklake-janitor expire-snapshots}: parses flags, runs {@link ExpireSnapshots} through {@link MaintenanceRunner}, prints. */
 @Command(name = "expire-snapshots", mixinStandardHelpOptions = true,
@@ -38,30 +34,13 @@ import java.util.concurrent.Callable;
                 + "catalog and the next run continues. Never expires the newest snapshot nor one younger than --min-age.",
             "Do not run DuckLake's own expiry or CHECKPOINT at the same time: they do not take the janitor's advisory lock.",
             "A dry run (--dry-run) changes nothing and takes no lock; it reports per batch what would go."})
-public final class ExpireSnapshotsCommand implements Callable<Integer>, OperationAdapter<ExpireSnapshotsResult> {
+public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnapshotsResult> {
 
     static final String OPERATION = "expire-snapshots";
 
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
-    RunOptionsMixin run;
-
-    @Mixin
-    PushOptions push;
+    public ExpireSnapshotsCommand() {
+        super(OPERATION);
+    }
 
     @Option(names = "--older-than", paramLabel = "T",
             description = "Expire snapshots whose snapshot_time is strictly before T. T is an ISO-8601 instant with offset or Z "
@@ -88,8 +67,7 @@ public final class ExpireSnapshotsCommand implements Callable<Integer>, Operatio
     @Override
     public Integer call() throws JanitorException {
         criteria();
-        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json(), verbose.verbose).run(catalog, run);
+        return runOperation();
     }
 
     /** Checks the criteria flags before anything connects. */
@@ -106,10 +84,6 @@ public final class ExpireSnapshotsCommand implements Callable<Integer>, Operatio
     private record Criteria(OlderThan olderThan, Integer retainLast, List<Long> versions, Duration minAge) {
     }
 
-    @Override
-    public String operation() {
-        return OPERATION;
-    }
 
     @Override
     public MaintenanceOperation<ExpireSnapshotsResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {

@@ -10,10 +10,7 @@ import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
@@ -21,7 +18,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 
 /** {@code ducklake-janitor purge-orphan-stats}: parses flags, runs {@link PurgeOrphanStats} through {@link MaintenanceRunner}. */
 @Command(name = "purge-orphan-stats", mixinStandardHelpOptions = true,
@@ -35,41 +31,19 @@ import java.util.concurrent.Callable;
                 + "lock (--lock-name) and asks for confirmation on a terminal unless --yes; a dry run (--dry-run) only counts.",
             "Several catalogs: --metadata-schema may be given several times, or --all-metadata-schemas; the exit code is then "
                 + "the worst schema's."})
-public final class PurgeOrphanStatsCommand implements Callable<Integer>, OperationAdapter<PurgeOrphanStatsResult> {
+public final class PurgeOrphanStatsCommand extends MaintenanceCommand<PurgeOrphanStatsResult> {
 
     static final String OPERATION = "purge-orphan-stats";
 
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
-    RunOptionsMixin run;
-
-    @Mixin
-    PushOptions push;
+    public PurgeOrphanStatsCommand() {
+        super(OPERATION);
+    }
 
     @Override
     public Integer call() throws JanitorException {
-        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json(), verbose.verbose).run(catalog, run);
+        return runOperation();
     }
 
-    @Override
-    public String operation() {
-        return OPERATION;
-    }
 
     @Override
     public MaintenanceOperation<PurgeOrphanStatsResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
