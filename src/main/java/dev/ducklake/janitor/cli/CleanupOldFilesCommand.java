@@ -10,10 +10,8 @@ import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 
 import java.io.PrintWriter;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,16 +28,13 @@ import java.util.Map;
                 + "terminal asks for confirmation unless --yes is given; non-interactive runs (cron) do not ask.",
             "Exit codes: 0 done; 12 done, rows kept for a live file (findings); 13 some files could not be deleted, or "
                 + "the store failed; 2 bad flags. With several schemas, the worst schema's."})
-public final class CleanupOldFilesCommand extends MaintenanceCommand<CleanupOldFilesResult> {
+public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFilesResult> {
 
     static final String OPERATION = "cleanup-old-files";
 
     public CleanupOldFilesCommand() {
         super(OPERATION);
     }
-
-    @Mixin
-    StorageOptions storage;
 
     private CleanupOldFilesOptions base;
 
@@ -50,25 +45,23 @@ public final class CleanupOldFilesCommand extends MaintenanceCommand<CleanupOldF
         return runOperation();
     }
 
-
     @Override
     public MaintenanceOperation<CleanupOldFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
-        return new CleanupOldFilesAction(conn, base.withRun(options), storage::open,
-                StorageOptions.printer(spec.commandLine().getOut(), output.json()), listener);
+        return new CleanupOldFilesAction(conn, base.withRun(options), storage::open, filePrinter(), listener);
     }
 
     @Override
     public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(CleanupOldFilesResult r) {
-        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
-        g.put("ducklake_maintenance_files_deleted_last_run",
-                new MaintenanceRunReporter.PerRun(r.filesDeleted(), "Files deleted from storage by the last successful cleanup-old-files run."));
-        g.put("ducklake_maintenance_queue_rows_deleted_last_run",
-                new MaintenanceRunReporter.PerRun(r.queueRowsDeleted(), "ducklake_files_scheduled_for_deletion rows removed by the last successful run."));
-        g.put("ducklake_maintenance_files_kept_live_last_run",
-                new MaintenanceRunReporter.PerRun(r.keptLive(), "Queue rows kept because a live data or delete file resolves to the same path."));
-        g.put("ducklake_maintenance_files_failed_last_run",
-                new MaintenanceRunReporter.PerRun(r.failed(), "Queued files the store could not delete in the last run (rows kept)."));
-        return g;
+        return new PerRunGauges()
+                .add("ducklake_maintenance_files_deleted_last_run", r.filesDeleted(),
+                        "Files deleted from storage by the last successful cleanup-old-files run.")
+                .add("ducklake_maintenance_queue_rows_deleted_last_run", r.queueRowsDeleted(),
+                        "ducklake_files_scheduled_for_deletion rows removed by the last successful run.")
+                .add("ducklake_maintenance_files_kept_live_last_run", r.keptLive(),
+                        "Queue rows kept because a live data or delete file resolves to the same path.")
+                .add("ducklake_maintenance_files_failed_last_run", r.failed(),
+                        "Queued files the store could not delete in the last run (rows kept).")
+                .map();
     }
 
     @Override

@@ -13,7 +13,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -70,28 +69,27 @@ public final class DropOrphanInlineTablesCommand extends MaintenanceCommand<Drop
     /** The per-run gauges pushed after a successful execute run (names documented in the README). */
     @Override
     public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(DropOrphanInlineTablesResult r) {
-        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
-        g.put("ducklake_maintenance_inline_orphans_dropped_last_run",
-                new MaintenanceRunReporter.PerRun(r.dropped(), "Orphaned inlined-data tables dropped by the last successful run."));
-        g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run",
-                new MaintenanceRunReporter.PerRun(r.skippedNonempty(), "Non-empty orphaned inlined tables of every kind (registered and "
-                        + "unregistered inlined-data tables, inlined deletion tables) kept by the last successful run."));
-        g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_unregistered_last_run",
-                new MaintenanceRunReporter.PerRun(r.skippedNonemptyUnregistered(), "Of the non-empty orphans kept by the last "
-                        + "successful run: unregistered leftover inlined-data tables."));
-        g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_inlined_delete_last_run",
-                new MaintenanceRunReporter.PerRun(r.skippedNonemptyInlinedDelete(), "Of the non-empty orphans kept by the last "
-                        + "successful run: inlined deletion tables."));
-        g.put("ducklake_maintenance_inline_orphans_dropped_unregistered_last_run",
-                new MaintenanceRunReporter.PerRun(r.droppedUnregistered(), "Unregistered leftover inlined-data tables dropped by the last successful run."));
-        g.put("ducklake_maintenance_inline_orphans_dropped_inlined_delete_last_run",
-                new MaintenanceRunReporter.PerRun(r.droppedInlinedDelete(), "Inlined deletion tables of unreachable tables dropped by the last successful run."));
-        g.put("ducklake_maintenance_inline_orphans_remaining",
-                new MaintenanceRunReporter.PerRun(r.remaining(), "Orphan registry rows left after the last successful run."));
-        g.put("ducklake_maintenance_inline_orphans_budget_exhausted_last_run",
-                new MaintenanceRunReporter.PerRun(r.budgetExhausted() ? 1 : 0,
-                        "1 when the last successful run stopped early (--run-budget spent, or SIGTERM/SIGINT); the rest is left for the next run."));
-        return g;
+        return new PerRunGauges()
+                .add("ducklake_maintenance_inline_orphans_dropped_last_run", r.dropped(),
+                        "Orphaned inlined-data tables dropped by the last successful run.")
+                .add("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run", r.skippedNonempty(),
+                        "Non-empty orphaned inlined tables of every kind (registered and "
+                        + "unregistered inlined-data tables, inlined deletion tables) kept by the last successful run.")
+                .add("ducklake_maintenance_inline_orphans_skipped_nonempty_unregistered_last_run", r.skippedNonemptyUnregistered(),
+                        "Of the non-empty orphans kept by the last "
+                        + "successful run: unregistered leftover inlined-data tables.")
+                .add("ducklake_maintenance_inline_orphans_skipped_nonempty_inlined_delete_last_run", r.skippedNonemptyInlinedDelete(),
+                        "Of the non-empty orphans kept by the last "
+                        + "successful run: inlined deletion tables.")
+                .add("ducklake_maintenance_inline_orphans_dropped_unregistered_last_run", r.droppedUnregistered(),
+                        "Unregistered leftover inlined-data tables dropped by the last successful run.")
+                .add("ducklake_maintenance_inline_orphans_dropped_inlined_delete_last_run", r.droppedInlinedDelete(),
+                        "Inlined deletion tables of unreachable tables dropped by the last successful run.")
+                .add("ducklake_maintenance_inline_orphans_remaining", r.remaining(),
+                        "Orphan registry rows left after the last successful run.")
+                .add("ducklake_maintenance_inline_orphans_budget_exhausted_last_run", r.budgetExhausted() ? 1 : 0,
+                        "1 when the last successful run stopped early (--run-budget spent, or SIGTERM/SIGINT); the rest is left for the next run.")
+                .map();
     }
 
     @Override

@@ -16,7 +16,6 @@ import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -100,18 +99,18 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
     /** The per-run gauges pushed after a successful execute run (names as in the README). */
     @Override
     public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(ExpireSnapshotsResult r) {
-        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
-        g.put("ducklake_maintenance_snapshots_expired_last_run",
-                new MaintenanceRunReporter.PerRun(r.snapshotsExpired(), "Snapshots expired by the last successful run."));
-        g.put("ducklake_maintenance_data_files_scheduled_last_run",
-                new MaintenanceRunReporter.PerRun(r.dataFilesScheduled(), "Data files queued for deletion by the last successful run."));
-        g.put("ducklake_maintenance_delete_files_scheduled_last_run",
-                new MaintenanceRunReporter.PerRun(r.deleteFilesScheduled(), "Delete files queued for deletion by the last successful run."));
-        g.put("ducklake_maintenance_tables_removed_last_run",
-                new MaintenanceRunReporter.PerRun(r.tablesRemoved(), "DuckLake tables removed by the last successful run."));
-        g.put("ducklake_maintenance_inlined_tables_dropped_last_run",
-                new MaintenanceRunReporter.PerRun(r.inlinedTablesDropped(), "Inlined tables dropped by the last successful run."));
-        return g;
+        return new PerRunGauges()
+                .add("ducklake_maintenance_snapshots_expired_last_run", r.snapshotsExpired(),
+                        "Snapshots expired by the last successful run.")
+                .add("ducklake_maintenance_data_files_scheduled_last_run", r.dataFilesScheduled(),
+                        "Data files queued for deletion by the last successful run.")
+                .add("ducklake_maintenance_delete_files_scheduled_last_run", r.deleteFilesScheduled(),
+                        "Delete files queued for deletion by the last successful run.")
+                .add("ducklake_maintenance_tables_removed_last_run", r.tablesRemoved(),
+                        "DuckLake tables removed by the last successful run.")
+                .add("ducklake_maintenance_inlined_tables_dropped_last_run", r.inlinedTablesDropped(),
+                        "Inlined tables dropped by the last successful run.")
+                .map();
     }
 
     /** Asks with the count of snapshots a dry run finds (the dry run takes no lock and writes nothing). */

@@ -13,7 +13,6 @@ import dev.ducklake.janitor.pg.ConnectionSpec;
 import picocli.CommandLine.Command;
 
 import java.io.PrintWriter;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -53,12 +52,12 @@ public final class PurgeOrphanStatsCommand extends MaintenanceCommand<PurgeOrpha
     /** The per-run gauges pushed after a successful execute run (names in the README). */
     @Override
     public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(PurgeOrphanStatsResult r) {
-        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
-        g.put("ducklake_maintenance_orphan_stats_rows_deleted_last_run", new MaintenanceRunReporter.PerRun(r.rowsDeletedTotal(),
-                "Orphaned stats rows deleted by the last successful purge-orphan-stats run."));
-        g.put("ducklake_maintenance_orphan_stats_rows_remaining", new MaintenanceRunReporter.PerRun(r.remaining(),
-                "Orphaned stats rows left after the last successful purge-orphan-stats run."));
-        return g;
+        return new PerRunGauges()
+                .add("ducklake_maintenance_orphan_stats_rows_deleted_last_run", r.rowsDeletedTotal(),
+                        "Orphaned stats rows deleted by the last successful purge-orphan-stats run.")
+                .add("ducklake_maintenance_orphan_stats_rows_remaining", r.remaining(),
+                        "Orphaned stats rows left after the last successful purge-orphan-stats run.")
+                .map();
     }
 
     @Override
