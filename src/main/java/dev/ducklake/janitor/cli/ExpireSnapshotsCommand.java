@@ -88,6 +88,13 @@ public final class ExpireSnapshotsCommand implements Callable<Integer>, Operatio
     @Override
     public Integer call() throws JanitorException {
         criteria();
+        // a unit of work here is a snapshot, not a table: expire-snapshots has its own --batch-size range and default
+        // (the inlined tables a batch drops stay within the lock budget separately, see ExpireBatch)
+        run.maxBatchSize = ExpireSnapshotsOptions.MAX_BATCH_SIZE;
+        run.batchUnit = "snapshots";
+        if (!spec.commandLine().getParseResult().hasMatchedOption("--batch-size")) {
+            run.batchSize = ExpireSnapshotsOptions.DEFAULT_BATCH_SIZE;
+        }
         return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
                 output.json(), verbose.verbose).run(catalog, run);
     }
@@ -119,8 +126,8 @@ public final class ExpireSnapshotsCommand implements Callable<Integer>, Operatio
         } catch (JanitorException e) {
             throw new IllegalStateException("criteria were validated before the run", e);
         }
-        return new ExpireSnapshots(conn, ExpireSnapshotsOptions.of(options, c.olderThan(), c.retainLast(), c.versions(), c.minAge()),
-                listener);
+        return new ExpireSnapshots(conn, ExpireSnapshotsOptions.of(options, c.olderThan(), c.retainLast(), c.versions(), c.minAge())
+                .withBatchSize(run.batchSize), listener);
     }
 
     /** The per-run gauges pushed after a successful execute run (names as in the README). */
