@@ -66,6 +66,13 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
     @Override
     public Integer call() throws JanitorException {
         criteria();
+        // a unit of work here is a snapshot, not a table: expire-snapshots has its own --batch-size range and default
+        // (the inlined tables a batch drops stay within the lock budget separately, see ExpireBatch)
+        run.maxBatchSize = ExpireSnapshotsOptions.MAX_BATCH_SIZE;
+        run.batchUnit = "snapshots";
+        if (!spec.commandLine().getParseResult().hasMatchedOption("--batch-size")) {
+            run.batchSize = ExpireSnapshotsOptions.DEFAULT_BATCH_SIZE;
+        }
         return runOperation();
     }
 
@@ -92,8 +99,8 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
         } catch (JanitorException e) {
             throw new IllegalStateException("criteria were validated before the run", e);
         }
-        return new ExpireSnapshots(conn, ExpireSnapshotsOptions.of(options, c.olderThan(), c.retainLast(), c.versions(), c.minAge()),
-                listener);
+        return new ExpireSnapshots(conn, ExpireSnapshotsOptions.of(options, c.olderThan(), c.retainLast(), c.versions(), c.minAge())
+                .withBatchSize(run.batchSize), listener);
     }
 
     /** The per-run gauges pushed after a successful execute run (names as in the README). */
