@@ -7,11 +7,8 @@ import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckResult;
 import dev.ducklake.janitor.ops.check.Finding;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
 import java.util.List;
@@ -28,24 +25,9 @@ import java.util.concurrent.Callable;
                 + "so it is safe on a live catalog. The finding kinds are listed in the README.",
             "Exit codes: 0 clean; 12 findings; 9 a rule failed (e.g. its --statement-timeout) and the rest is printed; "
                 + "the usual codes for connection (3), catalog (4, 5, 6) and privilege (8) errors. With several schemas: the worst."})
-public final class CheckCommand implements Callable<Integer> {
+public final class CheckCommand extends CatalogCommand implements Callable<Integer> {
 
     static final String OPERATION = "check";
-
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
 
     @Option(names = "--all-metadata-schemas",
             description = "Check every schema of the database that holds a DuckLake catalog (a ducklake_metadata table with a 'version' "

@@ -9,17 +9,12 @@ import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesAction;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 /** {@code ducklake-janitor cleanup-old-files}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
 @Command(name = "cleanup-old-files", mixinStandardHelpOptions = true,
@@ -33,41 +28,20 @@ import java.util.concurrent.Callable;
                 + "terminal asks for confirmation unless --yes is given; non-interactive runs (cron) do not ask.",
             "Exit codes: 0 done; 12 done, rows kept for a live file (findings); 13 some files could not be deleted, or "
                 + "the store failed; 2 bad flags. With several schemas, the worst schema's."})
-public final class CleanupOldFilesCommand implements Callable<Integer>, OperationAdapter<CleanupOldFilesResult> {
+public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFilesResult> {
 
     static final String OPERATION = "cleanup-old-files";
 
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
-    RunOptionsMixin run;
-
-    @Mixin
-    StorageOptions storage;
-
-    @Mixin
-    PushOptions push;
+    public CleanupOldFilesCommand() {
+        super(OPERATION);
+    }
 
     private CleanupOldFilesOptions base;
 
     @Override
     public Integer call() throws JanitorException {
         prepare();
-        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json(), verbose.verbose).run(catalog, run);
+        return runOperation();
     }
 
     @Override
@@ -77,28 +51,22 @@ public final class CleanupOldFilesCommand implements Callable<Integer>, Operatio
     }
 
     @Override
-    public String operation() {
-        return OPERATION;
-    }
-
-    @Override
     public MaintenanceOperation<CleanupOldFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
-        return new CleanupOldFilesAction(conn, base.withRun(options), storage::open,
-                StorageOptions.printer(spec.commandLine().getOut(), output.json()), listener);
+        return new CleanupOldFilesAction(conn, base.withRun(options), storage::open, filePrinter(), listener);
     }
 
     @Override
     public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(CleanupOldFilesResult r) {
-        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
-        g.put("ducklake_maintenance_files_deleted_last_run",
-                new MaintenanceRunReporter.PerRun(r.filesDeleted(), "Files deleted from storage by the last successful cleanup-old-files run."));
-        g.put("ducklake_maintenance_queue_rows_deleted_last_run",
-                new MaintenanceRunReporter.PerRun(r.queueRowsDeleted(), "ducklake_files_scheduled_for_deletion rows removed by the last successful run."));
-        g.put("ducklake_maintenance_files_kept_live_last_run",
-                new MaintenanceRunReporter.PerRun(r.keptLive(), "Queue rows kept because a live data or delete file resolves to the same path."));
-        g.put("ducklake_maintenance_files_failed_last_run",
-                new MaintenanceRunReporter.PerRun(r.failed(), "Queued files the store could not delete in the last run (rows kept)."));
-        return g;
+        return new PerRunGauges()
+                .add("ducklake_maintenance_files_deleted_last_run", r.filesDeleted(),
+                        "Files deleted from storage by the last successful cleanup-old-files run.")
+                .add("ducklake_maintenance_queue_rows_deleted_last_run", r.queueRowsDeleted(),
+                        "ducklake_files_scheduled_for_deletion rows removed by the last successful run.")
+                .add("ducklake_maintenance_files_kept_live_last_run", r.keptLive(),
+                        "Queue rows kept because a live data or delete file resolves to the same path.")
+                .add("ducklake_maintenance_files_failed_last_run", r.failed(),
+                        "Queued files the store could not delete in the last run (rows kept).")
+                .map();
     }
 
     @Override

@@ -9,19 +9,14 @@ import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesAction;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 
 /** {@code ducklake-janitor delete-orphan-files}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
 @Command(name = "delete-orphan-files", mixinStandardHelpOptions = true,
@@ -37,33 +32,13 @@ import java.util.concurrent.Callable;
                 + "without a prefix) unless --allow-root-data-path; exit 15 when none of the listed files is known to the "
                 + "catalog (wrong location or --data-path); exit 16 when candidates exceed --max-orphan-ratio of the listed "
                 + "files. Exit 12 when catalog rows with an unresolvable location stopped the deletion; 13 on storage failures."})
-public final class DeleteOrphanFilesCommand implements Callable<Integer>, OperationAdapter<DeleteOrphanFilesResult> {
+public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanFilesResult> {
 
     static final String OPERATION = "delete-orphan-files";
 
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
-    RunOptionsMixin run;
-
-    @Mixin
-    StorageOptions storage;
-
-    @Mixin
-    PushOptions push;
+    public DeleteOrphanFilesCommand() {
+        super(OPERATION);
+    }
 
     @Option(names = "--max-orphan-ratio", paramLabel = "FRACTION", defaultValue = "0.5",
             description = "Abort (exit 16) when candidates exceed this fraction of the files listed under the data path, "
@@ -84,8 +59,7 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer>, Operat
     @Override
     public Integer call() throws JanitorException {
         prepare();
-        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json(), verbose.verbose).run(catalog, run);
+        return runOperation();
     }
 
     @Override
@@ -97,26 +71,20 @@ public final class DeleteOrphanFilesCommand implements Callable<Integer>, Operat
     }
 
     @Override
-    public String operation() {
-        return OPERATION;
-    }
-
-    @Override
     public MaintenanceOperation<DeleteOrphanFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
-        return new DeleteOrphanFilesAction(conn, base.withRun(options), storage::open,
-                StorageOptions.printer(spec.commandLine().getOut(), output.json()), listener);
+        return new DeleteOrphanFilesAction(conn, base.withRun(options), storage::open, filePrinter(), listener);
     }
 
     @Override
     public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(DeleteOrphanFilesResult r) {
-        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
-        g.put("ducklake_maintenance_orphan_files_deleted_last_run",
-                new MaintenanceRunReporter.PerRun(r.deleted(), "Orphan files deleted by the last successful delete-orphan-files run."));
-        g.put("ducklake_maintenance_orphan_files_deleted_bytes_last_run",
-                new MaintenanceRunReporter.PerRun(r.dryRun() ? 0 : r.candidateBytes(), "Bytes of the orphan files of the last successful run."));
-        g.put("ducklake_maintenance_files_listed_last_run",
-                new MaintenanceRunReporter.PerRun(r.listed(), "Files listed under the data path by the last successful run."));
-        return g;
+        return new PerRunGauges()
+                .add("ducklake_maintenance_orphan_files_deleted_last_run", r.deleted(),
+                        "Orphan files deleted by the last successful delete-orphan-files run.")
+                .add("ducklake_maintenance_orphan_files_deleted_bytes_last_run", r.dryRun() ? 0 : r.candidateBytes(),
+                        "Bytes of the orphan files of the last successful run.")
+                .add("ducklake_maintenance_files_listed_last_run", r.listed(),
+                        "Files listed under the data path by the last successful run.")
+                .map();
     }
 
     @Override

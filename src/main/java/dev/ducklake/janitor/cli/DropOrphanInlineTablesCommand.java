@@ -9,18 +9,13 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 
 /** {@code ducklake-janitor drop-orphan-inline-tables}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
 @Command(name = "drop-orphan-inline-tables", mixinStandardHelpOptions = true,
@@ -37,30 +32,13 @@ import java.util.concurrent.Callable;
             "Several catalogs: --metadata-schema may be given several times, or --all-metadata-schemas finds every schema with "
                 + "a DuckLake catalog; each runs in turn with its own connection and lock. The exit code is then the worst "
                 + "schema's: 1 > 9 > 3 > 13 > 8 > 6 > 5 > 4 > 14 > 15 > 16 > 11 > 2 > 10 > 7 > 12 > 0."})
-public final class DropOrphanInlineTablesCommand implements Callable<Integer>, OperationAdapter<DropOrphanInlineTablesResult> {
+public final class DropOrphanInlineTablesCommand extends MaintenanceCommand<DropOrphanInlineTablesResult> {
 
     static final String OPERATION = "drop-orphan-inline-tables";
 
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    RunOptionsMixin run;
-
-    @Mixin
-    PushOptions push;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
+    public DropOrphanInlineTablesCommand() {
+        super(OPERATION);
+    }
 
     @Option(names = "--include-unregistered",
             description = "Also drop tables that have no registry row: unregistered leftovers ducklake_inlined_data_<id>_<v> "
@@ -77,14 +55,9 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer>, O
 
     @Override
     public Integer call() throws JanitorException {
-        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json(), verbose.verbose).run(catalog, run);
+        return runOperation();
     }
 
-    @Override
-    public String operation() {
-        return OPERATION;
-    }
 
     @Override
     public MaintenanceOperation<DropOrphanInlineTablesResult> create(ConnectionSpec conn, RunOptions options,
@@ -96,28 +69,27 @@ public final class DropOrphanInlineTablesCommand implements Callable<Integer>, O
     /** The per-run gauges pushed after a successful execute run (names documented in the README). */
     @Override
     public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(DropOrphanInlineTablesResult r) {
-        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
-        g.put("ducklake_maintenance_inline_orphans_dropped_last_run",
-                new MaintenanceRunReporter.PerRun(r.dropped(), "Orphaned inlined-data tables dropped by the last successful run."));
-        g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run",
-                new MaintenanceRunReporter.PerRun(r.skippedNonempty(), "Non-empty orphaned inlined tables of every kind (registered and "
-                        + "unregistered inlined-data tables, inlined deletion tables) kept by the last successful run."));
-        g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_unregistered_last_run",
-                new MaintenanceRunReporter.PerRun(r.skippedNonemptyUnregistered(), "Of the non-empty orphans kept by the last "
-                        + "successful run: unregistered leftover inlined-data tables."));
-        g.put("ducklake_maintenance_inline_orphans_skipped_nonempty_inlined_delete_last_run",
-                new MaintenanceRunReporter.PerRun(r.skippedNonemptyInlinedDelete(), "Of the non-empty orphans kept by the last "
-                        + "successful run: inlined deletion tables."));
-        g.put("ducklake_maintenance_inline_orphans_dropped_unregistered_last_run",
-                new MaintenanceRunReporter.PerRun(r.droppedUnregistered(), "Unregistered leftover inlined-data tables dropped by the last successful run."));
-        g.put("ducklake_maintenance_inline_orphans_dropped_inlined_delete_last_run",
-                new MaintenanceRunReporter.PerRun(r.droppedInlinedDelete(), "Inlined deletion tables of unreachable tables dropped by the last successful run."));
-        g.put("ducklake_maintenance_inline_orphans_remaining",
-                new MaintenanceRunReporter.PerRun(r.remaining(), "Orphan registry rows left after the last successful run."));
-        g.put("ducklake_maintenance_inline_orphans_budget_exhausted_last_run",
-                new MaintenanceRunReporter.PerRun(r.budgetExhausted() ? 1 : 0,
-                        "1 when the last successful run stopped early (--run-budget spent, or SIGTERM/SIGINT); the rest is left for the next run."));
-        return g;
+        return new PerRunGauges()
+                .add("ducklake_maintenance_inline_orphans_dropped_last_run", r.dropped(),
+                        "Orphaned inlined-data tables dropped by the last successful run.")
+                .add("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run", r.skippedNonempty(),
+                        "Non-empty orphaned inlined tables of every kind (registered and "
+                        + "unregistered inlined-data tables, inlined deletion tables) kept by the last successful run.")
+                .add("ducklake_maintenance_inline_orphans_skipped_nonempty_unregistered_last_run", r.skippedNonemptyUnregistered(),
+                        "Of the non-empty orphans kept by the last "
+                        + "successful run: unregistered leftover inlined-data tables.")
+                .add("ducklake_maintenance_inline_orphans_skipped_nonempty_inlined_delete_last_run", r.skippedNonemptyInlinedDelete(),
+                        "Of the non-empty orphans kept by the last "
+                        + "successful run: inlined deletion tables.")
+                .add("ducklake_maintenance_inline_orphans_dropped_unregistered_last_run", r.droppedUnregistered(),
+                        "Unregistered leftover inlined-data tables dropped by the last successful run.")
+                .add("ducklake_maintenance_inline_orphans_dropped_inlined_delete_last_run", r.droppedInlinedDelete(),
+                        "Inlined deletion tables of unreachable tables dropped by the last successful run.")
+                .add("ducklake_maintenance_inline_orphans_remaining", r.remaining(),
+                        "Orphan registry rows left after the last successful run.")
+                .add("ducklake_maintenance_inline_orphans_budget_exhausted_last_run", r.budgetExhausted() ? 1 : 0,
+                        "1 when the last successful run stopped early (--run-budget spent, or SIGTERM/SIGINT); the rest is left for the next run.")
+                .map();
     }
 
     @Override

@@ -11,20 +11,15 @@ import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsOptions;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsResult;
 import dev.ducklake.janitor.ops.expiresnapshots.OlderThan;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 
 /** {@code ducklake-janitor expire-snapshots}: parses flags, runs {@link ExpireSnapshots} through {@link MaintenanceRunner}, prints. */
 @Command(name = "expire-snapshots", mixinStandardHelpOptions = true,
@@ -38,30 +33,13 @@ import java.util.concurrent.Callable;
                 + "catalog and the next run continues. Never expires the newest snapshot nor one younger than --min-age.",
             "Do not run DuckLake's own expiry or CHECKPOINT at the same time: they do not take the janitor's advisory lock.",
             "A dry run (--dry-run) changes nothing and takes no lock; it reports per batch what would go."})
-public final class ExpireSnapshotsCommand implements Callable<Integer>, OperationAdapter<ExpireSnapshotsResult> {
+public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnapshotsResult> {
 
     static final String OPERATION = "expire-snapshots";
 
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
-    RunOptionsMixin run;
-
-    @Mixin
-    PushOptions push;
+    public ExpireSnapshotsCommand() {
+        super(OPERATION);
+    }
 
     @Option(names = "--older-than", paramLabel = "T",
             description = "Expire snapshots whose snapshot_time is strictly before T. T is an ISO-8601 instant with offset or Z "
@@ -87,9 +65,24 @@ public final class ExpireSnapshotsCommand implements Callable<Integer>, Operatio
 
     @Override
     public Integer call() throws JanitorException {
+        prepare();
+        return runOperation();
+    }
+
+    /**
+     * Checks the criteria and sets expire-snapshots' own --batch-size range and default ({@code maintain} calls this
+     * on a command parsed from a step).
+     */
+    @Override
+    public void prepare() throws JanitorException {
         criteria();
-        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json(), verbose.verbose).run(catalog, run);
+        // a unit of work here is a snapshot, not a table: expire-snapshots has its own --batch-size range and default
+        // (the inlined tables a batch drops stay within the lock budget separately, see ExpireBatch)
+        run.maxBatchSize = ExpireSnapshotsOptions.MAX_BATCH_SIZE;
+        run.batchUnit = "snapshots";
+        if (!spec.commandLine().getParseResult().hasMatchedOption("--batch-size")) {
+            run.batchSize = ExpireSnapshotsOptions.DEFAULT_BATCH_SIZE;
+        }
     }
 
     /** Checks the criteria flags before anything connects. */
@@ -103,19 +96,9 @@ public final class ExpireSnapshotsCommand implements Callable<Integer>, Operatio
         return c;
     }
 
-    /** Checks the criteria before anything runs ({@code maintain} calls this on a command parsed from a step). */
-    @Override
-    public void prepare() throws JanitorException {
-        criteria();
-    }
-
     private record Criteria(OlderThan olderThan, Integer retainLast, List<Long> versions, Duration minAge) {
     }
 
-    @Override
-    public String operation() {
-        return OPERATION;
-    }
 
     @Override
     public MaintenanceOperation<ExpireSnapshotsResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
@@ -125,25 +108,25 @@ public final class ExpireSnapshotsCommand implements Callable<Integer>, Operatio
         } catch (JanitorException e) {
             throw new IllegalStateException("criteria were validated before the run", e);
         }
-        return new ExpireSnapshots(conn, ExpireSnapshotsOptions.of(options, c.olderThan(), c.retainLast(), c.versions(), c.minAge()),
-                listener);
+        return new ExpireSnapshots(conn, ExpireSnapshotsOptions.of(options, c.olderThan(), c.retainLast(), c.versions(), c.minAge())
+                .withBatchSize(run.batchSize), listener);
     }
 
     /** The per-run gauges pushed after a successful execute run (names as in the README). */
     @Override
     public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(ExpireSnapshotsResult r) {
-        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
-        g.put("ducklake_maintenance_snapshots_expired_last_run",
-                new MaintenanceRunReporter.PerRun(r.snapshotsExpired(), "Snapshots expired by the last successful run."));
-        g.put("ducklake_maintenance_data_files_scheduled_last_run",
-                new MaintenanceRunReporter.PerRun(r.dataFilesScheduled(), "Data files queued for deletion by the last successful run."));
-        g.put("ducklake_maintenance_delete_files_scheduled_last_run",
-                new MaintenanceRunReporter.PerRun(r.deleteFilesScheduled(), "Delete files queued for deletion by the last successful run."));
-        g.put("ducklake_maintenance_tables_removed_last_run",
-                new MaintenanceRunReporter.PerRun(r.tablesRemoved(), "DuckLake tables removed by the last successful run."));
-        g.put("ducklake_maintenance_inlined_tables_dropped_last_run",
-                new MaintenanceRunReporter.PerRun(r.inlinedTablesDropped(), "Inlined tables dropped by the last successful run."));
-        return g;
+        return new PerRunGauges()
+                .add("ducklake_maintenance_snapshots_expired_last_run", r.snapshotsExpired(),
+                        "Snapshots expired by the last successful run.")
+                .add("ducklake_maintenance_data_files_scheduled_last_run", r.dataFilesScheduled(),
+                        "Data files queued for deletion by the last successful run.")
+                .add("ducklake_maintenance_delete_files_scheduled_last_run", r.deleteFilesScheduled(),
+                        "Delete files queued for deletion by the last successful run.")
+                .add("ducklake_maintenance_tables_removed_last_run", r.tablesRemoved(),
+                        "DuckLake tables removed by the last successful run.")
+                .add("ducklake_maintenance_inlined_tables_dropped_last_run", r.inlinedTablesDropped(),
+                        "Inlined tables dropped by the last successful run.")
+                .map();
     }
 
     /** Asks with the count of snapshots a dry run finds (the dry run takes no lock and writes nothing). */

@@ -45,8 +45,12 @@ import java.util.function.Supplier;
  */
 final class MaintainSteps {
 
-    /** Step options that {@code maintain} turns into {@link RunOptions} itself (not handed to the command's parser). */
-    private static final Set<String> RUN_KEYS = Set.of("batch-size", "max-batches", "statement-timeout", "lock-timeout",
+    /**
+     * Step options that {@code maintain} turns into {@link RunOptions} itself (not handed to the command's parser; the
+     * timeouts are durations here, seconds there). {@code batch-size} goes to the parser: a command may have its own
+     * range and default (expire-snapshots counts snapshots).
+     */
+    private static final Set<String> RUN_KEYS = Set.of("max-batches", "statement-timeout", "lock-timeout",
             "reconnect-timeout", "required", "run-budget");
 
     private MaintainSteps() {
@@ -251,13 +255,14 @@ final class MaintainSteps {
 
         @Override
         public void validate(StepConfig step, YamlTree tree, String path) throws JanitorException {
-            int batch = step.<Long>option("batch-size", (long) RunOptions.DEFAULT_BATCH_SIZE).intValue();
-            if (batch > LockBudget.MAX_BATCH) {
-                throw tree.error(path + ".batch-size", "must be between 1 and " + LockBudget.MAX_BATCH + ", got " + batch);
-            }
             try {
-                ((OperationAdapter<?>) parse(args(name, step), fileLines)).prepare();
-                runOptions(step, "public", false, null, RunOptions.DEFAULT_LOCK_NAME).validate();
+                MaintenanceCommand<?> cmd = (MaintenanceCommand<?>) parse(args(name, step), fileLines);
+                cmd.prepare();
+                if (cmd.run.batchSize > cmd.run.maxBatchSize) {
+                    throw tree.error(path + ".batch-size", "must be between 1 and " + cmd.run.maxBatchSize + " " + cmd.run.batchUnit
+                            + ", got " + cmd.run.batchSize);
+                }
+                runOptions(step, cmd, "public", false, null, RunOptions.DEFAULT_LOCK_NAME).validate();
             } catch (CommandLine.ParameterException e) {
                 throw tree.error(path, e.getMessage().replaceAll("\\.$", ""));
             } catch (JanitorException e) {
@@ -265,11 +270,13 @@ final class MaintainSteps {
             }
         }
 
-        static RunOptions runOptions(StepConfig s, String schema, boolean dryRun, Duration budget, String lockName) {
+        /** As RunOptionsMixin.toRunOptions: the command's batch size (capped at the lock budget's), the rest from the step. */
+        static RunOptions runOptions(StepConfig s, MaintenanceCommand<?> cmd, String schema, boolean dryRun, Duration budget,
+                                     String lockName) {
             RunOptions d = RunOptions.defaults();
             return d.withMetadataSchema(schema)
                     .withDryRun(dryRun)
-                    .withBatchSize(s.<Long>option("batch-size", (long) d.batchSize()).intValue())
+                    .withBatchSize(Math.min(cmd.run.batchSize, LockBudget.MAX_BATCH))
                     .withMaxBatches(s.<Long>option("max-batches", 0L).intValue())
                     .withRunBudget(budget)
                     .withStatementTimeout(s.option("statement-timeout", d.statementTimeout()))
@@ -315,10 +322,10 @@ final class MaintainSteps {
             AtomicReference<String> noStore = new AtomicReference<>();
             if (storage) {
                 // a store that cannot be used (no S3 credentials) makes the step skipped, checked before it changes anything
-                ((StorageOptions) storageOptions(adapter)).beforeOpen = location -> requireCredentials(location, noStore);
+                ((StorageCommand<?>) adapter).storage.beforeOpen = location -> requireCredentials(location, noStore);
             }
             adapter.prepare();
-            RunOptions run = runOptions(step, ctx.schema(), ctx.dryRun(), ctx.runBudget(), ctx.lockName());
+            RunOptions run = runOptions(step, (MaintenanceCommand<?>) adapter, ctx.schema(), ctx.dryRun(), ctx.runBudget(), ctx.lockName());
             run.validate();
             MaintenanceOperation<? extends MaintenanceResult> op = adapter.create(ctx.connection(), run, listener.get());
             ctx.onStop().accept(op::requestStop);
@@ -332,22 +339,6 @@ final class MaintainSteps {
                 throw e;
             }
             return StepResult.ran(r, adapter.pushedGauges(r), adapter.exitCode(r));
-        }
-
-        private static Object storageOptions(Object command) {
-            for (Class<?> c = command.getClass(); c != null; c = c.getSuperclass()) {
-                for (java.lang.reflect.Field f : c.getDeclaredFields()) {
-                    if (f.getType() == StorageOptions.class) {
-                        try {
-                            f.setAccessible(true);
-                            return f.get(command);
-                        } catch (IllegalAccessException e) {
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                }
-            }
-            throw new IllegalStateException(command.getClass().getSimpleName() + " has no storage options");
         }
 
         /** Fails (and records why) when the location is on S3 and the AWS SDK's default chain finds no credentials. */

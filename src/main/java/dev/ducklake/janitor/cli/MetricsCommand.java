@@ -7,10 +7,8 @@ import dev.ducklake.janitor.metrics.Exposition;
 import dev.ducklake.janitor.metrics.MetricFamily;
 import dev.ducklake.janitor.metrics.MetricsConfig;
 import dev.ducklake.janitor.metrics.TargetConfig;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -26,24 +24,9 @@ import java.util.concurrent.Callable;
                 + "(--output text, the default) or as one JSON document (--output json). Reads only.",
             "Exit code 0 when every query succeeded; 3 when a catalog cannot be reached, 4 when its metadata schema is missing, "
                 + "9 when some query failed (the gauges that could be computed are printed first)."})
-public final class MetricsCommand implements Callable<Integer> {
+public final class MetricsCommand extends CatalogCommand implements Callable<Integer> {
 
     static final String OPERATION = "metrics";
-
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
 
     @Mixin
     MetricsTargetOptions targets;

@@ -10,18 +10,13 @@ import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 
 /** {@code ducklake-janitor purge-orphan-stats}: parses flags, runs {@link PurgeOrphanStats} through {@link MaintenanceRunner}. */
 @Command(name = "purge-orphan-stats", mixinStandardHelpOptions = true,
@@ -35,41 +30,19 @@ import java.util.concurrent.Callable;
                 + "lock (--lock-name) and asks for confirmation on a terminal unless --yes; a dry run (--dry-run) only counts.",
             "Several catalogs: --metadata-schema may be given several times, or --all-metadata-schemas; the exit code is then "
                 + "the worst schema's."})
-public final class PurgeOrphanStatsCommand implements Callable<Integer>, OperationAdapter<PurgeOrphanStatsResult> {
+public final class PurgeOrphanStatsCommand extends MaintenanceCommand<PurgeOrphanStatsResult> {
 
     static final String OPERATION = "purge-orphan-stats";
 
-    @ParentCommand
-    JanitorCommand parent;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Mixin
-    CatalogOptions catalog;
-
-    @Mixin
-    OutputOptions output;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
-    RunOptionsMixin run;
-
-    @Mixin
-    PushOptions push;
+    public PurgeOrphanStatsCommand() {
+        super(OPERATION);
+    }
 
     @Override
     public Integer call() throws JanitorException {
-        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
-                output.json(), verbose.verbose).run(catalog, run);
+        return runOperation();
     }
 
-    @Override
-    public String operation() {
-        return OPERATION;
-    }
 
     @Override
     public MaintenanceOperation<PurgeOrphanStatsResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
@@ -79,12 +52,12 @@ public final class PurgeOrphanStatsCommand implements Callable<Integer>, Operati
     /** The per-run gauges pushed after a successful execute run (names in the README). */
     @Override
     public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(PurgeOrphanStatsResult r) {
-        Map<String, MaintenanceRunReporter.PerRun> g = new LinkedHashMap<>();
-        g.put("ducklake_maintenance_orphan_stats_rows_deleted_last_run", new MaintenanceRunReporter.PerRun(r.rowsDeletedTotal(),
-                "Orphaned stats rows deleted by the last successful purge-orphan-stats run."));
-        g.put("ducklake_maintenance_orphan_stats_rows_remaining", new MaintenanceRunReporter.PerRun(r.remaining(),
-                "Orphaned stats rows left after the last successful purge-orphan-stats run."));
-        return g;
+        return new PerRunGauges()
+                .add("ducklake_maintenance_orphan_stats_rows_deleted_last_run", r.rowsDeletedTotal(),
+                        "Orphaned stats rows deleted by the last successful purge-orphan-stats run.")
+                .add("ducklake_maintenance_orphan_stats_rows_remaining", r.remaining(),
+                        "Orphaned stats rows left after the last successful purge-orphan-stats run.")
+                .map();
     }
 
     @Override

@@ -36,6 +36,14 @@ public final class RunOptionsMixin {
                     + "lock budget. Default: ${DEFAULT-VALUE}.")
     int batchSize;
 
+    /**
+     * Largest --batch-size this command accepts and the unit it counts; a command whose unit of work is not a
+     * table (expire-snapshots: snapshots) sets its own before {@link #toRunOptions}. The shared {@link RunOptions}
+     * never receives more than {@link LockBudget#MAX_BATCH}; such a command reads {@link #batchSize} itself.
+     */
+    int maxBatchSize = LockBudget.MAX_BATCH;
+    String batchUnit = "tables";
+
     @Option(names = "--max-batches", paramLabel = "N",
             description = "Stop after N batches (N >= 1); the next run resumes. Default: no limit.")
     Integer maxBatches;
@@ -77,8 +85,8 @@ public final class RunOptionsMixin {
         if (allMetadataSchemas && !catalog.metadataSchemas.isEmpty()) {
             throw usage("--all-metadata-schemas and --metadata-schema exclude each other: give one or the other.");
         }
-        if (batchSize < 1 || batchSize > LockBudget.MAX_BATCH) {
-            throw usage("--batch-size must be between 1 and " + LockBudget.MAX_BATCH + " tables, got " + batchSize + ".");
+        if (batchSize < 1 || batchSize > maxBatchSize) {
+            throw usage("--batch-size must be between 1 and " + maxBatchSize + " " + batchUnit + ", got " + batchSize + ".");
         }
         if (maxBatches != null && maxBatches < 1) {
             throw usage("--max-batches must be 1 or more, got " + maxBatches + " (leave it out for no limit).");
@@ -86,7 +94,7 @@ public final class RunOptionsMixin {
         RunOptions options = RunOptions.defaults()
                 .withMetadataSchema(catalog.metadataSchema)
                 .withDryRun(dryRun)
-                .withBatchSize(batchSize)
+                .withBatchSize(Math.min(batchSize, LockBudget.MAX_BATCH))
                 .withMaxBatches(maxBatches == null ? 0 : maxBatches)
                 .withRunBudget(runBudget())
                 .withStatementTimeout(pgTimeout("--statement-timeout", statementTimeout))

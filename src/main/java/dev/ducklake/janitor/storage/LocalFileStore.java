@@ -28,9 +28,7 @@ import java.util.Set;
  * directory on the current path, not by the number of files. Symbolic links are neither followed nor listed, so a
  * walk never leaves the prefix. Directories are never deleted.
  */
-public final class LocalFileStore implements FileStore {
-
-    private boolean batch = true;
+public final class LocalFileStore extends AbstractFileStore {
 
     @Override
     public Listing list(StorageLocation prefix) throws StorageException {
@@ -188,21 +186,6 @@ public final class LocalFileStore implements FileStore {
         }
         return new StorageException(StorageException.Kind.OTHER, e.getClass().getSimpleName() + " on " + where + ": "
                 + e.getMessage(), e);
-    }
-
-    @Override
-    public int maxDeleteBatch() {
-        return 1000;
-    }
-
-    @Override
-    public void disableBatchDelete() {
-        batch = false;
-    }
-
-    @Override
-    public boolean batchDeleteEnabled() {
-        return batch;
     }
 
     @Override

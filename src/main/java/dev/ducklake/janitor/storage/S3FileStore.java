@@ -49,12 +49,11 @@ import java.util.regex.Pattern;
  * DeleteObjects with at most 1,000 keys; a store that answers a batch delete with 501 / NotImplemented /
  * MissingContentMD5 / MethodNotAllowed is switched to DeleteObject per key for the rest of the run.
  */
-public final class S3FileStore implements FileStore {
+public final class S3FileStore extends AbstractFileStore {
 
     private static final Pattern ADDRESS = Pattern.compile("^([A-Za-z0-9+.-]+)://([^/]+)/(.*)$", Pattern.DOTALL);
 
     private final S3Client client;
-    private volatile boolean batch = true;
 
     /**
      * Settings of the S3 client.
@@ -203,7 +202,7 @@ public final class S3FileStore implements FileStore {
         for (Map.Entry<String, Map<String, String>> e : byBucket.entrySet()) {
             String bucket = e.getKey();
             Map<String, String> keys = e.getValue();
-            if (batch) {
+            if (batchDeleteEnabled()) {
                 try {
                     batchDelete(bucket, keys, deleted, failed);
                     continue;
@@ -211,7 +210,7 @@ public final class S3FileStore implements FileStore {
                     if (ex.kind() != StorageException.Kind.BATCH_DELETE_UNSUPPORTED) {
                         throw ex;
                     }
-                    batch = false;
+                    disableBatchDelete();
                 }
             }
             for (Map.Entry<String, String> k : keys.entrySet()) {
@@ -339,21 +338,6 @@ public final class S3FileStore implements FileStore {
             return new StorageException(StorageException.Kind.TRANSIENT, where + ": " + e.getClass().getSimpleName(), e);
         }
         return new StorageException(StorageException.Kind.OTHER, where + ": " + e.getClass().getSimpleName(), e);
-    }
-
-    @Override
-    public int maxDeleteBatch() {
-        return 1000;
-    }
-
-    @Override
-    public void disableBatchDelete() {
-        batch = false;
-    }
-
-    @Override
-    public boolean batchDeleteEnabled() {
-        return batch;
     }
 
     @Override

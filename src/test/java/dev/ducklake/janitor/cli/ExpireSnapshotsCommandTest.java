@@ -44,6 +44,23 @@ class ExpireSnapshotsCommandTest {
                 .isEqualTo(2);
         assertThat(Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "1d", "--batch-size", "0")
                 .exitCode()).isEqualTo(2);
+        Cli.Run tooBig = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "1d",
+                "--batch-size", "1000001");
+        assertThat(tooBig.exitCode()).isEqualTo(2);
+        assertThat(tooBig.err()).contains("--batch-size must be between 1 and 1000000 snapshots, got 1000001");
+    }
+
+    @Test
+    void batchSizeCountsSnapshotsBeyondTheSharedTableLimit() throws Exception {
+        String s = catalog("exp_cli_big_batch");
+        Cli.Run run = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
+                "--yes", "--output", "json", "--batch-size", "1000000");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        JsonNode r = new ObjectMapper().readTree(run.out());
+        assertThat(r.get("snapshots_expired").asLong()).isPositive();
+        assertThat(r.get("batches").asLong()).isEqualTo(1);
+        Cli.Run help = Cli.run("expire-snapshots", "--help");
+        assertThat(help.out()).contains("Snapshots expired per transaction, 1 to 1000000").contains("Default: 5000");
     }
 
     @Test

@@ -109,6 +109,7 @@ class MaintainCommandTest {
         assertThat(goodSteps.get(0).get("status").asText()).as("expire-snapshots through its command").isEqualTo("ok");
         JsonNode expire = goodSteps.get(0).get("result");
         assertThat(expire.get("snapshots_expired").asLong()).as("nothing older than 7d").isZero();
+        assertThat(expire.get("batch_size_requested").asLong()).as("expire-snapshots' own default, in snapshots").isEqualTo(5000);
         // like DuckLake's expiry, it removes the tables dropped before the oldest retained snapshot, with their inlined tables
         assertThat(expire.get("inlined_tables_dropped").asLong()).isEqualTo(31);
         JsonNode drop = goodSteps.get(1);
@@ -235,12 +236,13 @@ class MaintainCommandTest {
         assertThat(refused.exitCode()).as(refused.all()).isEqualTo(11);
         assertThat(refused.err()).contains("maintain.yaml").contains("expire-snapshots").contains("--versions");
 
-        Path cfg = config(catalog("lake", TestPostgres.get().url(), s), "  - expire-snapshots: {retain-last: 1, min-age: 0s}\n");
+        Path cfg = config(catalog("lake", TestPostgres.get().url(), s), "  - expire-snapshots: {retain-last: 1, min-age: 0s, batch-size: 1}\n");
         Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
         assertThat(run.exitCode()).as(run.all()).isZero();
         JsonNode step = JSON.readTree(run.out()).get("catalogs").get(0).get("steps").get(0);
         assertThat(step.get("status").asText()).isEqualTo("ok");
         assertThat(step.get("result").get("snapshots_expired").asLong()).isEqualTo(expected);
+        assertThat(step.get("result").get("batches").asLong()).as("batch-size 1 snapshot from the file").isEqualTo(expected);
         assertThat(pushes).filteredOn(p -> p.path().contains("/operation/expire-snapshots/")).last()
                 .satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_snapshots_expired_last_run " + expected));
         Cli.Run after = Cli.run(Map.of(), "expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", s,

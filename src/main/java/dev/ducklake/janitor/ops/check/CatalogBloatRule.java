@@ -18,19 +18,14 @@ import java.util.List;
  * public); VACUUM of a system catalog needs a superuser or the database owner (PostgreSQL 16 and earlier), or the MAINTAIN
  * privilege / pg_maintain role (PostgreSQL 17).
  */
-final class CatalogBloatRule implements CheckRule {
+final class CatalogBloatRule extends NamedRule {
 
     private static final String[] CATALOGS = {"pg_class", "pg_attribute", "pg_type", "pg_depend"};
 
-    @Override
-    public String kind() {
-        return "catalog_bloat";
-    }
-
-    @Override
-    public String fix() {
-        return "let autovacuum run, or run a plain VACUUM of the named system catalogs (superuser or database owner; pg_maintain "
-                + "on PostgreSQL 17); never VACUUM FULL on a live catalog";
+    CatalogBloatRule() {
+        super("catalog_bloat",
+                "let autovacuum run, or run a plain VACUUM of the named system catalogs (superuser or database owner; pg_maintain "
+                        + "on PostgreSQL 17); never VACUUM FULL on a live catalog");
     }
 
     @Override

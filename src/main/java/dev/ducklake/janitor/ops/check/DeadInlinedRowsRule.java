@@ -27,25 +27,20 @@ import java.util.Map;
  * only {@code ducklake_flush_inlined_data} removes it. Fix: DuckLake's {@code ducklake_flush_inlined_data} (or
  * CHECKPOINT), which writes the table's inlined rows to Parquet; a DuckLake release with #1391 reclaims them at expiry.
  */
-final class DeadInlinedRowsRule implements CheckRule {
+final class DeadInlinedRowsRule extends NamedRule {
 
     static final int CHUNK = 250;
 
-    @Override
-    public String kind() {
-        return "dead_inlined_rows";
-    }
-
-    @Override
-    public String fix() {
-        return "DuckLake's CALL ducklake_flush_inlined_data('<catalog>') or CHECKPOINT (DuckLake 1.5.5's expiry does not reclaim "
-                + "them: duckdb/ducklake#1390)";
+    DeadInlinedRowsRule() {
+        super("dead_inlined_rows",
+                "DuckLake's CALL ducklake_flush_inlined_data('<catalog>') or CHECKPOINT (DuckLake 1.5.5's expiry does not reclaim "
+                        + "them: duckdb/ducklake#1390)");
     }
 
     @Override
     public Finding evaluate(CheckContext ctx) throws SQLException {
         if (!ctx.info().hasInlinedRegistry()) {
-            return finding(0, List.of());
+            return none();
         }
         boolean prefixed = ctx.info().version().prefixedInlinedColumns();
         String begin = prefixed ? "_ducklake_begin_snapshot" : "begin_snapshot";

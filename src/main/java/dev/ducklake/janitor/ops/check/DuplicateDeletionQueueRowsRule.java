@@ -13,22 +13,17 @@ import java.util.List;
  * file twice and removes the rows by data_file_id. Fix: cleanup-old-files (or DuckLake's {@code ducklake_cleanup_old_files}),
  * which removes every row of a file once the file is deleted.
  */
-final class DuplicateDeletionQueueRowsRule implements CheckRule {
+final class DuplicateDeletionQueueRowsRule extends NamedRule {
 
-    @Override
-    public String kind() {
-        return "duplicate_deletion_queue_rows";
-    }
-
-    @Override
-    public String fix() {
-        return "ducklake-janitor cleanup-old-files (or DuckLake's ducklake_cleanup_old_files): deleting the file removes all its rows";
+    DuplicateDeletionQueueRowsRule() {
+        super("duplicate_deletion_queue_rows",
+                "ducklake-janitor cleanup-old-files (or DuckLake's ducklake_cleanup_old_files): deleting the file removes all its rows");
     }
 
     @Override
     public Finding evaluate(CheckContext ctx) throws SQLException {
         if (!ctx.layout().has("ducklake_files_scheduled_for_deletion", "data_file_id", "path")) {
-            return finding(0, List.of());
+            return none();
         }
         String groups = "SELECT data_file_id, path, count(*) AS n FROM " + ctx.t("ducklake_files_scheduled_for_deletion")
                 + " GROUP BY data_file_id, path HAVING count(*) > 1";

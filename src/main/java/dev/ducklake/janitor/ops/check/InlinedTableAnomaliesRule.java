@@ -1,7 +1,5 @@
 package dev.ducklake.janitor.ops.check;
 
-import java.sql.SQLException;
-
 /**
  * {@code inlined_table_anomalies}: relations named like inlined tables that drop-orphan-inline-tables reports and never
  * drops (its survey's {@code unregistered_anomalies}): an unregistered inlined-data table of a reachable table_id, a name
@@ -12,21 +10,11 @@ import java.sql.SQLException;
  * column layout, shared catalog notes, section 2). None of them is DuckLake's own state. Fix: none automatic; inspect
  * each by hand.
  */
-final class InlinedTableAnomaliesRule implements CheckRule {
+final class InlinedTableAnomaliesRule extends SurveyRule {
 
-    @Override
-    public String kind() {
-        return "inlined_table_anomalies";
-    }
-
-    @Override
-    public String fix() {
-        return "none automatic: each was made by hand or by another tool; inspect it (drop-orphan-inline-tables never touches it)";
-    }
-
-    @Override
-    public Finding evaluate(CheckContext ctx) throws SQLException {
-        InlineSurvey.Figures f = ctx.survey().get();
-        return finding(f.anomalies(), f.anomalyExamples());
+    InlinedTableAnomaliesRule() {
+        super("inlined_table_anomalies",
+                "none automatic: each was made by hand or by another tool; inspect it (drop-orphan-inline-tables never touches it)",
+                InlineSurvey.Figures::anomalies, InlineSurvey.Figures::anomalyExamples);
     }
 }

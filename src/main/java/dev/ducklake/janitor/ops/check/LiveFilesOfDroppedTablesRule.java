@@ -17,17 +17,12 @@ import java.util.List;
  * failed to find table entry for given snapshot id". Fix: none automatic now: once the drop is older than the retention,
  * expire-snapshots removes the files with the table; until then avoid whole-catalog compaction.
  */
-final class LiveFilesOfDroppedTablesRule implements CheckRule {
+final class LiveFilesOfDroppedTablesRule extends NamedRule {
 
-    @Override
-    public String kind() {
-        return "live_files_of_dropped_tables";
-    }
-
-    @Override
-    public String fix() {
-        return "none automatic now: once the drop is older than your retention, ducklake-janitor expire-snapshots removes these "
-                + "files with their table; until then whole-catalog compaction (merge_adjacent_files, CHECKPOINT) fails on them";
+    LiveFilesOfDroppedTablesRule() {
+        super("live_files_of_dropped_tables",
+                "none automatic now: once the drop is older than your retention, ducklake-janitor expire-snapshots removes these "
+                        + "files with their table; until then whole-catalog compaction (merge_adjacent_files, CHECKPOINT) fails on them");
     }
 
     @Override

@@ -15,16 +15,11 @@ import java.util.List;
  * files (the leak of older releases). The files still take storage and are never scheduled for deletion. Fix:
  * expire-snapshots, which removes the files of unreachable tables and schedules them for deletion.
  */
-final class LiveFilesOfUnreachableTablesRule implements CheckRule {
+final class LiveFilesOfUnreachableTablesRule extends NamedRule {
 
-    @Override
-    public String kind() {
-        return "live_files_of_unreachable_tables";
-    }
-
-    @Override
-    public String fix() {
-        return "ducklake-janitor expire-snapshots (removes the files of unreachable tables and schedules them for deletion)";
+    LiveFilesOfUnreachableTablesRule() {
+        super("live_files_of_unreachable_tables",
+                "ducklake-janitor expire-snapshots (removes the files of unreachable tables and schedules them for deletion)");
     }
 
     @Override

@@ -26,7 +26,7 @@ import java.util.List;
  * deleted data files: duckdb/ducklake#986 (variant stats left behind after expiry). A table_id that has any
  * {@code ducklake_table} row is never counted: DuckLake removes those stats itself at expiry. Fix: purge-orphan-stats.
  */
-public final class OrphanedStatsRowsRule implements CheckRule {
+public final class OrphanedStatsRowsRule extends NamedRule {
 
     /** The table-level statistics tables, in the order purge-orphan-stats deletes from them (table stats first). */
     public static final List<String> TABLE_LEVEL = List.of("ducklake_table_stats", "ducklake_table_column_stats");
@@ -88,14 +88,9 @@ public final class OrphanedStatsRowsRule implements CheckRule {
         return out.stream().filter(t -> layout.has(t, "data_file_id")).toList();
     }
 
-    @Override
-    public String kind() {
-        return "orphaned_stats_rows";
-    }
-
-    @Override
-    public String fix() {
-        return "ducklake-janitor purge-orphan-stats";
+    public OrphanedStatsRowsRule() {
+        super("orphaned_stats_rows",
+                "ducklake-janitor purge-orphan-stats");
     }
 
     @Override

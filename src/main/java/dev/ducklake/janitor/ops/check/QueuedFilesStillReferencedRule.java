@@ -21,17 +21,12 @@ import java.util.List;
  * reads, and cleanup deleted it); also hand-made queue entries and restores of file rows. Fix: none automatic: find out why the file is queued; remove the queue row by hand
  * only when the file must stay.
  */
-final class QueuedFilesStillReferencedRule implements CheckRule {
+final class QueuedFilesStillReferencedRule extends NamedRule {
 
-    @Override
-    public String kind() {
-        return "queued_files_still_referenced";
-    }
-
-    @Override
-    public String fix() {
-        return "none automatic: do not run cleanup-old-files until each is explained; a catalog file row still points at the "
-                + "queued file, so deleting it would lose data (remove the queue row by hand if the file must stay)";
+    QueuedFilesStillReferencedRule() {
+        super("queued_files_still_referenced",
+                "none automatic: do not run cleanup-old-files until each is explained; a catalog file row still points at the "
+                        + "queued file, so deleting it would lose data (remove the queue row by hand if the file must stay)");
     }
 
     @Override
@@ -39,7 +34,7 @@ final class QueuedFilesStillReferencedRule implements CheckRule {
         CatalogLayout l = ctx.layout();
         if (!l.has("ducklake_files_scheduled_for_deletion", "data_file_id", "path", "path_is_relative")
                 || !l.has("ducklake_metadata", "key", "value")) {
-            return finding(0, List.of());
+            return none();
         }
         String sql = resolvedQueue(ctx);
         long count = ctx.count("SELECT count(*) FROM (" + sql + ") x");

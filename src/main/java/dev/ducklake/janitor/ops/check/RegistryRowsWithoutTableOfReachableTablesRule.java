@@ -14,23 +14,18 @@ import java.util.List;
  * travel, so its reads fail now. drop-orphan-inline-tables never touches a reachable table. Fix: none automatic: restore the
  * inlined table (DuckLake's columns) from a backup; delete the registry row only if its inlined rows are known lost.
  */
-final class RegistryRowsWithoutTableOfReachableTablesRule implements CheckRule {
+final class RegistryRowsWithoutTableOfReachableTablesRule extends NamedRule {
 
-    @Override
-    public String kind() {
-        return "registry_rows_without_table_of_reachable_tables";
-    }
-
-    @Override
-    public String fix() {
-        return "none automatic: DuckLake's reads of this table fail until the inlined table is restored from a backup (delete the "
-                + "registry row by hand only if its inlined rows are known to be lost)";
+    RegistryRowsWithoutTableOfReachableTablesRule() {
+        super("registry_rows_without_table_of_reachable_tables",
+                "none automatic: DuckLake's reads of this table fail until the inlined table is restored from a backup (delete the "
+                        + "registry row by hand only if its inlined rows are known to be lost)");
     }
 
     @Override
     public Finding evaluate(CheckContext ctx) throws SQLException {
         if (!ctx.info().hasInlinedRegistry()) {
-            return finding(0, List.of());
+            return none();
         }
         String missing = "(" + RegistryRowsWithoutTableRule.missing(ctx, true) + ") m";
         long count = ctx.count("SELECT count(*) FROM " + missing, ctx.schema());

@@ -15,16 +15,11 @@ import java.util.List;
  * and in the 1.0 to 1.1 migration ({@code MigrateInlinedColumnNames}), and each read of a missing one fails. Fix:
  * drop-orphan-inline-tables, which deletes these rows ({@code missing_tables}).
  */
-final class RegistryRowsWithoutTableRule implements CheckRule {
+final class RegistryRowsWithoutTableRule extends NamedRule {
 
-    @Override
-    public String kind() {
-        return "registry_rows_without_table";
-    }
-
-    @Override
-    public String fix() {
-        return "ducklake-janitor drop-orphan-inline-tables (deletes the registry rows whose table is gone)";
+    RegistryRowsWithoutTableRule() {
+        super("registry_rows_without_table",
+                "ducklake-janitor drop-orphan-inline-tables (deletes the registry rows whose table is gone)");
     }
 
     /**

@@ -15,17 +15,12 @@ import java.util.List;
  * {@code <}, a partial restore); live tables can then look unreachable. Fix: none automatic: restore the missing
  * {@code ducklake_snapshot} rows; every maintenance command refuses such a catalog (exit 6) until then.
  */
-final class RowsBeyondLastSnapshotRule implements CheckRule {
+final class RowsBeyondLastSnapshotRule extends NamedRule {
 
-    @Override
-    public String kind() {
-        return "rows_beyond_last_snapshot";
-    }
-
-    @Override
-    public String fix() {
-        return "none automatic: restore the missing newest ducklake_snapshot rows (from a backup); every maintenance command "
-                + "refuses this catalog (exit 6) until then";
+    RowsBeyondLastSnapshotRule() {
+        super("rows_beyond_last_snapshot",
+                "none automatic: restore the missing newest ducklake_snapshot rows (from a backup); every maintenance command "
+                        + "refuses this catalog (exit 6) until then");
     }
 
     @Override

@@ -15,22 +15,17 @@ import java.util.List;
  * leaves them. Compaction and flush look schema versions up here. Fix: none automatic: DuckLake never reads rows of a
  * table it does not know, so they only take space; delete them by hand if wanted.
  */
-final class SchemaVersionsBeyondRegistryRule implements CheckRule {
+final class SchemaVersionsBeyondRegistryRule extends NamedRule {
 
-    @Override
-    public String kind() {
-        return "schema_versions_beyond_registry";
-    }
-
-    @Override
-    public String fix() {
-        return "none automatic: rows of no known table (or global rows the 0.3 to 0.4 migration left); DuckLake does not use them";
+    SchemaVersionsBeyondRegistryRule() {
+        super("schema_versions_beyond_registry",
+                "none automatic: rows of no known table (or global rows the 0.3 to 0.4 migration left); DuckLake does not use them");
     }
 
     @Override
     public Finding evaluate(CheckContext ctx) throws SQLException {
         if (!ctx.layout().has("ducklake_schema_versions", "table_id", "begin_snapshot", "schema_version")) {
-            return finding(0, List.of());
+            return none();
         }
         String from = " FROM " + ctx.t("ducklake_schema_versions") + " v WHERE v.table_id IS NULL OR NOT EXISTS (SELECT 1 FROM "
                 + ctx.t("ducklake_table") + " t WHERE t.table_id = v.table_id)";

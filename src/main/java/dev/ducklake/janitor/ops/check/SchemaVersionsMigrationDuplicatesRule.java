@@ -14,23 +14,18 @@ import java.util.List;
  * so a repeat is migration damage. Fix: none automatic: the repair (keep, per table, the rows of the snapshots where its
  * definition changed) needs the table's history; see duckdb/ducklake#979 and #1108.
  */
-final class SchemaVersionsMigrationDuplicatesRule implements CheckRule {
+final class SchemaVersionsMigrationDuplicatesRule extends NamedRule {
 
-    @Override
-    public String kind() {
-        return "schema_versions_migration_duplicates";
-    }
-
-    @Override
-    public String fix() {
-        return "none automatic: rows written by DuckLake's 0.3 to 0.4 migration (duckdb/ducklake#1108); compaction fails on these "
-                + "tables until the rows are repaired by hand";
+    SchemaVersionsMigrationDuplicatesRule() {
+        super("schema_versions_migration_duplicates",
+                "none automatic: rows written by DuckLake's 0.3 to 0.4 migration (duckdb/ducklake#1108); compaction fails on these "
+                        + "tables until the rows are repaired by hand");
     }
 
     @Override
     public Finding evaluate(CheckContext ctx) throws SQLException {
         if (!ctx.layout().has("ducklake_schema_versions", "table_id", "begin_snapshot", "schema_version")) {
-            return finding(0, List.of());
+            return none();
         }
         String groups = "SELECT table_id, begin_snapshot, count(*) AS n FROM " + ctx.t("ducklake_schema_versions")
                 + " WHERE table_id IS NOT NULL GROUP BY table_id, begin_snapshot HAVING count(*) > 1";

@@ -12,22 +12,17 @@ import java.util.List;
  * {@code ducklake_snapshot} rows (the leak this project was started for) leaves the change rows behind. DuckLake never
  * reads them again; they only take space. Fix: none automatic (they are harmless); expire-snapshots does not create them.
  */
-final class SnapshotChangesWithoutSnapshotRule implements CheckRule {
+final class SnapshotChangesWithoutSnapshotRule extends NamedRule {
 
-    @Override
-    public String kind() {
-        return "snapshot_changes_without_snapshot";
-    }
-
-    @Override
-    public String fix() {
-        return "none automatic: harmless leftovers of an expiry done outside DuckLake; they may be deleted by hand";
+    SnapshotChangesWithoutSnapshotRule() {
+        super("snapshot_changes_without_snapshot",
+                "none automatic: harmless leftovers of an expiry done outside DuckLake; they may be deleted by hand");
     }
 
     @Override
     public Finding evaluate(CheckContext ctx) throws SQLException {
         if (!ctx.layout().has("ducklake_snapshot_changes", "snapshot_id")) {
-            return finding(0, List.of());
+            return none();
         }
         String from = " FROM " + ctx.t("ducklake_snapshot_changes") + " c WHERE NOT EXISTS (SELECT 1 FROM "
                 + ctx.t("ducklake_snapshot") + " s WHERE s.snapshot_id = c.snapshot_id)";

@@ -1,7 +1,5 @@
 package dev.ducklake.janitor.ops.check;
 
-import java.sql.SQLException;
-
 /**
  * {@code unreachable_inlined_delete_tables}: tables {@code ducklake_inlined_delete_<table_id>} of unreachable table_ids,
  * as drop-orphan-inline-tables' survey reports them ({@code inlined_delete_orphans}). Unit: tables.
@@ -10,21 +8,11 @@ import java.sql.SQLException;
  * {@code ducklake_expire_snapshots} of 1.5.3 and later drops it, and only for tables it is removing at that moment
  * (releases 1.5.0 to 1.5.2 leak them; shared catalog notes, section 2). Fix: drop-orphan-inline-tables --include-unregistered.
  */
-final class UnreachableInlinedDeleteTablesRule implements CheckRule {
+final class UnreachableInlinedDeleteTablesRule extends SurveyRule {
 
-    @Override
-    public String kind() {
-        return "unreachable_inlined_delete_tables";
-    }
-
-    @Override
-    public String fix() {
-        return "ducklake-janitor drop-orphan-inline-tables --include-unregistered";
-    }
-
-    @Override
-    public Finding evaluate(CheckContext ctx) throws SQLException {
-        InlineSurvey.Figures f = ctx.survey().get();
-        return finding(f.unreachableDelete(), f.unreachableDeleteExamples());
+    UnreachableInlinedDeleteTablesRule() {
+        super("unreachable_inlined_delete_tables",
+                "ducklake-janitor drop-orphan-inline-tables --include-unregistered",
+                InlineSurvey.Figures::unreachableDelete, InlineSurvey.Figures::unreachableDeleteExamples);
     }
 }

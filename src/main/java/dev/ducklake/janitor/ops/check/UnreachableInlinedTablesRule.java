@@ -15,22 +15,17 @@ import java.util.List;
  * {@code DropEmptySupersededInlinedTables} never drops a table_id's newest inlined table; releases up to 1.5.2 kept them
  * after expiry too). Each one is read by DuckDB's ATTACH reflection. Fix: drop-orphan-inline-tables.
  */
-final class UnreachableInlinedTablesRule implements CheckRule {
+final class UnreachableInlinedTablesRule extends NamedRule {
 
-    @Override
-    public String kind() {
-        return "unreachable_inlined_tables";
-    }
-
-    @Override
-    public String fix() {
-        return "ducklake-janitor drop-orphan-inline-tables (add --include-nonempty for those still holding rows)";
+    UnreachableInlinedTablesRule() {
+        super("unreachable_inlined_tables",
+                "ducklake-janitor drop-orphan-inline-tables (add --include-nonempty for those still holding rows)");
     }
 
     @Override
     public Finding evaluate(CheckContext ctx) throws SQLException {
         if (!ctx.info().hasInlinedRegistry()) {
-            return finding(0, List.of());
+            return none();
         }
         long count = ctx.count(OrphanPredicate.countOrphanRegistryRows(ctx.schema()));
         List<String> examples = count == 0 ? List.of() : ctx.examples("SELECT r.table_name, r.table_id FROM "

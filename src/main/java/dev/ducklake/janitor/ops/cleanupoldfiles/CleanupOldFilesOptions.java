@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.cleanupoldfiles;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
+import dev.ducklake.janitor.ops.files.StorageRunOptions;
 
 import java.time.Duration;
 
@@ -18,7 +19,8 @@ import java.time.Duration;
  * @param minAge the floor under which --older-than may not go (default 1 hour: a file scheduled moments ago may
  *     still be read by a running query)
  */
-public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge) {
+public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge)
+        implements StorageRunOptions {
 
     /** Default batch size, distinct queue entries. */
     public static final int DEFAULT_BATCH_SIZE = 1000;

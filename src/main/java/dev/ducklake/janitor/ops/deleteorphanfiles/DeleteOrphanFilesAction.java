@@ -1,32 +1,24 @@
 package dev.ducklake.janitor.ops.deleteorphanfiles;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.ops.MaintenanceRun;
 import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.StoppableOperation;
-import dev.ducklake.janitor.ops.files.CatalogFiles;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.RunControl;
-import dev.ducklake.janitor.ops.files.StorageFailures;
+import dev.ducklake.janitor.ops.files.StorageAction;
 import dev.ducklake.janitor.ops.files.StoreOpener;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.storage.PathResolver;
 
 import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
- * delete-orphan-files on the shared runtime: {@link MaintenanceRun} opens the session, inspects the catalog and takes
- * the advisory lock (execute runs); the root brake is checked; the store is opened for the catalog's data path (or
- * the override); then {@link DeleteOrphanFiles#execute} lists, merges, brakes and deletes. The catalog is only read.
+ * delete-orphan-files on the shared runtime, in {@link StorageAction}'s frame (session, lock for execute runs, data
+ * path, store); the root brake is checked before the store is opened; then {@link DeleteOrphanFiles#execute} lists,
+ * merges, brakes and deletes. The catalog is only read.
  */
-public final class DeleteOrphanFilesAction extends StoppableOperation<DeleteOrphanFilesResult> {
-
-    private final ConnectionSpec spec;
-    private final DeleteOrphanFilesOptions options;
-    private final StoreOpener opener;
-    private final FileListener files;
-    private final ProgressListener listener;
+public final class DeleteOrphanFilesAction extends StorageAction<DeleteOrphanFilesOptions, DeleteOrphanFilesResult> {
 
     /**
      * @param spec the catalog database
@@ -36,29 +28,18 @@ public final class DeleteOrphanFilesAction extends StoppableOperation<DeleteOrph
      * @param listener receives progress
      */
     public DeleteOrphanFilesAction(ConnectionSpec spec, DeleteOrphanFilesOptions options, StoreOpener opener, FileListener files,
-                                 ProgressListener listener) {
-        this.spec = spec;
-        this.options = options;
-        this.opener = opener;
-        this.files = files;
-        this.listener = listener;
+                                   ProgressListener listener) {
+        super(spec, options, opener, files, listener);
     }
 
     @Override
-    protected DeleteOrphanFilesResult run() throws JanitorException {
-        options.validate();
-        try (MaintenanceRun run = MaintenanceRun.open(spec, options.run(), listener, stopFlag())) {
-            run.inspectAndLock();
-            Connection c = run.session().connection();
-            dev.ducklake.janitor.storage.PathResolver resolver = CatalogFiles.resolver(c, options.schema(), options.dataPathOverride());
-            DeleteOrphanFiles.checkRoot(resolver, options);
-            String dataPath = resolver.dataPath();
-            RunControl control = new RunControl(run.recorder(), stopFlag(), options.run());
-            try (FileStore store = opener.open(dataPath)) {
-                return DeleteOrphanFiles.execute(c, store, options, StorageFailures.withProgress(files, run.recorder()), control);
-            }
-        } catch (SQLException e) {
-            throw StorageFailures.database(e, spec);
-        }
+    protected void checkPath(PathResolver resolver, DeleteOrphanFilesOptions options) throws JanitorException {
+        DeleteOrphanFiles.checkRoot(resolver, options);
+    }
+
+    @Override
+    protected DeleteOrphanFilesResult work(Connection c, FileStore store, DeleteOrphanFilesOptions options, FileListener files,
+                                           RunControl control) throws JanitorException, SQLException {
+        return DeleteOrphanFiles.execute(c, store, options, files, control);
     }
 }

@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.deleteorphanfiles;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
+import dev.ducklake.janitor.ops.files.StorageRunOptions;
 
 import java.time.Duration;
 
@@ -21,7 +22,7 @@ import java.time.Duration;
  *     1.5.5 do; default false: DuckLake 1.5.5 considers only {@code .parquet}
  */
 public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge,
-                                       double maxOrphanRatio, boolean allowRootPath, boolean includePuffin) {
+                                       double maxOrphanRatio, boolean allowRootPath, boolean includePuffin) implements StorageRunOptions {
 
     /** Defaults for a schema (dry run). */
     public static DeleteOrphanFilesOptions defaults(String schema) {

@@ -25,8 +25,8 @@ import java.util.List;
  * @param versions expire exactly these snapshot ids; null = not given (not with olderThan / retainLast)
  * @param minAge never expire a snapshot younger than this, whatever the other options say, because an open
  *     DuckLake transaction may still need it for its conflict check; default 1 hour; zero allowed
- * @param batchSize snapshots expired per transaction, 1 to 1,000,000 (the CLI's shared --batch-size allows up to
- *     2,000, default 500); default here 5,000. Each batch re-evaluates
+ * @param batchSize snapshots expired per transaction, 1 to 1,000,000 (the CLI's --batch-size of expire-snapshots has the
+ *     same range and default); default 5,000. Each batch re-evaluates
  *     every liveness rule against the snapshots left at that moment (a full pass over the catalog's versioned
  *     tables), so larger batches mean fewer passes
  * @param maxBatches stop after this many batches; 0 = no limit (default)

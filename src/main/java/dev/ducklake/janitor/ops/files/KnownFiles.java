@@ -85,6 +85,34 @@ public final class KnownFiles {
                 + ") t ON t.table_id = f.table_id"
                 + " LEFT JOIN (SELECT DISTINCT schema_id, " + sp + " FROM " + Sql.qualified(schema, "ducklake_schema")
                 + ") s ON s.schema_id = t.schema_id";
+        load(sql, (rs, path) -> {
+            if (rs.getBoolean(7) || (rs.getObject(4) == null || (Boolean) rs.getObject(4)) && rs.getString(3) != null
+                    && rs.getBoolean(8)) {
+                return null;
+            }
+            String schemaFull = r.schema(rs.getString(5), (Boolean) rs.getObject(6));
+            String tableFull = PathResolver.table(schemaFull, rs.getString(3), (Boolean) rs.getObject(4));
+            return PathResolver.file(tableFull, path, true);
+        });
+    }
+
+    private void loadQueue(String schema, PathResolver r) throws SQLException {
+        load("SELECT path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_files_scheduled_for_deletion"),
+                (rs, path) -> r.scheduled(path, true));
+    }
+
+    /** Works out the full address of a relative path from the rest of its row; null when it cannot be worked out. */
+    @FunctionalInterface
+    private interface RelativeAddress {
+        String resolve(ResultSet rs, String path) throws SQLException;
+    }
+
+    /**
+     * Streams a query whose first two columns are a path and its path_is_relative flag into the table, in chunks of
+     * {@link #CHUNK}: an absolute path is added as it is, a relative one as {@code relative} resolves it, and a path
+     * whose flag is null both ways (it could be either). A null path or an unresolvable address counts as unresolved.
+     */
+    private void load(String sql, RelativeAddress relative) throws SQLException {
         List<String> buf = new ArrayList<>(CHUNK);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setFetchSize(CHUNK);
@@ -100,42 +128,12 @@ public final class KnownFiles {
                         add(buf, path);
                     }
                     if (rel == null || rel) {
-                        if (rs.getBoolean(7) || (rs.getObject(4) == null || (Boolean) rs.getObject(4)) && rs.getString(3) != null
-                                && rs.getBoolean(8)) {
+                        String full = relative.resolve(rs, path);
+                        if (full == null) {
                             unresolved++;
                         } else {
-                            String schemaFull = r.schema(rs.getString(5), (Boolean) rs.getObject(6));
-                            String tableFull = PathResolver.table(schemaFull, rs.getString(3), (Boolean) rs.getObject(4));
-                            add(buf, PathResolver.file(tableFull, path, true));
+                            add(buf, full);
                         }
-                    }
-                    if (buf.size() >= CHUNK) {
-                        flush(buf);
-                    }
-                }
-            }
-        }
-        flush(buf);
-    }
-
-    private void loadQueue(String schema, PathResolver r) throws SQLException {
-        List<String> buf = new ArrayList<>(CHUNK);
-        try (PreparedStatement ps = c.prepareStatement("SELECT path, path_is_relative FROM "
-                + Sql.qualified(schema, "ducklake_files_scheduled_for_deletion"))) {
-            ps.setFetchSize(CHUNK);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    String path = rs.getString(1);
-                    if (path == null) {
-                        unresolved++;
-                        continue;
-                    }
-                    Boolean rel = (Boolean) rs.getObject(2);
-                    if (rel == null || !rel) {
-                        add(buf, path);
-                    }
-                    if (rel == null || rel) {
-                        add(buf, r.scheduled(path, true));
                     }
                     if (buf.size() >= CHUNK) {
                         flush(buf);

@@ -1,0 +1,46 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.ops.MaintenanceResult;
+import picocli.CommandLine.Mixin;
+
+import java.util.concurrent.Callable;
+
+/**
+ * Base of the subcommands that run a {@link dev.ducklake.janitor.ops.MaintenanceOperation} through
+ * {@link MaintenanceRunner}: adds the run options ({@code --dry-run}, batches, timeouts, lock, schemas) and the
+ * Pushgateway options to {@link CatalogCommand}'s fields, and names the operation once.
+ *
+ * @param <R> the operation's result
+ */
+abstract class MaintenanceCommand<R extends MaintenanceResult> extends CatalogCommand
+        implements Callable<Integer>, OperationAdapter<R> {
+
+    @Mixin
+    RunOptionsMixin run;
+
+    @Mixin
+    PushOptions push;
+
+    private final String operation;
+
+    MaintenanceCommand(String operation) {
+        this.operation = operation;
+    }
+
+    @Override
+    public final String operation() {
+        return operation;
+    }
+
+    /**
+     * Runs the operation on the schemas the flags name, prints, pushes.
+     *
+     * @return the exit code (the worst schema's with several)
+     * @throws JanitorException on bad flags or a failure that ends the whole run, with its exit code
+     */
+    final int runOperation() throws JanitorException {
+        return new MaintenanceRunner<>(this, parent.env(), push, spec.commandLine().getOut(), spec.commandLine().getErr(),
+                output.json(), verbose.verbose).run(catalog, run);
+    }
+}

@@ -1,0 +1,90 @@
+package dev.ducklake.janitor.ops.files;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.MaintenanceRun;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.StoppableOperation;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.storage.PathResolver;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * The frame of the operations on the catalog's files in storage (cleanup-old-files, delete-orphan-files) on the
+ * shared runtime: validates the options; {@link MaintenanceRun} opens the session, inspects the catalog and takes the
+ * advisory lock (execute runs); the catalog's data path (or the override) is resolved and {@link #checkPath} may
+ * refuse it; the store is opened for that path; then {@link #work} runs with a {@link RunControl} that checks the stop
+ * flag, --max-batches and --run-budget. A database error ends the run through {@link StorageFailures#database}.
+ *
+ * @param <O> the operation's options
+ * @param <R> the operation's result
+ */
+public abstract class StorageAction<O extends StorageRunOptions, R extends MaintenanceResult> extends StoppableOperation<R> {
+
+    private final ConnectionSpec spec;
+    private final O options;
+    private final StoreOpener opener;
+    private final FileListener files;
+    private final ProgressListener listener;
+
+    /**
+     * @param spec the catalog database
+     * @param options the options
+     * @param opener opens the store of the data path
+     * @param files receives each file
+     * @param listener receives progress
+     */
+    protected StorageAction(ConnectionSpec spec, O options, StoreOpener opener, FileListener files, ProgressListener listener) {
+        this.spec = spec;
+        this.options = options;
+        this.opener = opener;
+        this.files = files;
+        this.listener = listener;
+    }
+
+    /**
+     * Refuses a data path before the store is opened; by default accepts every path.
+     *
+     * @param resolver the catalog's path resolver (data path already resolved)
+     * @param options the options
+     * @throws JanitorException when the path must not be worked on
+     */
+    protected void checkPath(PathResolver resolver, O options) throws JanitorException {
+    }
+
+    /**
+     * The operation's work, inside the open session (lock held for execute runs) with the store open.
+     *
+     * @param c the session's connection
+     * @param store the store of the data path
+     * @param options the options
+     * @param files receives each file (store failures also counted as progress warnings)
+     * @param control batches, stop, --max-batches, --run-budget, figures
+     * @return the result
+     * @throws JanitorException on a failure with its exit code
+     * @throws SQLException on database errors
+     */
+    protected abstract R work(Connection c, FileStore store, O options, FileListener files, RunControl control)
+            throws JanitorException, SQLException;
+
+    @Override
+    protected final R run() throws JanitorException {
+        options.validate();
+        try (MaintenanceRun run = MaintenanceRun.open(spec, options.run(), listener, stopFlag())) {
+            run.inspectAndLock();
+            Connection c = run.session().connection();
+            PathResolver resolver = CatalogFiles.resolver(c, options.schema(), options.dataPathOverride());
+            checkPath(resolver, options);
+            String dataPath = resolver.dataPath();
+            RunControl control = new RunControl(run.recorder(), stopFlag(), options.run());
+            try (FileStore store = opener.open(dataPath)) {
+                return work(c, store, options, StorageFailures.withProgress(files, run.recorder()), control);
+            }
+        } catch (SQLException e) {
+            throw StorageFailures.database(e, spec);
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package dev.ducklake.janitor.storage;
+
+/**
+ * What every {@link FileStore} shares: the batch-delete switch (on until the store rejects a batch delete, then off
+ * until closed) and the batch limit of 1,000 addresses (S3 DeleteObjects' limit, used by every store so that batches
+ * are the same size everywhere).
+ */
+public abstract class AbstractFileStore implements FileStore {
+
+    /** The largest batch {@link #delete} accepts. */
+    public static final int MAX_DELETE_BATCH = 1000;
+
+    private volatile boolean batch = true;
+
+    @Override
+    public int maxDeleteBatch() {
+        return MAX_DELETE_BATCH;
+    }
+
+    @Override
+    public final void disableBatchDelete() {
+        batch = false;
+    }
+
+    @Override
+    public final boolean batchDeleteEnabled() {
+        return batch;
+    }
+}
