@@ -60,9 +60,7 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
         boolean json = output.json();
         ConnectionSpec conn = null;
         try {
-            CheckOptions base = CheckOptions.defaults().withStatementTimeout(SchemaLoop.pgTimeout("--statement-timeout", statementTimeout))
-                    .withMaxExamples(maxExamples).withBloatThresholds(bloatMinDeadRows, bloatDeadRatio);
-            base.validate();
+            CheckOptions base = options();
             conn = catalog.connection(parent.env());
             List<String> schemas = SchemaLoop.schemas(catalog, allMetadataSchemas, conn, err);
             ConnectionSpec c = conn;
@@ -104,6 +102,19 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
         }
     }
 
+    /**
+     * The check options from the parsed flags (also what {@code maintain}'s check step runs with).
+     *
+     * @return the validated options, schema public
+     * @throws JanitorException USAGE naming the first bad flag
+     */
+    CheckOptions options() throws JanitorException {
+        CheckOptions base = CheckOptions.defaults().withStatementTimeout(SchemaLoop.pgTimeout("--statement-timeout", statementTimeout))
+                .withMaxExamples(maxExamples).withBloatThresholds(bloatMinDeadRows, bloatDeadRatio);
+        base.validate();
+        return base;
+    }
+
     /** 0 clean, 12 findings, 9 when a rule failed (the catalog is then not known to be clean). */
     static int exitCode(CheckResult r) {
         if (!r.errors().isEmpty()) {
@@ -118,7 +129,17 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
                     o.error().reason().exitCode(), o.error().reason().name().toLowerCase(Locale.ROOT), conn.redact(o.error().getMessage()));
             return;
         }
-        CheckResult r = (CheckResult) o.result();
+        printResult(out, conn, (CheckResult) o.result());
+    }
+
+    /**
+     * Prints one schema's check result as text (also {@code maintain}'s section for its check step).
+     *
+     * @param out stdout
+     * @param conn the catalog database
+     * @param r the result
+     */
+    static void printResult(PrintWriter out, ConnectionSpec conn, CheckResult r) {
         out.printf(Locale.ROOT, "check on %s, schema %s (DuckLake format %s): %s, %d kind(s) checked in %s%n", conn.describe(),
                 r.schema(), r.formatVersion(), r.status(), r.counts().size() + r.errors().size(), Render.seconds(r.elapsedSeconds()));
         for (Finding f : r.findings()) {

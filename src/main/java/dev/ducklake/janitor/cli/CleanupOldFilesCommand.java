@@ -40,9 +40,14 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
 
     @Override
     public Integer call() throws JanitorException {
+        prepare();
+        return runOperation();
+    }
+
+    @Override
+    public void prepare() throws JanitorException {
         base = CleanupOldFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge());
-        return runOperation();
     }
 
     @Override

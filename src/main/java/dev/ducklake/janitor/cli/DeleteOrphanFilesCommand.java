@@ -58,11 +58,16 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Override
     public Integer call() throws JanitorException {
+        prepare();
+        return runOperation();
+    }
+
+    @Override
+    public void prepare() throws JanitorException {
         base = DeleteOrphanFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge()).withMaxOrphanRatio(maxOrphanRatio)
                 .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin);
         base.validate();
-        return runOperation();
     }
 
     @Override

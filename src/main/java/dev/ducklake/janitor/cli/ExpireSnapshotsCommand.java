@@ -65,6 +65,16 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
 
     @Override
     public Integer call() throws JanitorException {
+        prepare();
+        return runOperation();
+    }
+
+    /**
+     * Checks the criteria and sets expire-snapshots' own --batch-size range and default ({@code maintain} calls this
+     * on a command parsed from a step).
+     */
+    @Override
+    public void prepare() throws JanitorException {
         criteria();
         // a unit of work here is a snapshot, not a table: expire-snapshots has its own --batch-size range and default
         // (the inlined tables a batch drops stay within the lock budget separately, see ExpireBatch)
@@ -73,7 +83,6 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
         if (!spec.commandLine().getParseResult().hasMatchedOption("--batch-size")) {
             run.batchSize = ExpireSnapshotsOptions.DEFAULT_BATCH_SIZE;
         }
-        return runOperation();
     }
 
     /** Checks the criteria flags before anything connects. */

@@ -8,7 +8,7 @@ import java.util.concurrent.Callable;
 /** The top-level {@code ducklake-janitor} command; it only groups the subcommands. */
 @Command(name = "ducklake-janitor", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Maintains DuckLake catalogs stored in PostgreSQL, directly over JDBC (never through DuckDB's ATTACH).",
-        subcommands = {DropOrphanInlineTablesCommand.class, ExpireSnapshotsCommand.class, CheckCommand.class, PurgeOrphanStatsCommand.class, CleanupOldFilesCommand.class, DeleteOrphanFilesCommand.class, MetricsCommand.class, ServeCommand.class, DemoCommand.class,
+        subcommands = {DropOrphanInlineTablesCommand.class, ExpireSnapshotsCommand.class, CheckCommand.class, PurgeOrphanStatsCommand.class, CleanupOldFilesCommand.class, DeleteOrphanFilesCommand.class, MaintainCommand.class, MetricsCommand.class, ServeCommand.class, DemoCommand.class,
             BenchCommand.class, picocli.CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 connection failed, 4 not a DuckLake catalog, "
             + "5 unsupported catalog format version, 6 unsafe catalog state, 7 advisory lock held, 8 permission denied, "
@@ -18,6 +18,13 @@ import java.util.concurrent.Callable;
 public final class JanitorCommand implements Callable<Integer> {
 
     private final Map<String, String> env;
+
+    @picocli.CommandLine.Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",
+            scope = picocli.CommandLine.ScopeType.INHERIT,
+            description = "Format of the log lines on stderr: text, or json (one JSON object per line with timestamp, level, "
+                    + "catalog, schema, operation, message, and the batch fields on progress lines; progress then goes to stderr). "
+                    + "Passwords never appear. Default: ${DEFAULT-VALUE}.")
+    StructuredLog.Format logFormat;
 
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -24,10 +24,16 @@ public final class Main {
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         SignalExit.install();
         PrintWriter out = new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
-        PrintWriter err = new PrintWriter(new java.io.OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
-        int code = execute(args, out, err, System.getenv());
+        // stderr goes through the log writer (--log-format); so do the slf4j lines the libraries write to System.err
+        StructuredLog log = new StructuredLog(new java.io.OutputStreamWriter(System.err, StandardCharsets.UTF_8));
+        System.setErr(new java.io.PrintStream(new LogLineStream(log), true, StandardCharsets.UTF_8));
+        int code = execute(args, out, log, System.getenv());
         out.flush();
-        err.flush();
+        try {
+            log.flush();
+        } catch (java.io.IOException ignored) {
+            // stderr is gone; nothing left to tell
+        }
         System.exit(code);
     }
 
@@ -53,6 +59,21 @@ public final class Main {
      * @return the exit code
      */
     public static int execute(String[] args, PrintWriter out, PrintWriter err, Map<String, String> env) {
+        return execute(args, out, new StructuredLog(err), env);
+    }
+
+    private static int execute(String[] args, PrintWriter out, StructuredLog log, Map<String, String> env) {
+        StructuredLog.preScan(args);
+        PrintWriter err = new PrintWriter(log, true);
+        try {
+            return run(args, out, err, log, env);
+        } finally {
+            err.flush();
+            StructuredLog.reset();
+        }
+    }
+
+    private static int run(String[] args, PrintWriter out, PrintWriter err, StructuredLog log, Map<String, String> env) {
         JanitorCommand root = new JanitorCommand(env);
         CommandLine cl = new CommandLine(root);
         cl.setOut(out);
@@ -64,6 +85,10 @@ public final class Main {
             ex.getCommandLine().getErr().println("hint: see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
             ex.getCommandLine().getErr().flush();
             return ExitCodes.USAGE;
+        });
+        cl.setExecutionStrategy(parsed -> {
+            log.configure(parsed);
+            return new CommandLine.RunLast().execute(parsed);
         });
         if (args.length > 0 && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
             // an unknown command (also when --help follows it: picocli would print the top-level help and exit 0)

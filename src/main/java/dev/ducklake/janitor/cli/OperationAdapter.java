@@ -25,6 +25,15 @@ interface OperationAdapter<R extends MaintenanceResult> {
     String operation();
 
     /**
+     * Turns the command's own parsed flags into its operation's options, checking them (called once before
+     * {@link #create}; {@code maintain} calls it on a command parsed from a step's options).
+     *
+     * @throws JanitorException USAGE naming the first bad flag
+     */
+    default void prepare() throws JanitorException {
+    }
+
+    /**
      * @param spec the catalog database
      * @param run the run options, with the schema of this run
      * @param listener where progress goes

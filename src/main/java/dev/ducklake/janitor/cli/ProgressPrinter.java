@@ -3,6 +3,8 @@ package dev.ducklake.janitor.cli;
 import dev.ducklake.janitor.ops.ProgressListener;
 
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Locale;
 
 /**
@@ -56,7 +58,21 @@ final class ProgressPrinter implements ProgressListener {
 
     @Override
     public void batch(BatchProgress b) {
-        PrintWriter w = json ? err : out;
+        // --log-format json: the batch line goes to stderr as one JSON object carrying these fields
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("batch", b.number());
+        fields.put("dropped", b.dropped());
+        fields.put("skipped_nonempty", b.skippedNonempty());
+        fields.put("missing", b.missing());
+        fields.put("batch_seconds", b.batchSeconds());
+        fields.put("batch_size", b.batchSize());
+        fields.put("tables_left", b.tablesLeft());
+        fields.put("estimated_seconds_left", b.estimatedSecondsLeft());
+        fields.put("elapsed_seconds", b.elapsedSeconds());
+        if (StructuredLog.json()) {
+            StructuredLog.nextLineFields(fields);
+        }
+        PrintWriter w = json || StructuredLog.json() ? err : out;
         w.printf(Locale.ROOT, "batch %d: dropped %d, skipped %d non-empty, %d missing, %s (size %d); %d left, ~%s to go, %s elapsed%n",
                 b.number(), b.dropped(), b.skippedNonempty(), b.missing(), Render.seconds(b.batchSeconds()), b.batchSize(),
                 b.tablesLeft(), Render.seconds(b.estimatedSecondsLeft()), Render.seconds(b.elapsedSeconds()));

@@ -72,10 +72,29 @@ public final class StorageOptions {
     }
 
     /** Opens the store of the data path (the override, else the catalog's). */
+    /**
+     * Checked before the store is opened (set by {@code maintain}, e.g. that S3 credentials resolve, so that a step that
+     * cannot use its store is skipped before it changes anything); null for none.
+     */
+    LocationCheck beforeOpen;
+
+    /** A check of the data location before its store is opened. */
+    interface LocationCheck {
+        /**
+         * @param location the data location in use
+         * @throws JanitorException STORAGE when the store cannot be used
+         */
+        void check(dev.ducklake.janitor.storage.StorageLocation location) throws JanitorException;
+    }
+
     FileStore open(String catalogDataPath) throws JanitorException {
         String p = dataPath != null ? dataPath : catalogDataPath;
         try {
-            return FileStores.open(new PathResolver(p).dataLocation(), new FileStores.Options(s3Region, s3Endpoint, s3PathStyle));
+            dev.ducklake.janitor.storage.StorageLocation location = new PathResolver(p).dataLocation();
+            if (beforeOpen != null) {
+                beforeOpen.check(location);
+            }
+            return FileStores.open(location, new FileStores.Options(s3Region, s3Endpoint, s3PathStyle));
         } catch (IllegalArgumentException e) {
             throw new JanitorException(Reason.BRAKE_ROOT_PATH, "The data path cannot be used: " + e.getMessage());
         } catch (StorageException e) {

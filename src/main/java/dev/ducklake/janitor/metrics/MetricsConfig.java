@@ -42,7 +42,10 @@ import java.util.regex.Pattern;
  *     value: value                  # value column (default value)
  *     timeout_seconds: 10           # optional (default: the catalog's statement timeout)
  * </pre>
- * Unknown keys are errors (they are usually typos). Custom SQL runs in a read-only transaction with
+ * Unknown keys are errors (they are usually typos). The keys of the {@code maintain} configuration, which extends this
+ * file ({@code maintain}, {@code pushgateway_url}, {@code pushgateway_job}, {@code run_budget}; per catalog
+ * {@code run_budget}, {@code lock_name}) are accepted and ignored here; {@code password_env} (the environment variable
+ * holding the password) is honoured. Custom SQL runs in a read-only transaction with
  * {@code search_path} set to the metadata schema.
  *
  * @param source the file read
@@ -57,9 +60,12 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(30);
 
     private static final Pattern ENV_REF = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
-    private static final Set<String> TOP_KEYS = Set.of("interval_seconds", "statement_timeout_seconds", "catalogs", "queries");
-    private static final Set<String> CATALOG_KEYS = Set.of("name", "connection", "password_file", "metadata_schema",
-            "all_metadata_schemas", "statement_timeout_seconds", "queries");
+    /** Keys of the maintain configuration (same file, read by {@code maintain}): accepted here and left to maintain. */
+    private static final Set<String> MAINTAIN_TOP_KEYS = Set.of("maintain", "pushgateway_url", "pushgateway_job", "run_budget");
+    private static final Set<String> TOP_KEYS = union(Set.of("interval_seconds", "statement_timeout_seconds", "catalogs", "queries"),
+            MAINTAIN_TOP_KEYS);
+    private static final Set<String> CATALOG_KEYS = Set.of("name", "connection", "password_file", "password_env", "metadata_schema",
+            "all_metadata_schemas", "statement_timeout_seconds", "queries", "run_budget", "lock_name");
     private static final Set<String> QUERY_KEYS = Set.of("name", "help", "sql", "labels", "value", "timeout_seconds");
 
     /** Copies the catalog list. */
@@ -130,9 +136,19 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
             String connText = expand(source, where + ".connection", string(source, where + ".connection", c.get("connection"), true), env);
             String pwFile = c.get("password_file") == null ? null
                     : expand(source, where + ".password_file", string(source, where + ".password_file", c.get("password_file"), true), env);
+            Map<String, String> connEnv = env;
+            if (c.get("password_env") != null) {
+                // the maintain configuration's password_env: the named variable holds the password
+                String var = string(source, where + ".password_env", c.get("password_env"), true);
+                if (env.get(var) == null) {
+                    throw error(source, where + ".password_env", "names the environment variable " + var + ", which is not set");
+                }
+                connEnv = new java.util.HashMap<>(env);
+                connEnv.put("PGPASSWORD", env.get(var));
+            }
             ConnectionSpec spec;
             try {
-                spec = ConnectionSpec.parse(connText, env, pwFile == null ? null : Path.of(pwFile));
+                spec = ConnectionSpec.parse(connText, connEnv, pwFile == null ? null : Path.of(pwFile));
             } catch (JanitorException e) {
                 throw error(source, where + ".connection", e.getMessage());
             }
@@ -156,6 +172,12 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
             out.add(new TargetConfig(name, spec, schema, timeout, qs, allSchemas));
         }
         return new MetricsConfig(source, interval, out);
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> u = new HashSet<>(a);
+        u.addAll(b);
+        return Set.copyOf(u);
     }
 
     private static CustomQuery withTimeout(CustomQuery q, Duration timeout) {

@@ -1,0 +1,235 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.maintain.MaintainConfig;
+import dev.ducklake.janitor.maintain.MaintainRun;
+import dev.ducklake.janitor.maintain.MaintainRun.Status;
+import dev.ducklake.janitor.maintain.MaintainRun.StepOutcome;
+import dev.ducklake.janitor.maintain.MaintenanceStep;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** {@code ducklake-janitor maintain}: reads the maintain configuration, runs the chain, prints one section per catalog and step. */
+@Command(name = "maintain", mixinStandardHelpOptions = true,
+        description = {"Runs a chain of maintenance steps (expire-snapshots, drop-orphan-inline-tables, purge-orphan-stats, "
+                + "cleanup-old-files, delete-orphan-files, check) on every catalog of a YAML configuration file, in the order the "
+                + "file's 'maintain:' section lists them, through the same code as the single commands. Each step takes the "
+                + "advisory lock itself and pushes its outcome to the Pushgateway with its own 'operation' label.",
+            "One catalog's failure never stops the others. Within a schema, a failure that makes the catalog unusable "
+                + "(connection, not a catalog, unsupported version, unsafe state) leaves its later steps not run; any other "
+                + "failure lets the next step run. A step that is not possible on a catalog (a storage step without S3 credentials) "
+                + "is reported as skipped, unless the file marks it 'required: true'. A check step with findings exits 12.",
+            "The configuration is checked completely before anything runs: unknown keys, steps or options and bad values "
+                + "are errors (exit 11) naming the file, the line and the key. Exit code: the worst step's, in the order "
+                + "1 > 9 > 3 > 13 > 8 > 6 > 5 > 4 > 14 > 15 > 16 > 11 > 2 > 10 > 7 > 12 > 0."})
+public final class MaintainCommand implements Callable<Integer> {
+
+    static final String OPERATION = "maintain";
+
+    @ParentCommand
+    JanitorCommand parent;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE", required = true,
+            description = "The YAML configuration: catalogs (the same list serve reads), the 'maintain:' steps with their options, "
+                    + "run budgets and the Pushgateway URL (see README, Operating it). Required.")
+    Path config;
+
+    @Option(names = "--catalog-parallelism", paramLabel = "N", defaultValue = "1",
+            description = "How many catalogs run at once, 1 to 64, each with its own connections. Default: ${DEFAULT-VALUE}.")
+    int parallelism;
+
+    @Option(names = "--dry-run", description = "Run every step as a dry run: nothing changed, no lock, nothing pushed. Default: off.")
+    boolean dryRun;
+
+    @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text",
+            description = "Result format on stdout: text (one section per catalog and step) or json (one document with every "
+                    + "step's result); progress and logs go to stderr. Default: ${DEFAULT-VALUE}.")
+    OutputOptions.Output output;
+
+    @Option(names = "--verbose", description = "Print stack traces of errors to stderr. Default: off.")
+    boolean verbose;
+
+    private final CountDownLatch printed = new CountDownLatch(1);
+    private final AtomicBoolean signalled = new AtomicBoolean();
+
+    @Override
+    public Integer call() throws Exception {
+        try {
+            return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+        } finally {
+            printed.countDown();
+        }
+    }
+
+    private int run(PrintWriter out, PrintWriter err) throws Exception {
+        if (parallelism < 1 || parallelism > 64) {
+            throw new JanitorException(Reason.USAGE, "--catalog-parallelism must be between 1 and 64, got " + parallelism + ".");
+        }
+        Map<String, MaintenanceStep> registry = MaintainSteps.registry(() -> new ProgressPrinter(out, err, true, true, verbose), err);
+        MaintainConfig cfg = MaintainConfig.load(config, parent.env(), registry);
+        cfg.catalogs().forEach(c -> StructuredLog.addRedactor(c.connection()::redact));
+        boolean prefix = cfg.catalogs().size() > 1;
+        MaintainRun run = new MaintainRun(cfg, registry, dryRun, parallelism, new MaintainRun.Observer() {
+            @Override
+            public void starting(MaintainConfig.Catalog catalog, String schema, String step) {
+                StructuredLog.context(new StructuredLog.Context(catalog.name(), schema, step, prefix));
+                err.println("info: == " + step + " on catalog " + catalog.name() + ", schema " + schema + " ==");
+                err.flush();
+            }
+
+            @Override
+            public void finished(StepOutcome o) {
+                String took = " (" + Render.seconds(o.elapsedSeconds()) + ")";
+                switch (o.status()) {
+                    case ok, findings -> err.println("info: " + o.step() + ": " + o.status() + took);
+                    case skipped -> err.println("WARN: " + o.step() + " skipped: " + o.message() + took);
+                    case not_run -> err.println("WARN: " + o.step() + " not run: " + o.message());
+                    default -> {
+                        err.println("error: " + o.step() + " failed (exit " + o.exitCode() + ", "
+                                + o.reason().name().toLowerCase(Locale.ROOT) + "): " + o.message() + took);
+                        err.println("hint: " + o.reason().hint());
+                    }
+                }
+                err.flush();
+                StructuredLog.context(new StructuredLog.Context(null, null, OPERATION, false));
+            }
+        }, msg -> {
+            err.println("WARN: " + msg);
+            err.flush();
+        });
+        Thread hook = new Thread(() -> {
+            long t0 = System.nanoTime();
+            signalled.set(true);
+            run.requestStop();
+            try {
+                printed.await(Math.max(0, MaintenanceRunner.STOP_GRACE.toNanos() - (System.nanoTime() - t0)), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "ducklake-janitor-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        List<List<StepOutcome>> outcomes;
+        try {
+            outcomes = run.execute();
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException ignored) {
+                // shutting down already
+            }
+        }
+        int exit = worst(outcomes);
+        if (output == OutputOptions.Output.json) {
+            Render.json(out, document(cfg, outcomes, exit));
+        } else {
+            printText(out, cfg, outcomes, exit);
+        }
+        return exit;
+    }
+
+    /** The worst exit code by {@link Reason#worseExitCode} (the order of {@link Reason#exitCodesBySeverity()}). */
+    static int worst(List<List<StepOutcome>> outcomes) {
+        int worst = 0;
+        for (List<StepOutcome> l : outcomes) {
+            for (StepOutcome o : l) {
+                worst = Reason.worseExitCode(worst, o.exitCode());
+            }
+        }
+        return worst;
+    }
+
+    Map<String, Object> document(MaintainConfig cfg, List<List<StepOutcome>> outcomes, int exit) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("operation", OPERATION);
+        doc.put("tool_version", VersionProvider.version());
+        doc.put("status", exit == 0 ? "ok" : exit == Reason.FINDINGS.exitCode() ? "findings" : "error");
+        doc.put("exit_code", exit);
+        doc.put("dry_run", dryRun);
+        doc.put("stopped_by_signal", signalled.get());
+        doc.put("config", String.valueOf(cfg.source()));
+        List<Map<String, Object>> cats = new ArrayList<>();
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (Status s : Status.values()) {
+            counts.put("steps_" + s.name(), 0L);
+        }
+        for (int i = 0; i < cfg.catalogs().size(); i++) {
+            MaintainConfig.Catalog c = cfg.catalogs().get(i);
+            Map<String, Object> cat = new LinkedHashMap<>();
+            cat.put("name", c.name());
+            cat.putAll(Render.catalog(c.connection(), null));
+            cat.remove("schema");
+            List<Map<String, Object>> steps = new ArrayList<>();
+            for (StepOutcome o : outcomes.get(i)) {
+                counts.merge("steps_" + o.status().name(), 1L, Long::sum);
+                steps.add(step(c, o));
+            }
+            cat.put("exit_code", worst(List.of(outcomes.get(i))));
+            cat.put("steps", steps);
+            cats.add(cat);
+        }
+        doc.put("catalogs", cats);
+        doc.put("summary", counts);
+        return doc;
+    }
+
+    private static Map<String, Object> step(MaintainConfig.Catalog c, StepOutcome o) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("schema", o.schema());
+        s.put("step", o.step());
+        s.put("status", o.status().name());
+        s.put("exit_code", o.exitCode());
+        if (o.reason() != null) {
+            s.put("reason", o.reason().name().toLowerCase(Locale.ROOT));
+            s.put("hint", o.reason().hint());
+        }
+        if (o.message() != null) {
+            s.put("message", c.connection().redact(o.message()));
+        }
+        s.put("elapsed_seconds", o.elapsedSeconds());
+        if (o.result() != null) {
+            s.put("result", Render.JSON.convertValue(o.result(), Map.class));
+        }
+        return s;
+    }
+
+    private void printText(PrintWriter out, MaintainConfig cfg, List<List<StepOutcome>> outcomes, int exit) {
+        Map<Status, Integer> counts = new LinkedHashMap<>();
+        for (int i = 0; i < cfg.catalogs().size(); i++) {
+            MaintainConfig.Catalog c = cfg.catalogs().get(i);
+            out.printf(Locale.ROOT, "== catalog %s (%s)%s ==%n", c.name(), c.connection().describe(), dryRun ? ", dry run" : "");
+            for (StepOutcome o : outcomes.get(i)) {
+                counts.merge(o.status(), 1, Integer::sum);
+                out.printf(Locale.ROOT, "-- %s, schema %s: %s%s%n", o.step(), o.schema() == null ? "?" : o.schema(),
+                        o.status() == Status.error ? "FAILED (exit " + o.exitCode() + ", " + o.reason().name().toLowerCase(Locale.ROOT) + ")"
+                                : o.status().name().replace('_', ' '),
+                        o.message() == null ? "" : ": " + c.connection().redact(o.message()));
+                if (o.result() != null && !MaintainSteps.printText(out, o.step(), c.connection(), o.result(), signalled.get())) {
+                    Render.JSON.convertValue(o.result(), Map.class).forEach((k, v) -> out.printf(Locale.ROOT, "  %-30s %s%n", k, v));
+                }
+            }
+            out.println();
+        }
+        out.printf(Locale.ROOT, "maintain: %d catalog(s); steps: %s; exit code %d%s%n", cfg.catalogs().size(),
+                String.join(", ", counts.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().name().replace('_', ' ')).toList()),
+                exit, signalled.get() ? " (stopped: SIGTERM/SIGINT received)" : "");
+        out.flush();
+    }
+}

@@ -1,0 +1,359 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.maintain.MaintenanceStep;
+import dev.ducklake.janitor.maintain.OptionKind;
+import dev.ducklake.janitor.maintain.StepConfig;
+import dev.ducklake.janitor.maintain.StepContext;
+import dev.ducklake.janitor.maintain.StepResult;
+import dev.ducklake.janitor.maintain.YamlTree;
+import dev.ducklake.janitor.ops.MaintenanceOperation;
+import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.check.CatalogCheck;
+import dev.ducklake.janitor.ops.check.CheckOptions;
+import dev.ducklake.janitor.ops.check.CheckResult;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.LockBudget;
+import dev.ducklake.janitor.storage.StorageLocation;
+import picocli.CommandLine;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.core.exception.SdkException;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+/**
+ * The step registry of {@code maintain}: step name → adapter. An adapter parses the step's options (as written in the
+ * file) with its command's own picocli parser into a fresh command object, and runs that command's
+ * {@link OperationAdapter} ({@code prepare}, {@code create}, {@code pushedGauges}, {@code exitCode}): exactly the calls the
+ * command makes, so a file option and the flag of the same name mean the same thing.
+ *
+ * <p>The run options (batch size, max batches, statement/lock/reconnect timeouts) come from the step's options in
+ * their normal form ({@link OptionKind#DURATION} accepts {@code 45s}, {@code 2m}); the schema, dry run, lock name and
+ * run budget come from {@code maintain}. {@code check} is read-only and not an {@link OperationAdapter}: {@link CheckStep}
+ * runs {@link CatalogCheck} with the options {@link CheckCommand} parses, as that command does.
+ */
+final class MaintainSteps {
+
+    /**
+     * Step options that {@code maintain} turns into {@link RunOptions} itself (not handed to the command's parser; the
+     * timeouts are durations here, seconds there). {@code batch-size} goes to the parser: a command may have its own
+     * range and default (expire-snapshots counts snapshots).
+     */
+    private static final Set<String> RUN_KEYS = Set.of("max-batches", "statement-timeout", "lock-timeout",
+            "reconnect-timeout", "required", "run-budget");
+
+    private MaintainSteps() {
+    }
+
+    /**
+     * The registry with per-file lines of the storage steps discarded.
+     *
+     * @param listener a progress listener for the step running on the calling thread
+     * @return step name → adapter
+     */
+    static Map<String, MaintenanceStep> registry(Supplier<ProgressListener> listener) {
+        return registry(listener, new PrintWriter(java.io.Writer.nullWriter()));
+    }
+
+    /**
+     * The registry, in the chain's natural order (DuckLake's CHECKPOINT minus compaction).
+     *
+     * @param listener a progress listener for the step running on the calling thread
+     * @param fileLines where the storage steps' per-file lines go (stderr: stdout holds the result)
+     * @return step name → adapter
+     */
+    static Map<String, MaintenanceStep> registry(Supplier<ProgressListener> listener, PrintWriter fileLines) {
+        Map<String, MaintenanceStep> r = new LinkedHashMap<>();
+        // the runtime's timeouts, as every execute command has them
+        Map<String, OptionKind> timeouts = Map.of("statement-timeout", OptionKind.DURATION, "lock-timeout", OptionKind.DURATION,
+                "reconnect-timeout", OptionKind.DURATION);
+        Map<String, OptionKind> expire = new LinkedHashMap<>(timeouts);
+        expire.putAll(Map.of("older-than", OptionKind.DURATION_OR_INSTANT, "retain-last", OptionKind.POSITIVE_INT,
+                "versions", OptionKind.ID_LIST, "min-age", OptionKind.DURATION));
+        add(r, new CommandStep(ExpireSnapshotsCommand.OPERATION, expire, listener, fileLines, false));
+        Map<String, OptionKind> drop = new LinkedHashMap<>(timeouts);
+        drop.put("include-unregistered", OptionKind.BOOLEAN);
+        drop.put("include-nonempty", OptionKind.BOOLEAN);
+        add(r, new CommandStep(DropOrphanInlineTablesCommand.OPERATION, drop, listener, fileLines, false));
+        add(r, new CommandStep(PurgeOrphanStatsCommand.OPERATION, timeouts, listener, fileLines, false));
+        Map<String, OptionKind> cleanup = new LinkedHashMap<>(timeouts);
+        cleanup.putAll(Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT,
+                "s3-path-style", OptionKind.BOOLEAN, "older-than", OptionKind.DURATION_OR_INSTANT, "min-age", OptionKind.DURATION));
+        add(r, new CommandStep(CleanupOldFilesCommand.OPERATION, cleanup, listener, fileLines, true));
+        Map<String, OptionKind> orphans = new LinkedHashMap<>(cleanup);
+        orphans.put("max-orphan-ratio", OptionKind.RATIO);
+        orphans.put("allow-root-data-path", OptionKind.BOOLEAN);
+        orphans.put("include-puffin", OptionKind.BOOLEAN);
+        add(r, new CommandStep(DeleteOrphanFilesCommand.OPERATION, orphans, listener, fileLines, true));
+        add(r, new CheckStep(fileLines));
+        return r;
+    }
+
+    private static void add(Map<String, MaintenanceStep> r, MaintenanceStep s) {
+        r.put(s.name(), s);
+    }
+
+    /**
+     * The command's own arguments for a step: each option as written in the file becomes {@code --name=value}
+     * ({@code --name} for true, nothing for false, one flag per element of a list); the run options are left out.
+     *
+     * @param name the command name
+     * @param step the step
+     * @return the argument list, starting with the command name
+     */
+    static List<String> args(String name, StepConfig step) {
+        List<String> a = new ArrayList<>();
+        a.add(name);
+        for (Map.Entry<String, Object> e : step.raw().entrySet()) {
+            if (RUN_KEYS.contains(e.getKey())) {
+                continue;
+            }
+            Object v = e.getValue();
+            if (v instanceof Boolean b) {
+                if (b) {
+                    a.add("--" + e.getKey());
+                }
+            } else if (v instanceof List<?> l) {
+                l.forEach(x -> a.add("--" + e.getKey() + "=" + x));
+            } else {
+                a.add("--" + e.getKey() + "=" + v);
+            }
+        }
+        return a;
+    }
+
+    /**
+     * A fresh command object of the step, its flags parsed from the step's options by its own picocli model.
+     *
+     * @param args the arguments from {@link #args}
+     * @param fileLines the command's stdout (its per-file lines)
+     * @return the parsed command
+     * @throws CommandLine.ParameterException when an option is not one the command accepts
+     */
+    static Object parse(List<String> args, PrintWriter fileLines) {
+        CommandLine root = new CommandLine(new JanitorCommand(Map.of()));
+        root.setOut(fileLines);
+        root.setErr(fileLines);
+        root.setCaseInsensitiveEnumValuesAllowed(true);
+        CommandLine.ParseResult parsed = root.parseArgs(args.toArray(String[]::new));
+        return parsed.subcommand().commandSpec().userObject();
+    }
+
+    /**
+     * Prints a step's result as its command prints it.
+     *
+     * @param out stdout
+     * @param step the step name
+     * @param conn the catalog database
+     * @param result the step's result
+     * @param signalled whether the run was stopped by a signal
+     * @return false when no command of that name prints results (the caller renders it generically)
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static boolean printText(PrintWriter out, String step, ConnectionSpec conn, Object result, boolean signalled) {
+        if (result instanceof CheckResult r) {
+            CheckCommand.printResult(out, conn, r);
+            return true;
+        }
+        CommandLine root = new CommandLine(new JanitorCommand(Map.of()));
+        CommandLine sub = root.getSubcommands().get(step);
+        if (sub == null || !(sub.getCommand() instanceof OperationAdapter a) || !(result instanceof MaintenanceResult)) {
+            return false;
+        }
+        root.setOut(out);
+        root.parseArgs(step);
+        ((OperationAdapter) a).printText(out, conn, (MaintenanceResult) result, signalled);
+        return true;
+    }
+
+    /**
+     * {@code check}: read-only, no lock; the options parsed by {@link CheckCommand}'s own model, the rules run by
+     * {@link CatalogCheck} as the command runs them; exit code as the command's (0 clean, 12 findings, 9 a rule failed).
+     * It pushes the generic series only (the findings by kind are {@code ducklake_check_findings} of serve/metrics).
+     */
+    static final class CheckStep implements MaintenanceStep {
+
+        private final PrintWriter fileLines;
+
+        CheckStep(PrintWriter fileLines) {
+            this.fileLines = fileLines;
+        }
+
+        @Override
+        public String name() {
+            return CheckCommand.OPERATION;
+        }
+
+        @Override
+        public Map<String, OptionKind> options() {
+            return Map.of("statement-timeout", OptionKind.DURATION, "max-examples", OptionKind.POSITIVE_INT,
+                    "bloat-min-dead-rows", OptionKind.POSITIVE_INT, "bloat-dead-ratio", OptionKind.RATIO);
+        }
+
+        private CheckOptions options(StepConfig step) throws JanitorException {
+            CheckOptions o = ((CheckCommand) parse(args(name(), step), fileLines)).options();
+            Duration timeout = step.option("statement-timeout", null);
+            return timeout == null ? o : o.withStatementTimeout(timeout);
+        }
+
+        @Override
+        public void validate(StepConfig step, YamlTree tree, String path) throws JanitorException {
+            try {
+                options(step).validate();
+            } catch (CommandLine.ParameterException e) {
+                throw tree.error(path, e.getMessage().replaceAll("\\.$", ""));
+            } catch (JanitorException e) {
+                throw tree.error(path, e.getMessage().replaceAll("\\.$", ""));
+            }
+        }
+
+        @Override
+        public StepResult run(StepContext ctx, StepConfig step) throws JanitorException {
+            CheckResult r = new CatalogCheck(ctx.connection(), options(step).withMetadataSchema(ctx.schema())).execute();
+            return StepResult.ran(r, Map.of(), CheckCommand.exitCode(r));
+        }
+    }
+
+    /** A step run through its command's {@link OperationAdapter}. */
+    static final class CommandStep implements MaintenanceStep {
+
+        private final String name;
+        private final Map<String, OptionKind> options;
+        private final Supplier<ProgressListener> listener;
+        private final PrintWriter fileLines;
+        private final boolean storage;
+
+        CommandStep(String name, Map<String, OptionKind> options, Supplier<ProgressListener> listener, PrintWriter fileLines,
+                    boolean storage) {
+            this.name = name;
+            this.options = Map.copyOf(options);
+            this.listener = listener;
+            this.fileLines = fileLines;
+            this.storage = storage;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public Map<String, OptionKind> options() {
+            return options;
+        }
+
+        @Override
+        public void validate(StepConfig step, YamlTree tree, String path) throws JanitorException {
+            try {
+                MaintenanceCommand<?> cmd = (MaintenanceCommand<?>) parse(args(name, step), fileLines);
+                cmd.prepare();
+                if (cmd.run.batchSize > cmd.run.maxBatchSize) {
+                    throw tree.error(path + ".batch-size", "must be between 1 and " + cmd.run.maxBatchSize + " " + cmd.run.batchUnit
+                            + ", got " + cmd.run.batchSize);
+                }
+                runOptions(step, cmd, "public", false, null, RunOptions.DEFAULT_LOCK_NAME).validate();
+            } catch (CommandLine.ParameterException e) {
+                throw tree.error(path, e.getMessage().replaceAll("\\.$", ""));
+            } catch (JanitorException e) {
+                throw tree.error(path, e.getMessage().replaceAll("\\.$", ""));
+            }
+        }
+
+        /** As RunOptionsMixin.toRunOptions: the command's batch size (capped at the lock budget's), the rest from the step. */
+        static RunOptions runOptions(StepConfig s, MaintenanceCommand<?> cmd, String schema, boolean dryRun, Duration budget,
+                                     String lockName) {
+            RunOptions d = RunOptions.defaults();
+            return d.withMetadataSchema(schema)
+                    .withDryRun(dryRun)
+                    .withBatchSize(Math.min(cmd.run.batchSize, LockBudget.MAX_BATCH))
+                    .withMaxBatches(s.<Long>option("max-batches", 0L).intValue())
+                    .withRunBudget(budget)
+                    .withStatementTimeout(s.option("statement-timeout", d.statementTimeout()))
+                    .withLockTimeout(s.option("lock-timeout", d.lockTimeout()))
+                    .withLockName(lockName)
+                    .withReconnectTimeout(s.option("reconnect-timeout", d.reconnectTimeout()));
+        }
+
+        /**
+         * A storage step on an {@code s3://} data path (the step's {@code data-path}, else the catalog's
+         * {@code data_path}) without credentials in the AWS SDK's default chain is not possible. Anything else that
+         * goes wrong here (catalog unreadable, path unusable) is left to the run, which reports it as its command does.
+         */
+        @Override
+        public String notPossibleBecause(StepContext ctx, StepConfig step) {
+            if (!storage) {
+                return null;
+            }
+            String path = step.rawText("data-path");
+            if (path == null) {
+                try (java.sql.Connection c = ctx.connection().open()) {
+                    path = dev.ducklake.janitor.ops.files.CatalogFiles.option(c, ctx.schema(), "data_path");
+                } catch (java.sql.SQLException | JanitorException | RuntimeException e) {
+                    return null;
+                }
+            }
+            if (path == null || path.isBlank()) {
+                return null;
+            }
+            AtomicReference<String> why = new AtomicReference<>();
+            try {
+                requireCredentials(new dev.ducklake.janitor.storage.PathResolver(path).dataLocation(), why);
+            } catch (JanitorException | RuntimeException e) {
+                // why is set when credentials are missing; other problems are the run's to report
+            }
+            return why.get();
+        }
+
+        @Override
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public StepResult run(StepContext ctx, StepConfig step) throws JanitorException {
+            OperationAdapter adapter = (OperationAdapter) parse(args(name, step), fileLines);
+            AtomicReference<String> noStore = new AtomicReference<>();
+            if (storage) {
+                // a store that cannot be used (no S3 credentials) makes the step skipped, checked before it changes anything
+                ((StorageCommand<?>) adapter).storage.beforeOpen = location -> requireCredentials(location, noStore);
+            }
+            adapter.prepare();
+            RunOptions run = runOptions(step, (MaintenanceCommand<?>) adapter, ctx.schema(), ctx.dryRun(), ctx.runBudget(), ctx.lockName());
+            run.validate();
+            MaintenanceOperation<? extends MaintenanceResult> op = adapter.create(ctx.connection(), run, listener.get());
+            ctx.onStop().accept(op::requestStop);
+            MaintenanceResult r;
+            try {
+                r = op.execute();
+            } catch (JanitorException e) {
+                if (noStore.get() != null) {
+                    return StepResult.skipped(noStore.get(), Reason.STORAGE);
+                }
+                throw e;
+            }
+            return StepResult.ran(r, adapter.pushedGauges(r), adapter.exitCode(r));
+        }
+
+        /** Fails (and records why) when the location is on S3 and the AWS SDK's default chain finds no credentials. */
+        private static void requireCredentials(StorageLocation location, AtomicReference<String> noStore) throws JanitorException {
+            if (!"s3".equals(location.scheme())) {
+                return;
+            }
+            try (DefaultCredentialsProvider p = DefaultCredentialsProvider.builder().build()) {
+                p.resolveCredentials();
+            } catch (SdkException e) {
+                String why = "no AWS credentials for s3://" + location.bucket() + "/ in the default provider chain "
+                        + "(AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity, instance role)";
+                noStore.set(why);
+                throw new JanitorException(Reason.STORAGE, why + ".");
+            }
+        }
+    }
+}

@@ -1,0 +1,283 @@
+package dev.ducklake.janitor.maintain;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.catalog.CatalogDiscovery;
+import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
+import dev.ducklake.janitor.metrics.PushChannel;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Runs the maintain chain: for each catalog (up to {@code parallelism} at once, each on its own thread and connections),
+ * for each of its metadata schemas, each configured step in order through its {@link MaintenanceStep} adapter. Every step
+ * takes the advisory lock itself (as its command does) and pushes its outcome under its own {@code operation} grouping
+ * key. One catalog's failure never stops another; within a schema, a failure that makes the catalog unusable (see
+ * {@link #CATALOG_WIDE}) leaves the remaining steps not run, any other failure lets the next step run.
+ */
+public final class MaintainRun {
+
+    /** Failures after which the remaining steps of the same schema are not run: they would fail the same way. */
+    public static final Set<Reason> CATALOG_WIDE = Set.of(Reason.CONNECTION, Reason.NOT_A_CATALOG, Reason.UNSUPPORTED_VERSION,
+            Reason.UNSAFE_CATALOG_STATE, Reason.INTERNAL);
+
+    /** How a step ended. */
+    public enum Status {
+        /** It ran and succeeded. */
+        ok,
+        /** It ran and finished with findings (its command exits 12). */
+        findings,
+        /** It was not possible on this catalog, not available in this build, or out of budget; not a failure. */
+        skipped,
+        /** It failed (or a required step was not possible). */
+        error,
+        /** It was not started: an earlier step failed catalog-wide, or the run was stopped. */
+        not_run
+    }
+
+    /**
+     * One step on one schema.
+     *
+     * @param catalog the catalog name
+     * @param schema the metadata schema (null when the catalog's schemas could not be listed)
+     * @param step the step name
+     * @param status how it ended
+     * @param reason the failure's reason (status error), else null
+     * @param message the failure or skip explanation (never a password), else null
+     * @param result the operation's Result record (status ok or findings), else null
+     * @param elapsedSeconds wall-clock seconds spent
+     */
+    public record StepOutcome(String catalog, String schema, String step, Status status, Reason reason, String message, Object result,
+                              double elapsedSeconds) {
+        /** The exit code this outcome alone would give: 0, 12 for findings, the reason's code for an error. */
+        public int exitCode() {
+            return status == Status.error ? reason.exitCode() : status == Status.findings ? Reason.FINDINGS.exitCode() : 0;
+        }
+    }
+
+    /** Told about each step on the thread that runs it (logging context, section headers). */
+    public interface Observer {
+        /** Before the step starts (also for skipped ones). */
+        void starting(MaintainConfig.Catalog catalog, String schema, String step);
+
+        /** After the step ended. */
+        void finished(StepOutcome outcome);
+    }
+
+    private final MaintainConfig config;
+    private final Map<String, MaintenanceStep> registry;
+    private final boolean dryRun;
+    private final int parallelism;
+    private final Observer observer;
+    private final Consumer<String> warn;
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final List<Runnable> stoppers = new CopyOnWriteArrayList<>();
+    /** One Pushgateway channel for the whole run (each push bounded by its timeout; after a failure the rest are skipped). */
+    private final PushChannel channel;
+
+    /**
+     * @param config the validated configuration
+     * @param registry the step adapters by name
+     * @param dryRun whether every step runs as a dry run (nothing changed, nothing pushed)
+     * @param parallelism how many catalogs run at once (1 or more)
+     * @param observer told about each step
+     * @param warn where Pushgateway failures go
+     */
+    public MaintainRun(MaintainConfig config, Map<String, MaintenanceStep> registry, boolean dryRun, int parallelism, Observer observer,
+                       Consumer<String> warn) {
+        this.config = config;
+        this.registry = registry;
+        this.dryRun = dryRun;
+        this.parallelism = Math.max(1, parallelism);
+        this.observer = observer;
+        this.warn = warn;
+        this.channel = config.pushgateway() == null ? null : new PushChannel(config.pushgateway(), PushChannel.DEFAULT_TIMEOUT);
+    }
+
+    /** Stops at the next safe point: running steps are asked to stop (their batch in flight commits); nothing new starts. */
+    public void requestStop() {
+        stop.set(true);
+        stoppers.forEach(Runnable::run);
+    }
+
+    /**
+     * Runs every catalog.
+     *
+     * @return the outcomes per catalog, in configuration order; each list holds every step of every schema
+     * @throws InterruptedException when the calling thread is interrupted while waiting for the catalogs
+     */
+    public List<List<StepOutcome>> execute() throws InterruptedException {
+        long runStart = System.nanoTime();
+        ExecutorService pool = Executors.newFixedThreadPool(parallelism, r -> {
+            Thread t = new Thread(r, "maintain-catalog");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<List<StepOutcome>>> futures = new ArrayList<>();
+            for (MaintainConfig.Catalog c : config.catalogs()) {
+                futures.add(pool.submit(() -> catalog(c, runStart)));
+            }
+            List<List<StepOutcome>> out = new ArrayList<>();
+            for (int i = 0; i < futures.size(); i++) {
+                try {
+                    out.add(futures.get(i).get());
+                } catch (java.util.concurrent.ExecutionException e) {
+                    String name = config.catalogs().get(i).name();
+                    out.add(List.of(new StepOutcome(name, null, "*", Status.error, Reason.INTERNAL,
+                            "unexpected " + e.getCause().getClass().getSimpleName() + ": " + e.getCause().getMessage(), null, 0)));
+                }
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+            pool.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    private List<StepOutcome> catalog(MaintainConfig.Catalog c, long runStart) {
+        long catalogStart = System.nanoTime();
+        List<StepOutcome> out = new ArrayList<>();
+        List<String> schemas;
+        try {
+            schemas = c.allSchemas() ? discover(c) : c.schemas();
+        } catch (JanitorException e) {
+            for (StepConfig s : config.steps()) {
+                out.add(new StepOutcome(c.name(), null, s.name(), Status.error, e.reason(), c.connection().redact(e.getMessage()), null, 0));
+            }
+            return out;
+        }
+        for (String schema : schemas) {
+            Reason blocking = null;
+            for (StepConfig s : config.steps()) {
+                observer.starting(c, schema, s.name());
+                StepOutcome o;
+                if (stop.get()) {
+                    o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, "the run was stopped (SIGTERM/SIGINT)", null, 0);
+                } else if (blocking != null) {
+                    o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, "an earlier step failed ("
+                            + blocking.name().toLowerCase(java.util.Locale.ROOT) + ")", null, 0);
+                } else {
+                    o = step(c, schema, s, runStart, catalogStart);
+                    if (o.status() == Status.error && CATALOG_WIDE.contains(o.reason())) {
+                        blocking = o.reason();
+                    }
+                }
+                observer.finished(o);
+                out.add(o);
+            }
+        }
+        return out;
+    }
+
+    private StepOutcome step(MaintainConfig.Catalog c, String schema, StepConfig s, long runStart, long catalogStart) {
+        MaintenanceStep step = registry.get(s.name());
+        if (step.unavailableReason() != null) {
+            return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null, step.unavailableReason(), null, 0);
+        }
+        Duration budget = s.runBudget();
+        budget = min(budget, left(config.runBudget(), runStart));
+        budget = min(budget, left(c.runBudget(), catalogStart));
+        if (budget != null && (budget.isNegative() || budget.isZero())) {
+            return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null,
+                    "run budget spent (" + (spent(left(c.runBudget(), catalogStart)) ? "the catalog's run_budget" : "the run's run_budget")
+                            + "); the next run continues", null, 0);
+        }
+        MaintenanceRunReporter reporter = MaintenanceRunReporter.create(dryRun ? null : channel, config.pushgatewayJob(),
+                c.name(), schema, s.name(), warn);
+        long t0 = System.nanoTime();
+        List<Runnable> mine = new ArrayList<>();
+        StepContext ctx = new StepContext(c.name(), c.connection(), schema, c.lockName(), dryRun, budget, r -> {
+            mine.add(r);
+            stoppers.add(r);
+            if (stop.get()) {
+                r.run();
+            }
+        });
+        String notPossible = step.notPossibleBecause(ctx, s);
+        if (notPossible != null && !s.required()) {
+            // nothing pushed: a step that never starts is not a run that never succeeded
+            return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null, notPossible, null, 0);
+        }
+        reporter.started();
+        try {
+            StepResult r = step.run(ctx, s);
+            double secs = (System.nanoTime() - t0) / 1e9;
+            if (r.skippedReason() != null) {
+                if (s.required()) {
+                    reporter.failed();
+                    return new StepOutcome(c.name(), schema, s.name(), Status.error, r.skippedBecause() == null ? Reason.CONFIG
+                            : r.skippedBecause(), "required step not possible: " + r.skippedReason(), null, secs);
+                }
+                return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null, r.skippedReason(), null, secs);
+            }
+            // a completed run pushes its gauges as its command does (MaintenanceRunner), whatever its exit code
+            reporter.succeeded(r.gauges());
+            if (r.exitCode() != 0 && r.exitCode() != Reason.FINDINGS.exitCode()) {
+                // completed, but its command exits with a failure (e.g. 13: files the store could not delete): an error with a result
+                Reason why = reasonOf(r.exitCode());
+                return new StepOutcome(c.name(), schema, s.name(), Status.error, why, "completed with exit code " + r.exitCode()
+                        + " (" + why.name().toLowerCase(java.util.Locale.ROOT) + "); see the result", r.result(), secs);
+            }
+            return new StepOutcome(c.name(), schema, s.name(), r.exitCode() != 0 ? Status.findings : Status.ok, null, null, r.result(), secs);
+        } catch (JanitorException e) {
+            reporter.failed();
+            return new StepOutcome(c.name(), schema, s.name(), Status.error, e.reason(), c.connection().redact(e.getMessage()), null,
+                    (System.nanoTime() - t0) / 1e9);
+        } catch (RuntimeException e) {
+            reporter.failed();
+            return new StepOutcome(c.name(), schema, s.name(), Status.error, Reason.INTERNAL, c.connection().redact("unexpected "
+                    + e.getClass().getSimpleName() + ": " + e.getMessage()), null, (System.nanoTime() - t0) / 1e9);
+        } finally {
+            stoppers.removeAll(mine);
+        }
+    }
+
+    private static Reason reasonOf(int exitCode) {
+        for (Reason r : Reason.values()) {
+            if (r.exitCode() == exitCode) {
+                return r;
+            }
+        }
+        return Reason.INTERNAL;
+    }
+
+    private static Duration left(Duration budget, long startNanos) {
+        return budget == null ? null : budget.minusNanos(System.nanoTime() - startNanos);
+    }
+
+    private static boolean spent(Duration left) {
+        return left != null && (left.isNegative() || left.isZero());
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a == null ? b : b == null ? a : a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private static List<String> discover(MaintainConfig.Catalog c) throws JanitorException {
+        try (Connection conn = c.connection().open()) {
+            List<String> found = CatalogDiscovery.catalogSchemas(conn);
+            if (found.isEmpty()) {
+                throw new JanitorException(Reason.NOT_A_CATALOG, "No schema of database " + c.connection().database()
+                        + " holds a DuckLake catalog (a ducklake_metadata table with a 'version' key).");
+            }
+            return found;
+        } catch (SQLException e) {
+            throw new JanitorException(Reason.DATABASE_ERROR, "Could not list the DuckLake catalogs of " + c.connection().describe()
+                    + ": " + c.connection().redact(e.getMessage()), e);
+        }
+    }
+}

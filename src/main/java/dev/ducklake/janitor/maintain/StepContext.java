@@ -1,0 +1,22 @@
+package dev.ducklake.janitor.maintain;
+
+import dev.ducklake.janitor.pg.ConnectionSpec;
+
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * Where and how a step runs.
+ *
+ * @param catalog the catalog's configured name (the {@code catalog} label of pushed metrics)
+ * @param connection the catalog database (the step opens its own connections from it)
+ * @param schema the metadata schema
+ * @param lockName the advisory lock name of the catalog (each step takes it itself, as its command does)
+ * @param dryRun whether the step must change nothing
+ * @param runBudget the effective run budget of this step (its own, capped by what is left of the catalog's and the
+ *     run's), or null for unbounded
+ * @param onStop registers what to call to stop the step at its next safe point (SIGTERM/SIGINT)
+ */
+public record StepContext(String catalog, ConnectionSpec connection, String schema, String lockName, boolean dryRun,
+                          Duration runBudget, Consumer<Runnable> onStop) {
+}

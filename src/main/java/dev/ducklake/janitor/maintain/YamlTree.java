@@ -1,0 +1,177 @@
+package dev.ducklake.janitor.maintain;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+import org.snakeyaml.engine.v2.nodes.Tag;
+
+import java.math.BigInteger;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A YAML document (SnakeYAML Engine, YAML 1.2 core schema) turned into plain Java values (LinkedHashMap, List, String,
+ * Long, Double, Boolean, null) together with the line of every key, so that a configuration error can name the file,
+ * the line and the key. Paths look like {@code catalogs[0].connection} or {@code maintain[1].expire-snapshots.older-than}.
+ */
+public final class YamlTree {
+
+    private final Path source;
+    private final Object root;
+    private final Map<String, Integer> lines;
+    private final String what;
+
+    private YamlTree(Path source, Object root, Map<String, Integer> lines, String what) {
+        this.source = source;
+        this.root = root;
+        this.lines = lines;
+        this.what = what;
+    }
+
+    /**
+     * Parses one YAML document.
+     *
+     * @param source the file name used in messages
+     * @param text the YAML text
+     * @param what what the file is, for messages (e.g. "Maintain configuration")
+     * @return the tree
+     * @throws JanitorException {@link Reason#CONFIG} when the text is not valid YAML or a mapping repeats a key
+     */
+    public static YamlTree parse(Path source, String text, String what) throws JanitorException {
+        Node node;
+        try {
+            node = new Compose(LoadSettings.builder().setLabel(String.valueOf(source)).setAllowDuplicateKeys(true).build())
+                    .composeString(text).orElse(null);
+        } catch (MarkedYamlEngineException e) {
+            int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
+            throw new JanitorException(Reason.CONFIG, what + " " + source + (line > 0 ? ", line " + line : "") + ": not valid YAML: "
+                    + e.getProblem() + ".");
+        } catch (YamlEngineException e) {
+            throw new JanitorException(Reason.CONFIG, what + " " + source + ": not valid YAML: " + e.getMessage() + ".");
+        }
+        Map<String, Integer> lines = new HashMap<>();
+        YamlTree probe = new YamlTree(source, null, lines, what);
+        Object root = node == null ? null : probe.convert(node, "", lines);
+        return new YamlTree(source, root, lines, what);
+    }
+
+    /** The document's root value (null for an empty document). */
+    public Object root() {
+        return root;
+    }
+
+    /** The file the document came from. */
+    public Path source() {
+        return source;
+    }
+
+    /**
+     * The 1-based line of a path, or of its nearest enclosing path that has one (0 when none).
+     *
+     * @param path e.g. {@code catalogs[0].name}
+     * @return the line
+     */
+    public int line(String path) {
+        String p = path;
+        while (!p.isEmpty()) {
+            Integer l = lines.get(p);
+            if (l != null) {
+                return l;
+            }
+            int cut = Math.max(p.lastIndexOf('.'), p.lastIndexOf('['));
+            p = cut <= 0 ? "" : p.substring(0, cut);
+        }
+        Integer l = lines.get("");
+        return l == null ? 0 : l;
+    }
+
+    /**
+     * A configuration error naming the file, the line and the key.
+     *
+     * @param path the key's path ("" for the whole document)
+     * @param message what is wrong and what to do
+     * @return the exception ({@link Reason#CONFIG}, exit 11)
+     */
+    public JanitorException error(String path, String message) {
+        int line = line(path);
+        return new JanitorException(Reason.CONFIG, what + " " + source + (line > 0 ? ", line " + line : "")
+                + (path.isEmpty() ? "" : ", key " + path) + ": " + message + ".");
+    }
+
+    private Object convert(Node node, String path, Map<String, Integer> lines) throws JanitorException {
+        node.getStartMark().ifPresent(m -> lines.putIfAbsent(path, m.getLine() + 1));
+        if (node instanceof MappingNode m) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            for (NodeTuple t : m.getValue()) {
+                Node k = t.getKeyNode();
+                int keyLine = k.getStartMark().map(mk -> mk.getLine() + 1).orElse(0);
+                if (!(k instanceof ScalarNode ks)) {
+                    throw new JanitorException(Reason.CONFIG, what + " " + source + ", line " + keyLine + (path.isEmpty() ? "" : ", key " + path)
+                            + ": a key must be plain text.");
+                }
+                String key = ks.getValue();
+                String child = path.isEmpty() ? key : path + "." + key;
+                if (out.containsKey(key)) {
+                    throw new JanitorException(Reason.CONFIG, what + " " + source + ", line " + keyLine + ", key " + child
+                            + ": duplicate key.");
+                }
+                lines.put(child, keyLine);
+                out.put(key, convert(t.getValueNode(), child, lines));
+            }
+            return out;
+        }
+        if (node instanceof SequenceNode s) {
+            List<Object> out = new ArrayList<>();
+            int i = 0;
+            for (Node item : s.getValue()) {
+                out.add(convert(item, path + "[" + i++ + "]", lines));
+            }
+            return out;
+        }
+        ScalarNode sc = (ScalarNode) node;
+        String v = sc.getValue();
+        Tag tag = sc.getTag();
+        if (tag.equals(Tag.NULL)) {
+            return null;
+        }
+        if (tag.equals(Tag.BOOL)) {
+            return Boolean.valueOf(v.toLowerCase(java.util.Locale.ROOT));
+        }
+        if (tag.equals(Tag.INT)) {
+            try {
+                BigInteger b = v.startsWith("0x") ? new BigInteger(v.substring(2), 16)
+                        : v.startsWith("0o") ? new BigInteger(v.substring(2), 8) : new BigInteger(v.replace("+", ""));
+                return b.bitLength() < 63 ? (Object) b.longValue() : (Object) b.doubleValue();
+            } catch (NumberFormatException e) {
+                return v;
+            }
+        }
+        if (tag.equals(Tag.FLOAT)) {
+            String f = v.toLowerCase(java.util.Locale.ROOT);
+            if (f.endsWith(".inf")) {
+                return f.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+            }
+            if (f.equals(".nan")) {
+                return Double.NaN;
+            }
+            try {
+                return Double.parseDouble(v);
+            } catch (NumberFormatException e) {
+                return v;
+            }
+        }
+        return v;
+    }
+}

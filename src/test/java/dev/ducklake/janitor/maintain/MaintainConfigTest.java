@@ -1,0 +1,163 @@
+package dev.ducklake.janitor.maintain;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.demo.DemoScenario;
+import dev.ducklake.janitor.testsupport.Catalogs;
+import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The maintain configuration: every mistake is exit 11 naming file, line and key, before anything runs. */
+class MaintainConfigTest {
+
+    @TempDir
+    Path tmp;
+
+    static final String GOOD = """
+            catalogs:
+              - name: lake
+                connection: postgresql://janitor@db:5432/lake
+                metadata_schema: public
+                run_budget: 40m
+            pushgateway_url: http://pushgateway:9091
+            run_budget: 2700
+            maintain:
+              - expire-snapshots: {older-than: 7d, retain-last: 10}
+              - drop-orphan-inline-tables:
+                  include-unregistered: true
+                  run-budget: 900
+              - purge-orphan-stats: {}
+              - cleanup-old-files: {older-than: 2d}
+              - delete-orphan-files: {max-orphan-ratio: 0.2, data-path: "s3://bucket/lake/", s3-path-style: true}
+              - check: {}
+            """;
+
+    static MaintainConfig parse(String text) throws JanitorException {
+        return MaintainConfig.parse(Path.of("m.yaml"), text, Map.of(), registry());
+    }
+
+    static Map<String, MaintenanceStep> registry() {
+        // the CLI's registry, through its only public door: the package-private factory is in cli
+        return dev.ducklake.janitor.cli.MaintainStepsAccess.registry();
+    }
+
+    @Test
+    void aCompleteConfigurationParses() throws Exception {
+        MaintainConfig c = parse(GOOD);
+        assertThat(c.catalogs()).hasSize(1);
+        assertThat(c.catalogs().get(0).runBudget()).isEqualTo(Duration.ofMinutes(40));
+        assertThat(c.runBudget()).isEqualTo(Duration.ofSeconds(2700));
+        assertThat(c.steps()).extracting(StepConfig::name).containsExactly("expire-snapshots", "drop-orphan-inline-tables",
+                "purge-orphan-stats", "cleanup-old-files", "delete-orphan-files", "check");
+        assertThat(c.steps().get(0).options()).containsEntry("older-than", Duration.ofDays(7)).containsEntry("retain-last", 10L);
+        assertThat(c.steps().get(1).runBudget()).isEqualTo(Duration.ofSeconds(900));
+        assertThat(c.steps().get(1).options()).containsEntry("include-unregistered", true).doesNotContainKey("run-budget");
+        assertThat(c.pushgateway().display()).contains("pushgateway:9091");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        // replace | with | expected line | expected key | expected words
+        "include-unregistered: true|include-unregisterd: true|11|maintain[1].drop-orphan-inline-tables.include-unregisterd|unknown option",
+        "older-than: 7d, retain-last|older-than: 7 days, retain-last|9|maintain[0].expire-snapshots.older-than|must be a duration",
+        "retain-last: 10|retain-last: -1|9|maintain[0].expire-snapshots.retain-last|integer of 1 or more",
+        "- check: {}|- chek: {}|16|maintain[5].chek|unknown step",
+        "run_budget: 2700|run_budgt: 2700|7|run_budgt|unknown key",
+        "    metadata_schema: public|    metadata_schema: public\\n    colour: blue|5|catalogs[0].colour|unknown key",
+        "max-orphan-ratio: 0.2|max-orphan-ratio: 2|15|maintain[4].delete-orphan-files.max-orphan-ratio|above 0 and at most 1",
+        "run-budget: 900|run-budget: 0|12|maintain[1].drop-orphan-inline-tables.run-budget|positive duration",
+        "include-unregistered: true|include-unregistered: yes please|11|maintain[1].drop-orphan-inline-tables.include-unregistered|true or false",
+        // the command's own parser and checks: a value its flag refuses, a combination its command refuses
+        // (an older-than below min-age is refused when the run computes its cutoff, as on the command line)
+        "- check: {}|- check: {max-examples: 5000}|16|maintain[5].check|--max-examples",
+        "older-than: 7d, retain-last: 10|versions: [3, 5], older-than: 7d|9|maintain[0].expire-snapshots|--versions",
+        "    run_budget: 40m|    run_budget: 40m\\n    name: again|6|catalogs[0].name|duplicate key",
+        "include-unregistered: true|include-unregistered: true\\n      batch-size: 5000|12|maintain[1].drop-orphan-inline-tables.batch-size|between 1 and 2000",
+    })
+    void mistakesNameFileLineAndKey(String from, String to, int line, String key, String words) {
+        String text = GOOD.replace(from, to.replace("\\n", "\n"));
+        assertThat(text).isNotEqualTo(GOOD);
+        assertThatThrownBy(() -> parse(text)).isInstanceOfSatisfying(JanitorException.class, e -> {
+            assertThat(e.reason()).isEqualTo(JanitorException.Reason.CONFIG);
+            assertThat(e.getMessage()).contains("m.yaml").contains("line " + line + ",").contains("key " + key).contains(words);
+        });
+    }
+
+    @Test
+    void theReadmeExampleIsValidForMaintainAndServe() throws Exception {
+        String readme = java.nio.file.Files.readString(Path.of("README.md"));
+        int section = readme.indexOf("### `maintain`: the chain from one configuration file");
+        assertThat(section).isPositive();
+        int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
+        String yaml = readme.substring(start, readme.indexOf("```", start));
+        Path pw = java.nio.file.Files.writeString(tmp.resolve("password"), "x\n");
+        Path file = java.nio.file.Files.writeString(tmp.resolve("readme.yaml"),
+                yaml.replace("/var/run/secrets/ducklake-janitor/password", pw.toString()));
+        Map<String, String> env = Map.of("STAGING_CATALOG", "postgresql://janitor@staging-db/lake", "STAGING_PG_PASSWORD", "y");
+        MaintainConfig c = MaintainConfig.load(file, env, registry());
+        assertThat(c.steps()).extracting(StepConfig::name).containsExactly("expire-snapshots", "drop-orphan-inline-tables",
+                "purge-orphan-stats", "cleanup-old-files", "delete-orphan-files", "check");
+        assertThat(c.catalogs()).hasSize(2);
+        assertThat(dev.ducklake.janitor.metrics.MetricsConfig.load(file, env).catalogs()).hasSize(2);
+    }
+
+    @Test
+    void anUnsetPasswordVariableAndABadYamlAreConfigErrors() {
+        assertThatThrownBy(() -> parse(GOOD.replace("metadata_schema: public", "password_env: NOPE_PW")))
+                .hasMessageContaining("line 4, key catalogs[0].password_env").hasMessageContaining("NOPE_PW");
+        assertThatThrownBy(() -> parse("catalogs: [\n  - oops")).hasMessageContaining("m.yaml, line").hasMessageContaining("not valid YAML");
+        assertThatThrownBy(() -> parse(GOOD.replace("maintain:", "maintain_:"))).hasMessageContaining("key maintain_");
+    }
+
+    @Test
+    void thePasswordFromAnEnvironmentVariableIsUsedAndNeverPrinted() throws Exception {
+        MaintainConfig c = MaintainConfig.parse(Path.of("m.yaml"), GOOD.replace("metadata_schema: public",
+                "metadata_schema: public\n    password_env: LAKE_PW"), Map.of("LAKE_PW", "s3cr3t-Pw"), registry());
+        assertThat(c.catalogs().get(0).connection().hasPassword()).isTrue();
+        assertThat(c.catalogs().get(0).connection().toString()).doesNotContain("s3cr3t-Pw");
+    }
+
+    @Test
+    void serveReadsTheSameFileWithThePasswordFromTheEnvironment() throws Exception {
+        String text = GOOD.replace("metadata_schema: public", "metadata_schema: public\n    password_env: LAKE_PW");
+        dev.ducklake.janitor.metrics.MetricsConfig m = dev.ducklake.janitor.metrics.MetricsConfig.parse(Path.of("m.yaml"), text,
+                Map.of("LAKE_PW", "s3cr3t-Pw"));
+        assertThat(m.catalogs().get(0).connection().hasPassword()).isTrue();
+        assertThatThrownBy(() -> dev.ducklake.janitor.metrics.MetricsConfig.parse(Path.of("m.yaml"), text, Map.of()))
+                .hasMessageContaining("LAKE_PW");
+        // keys only maintain knows are accepted by serve, real typos are still refused
+        assertThatThrownBy(() -> dev.ducklake.janitor.metrics.MetricsConfig.parse(Path.of("m.yaml"), GOOD.replace("run_budget: 2700",
+                "run_budgt: 2700"), Map.of())).hasMessageContaining("run_budgt");
+    }
+
+    @Test
+    void aBadConfigurationChangesNothingAndExits11(@TempDir Path dir) throws Exception {
+        String schema = TestPostgres.get().freshSchema("maint_cfg");
+        try (Connection c = TestPostgres.get().connect()) {
+            DemoScenario.build(c, schema, 5);
+        }
+        // the first step is fine, the error is in the last one: nothing may run
+        Path f = dir.resolve("bad.yaml");
+        Files.writeString(f, "catalogs:\n  - name: lake\n    connection: " + TestPostgres.get().url() + "\n    metadata_schema: " + schema
+                + "\nmaintain:\n  - drop-orphan-inline-tables: {}\n  - cleanup-old-files: {older-than: yesterday}\n");
+        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", f.toString());
+        assertThat(run.exitCode()).isEqualTo(11);
+        assertThat(run.err()).contains(f.toString()).contains("line 7").contains("key maintain[1].cleanup-old-files.older-than");
+        assertThat(Catalogs.run(schema, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(6);
+        Cli.Run missing = Cli.run(Map.of(), "maintain", "--config", dir.resolve("nope.yaml").toString());
+        assertThat(missing.exitCode()).isEqualTo(11);
+        assertThat(missing.err()).contains("nope.yaml").contains("no such file");
+    }
+}
