@@ -153,8 +153,13 @@ public final class S3FileStore extends AbstractFileStore {
                         continue;
                     }
                     String address = "s3://" + bucket + "/" + o.key();
-                    next = new StoredObject(StorageLocation.parse(address), address,
-                            o.size() == null ? -1 : o.size(), o.lastModified());
+                    StorageLocation location;
+                    try {
+                        location = StorageLocation.parse(address);
+                    } catch (IllegalArgumentException e) {
+                        continue; // a key with a '..' segment has no unambiguous location: never a candidate
+                    }
+                    next = new StoredObject(location, address, o.size() == null ? -1 : o.size(), o.lastModified());
                 } else if (done) {
                     return false;
                 } else {

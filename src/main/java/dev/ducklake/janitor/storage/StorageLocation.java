@@ -20,8 +20,9 @@ import java.util.regex.Pattern;
  *   <li>the scheme is lower-cased; {@code s3a://} and {@code s3n://} are {@code s3://}; {@code gcs://} is
  *       {@code gs://}; {@code file://} URIs and plain paths are one scheme {@code file}, plain relative paths are
  *       made absolute against the working directory (as DuckDB resolves them);</li>
- *   <li>doubled slashes collapse and {@code .} segments vanish ({@code ..} is kept: resolving it could move a
- *       location out of its prefix);</li>
+ *   <li>doubled slashes collapse and {@code .} segments vanish; a {@code ..} segment (also spelled with
+ *       percent-escapes) is refused: a file system resolves it while an object store keeps it as part of the key,
+ *       so the same string can name two objects, and comparing it as written let a live file look unknown;</li>
  *   <li>percent-escapes: a {@code file://} URI is decoded fully (it is a URI); elsewhere only escapes of RFC 3986
  *       unreserved characters are decoded (section 6.2.2.2), so a key spelled {@code a%2Db} equals {@code a-b} but
  *       {@code a%2Fb} stays one segment. Decoding only ever merges spellings: a comparison may keep a file it could
@@ -51,13 +52,34 @@ public record StorageLocation(String scheme, String bucket, String path) {
      * @throws IllegalArgumentException when raw is null or empty, or an object-store URL has no bucket
      */
     public static StorageLocation parse(String raw) {
+        return parse(raw, false);
+    }
+
+    /**
+     * The location a catalog row names, as a reader of the file reaches it: as {@link #parseFile}, but a {@code ..}
+     * segment is resolved against the segment before it (DuckLake hands the string to a file system, which does
+     * so) instead of refused. Only for the set of files to keep: a wider known set keeps more, never less.
+     *
+     * @param raw a path or URL as DuckLake stores it in a data or delete file row
+     * @return the canonical location of the file
+     * @throws IllegalArgumentException when it is empty, climbs above the root, or ends in {@code /}
+     */
+    public static StorageLocation parseKnownFile(String raw) {
+        StorageLocation l = parse(raw, true);
+        if (l.isPrefix()) {
+            throw new IllegalArgumentException("a file location must not end in '/': " + raw);
+        }
+        return l;
+    }
+
+    private static StorageLocation parse(String raw, boolean resolveDots) {
         if (raw == null || raw.isEmpty()) {
             throw new IllegalArgumentException("empty location");
         }
         String s = raw.replace('\\', '/');
         Matcher m = SCHEME.matcher(s);
         if (!m.matches()) {
-            return local(s);
+            return local(s, resolveDots);
         }
         String scheme = m.group(1).toLowerCase(Locale.ROOT);
         String rest = m.group(2);
@@ -66,7 +88,7 @@ public record StorageLocation(String scheme, String bucket, String path) {
                 if (rest.startsWith("localhost/")) {
                     rest = rest.substring("localhost".length());
                 }
-                return local(percentDecode(rest, true));
+                return local(percentDecode(rest, true), resolveDots);
             case "s3a":
             case "s3n":
                 scheme = "s3";
@@ -83,26 +105,60 @@ public record StorageLocation(String scheme, String bucket, String path) {
         if (bucket.isEmpty()) {
             throw new IllegalArgumentException("no bucket in " + raw);
         }
-        return new StorageLocation(scheme, bucket.toLowerCase(Locale.ROOT), normalisePath(percentDecode(key, false), false));
+        return new StorageLocation(scheme, bucket.toLowerCase(Locale.ROOT), normalisePath(percentDecode(key, false), false, resolveDots));
     }
 
-    private static StorageLocation local(String s) {
+    /**
+     * Parses the location of one file (a catalog row's path, a queued path): as {@link #parse}, and a location that
+     * ends in {@code /} (a directory, not a file) is refused too. A file store would address {@code a.parquet/} as
+     * {@code a.parquet}, while the comparison with the catalog's live files would see two different strings.
+     *
+     * @param raw a path or URL as DuckLake stores it
+     * @return the canonical location of the file
+     * @throws IllegalArgumentException when {@link #parse} refuses it or it is a prefix
+     */
+    public static StorageLocation parseFile(String raw) {
+        StorageLocation l = parse(raw);
+        if (l.isPrefix()) {
+            throw new IllegalArgumentException("a file location must not end in '/': " + raw);
+        }
+        return l;
+    }
+
+    private static StorageLocation local(String s, boolean resolveDots) {
         String p = s;
         if (!p.startsWith("/") && !DRIVE.matcher(p).matches()) {
             boolean dir = p.endsWith("/");
             p = Paths.get(p).toAbsolutePath().toString().replace('\\', '/') + (dir ? "/" : "");
         }
-        return new StorageLocation("file", "", normalisePath(p, true));
+        return new StorageLocation("file", "", normalisePath(p, true, resolveDots));
     }
 
-    private static String normalisePath(String p, boolean absolute) {
-        StringBuilder b = new StringBuilder(p.length());
-        String[] parts = p.split("/", -1);
-        boolean trailing = p.endsWith("/");
-        for (String part : parts) {
+    /**
+     * Collapses doubled slashes and {@code .} segments. A {@code ..} segment is refused, or with
+     * {@code resolveDots} removes the segment before it, as a file system (or a URL-normalising HTTP client) reads
+     * it; one that would climb above the root is refused either way.
+     */
+    private static String normalisePath(String p, boolean absolute, boolean resolveDots) {
+        java.util.List<String> segments = new java.util.ArrayList<>();
+        for (String part : p.split("/", -1)) {
             if (part.isEmpty() || part.equals(".")) {
                 continue;
             }
+            if (part.equals("..")) {
+                if (!resolveDots) {
+                    throw new IllegalArgumentException("a '..' segment makes the location ambiguous: " + p);
+                }
+                if (segments.isEmpty() || DRIVE.matcher(segments.get(segments.size() - 1) + "/").matches()) {
+                    throw new IllegalArgumentException("a '..' segment climbs above the root: " + p);
+                }
+                segments.remove(segments.size() - 1);
+                continue;
+            }
+            segments.add(part);
+        }
+        StringBuilder b = new StringBuilder(p.length());
+        for (String part : segments) {
             if (b.length() > 0 || absolute && !DRIVE.matcher(part + "/").matches()) {
                 b.append('/');
             }
@@ -114,7 +170,7 @@ public record StorageLocation(String scheme, String bucket, String path) {
         if (!absolute && b.length() == 0) {
             return "";
         }
-        if (trailing && b.charAt(b.length() - 1) != '/') {
+        if (p.endsWith("/") && b.charAt(b.length() - 1) != '/') {
             b.append('/');
         }
         return b.toString();

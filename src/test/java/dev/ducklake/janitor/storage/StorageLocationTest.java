@@ -73,4 +73,18 @@ class StorageLocationTest {
         assertThat(new PathResolver("file:///").dataLocation().isRoot()).as("the scheme's slashes are not trailing slashes").isTrue();
         assertThat(r.schema(null, null)).as("0.1 catalogs: no schema path").isEqualTo("s3://b/lake/");
     }
+
+    /** Trial of issue 14's work: '..' and a trailing slash made a live file look unknown to the cleanup. */
+    @Test
+    void dotDotSegmentsAndFileLocationsEndingInASlashAreNeverComparedAsWritten() {
+        assertThatThrownBy(() -> StorageLocation.parse("/lake/main/t2/../t1/a.parquet")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> StorageLocation.parse("s3://b/lake/%2E%2E/a.parquet")).as("escaped dots too")
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> StorageLocation.parseFile("/lake/main/t1/a.parquet/")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(StorageLocation.parseKnownFile("/lake/main/t2/../t1/a.parquet").canonical())
+                .as("a catalog row's path is kept as the file system reads it").isEqualTo("file:///lake/main/t1/a.parquet");
+        assertThat(StorageLocation.parseKnownFile("s3://b/lake/x/../a.parquet").canonical()).isEqualTo("s3://b/lake/a.parquet");
+        assertThatThrownBy(() -> StorageLocation.parseKnownFile("/../a.parquet")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> StorageLocation.parseKnownFile("/lake/a.parquet/")).isInstanceOf(IllegalArgumentException.class);
+    }
 }

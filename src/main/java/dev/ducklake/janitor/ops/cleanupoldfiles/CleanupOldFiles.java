@@ -254,7 +254,7 @@ public final class CleanupOldFiles {
                             String canon = null;
                             if (address != null) {
                                 try {
-                                    canon = StorageLocation.parse(address).canonical();
+                                    canon = StorageLocation.parseFile(address).canonical();
                                 } catch (IllegalArgumentException e) {
                                     address = null;
                                 }
@@ -285,8 +285,9 @@ public final class CleanupOldFiles {
             for (Entry e : batch) {
                 if (e.address() == null) {
                     keptUnresolvable += e.rows();
-                    finding("kept (path_is_relative is NULL or the path cannot be read): " + CatalogInspector.printable(e.path()));
-                    listener.file("kept", e.path(), -1, null, "path_is_relative is NULL");
+                    finding("kept (path_is_relative is NULL, or the path cannot be read, holds a '..' segment or ends in '/'): "
+                            + CatalogInspector.printable(e.path()));
+                    listener.file("kept", e.path(), -1, null, "path_is_relative is NULL, or the path is ambiguous");
                 } else if (live.contains(e.canonical())) {
                     keptLive += e.rows();
                     finding("kept (a live data or delete file resolves to it): " + e.address());

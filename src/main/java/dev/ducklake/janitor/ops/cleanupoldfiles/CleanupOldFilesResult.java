@@ -20,7 +20,8 @@ import java.util.List;
  * @param bytesWouldDelete their sizes in bytes where the store gave them (dry run only; -1 in execute runs)
  * @param queueRowsDeleted queue rows removed (0 in a dry run)
  * @param keptLive queue rows kept because a live data or delete file resolves to the same location
- * @param keptUnresolvable queue rows kept because their path or path_is_relative is NULL
+ * @param keptUnresolvable queue rows kept because their path or path_is_relative is NULL, or the path holds a {@code ..}
+ *     segment or ends in {@code /} (ambiguous: never deleted)
  * @param failed files the store could not delete (their rows stay)
  * @param batchDeleteFallback whether the store rejected batch deletes and single deletes were used
  * @param findings up to 100 of the kept or failed paths with the reason, for the report

@@ -146,7 +146,7 @@ public final class KnownFiles {
 
     private void add(List<String> buf, String address) {
         try {
-            buf.add(StorageLocation.parse(address).canonical());
+            buf.add(StorageLocation.parseKnownFile(address).canonical());
         } catch (IllegalArgumentException e) {
             unresolved++;
         }

@@ -86,6 +86,30 @@ class CleanupOldFilesLocalTest {
         assertThat(r.run().batches()).isGreaterThan(1);
     }
 
+    /**
+     * Found by a trial run against real DuckLake 1.5.5: a queued path with a '..' segment or a trailing slash that
+     * a file system resolves to a live file, and one that climbs out of the data path, were deleted.
+     */
+    @Test
+    void ambiguousQueuedPathsAreKeptNotDeleted() throws Exception {
+        Path lake = dir.resolve("lake4");
+        FileCatalog cat = FileCatalog.create("cof_ambiguous", lake + "/");
+        Path live = FileCatalog.file(lake.resolve("main/test/live.parquet"), OLD);
+        Path outside = FileCatalog.file(dir.resolve("outside.txt"), OLD);
+        cat.dataFile(1, "live.parquet", true);
+        cat.queue("main/other/../test/live.parquet", true, OLD);
+        cat.queue("main/test/live.parquet/", true, OLD);
+        cat.queue("../outside.txt", true, OLD);
+        cat.queue(lake + "/main/x/../test/live.parquet", false, OLD);
+        CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>());
+        assertThat(Files.exists(live)).as("the live file stays").isTrue();
+        assertThat(Files.exists(outside)).as("nothing outside the data path goes").isTrue();
+        assertThat(r.filesDeleted()).isZero();
+        assertThat(r.keptUnresolvable()).isEqualTo(4);
+        assertThat(r.hasFindings()).as("exit 12: the operator looks at the rows").isTrue();
+        assertThat(cat.queueRows()).isEqualTo(4);
+    }
+
     @Test
     void aFailedObjectKeepsItsRowAndTheRunGoesOn() throws Exception {
         Path lake = dir.resolve("lake2");

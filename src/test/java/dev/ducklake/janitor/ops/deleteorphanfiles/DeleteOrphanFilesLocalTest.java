@@ -110,6 +110,24 @@ class DeleteOrphanFilesLocalTest {
         }
     }
 
+    /** Found by a trial run against real DuckLake 1.5.5: a live file named through '..' was an orphan candidate. */
+    @Test
+    void aLiveFileNamedThroughDotDotIsKnown() throws Exception {
+        Path lake = dir.resolve("dotdot");
+        FileCatalog cat = FileCatalog.create("dof_dotdot", lake + "/");
+        for (int i = 0; i < 4; i++) {
+            FileCatalog.file(lake.resolve("main/test/k" + i + ".parquet"), OLD);
+            cat.dataFile(1, "k" + i + ".parquet", true);
+        }
+        Path live = FileCatalog.file(lake.resolve("main/t2/live.parquet"), OLD);
+        cat.dataFile(1, "../t2/live.parquet", true); // DuckLake reads it: the file system resolves '..'
+        List<String> events = new ArrayList<>();
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), events);
+        assertThat(r.candidates()).isZero();
+        assertThat(r.deleted()).isZero();
+        assertThat(Files.exists(live)).isTrue();
+    }
+
     @Test
     void aTenantSharingTheLocationKeepsItsFiles() throws Exception {
         Path lake = dir.resolve("shared");
