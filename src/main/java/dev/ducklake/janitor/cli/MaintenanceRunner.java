@@ -118,12 +118,19 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         } finally {
             removeHook(hook);
         }
+        int exit = adapter.exitCode(result);
         if (json) {
             Map<String, Object> doc = Render.envelope(adapter.operation(), conn, schema, result);
             if (signalled.get()) {
                 // the process ends with the signal's exit code; the document says so
                 doc.put("status", "stopped");
                 doc.put("exit_code", SignalExit.exitCode());
+            } else {
+                // a completed run can still end with findings (12) or failed files (13): the document agrees
+                if (exit != ExitCodes.OK) {
+                    doc.put("status", exit == Reason.FINDINGS.exitCode() ? "findings" : "error");
+                }
+                doc.put("exit_code", exit);
             }
             doc.put("stopped_by_signal", signalled.get());
             Render.json(out, doc);
@@ -136,7 +143,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                     + " dropped tables until (auto)vacuum processes them; a plain VACUUM (ANALYZE) of those catalogs helps. "
                     + "Do not run VACUUM FULL on a live catalog.");
         }
-        return adapter.exitCode(result);
+        return exit;
     }
 
     private int runMany(ConnectionSpec conn, RunOptions base, List<String> schemas, boolean yes) throws JanitorException {

@@ -44,6 +44,8 @@ class StorageCommandsTest {
         assertThat(run.json().get("files_deleted").asLong()).isEqualTo(1);
         assertThat(run.json().get("batches").asLong()).as("the generic run figures are in the document").isEqualTo(1);
         assertThat(run.json().get("kept_live").asLong()).isEqualTo(1);
+        assertThat(run.json().get("status").asText()).as("the document agrees with exit 12").isEqualTo("findings");
+        assertThat(run.json().get("exit_code").asInt()).isEqualTo(12);
         assertThat(run.json().get("cutoff_source").asText()).isEqualTo("default 2 days");
         assertThat(Files.exists(a)).isFalse();
         assertThat(Files.exists(live)).isTrue();
