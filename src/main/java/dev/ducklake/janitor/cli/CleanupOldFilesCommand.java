@@ -13,7 +13,6 @@ import picocli.CommandLine.Command;
 
 import java.io.PrintWriter;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /** {@code ducklake-janitor cleanup-old-files}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
@@ -100,8 +99,7 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
 
     @Override
     public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) {
-        return String.format(Locale.ROOT, "Delete the scheduled files of the DuckLake catalog in database '%s' on host %s:%s "
-                + "(schema %s) from storage? [y/N] ", conn.database(), conn.host(), conn.port(), String.join(", ", schemas));
+        return "Delete the scheduled files of the DuckLake catalog in " + Render.where(conn, schemas) + " from storage? [y/N] ";
     }
 
     @Override

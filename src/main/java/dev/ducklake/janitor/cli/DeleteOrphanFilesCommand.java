@@ -14,7 +14,6 @@ import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -109,8 +108,8 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Override
     public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) {
-        return String.format(Locale.ROOT, "Delete files no catalog row knows under the data path of the DuckLake catalog in "
-                + "database '%s' on host %s:%s (schema %s)? [y/N] ", conn.database(), conn.host(), conn.port(), String.join(", ", schemas));
+        return "Delete files no catalog row knows under the data path of the DuckLake catalog in " + Render.where(conn, schemas)
+                + "? [y/N] ";
     }
 
     @Override

@@ -108,9 +108,8 @@ public final class DropOrphanInlineTablesCommand extends MaintenanceCommand<Drop
             wouldDrop += dry.wouldDrop();
             nonEmptyKept += includeNonempty ? 0 : dry.orphanNonempty() + (includeUnregistered ? dry.unregisteredNonempty() : 0);
         }
-        return String.format(java.util.Locale.ROOT, "Drop %d orphaned inlined table(s)%s in database '%s' on host %s:%s (schema %s)? [y/N] ",
-                wouldDrop, nonEmptyKept > 0 ? " (" + nonEmptyKept + " non-empty kept)" : "", conn.database(), conn.host(), conn.port(),
-                String.join(", ", schemas));
+        return String.format(java.util.Locale.ROOT, "Drop %d orphaned inlined table(s)%s in %s? [y/N] ",
+                wouldDrop, nonEmptyKept > 0 ? " (" + nonEmptyKept + " non-empty kept)" : "", Render.where(conn, schemas));
     }
 
     @Override

@@ -137,8 +137,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
             snapshots += create(conn, options.withMetadataSchema(schema).withDryRun(true), ProgressListener.NONE).execute()
                     .snapshotsExpired();
         }
-        return String.format(Locale.ROOT, "Expire %d snapshot(s) in database '%s' on host %s:%s (schema %s)? [y/N] ",
-                snapshots, conn.database(), conn.host(), conn.port(), String.join(", ", schemas));
+        return String.format(Locale.ROOT, "Expire %d snapshot(s) in %s? [y/N] ", snapshots, Render.where(conn, schemas));
     }
 
     @Override

@@ -85,8 +85,7 @@ public final class PurgeOrphanStatsCommand extends MaintenanceCommand<PurgeOrpha
         for (String schema : schemas) {
             rows += create(conn, options.withMetadataSchema(schema).withDryRun(true), ProgressListener.NONE).execute().orphanRowsTotal();
         }
-        return String.format(Locale.ROOT, "Delete %d orphaned stats row(s) in database '%s' on host %s:%s (schema %s)? [y/N] ",
-                rows, conn.database(), conn.host(), conn.port(), String.join(", ", schemas));
+        return String.format(Locale.ROOT, "Delete %d orphaned stats row(s) in %s? [y/N] ", rows, Render.where(conn, schemas));
     }
 
     @Override

@@ -100,6 +100,19 @@ final class Render {
     }
 
     /**
+     * Where an execute run would act, for its confirmation question: {@code database 'lake' on host db:5432
+     * (schema a, b)} (never the password).
+     *
+     * @param conn the catalog database
+     * @param schemas the metadata schemas the run covers
+     * @return the text
+     */
+    static String where(dev.ducklake.janitor.pg.ConnectionSpec conn, java.util.List<String> schemas) {
+        return String.format(java.util.Locale.ROOT, "database '%s' on host %s:%s (schema %s)", conn.database(), conn.host(),
+                conn.port(), String.join(", ", schemas));
+    }
+
+    /**
      * A count with its noun in the right number: {@code 1 row}, {@code 2 rows}, {@code 0 rows}.
      *
      * @param n the count
