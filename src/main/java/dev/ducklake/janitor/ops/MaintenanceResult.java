@@ -15,4 +15,24 @@ public interface MaintenanceResult {
 
     /** @return the generic figures of the run (batches, retries, reconnects, sizes, stop reason, elapsed, warnings) */
     RunFigures run();
+
+    /** @return warnings raised during the run (at most 100 listed; see {@link RunFigures#warningsTotal()}) */
+    default java.util.List<String> warnings() {
+        return run().warnings();
+    }
+
+    /** @return whether the run stopped because the run budget was spent (or a stop was requested) */
+    default boolean budgetExhausted() {
+        return run().budgetExhausted();
+    }
+
+    /** @return whether the run stopped because --max-batches was reached */
+    default boolean maxBatchesReached() {
+        return run().maxBatchesReached();
+    }
+
+    /** @return wall-clock duration of the run, seconds */
+    default double elapsedSeconds() {
+        return run().elapsedSeconds();
+    }
 }

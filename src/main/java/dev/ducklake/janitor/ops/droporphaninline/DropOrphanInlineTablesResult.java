@@ -106,25 +106,9 @@ public record DropOrphanInlineTablesResult(String schema, String formatVersion, 
         return run.batchSizeFinal();
     }
 
-    /** @return whether the run stopped because the run budget was spent (or a stop was requested) */
-    public boolean budgetExhausted() {
-        return run.budgetExhausted();
-    }
 
-    /** @return whether the run stopped because --max-batches was reached */
-    public boolean maxBatchesReached() {
-        return run.maxBatchesReached();
-    }
 
-    /** @return wall-clock duration of the run, seconds */
-    public double elapsedSeconds() {
-        return run.elapsedSeconds();
-    }
 
-    /** @return warnings raised during the run (at most 100 listed) */
-    public List<String> warnings() {
-        return run.warnings();
-    }
 
     /** {@link NonEmptyTable#kind()} of a table registered in ducklake_inlined_data_tables. */
     public static final String KIND_REGISTERED = "registered";

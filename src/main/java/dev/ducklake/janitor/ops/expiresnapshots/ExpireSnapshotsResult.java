@@ -44,25 +44,9 @@ public record ExpireSnapshotsResult(String schema, String formatVersion, boolean
         return run.batches();
     }
 
-    /** @return warnings of the run */
-    public List<String> warnings() {
-        return run.warnings();
-    }
 
-    /** @return whether --run-budget or a stop request ended the run early */
-    public boolean budgetExhausted() {
-        return run.budgetExhausted();
-    }
 
-    /** @return whether --max-batches ended the run */
-    public boolean maxBatchesReached() {
-        return run.maxBatchesReached();
-    }
 
-    /** @return wall-clock seconds of the run */
-    public double elapsedSeconds() {
-        return run.elapsedSeconds();
-    }
 
     /**
      * One batch.
