@@ -2,6 +2,7 @@ package dev.ducklake.janitor.ops.droporphaninline;
 
 import java.util.AbstractList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.RandomAccess;
 
@@ -19,10 +20,16 @@ final class CandidateList extends AbstractList<Candidate> implements RandomAcces
     private long[] ids = new long[16];
     private long[] versions = new long[16];
     private long[] ctids = new long[16];
+    /** Rows whose table existed (a plain table of that name in the schema) when the survey read them. */
+    private final BitSet present = new BitSet();
     private int size;
 
-    /** Appends a registered candidate; {@code ctid} is PostgreSQL's text form {@code (block,offset)}. */
-    void addRegistered(long tableId, long schemaVersion, String ctid) {
+    /**
+     * Appends a registered candidate; {@code ctid} is PostgreSQL's text form {@code (block,offset)};
+     * {@code tablePresent} whether its table existed when the survey read the row.
+     */
+    void addRegistered(long tableId, long schemaVersion, String ctid, boolean tablePresent) {
+        present.set(size, tablePresent);
         if (size == ids.length) {
             int n = size * 2;
             ids = Arrays.copyOf(ids, n);
@@ -41,6 +48,44 @@ final class CandidateList extends AbstractList<Candidate> implements RandomAcces
         versions = Arrays.copyOf(versions, size);
         ctids = Arrays.copyOf(ctids, size);
         return this;
+    }
+
+    /**
+     * Whether the table of a registered candidate of this table_id and schema_version existed at the survey: a
+     * binary search, as the list is in the server's {@code ORDER BY table_id, schema_version} (bigint order, the
+     * order of {@link Long#compare}).
+     *
+     * @return true when a row of that key is in the list and its table existed when the survey read it
+     */
+    boolean presentAtSurvey(long tableId, long schemaVersion) {
+        int lo = 0;
+        int hi = size - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int cmp = ids[mid] != tableId ? Long.compare(ids[mid], tableId) : Long.compare(versions[mid], schemaVersion);
+            if (cmp < 0) {
+                lo = mid + 1;
+            } else if (cmp > 0) {
+                hi = mid - 1;
+            } else {
+                return present.get(mid);
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The number of distinct tables (keys) among the candidates whose table existed at the survey; rows of the
+     * same key are adjacent, as the list is sorted.
+     */
+    long tablesPresentAtSurvey() {
+        long n = 0;
+        for (int i = present.nextSetBit(0); i >= 0; i = present.nextSetBit(i + 1)) {
+            if (i == 0 || ids[i - 1] != ids[i] || versions[i - 1] != versions[i] || !present.get(i - 1)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     @Override

@@ -134,9 +134,8 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
                     + "--include-unregistered to drop them");
         }
         if (options.run().dryRun()) {
-            List<Candidate> probed = CandidateList.concat(registered.candidates(), unregistered.dead());
             tally.dryRun(run.queries().withRetries("dry-run probe",
-                    c -> DryRunProbe.probe(c, schema, probed, options, rec::warn)));
+                    c -> DryRunProbe.probe(c, schema, registered.candidates(), unregistered.dead(), options, rec::warn)));
             tally.remaining = tally.orphanRows;
             tally.remainingUnregistered = unregistered.dead().size();
         } else {

@@ -88,8 +88,8 @@ public final class InlinedTablesSurvey {
      * {@link CandidateList}: primitive arrays, not an object per row).
      */
     record Registry(long rows, long orphanRows, long tablesPresent, long keptByNameGuard, long keptNotATable,
-                    List<Candidate> candidates) {
-        static final Registry NONE = new Registry(0, 0, 0, 0, 0, List.of());
+                    CandidateList candidates) {
+        static final Registry NONE = new Registry(0, 0, 0, 0, 0, new CandidateList().trim());
     }
 
     /** What the pg_class survey found outside the registry. */
@@ -152,7 +152,7 @@ public final class InlinedTablesSurvey {
                         rowWarning.accept("kept: " + name + " is not a plain table (relkind " + relkind + "); row kept");
                         continue;
                     }
-                    out.addRegistered(tableId, version, ctid);
+                    out.addRegistered(tableId, version, ctid, relkind != null);
                 }
             }
             conn.commit();
@@ -254,10 +254,14 @@ public final class InlinedTablesSurvey {
     private static List<Relation> relationsNamedLikeInlinedTables(Connection conn, String schema, boolean hasRegistry)
             throws SQLException {
         List<Relation> relations = new ArrayList<>();
-        try (PreparedStatement ps = conn.prepareStatement("SELECT c.relname::text, c.relkind::text, c.oid::bigint"
-                + " FROM pg_catalog.pg_class c"
-                + " WHERE c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?) AND c.relname ~ ?"
-                + " AND " + RegistryPredicate.noRegistryRow(schema, hasRegistry, "c.relname::text", "NULL::bigint", "NULL::bigint"))) {
+        // the registry test first, the name pattern on what is left: at 230,000 registered tables the pattern then
+        // runs on the few unregistered names, not on every relation of the schema (0.63 s → 0.1 s on PostgreSQL 15);
+        // OFFSET 0 keeps the planner from moving the pattern back into the scan of pg_class
+        try (PreparedStatement ps = conn.prepareStatement("SELECT s.relname::text, s.relkind::text, s.oid::bigint FROM ("
+                + "SELECT c.relname, c.relkind, c.oid FROM pg_catalog.pg_class c"
+                + " WHERE c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
+                + " AND " + RegistryPredicate.noRegistryRow(schema, hasRegistry, "c.relname::text", "NULL::bigint", "NULL::bigint")
+                + " OFFSET 0) s WHERE s.relname ~ ?")) {
             ps.setFetchSize(10_000);
             ps.setString(1, schema);
             ps.setString(2, InlinedTableName.ANY_REGEX);

@@ -14,7 +14,7 @@ class CandidateListTest {
     void rowsComeBackAsTheyWentIn() {
         CandidateList l = new CandidateList();
         for (int i = 0; i < 100; i++) {
-            l.addRegistered(1_000_000_000_000L + i, i, "(" + (4_294_967_295L - i) + "," + (i % 7 == 0 ? 65535 : i + 1) + ")");
+            l.addRegistered(1_000_000_000_000L + i, i, "(" + (4_294_967_295L - i) + "," + (i % 7 == 0 ? 65535 : i + 1) + ")", i % 3 != 0);
         }
         l.trim();
         assertThat(l).hasSize(100);
@@ -28,6 +28,27 @@ class CandidateListTest {
     }
 
     @Test
+    void presenceIsLookedUpByKeyAndCountedOncePerTable() {
+        CandidateList l = new CandidateList();
+        l.addRegistered(-3, 1, "(0,1)", true);      // a negative id sorts first, as bigint does on the server
+        l.addRegistered(2, 1, "(0,2)", true);
+        l.addRegistered(2, 1, "(0,3)", true);       // a second row naming the same table
+        l.addRegistered(2, 10, "(0,4)", false);     // its table was gone at the survey
+        l.addRegistered(10, 2, "(0,5)", true);
+        l.addRegistered(Long.MAX_VALUE, 1, "(0,6)", true);
+        l.trim();
+        assertThat(l.presentAtSurvey(-3, 1)).isTrue();
+        assertThat(l.presentAtSurvey(2, 1)).isTrue();
+        assertThat(l.presentAtSurvey(2, 10)).as("gone at the survey").isFalse();
+        assertThat(l.presentAtSurvey(10, 2)).isTrue();
+        assertThat(l.presentAtSurvey(Long.MAX_VALUE, 1)).isTrue();
+        assertThat(l.presentAtSurvey(10, 1)).as("not a candidate").isFalse();
+        assertThat(l.presentAtSurvey(11, 2)).as("not a candidate").isFalse();
+        assertThat(l.tablesPresentAtSurvey()).as("-3/1, 2/1 once, 10/2, max/1").isEqualTo(4);
+        assertThat(new CandidateList().trim().tablesPresentAtSurvey()).isZero();
+    }
+
+    @Test
     void ctidsOutsideTheirRangeAreRefused() {
         assertThatThrownBy(() -> CandidateList.packCtid("(4294967296,1)")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> CandidateList.packCtid("(1,65536)")).isInstanceOf(IllegalArgumentException.class);
@@ -38,7 +59,7 @@ class CandidateListTest {
     @Test
     void concatenationReadsTheRegisteredThenTheUnregistered() {
         CandidateList registered = new CandidateList();
-        registered.addRegistered(5, 1, "(0,1)");
+        registered.addRegistered(5, 1, "(0,1)", true);
         List<Candidate> unregistered = List.of(new Candidate(Candidate.Kind.INLINED_DELETE, 9, -1, null));
         List<Candidate> all = CandidateList.concat(registered, unregistered);
         assertThat(all).extracting(Candidate::tableId).containsExactly(5L, 9L);
