@@ -44,8 +44,12 @@ public final class BenchCatalog {
     }
 
     /**
-     * Writes the catalog and runs ANALYZE on its tables (what autovacuum would have done on a real catalog;
-     * the planner needs it for the anti-joins).
+     * Writes the catalog and runs VACUUM (ANALYZE) on its catalog tables: what autovacuum has done to a real
+     * catalog whose leak grew over weeks. The planner needs the statistics for the anti-joins, and the vacuum
+     * removes the dead row versions the build's DROPs left in {@code ducklake_table} (each DROP is an UPDATE of
+     * end_snapshot) and marks its pages all-visible, so that the janitor's per-batch re-check, a sequential
+     * scan of {@code ducklake_table}, reads what it would read in production (half the tuples, no visibility
+     * checks). Left unvacuumed, that scan took 2.8× as long at 230,000 tables (54 ms against 19 ms, PostgreSQL 15).
      *
      * @param c an open connection in autocommit mode to the database to write into
      * @param schema the metadata schema to create
@@ -87,7 +91,7 @@ public final class BenchCatalog {
         try (Statement st = c.createStatement()) {
             for (String t : List.of("ducklake_inlined_data_tables", "ducklake_table", "ducklake_snapshot", "ducklake_column",
                     "ducklake_schema_versions")) {
-                st.execute("ANALYZE " + Sql.qualified(schema, t));
+                st.execute("VACUUM (ANALYZE) " + Sql.qualified(schema, t));
             }
         }
         return new Built(List.copyOf(names), b.registryRows());
