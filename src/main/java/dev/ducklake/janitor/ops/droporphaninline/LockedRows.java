@@ -35,15 +35,8 @@ final class LockedRows {
     }
 
     static List<Locked> lock(Connection conn, String schema, Map<String, Candidate> byCtid) throws SQLException {
-        String registry = Sql.qualified(schema, "ducklake_inlined_data_tables");
         // never String.format: the quoted schema name is part of the text and may hold '%'
-        UnaryOperator<String> select = where -> "SELECT r.ctid::text, r.table_id, r.schema_version,"
-                + " r.table_name, c.relkind, c.oid"
-                + " FROM " + registry + " r LEFT JOIN pg_catalog.pg_class c ON c.relname = r.table_name::name"
-                + " AND c.relname::text = r.table_name"
-                + " AND c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
-                + " WHERE " + where + " AND " + OrphanPredicate.unreachable(schema, "r.table_id")
-                + " FOR UPDATE OF r SKIP LOCKED";
+        UnaryOperator<String> select = where -> sql(schema, where);
         List<Locked> out = new ArrayList<>();
         Set<Candidate> found = new HashSet<>();
         try (PreparedStatement ps = conn.prepareStatement(select.apply("r.ctid = ANY (?::text[]::tid[])"))) {
@@ -94,6 +87,31 @@ final class LockedRows {
             }
         }
         return out;
+    }
+
+    /**
+     * The statement that locks registry rows: the rows matching {@code where} whose table_id is unreachable
+     * ({@link OrphanPredicate}), each with its table's relkind and oid, locked {@code FOR UPDATE SKIP LOCKED}.
+     * Parameter 1 is the metadata schema's name; {@code where}'s parameters follow.
+     *
+     * <p>pg_class is read through a LATERAL lookup, one index probe ({@code pg_class_relname_nsp_index}) per row.
+     * As a plain join the planner switched to a sequential scan and hash of every relation of the database once a
+     * batch held about 2,000 rows (its cost model prices 2,000 index probes above one scan): 35-40 ms a batch at
+     * 230,000 tables against 1 ms for the probes (PostgreSQL 15). {@code LIMIT 1} keeps the planner from
+     * flattening the subquery back into a join; name and namespace identify at most one relation anyway.
+     *
+     * @param schema the metadata schema (quoted here)
+     * @param where engine-written condition on the registry row {@code r}
+     * @return the SQL text
+     */
+    static String sql(String schema, String where) {
+        return "SELECT r.ctid::text, r.table_id, r.schema_version, r.table_name, c.relkind, c.oid"
+                + " FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables")
+                + " r LEFT JOIN LATERAL (SELECT c.relkind, c.oid FROM pg_catalog.pg_class c"
+                + " WHERE c.relname = r.table_name::name AND c.relname::text = r.table_name"
+                + " AND c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?) LIMIT 1) c ON true"
+                + " WHERE " + where + " AND " + OrphanPredicate.unreachable(schema, "r.table_id")
+                + " FOR UPDATE OF r SKIP LOCKED";
     }
 
     private static boolean matches(Candidate c, ResultSet rs) throws SQLException {

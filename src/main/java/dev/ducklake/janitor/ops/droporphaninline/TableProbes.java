@@ -27,9 +27,12 @@ final class TableProbes {
         Map<String, Long> oidOf = new HashMap<>();
         try (PreparedStatement ps = conn.prepareStatement("SELECT c.oid, c.relname::text FROM pg_catalog.pg_class c"
                 + " WHERE c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
-                + " AND c.relkind = 'r' AND c.relname::text = ANY (?)")) {
+                // the name cast lets pg_class_relname_nsp_index find the rows; the text comparison keeps a name longer
+                // than 63 bytes (which the cast truncates) from matching another table
+                + " AND c.relkind = 'r' AND c.relname = ANY (?::name[]) AND c.relname::text = ANY (?::text[])")) {
             ps.setString(1, schema);
             ps.setArray(2, conn.createArrayOf("text", tables.toArray(new String[0])));
+            ps.setArray(3, conn.createArrayOf("text", tables.toArray(new String[0])));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     oidOf.put(rs.getString(2), rs.getLong(1));
