@@ -12,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -112,7 +113,7 @@ final class DryRunProbe {
                 if (options.includeUnregistered()) {
                     counts.wouldDrop += oidOf.size() - mayHoldRows.size();
                 }
-                candidateOf.keySet().retainAll(mayHoldRows);
+                candidateOf.keySet().retainAll(new HashSet<>(mayHoldRows));
                 probeAndCount(conn, schema, mayHoldRows, oidOf, candidateOf, options, counts, warn);
             }
         } finally {

@@ -15,7 +15,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.UnaryOperator;
 
 /**
  * Step 1 of a batch: locks the batch's registry rows {@code FOR UPDATE SKIP LOCKED} by ctid, re-checking in the
@@ -35,11 +34,9 @@ final class LockedRows {
     }
 
     static List<Locked> lock(Connection conn, String schema, Map<String, Candidate> byCtid) throws SQLException {
-        // never String.format: the quoted schema name is part of the text and may hold '%'
-        UnaryOperator<String> select = where -> sql(schema, where);
         List<Locked> out = new ArrayList<>();
         Set<Candidate> found = new HashSet<>();
-        try (PreparedStatement ps = conn.prepareStatement(select.apply("r.ctid = ANY (?::text[]::tid[])"))) {
+        try (PreparedStatement ps = conn.prepareStatement(sql(schema, "r.ctid = ANY (?::text[]::tid[])"))) {
             ps.setString(1, schema);
             ps.setArray(2, conn.createArrayOf("text", byCtid.keySet().toArray(new String[0])));
             try (ResultSet rs = ps.executeQuery()) {
@@ -70,7 +67,7 @@ final class LockedRows {
                 versions[i] = lost.get(i).schemaVersion();
                 byKey.put(lost.get(i).tableId() + "/" + lost.get(i).schemaVersion(), lost.get(i));
             }
-            try (PreparedStatement ps = conn.prepareStatement(select.apply(
+            try (PreparedStatement ps = conn.prepareStatement(sql(schema,
                     "(r.table_id, r.schema_version) IN (SELECT * FROM unnest(?::bigint[], ?::bigint[]))"))) {
                 ps.setString(1, schema);
                 ps.setArray(2, conn.createArrayOf("bigint", Arrays.stream(ids).boxed().toArray()));
@@ -105,6 +102,7 @@ final class LockedRows {
      * @return the SQL text
      */
     static String sql(String schema, String where) {
+        // never String.format: the quoted schema name is part of the text and may hold '%'
         return "SELECT r.ctid::text, r.table_id, r.schema_version, r.table_name, c.relkind, c.oid"
                 + " FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables")
                 + " r LEFT JOIN LATERAL (SELECT c.relkind, c.oid FROM pg_catalog.pg_class c"
