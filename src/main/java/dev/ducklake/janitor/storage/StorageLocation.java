@@ -65,11 +65,7 @@ public record StorageLocation(String scheme, String bucket, String path) {
      * @throws IllegalArgumentException when it is empty, climbs above the root, or ends in {@code /}
      */
     public static StorageLocation parseKnownFile(String raw) {
-        StorageLocation l = parse(raw, true);
-        if (l.isPrefix()) {
-            throw new IllegalArgumentException("a file location must not end in '/': " + raw);
-        }
-        return l;
+        return requireFile(parse(raw, true), raw);
     }
 
     private static StorageLocation parse(String raw, boolean resolveDots) {
@@ -118,7 +114,11 @@ public record StorageLocation(String scheme, String bucket, String path) {
      * @throws IllegalArgumentException when {@link #parse} refuses it or it is a prefix
      */
     public static StorageLocation parseFile(String raw) {
-        StorageLocation l = parse(raw);
+        return requireFile(parse(raw, false), raw);
+    }
+
+    /** The location itself, refused when it ends in {@code /} (a directory or prefix, not a file). */
+    private static StorageLocation requireFile(StorageLocation l, String raw) {
         if (l.isPrefix()) {
             throw new IllegalArgumentException("a file location must not end in '/': " + raw);
         }
