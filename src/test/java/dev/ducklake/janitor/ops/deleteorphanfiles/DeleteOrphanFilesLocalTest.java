@@ -43,6 +43,17 @@ class DeleteOrphanFilesLocalTest {
         }
     }
 
+    /**
+     * Writes {@code n} old files {@code main/test/k<i>.parquet} under the lake, each a live data file of table 1
+     * (enough known files that one or two orphans stay under the orphan-ratio brake).
+     */
+    private static void knownFiles(FileCatalog cat, Path lake, int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            FileCatalog.file(lake.resolve("main/test/k" + i + ".parquet"), OLD);
+            cat.dataFile(1, "k" + i + ".parquet", true);
+        }
+    }
+
     private static Reason reason(ThrowingRunnable r) {
         try {
             r.run();
@@ -83,10 +94,7 @@ class DeleteOrphanFilesLocalTest {
         cat.dataFile(2, shared.toString(), false);
         cat.deleteFile(1, "ducklake-x-delete.puffin", true);
         cat.queue("main/test/queued.parquet", true, Duration.ofMinutes(1));
-        for (int i = 0; i < 4; i++) {
-            FileCatalog.file(lake.resolve("main/test/k" + i + ".parquet"), OLD);
-            cat.dataFile(1, "k" + i + ".parquet", true);
-        }
+        knownFiles(cat, lake, 4);
 
         List<String> events = new ArrayList<>();
         DeleteOrphanFilesResult dry = run(cat, new LocalFileStore(), o -> o, events);
@@ -115,10 +123,7 @@ class DeleteOrphanFilesLocalTest {
     void aLiveFileNamedThroughDotDotIsKnown() throws Exception {
         Path lake = dir.resolve("dotdot");
         FileCatalog cat = FileCatalog.create("dof_dotdot", lake + "/");
-        for (int i = 0; i < 4; i++) {
-            FileCatalog.file(lake.resolve("main/test/k" + i + ".parquet"), OLD);
-            cat.dataFile(1, "k" + i + ".parquet", true);
-        }
+        knownFiles(cat, lake, 4);
         Path live = FileCatalog.file(lake.resolve("main/t2/live.parquet"), OLD);
         cat.dataFile(1, "../t2/live.parquet", true); // DuckLake reads it: the file system resolves '..'
         List<String> events = new ArrayList<>();
@@ -182,10 +187,7 @@ class DeleteOrphanFilesLocalTest {
     void unresolvableCatalogRowsStopTheDeletionAndFailuresAreReported() throws Exception {
         Path lake = dir.resolve("unres");
         FileCatalog cat = FileCatalog.create("dof_unres", lake + "/");
-        for (int i = 0; i < 4; i++) {
-            FileCatalog.file(lake.resolve("main/test/k" + i + ".parquet"), OLD);
-            cat.dataFile(1, "k" + i + ".parquet", true);
-        }
+        knownFiles(cat, lake, 4);
         Path s1 = FileCatalog.file(lake.resolve("main/test/s1.parquet"), OLD);
         Path s2 = FileCatalog.file(lake.resolve("main/test/s2.parquet"), OLD);
         cat.dataFile(99, "lost.parquet", true); // table 99 has no ducklake_table row
