@@ -90,8 +90,7 @@ final class DryRunProbe {
             if (!registered.isEmpty()) {
                 Map<String, Long> oidOf = new HashMap<>();
                 Map<String, Candidate> candidateOf = new HashMap<>();
-                Transactions.beginReadOnly(conn);
-                Transactions.setLocalTimeouts(conn, options.run().statementTimeout(), options.run().lockTimeout());
+                beginReadOnly(conn, options.run());
                 registeredMayHoldRows(conn, schema, registered, oidOf, candidateOf);
                 conn.commit();
                 probeAndCount(conn, schema, new ArrayList<>(candidateOf.keySet()), oidOf, candidateOf, options, counts, warn);
@@ -106,8 +105,7 @@ final class DryRunProbe {
                 }
                 Map<String, Long> oidOf = new HashMap<>();
                 List<String> mayHoldRows = new ArrayList<>();
-                Transactions.beginReadOnly(conn);
-                Transactions.setLocalTimeouts(conn, options.run().statementTimeout(), options.run().lockTimeout());
+                beginReadOnly(conn, options.run());
                 present(conn, schema, new ArrayList<>(candidateOf.keySet()), oidOf, mayHoldRows);
                 conn.commit();
                 if (options.includeUnregistered()) {
@@ -157,12 +155,10 @@ final class DryRunProbe {
     private static void probeAndCount(Connection conn, String schema, List<String> tables, Map<String, Long> oidOf,
                                       Map<String, Candidate> candidateOf, DropOrphanInlineTablesOptions options, Counts counts,
                                       Consumer<String> warn) throws SQLException {
-        RunOptions run = options.run();
         tables.sort(null);
         for (int i = 0; i < tables.size(); i += PROBE_CHUNK) {
             List<String> chunk = tables.subList(i, Math.min(tables.size(), i + PROBE_CHUNK));
-            Transactions.beginReadOnly(conn);
-            Transactions.setLocalTimeouts(conn, run.statementTimeout(), run.lockTimeout());
+            beginReadOnly(conn, options.run());
             Set<String> found = TableProbes.nonEmpty(conn, schema, chunk, oidOf);
             if (found == null) {
                 conn.commit();
@@ -195,6 +191,12 @@ final class DryRunProbe {
                 }
             }
         }
+    }
+
+    /** Starts a read-only transaction with the run's statement and lock timeouts set for it. */
+    private static void beginReadOnly(Connection conn, RunOptions run) throws SQLException {
+        Transactions.beginReadOnly(conn);
+        Transactions.setLocalTimeouts(conn, run.statementTimeout(), run.lockTimeout());
     }
 
     /**

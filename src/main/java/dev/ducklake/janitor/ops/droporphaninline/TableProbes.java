@@ -31,8 +31,9 @@ final class TableProbes {
                 // than 63 bytes (which the cast truncates) from matching another table
                 + " AND c.relkind = 'r' AND c.relname = ANY (?::name[]) AND c.relname::text = ANY (?::text[])")) {
             ps.setString(1, schema);
-            ps.setArray(2, conn.createArrayOf("text", tables.toArray(new String[0])));
-            ps.setArray(3, conn.createArrayOf("text", tables.toArray(new String[0])));
+            java.sql.Array names = conn.createArrayOf("text", tables.toArray(new String[0]));
+            ps.setArray(2, names);
+            ps.setArray(3, names);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     oidOf.put(rs.getString(2), rs.getLong(1));

@@ -63,7 +63,7 @@ final class ZeroBlockHeaps {
     static final String SQL = "SELECT u.name, c.oid IS NOT NULL AS same,"
             + " c.oid IS NOT NULL AND " + zeroBlockHeap("c") + " AS zero_block_heap"
             + " FROM unnest(?::text[], ?::bigint[]) AS u(name, reloid)"
-            // a LATERAL lookup: one probe of pg_class_oid_index per table, never a scan of pg_class (see LockedRows)
+            // a LATERAL lookup: one index probe of pg_class per table, never a scan of pg_class (see LockedRows)
             + " LEFT JOIN LATERAL (SELECT c.oid, c.relkind, c.relpersistence, c.relam FROM pg_catalog.pg_class c"
             + " WHERE c.oid = u.reloid::oid AND c.relname = u.name::name"
             + " AND c.relnamespace = (SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname = ?) LIMIT 1) c ON true";
