@@ -19,7 +19,8 @@ import java.util.Map;
 
 /**
  * Writes a DuckLake catalog into a PostgreSQL schema the way DuckLake itself lays it out (any known format
- * version: 1.0 = 0.4, 1.1-dev1 with its {@code _ducklake_}-prefixed inlined columns, and the older layouts 0.1 to
+ * version: 1.0 = 0.4, 1.1-dev1 with its {@code _ducklake_}-prefixed inlined columns, 1.1 with nested schemas
+ * ({@link #createNestedSchema}) and exactness flags on the column statistics, and the older layouts 0.1 to
  * 0.4-dev1, see {@link #layoutDelta}), and replays the metadata effects of
  * DuckLake operations on it: CREATE TABLE (registry row and eagerly created inlined-data table), inlined
  * INSERT, ADD COLUMN (new schema version, new inlined table), DROP TABLE (closes the table row, leaves the
@@ -123,6 +124,30 @@ public final class CatalogBuilder {
         rowIds.put(tableId, 0L);
         newInlinedTable(tableId, snap);
         return tableId;
+    }
+
+    /**
+     * CREATE SCHEMA parent.name in a format 1.1 catalog: a new snapshot and schema version and a
+     * {@code ducklake_schema} row whose {@code parent_schema_id} is the parent (the layout of ducklake.select's 1.1
+     * specification; its {@code path} is written as {@code name/} relative, which is not a claim about where DuckLake
+     * puts a nested schema's files: that rule could not be read from source, see docs/format-versions.md).
+     *
+     * @param name the schema's own name (its last path component)
+     * @param parentSchemaId the parent's schema_id (0 is {@code main})
+     * @return the new schema_id
+     * @throws SQLException on database errors
+     * @throws IllegalStateException when the format is not 1.1
+     */
+    public long createNestedSchema(String name, long parentSchemaId) throws SQLException {
+        if (!version.mayNestSchemas()) {
+            throw new IllegalStateException("format " + version.text() + " has no nested schemas");
+        }
+        long schemaId = nextCatalogId++;
+        long snap = newSnapshot("created_schema:\"" + name.replace("\"", "\"\"") + "\"", true);
+        exec("INSERT INTO " + t("ducklake_schema") + " (schema_id, schema_uuid, begin_snapshot, end_snapshot, schema_name, path,"
+                + " path_is_relative, parent_schema_id) VALUES (?, gen_random_uuid(), ?, NULL, ?, ?, true, ?)",
+                schemaId, snap, name, name + "/", parentSchemaId);
+        return schemaId;
     }
 
     /**
@@ -276,7 +301,7 @@ public final class CatalogBuilder {
      * Written from the migration chain in the project's catalog notes (shared/ducklake/catalog.md, section 1,
      * read from DuckLake's {@code ducklake_metadata_manager.cpp} migrations), undone step by step; not copied from
      * any DuckLake test catalog. Table counts: 0.1 = 19, 0.2 = 21, 0.3(-dev1) = 22, 0.4(-dev1) = 28, 1.0 = 28,
-     * 1.1-dev1 = 29. Column order of altered tables differs from DuckLake's (added columns go last); the janitor
+     * 1.1-dev1 = 29, 1.1 = 29. Column order of altered tables differs from DuckLake's (added columns go last); the janitor
      * reads columns by name. Not checked against DuckLake (no extension here): whether {@code ducklake_delete_file}
      * had {@code partial_file_info} before 0.4 (written here without it), and the exact 0.3-dev1 layout (written as
      * 0.3; DuckLake migrates dev catalogs with IF NOT EXISTS).
@@ -287,6 +312,12 @@ public final class CatalogBuilder {
     static String layoutDelta(FormatVersion version) {
         StringBuilder d = new StringBuilder("\n");
         switch (version) {
+            // 1.1 = 1.1-dev1 plus the columns the released format added (docs/format-versions.md: from ducklake.select's
+            // 1.1 specification, not from readable source); added columns are NULL on existing rows, as the migration leaves them
+            case V1_1 -> d.append(layoutDelta(FormatVersion.V1_1_DEV1))
+                    .append("ALTER TABLE ducklake_schema ADD COLUMN parent_schema_id bigint;\n")
+                    .append("ALTER TABLE ducklake_file_column_stats ADD COLUMN min_is_exact boolean, ADD COLUMN max_is_exact boolean;\n")
+                    .append("ALTER TABLE ducklake_table_column_stats ADD COLUMN min_is_exact boolean, ADD COLUMN max_is_exact boolean;\n");
             case V1_1_DEV1 -> d.append("ALTER TABLE ducklake_data_file ADD COLUMN row_group_count bigint;\n")
                     .append("ALTER TABLE ducklake_delete_file ADD COLUMN row_group_count bigint;\n")
                     .append("CREATE TABLE ducklake_view_column_tag(view_id bigint, column_name varchar, begin_snapshot bigint,"
@@ -341,10 +372,10 @@ public final class CatalogBuilder {
     }
 
     private String createInlinedSql(long tableId, long snap, int cols) {
-        String p = version.prefixedInlinedColumns() ? "_ducklake_" : "";
+        FormatVersion.InlinedColumns n = version.inlinedColumns();
         StringBuilder sql = new StringBuilder("CREATE TABLE ").append(t(InlinedTableName.dataTable(tableId, schemaVersion)))
-                .append(" (").append(p).append("row_id bigint, ").append(p).append("begin_snapshot bigint, ")
-                .append(p).append("end_snapshot bigint");
+                .append(" (").append(Sql.ident(n.rowId())).append(" bigint, ").append(Sql.ident(n.beginSnapshot())).append(" bigint, ")
+                .append(Sql.ident(n.endSnapshot())).append(" bigint");
         for (int i = 1; i <= cols; i++) {
             sql.append(", ").append(Sql.ident("c" + i)).append(" integer");
         }

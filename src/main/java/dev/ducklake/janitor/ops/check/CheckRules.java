@@ -19,7 +19,8 @@ public final class CheckRules {
                 new UnreachableInlinedDeleteTablesRule(), new InlinedTableAnomaliesRule(), new LiveFilesOfUnreachableTablesRule(),
                 new LiveFilesOfDroppedTablesRule(), new OrphanedStatsRowsRule(), new DuplicateDeletionQueueRowsRule(),
                 new QueuedFilesStillReferencedRule(), new DeadInlinedRowsRule(), new SnapshotChangesWithoutSnapshotRule(),
-                new SchemaVersionsBeyondRegistryRule(), new SchemaVersionsMigrationDuplicatesRule(), new RowsBeyondLastSnapshotRule(), new CatalogBloatRule());
+                new SchemaVersionsBeyondRegistryRule(), new SchemaVersionsMigrationDuplicatesRule(), new RowsBeyondLastSnapshotRule(), new CatalogBloatRule(),
+                new InterruptedMigrationTablesRule());
     }
 
 

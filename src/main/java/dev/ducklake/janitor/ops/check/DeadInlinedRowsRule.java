@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.check;
 
+import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.pg.SqlState;
 
@@ -16,7 +17,7 @@ import java.util.Map;
  * {@code dead_inlined_rows}: rows of the registered inlined-data tables of reachable tables whose interval
  * {@code [begin_snapshot, end_snapshot)} holds no retained snapshot ({@code end_snapshot} set and no
  * {@code ducklake_snapshot} row with {@code begin_snapshot <= snapshot_id < end_snapshot}): no reader can see them any
- * more. Format 1.1-dev1 names the columns {@code _ducklake_begin_snapshot} / {@code _ducklake_end_snapshot}. Unit: rows.
+ * more. The column names are the format's ({@link FormatVersion#inlinedColumns()}: {@code _ducklake_}-prefixed from 1.1-dev1). Unit: rows.
  * Inlined tables of unreachable tables are {@code unreachable_inlined_tables}, not counted here.
  *
  * <p>Cost: only tables with at least one heap block are read (a zero-block heap holds no row), in UNION ALL statements of
@@ -42,9 +43,9 @@ final class DeadInlinedRowsRule extends NamedRule {
         if (!ctx.info().hasInlinedRegistry()) {
             return none();
         }
-        boolean prefixed = ctx.info().version().prefixedInlinedColumns();
-        String begin = prefixed ? "_ducklake_begin_snapshot" : "begin_snapshot";
-        String end = prefixed ? "_ducklake_end_snapshot" : "end_snapshot";
+        FormatVersion.InlinedColumns cols = ctx.info().version().inlinedColumns();
+        String begin = cols.beginSnapshot();
+        String end = cols.endSnapshot();
         Map<Long, String> nameOf = new HashMap<>();
         List<Long> oids = new ArrayList<>();
         // the reachable registry rows and their relations first (materialized CTEs: PostgreSQL would otherwise push the

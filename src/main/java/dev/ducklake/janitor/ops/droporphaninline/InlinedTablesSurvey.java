@@ -33,14 +33,17 @@ import java.util.function.Consumer;
 public final class InlinedTablesSurvey {
 
     /** The first three columns DuckLake gives an inlined-data table up to format 1.0. */
-    private static final List<String> DATA_COLUMNS = List.of("row_id:bigint", "begin_snapshot:bigint", "end_snapshot:bigint");
-    /** The same in format 1.1-dev1 ({@code MigrateInlinedColumnNames}). */
-    private static final List<String> DATA_COLUMNS_PREFIXED = List.of("_ducklake_row_id:bigint",
-            "_ducklake_begin_snapshot:bigint", "_ducklake_end_snapshot:bigint");
+    private static final List<String> DATA_COLUMNS = typed(FormatVersion.InlinedColumns.PLAIN);
+    /** The same from format 1.1-dev1 on ({@code MigrateInlinedColumnNames}). */
+    private static final List<String> DATA_COLUMNS_PREFIXED = typed(FormatVersion.InlinedColumns.PREFIXED);
     /** The columns of an inlined deletion table, in every format. */
     private static final List<String> DELETE_COLUMNS = List.of("file_id:bigint", "row_id:bigint", "begin_snapshot:bigint");
 
     private InlinedTablesSurvey() {
+    }
+
+    private static List<String> typed(FormatVersion.InlinedColumns names) {
+        return names.all().stream().map(n -> n + ":bigint").toList();
     }
 
     /**

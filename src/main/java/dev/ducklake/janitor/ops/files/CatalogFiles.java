@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.files;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
+import dev.ducklake.janitor.catalog.NestedSchemas;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageLocation;
@@ -94,11 +95,13 @@ public final class CatalogFiles {
      * @param own this catalog's schema
      * @param ownResolver this catalog's resolver (with the override applied)
      * @return this catalog first, then the others by schema name
-     * @throws JanitorException when discovery is not permitted
+     * @throws JanitorException when discovery is not permitted; {@link Reason#UNSUPPORTED_VERSION} when this catalog or an
+     *     overlapping one has nested schemas, whose file paths cannot be resolved ({@link NestedSchemas})
      * @throws SQLException on database errors
      */
     public static List<Tenant> tenants(Connection c, String own, PathResolver ownResolver) throws JanitorException, SQLException {
         List<Tenant> out = new ArrayList<>();
+        NestedSchemas.requireFlat(c, own);
         out.add(new Tenant(own, ownResolver));
         StorageLocation mine = ownResolver.dataLocation();
         for (String s : CatalogDiscovery.catalogSchemas(c)) {
@@ -114,10 +117,10 @@ public final class CatalogFiles {
             try {
                 theirs = r.dataLocation();
             } catch (IllegalArgumentException e) {
-                out.add(new Tenant(s, r));
-                continue;
+                theirs = null;
             }
-            if (theirs.overlaps(mine)) {
+            if (theirs == null || theirs.overlaps(mine)) {
+                NestedSchemas.requireFlat(c, s);
                 out.add(new Tenant(s, r));
             }
         }

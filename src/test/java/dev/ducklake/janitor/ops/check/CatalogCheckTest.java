@@ -33,7 +33,7 @@ class CatalogCheckTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = FormatVersion.class, names = {"V1_0", "V1_1_DEV1"})
+    @EnumSource(value = FormatVersion.class, names = {"V1_0", "V1_1_DEV1", "V1_1"})
     void everyKindIsFoundWithItsCountAndExampleAndTheFixesMakeItClean(FormatVersion version) throws Exception {
         String schema = pg.freshSchema("check_all");
         DamagedCatalog cat;
@@ -60,6 +60,7 @@ class CatalogCheckTest {
         expected.put("schema_versions_migration_duplicates", 1L);
         expected.put("rows_beyond_last_snapshot", 1L);
         expected.put("catalog_bloat", 0L);
+        expected.put("interrupted_migration_tables", 1L);
         assertThat(r.counts()).as("one instance of each kind").containsExactlyEntriesOf(expected);
         assertThat(r.status()).isEqualTo(CheckResult.FINDINGS);
         assertThat(r.findings()).extracting(Finding::kind).containsExactlyElementsOf(
@@ -85,6 +86,8 @@ class CatalogCheckTest {
         assertThat(example(r, "schema_versions_beyond_registry")).contains("table_id=900");
         assertThat(example(r, "schema_versions_migration_duplicates")).contains("table_id=" + cat.live).contains("rows=2");
         assertThat(example(r, "rows_beyond_last_snapshot")).startsWith("ducklake_column: 1 rows (column_id [99])");
+        assertThat(example(r, "interrupted_migration_tables")).isEqualTo("'" + InlinedTableName.dataTable(cat.live, cat.liveVersion)
+                + "_migrated' original='present'");
         assertThat(r.findings()).allSatisfy(f -> assertThat(f.fix()).isNotBlank());
 
         // first the damage every maintenance command refuses (exit 6 once the snapshot-consistency check is merged):
@@ -99,6 +102,10 @@ class CatalogCheckTest {
         assertThat(purged.rowsDeletedTotal()).as("exactly the orphaned stats rows").isEqualTo(6);
         assertThat(purged.rowsDeleted()).containsEntry("ducklake_file_partition_value", 1L).containsEntry("ducklake_file_variant_stats", 1L);
         Catalogs.run(schema, o -> o.withIncludeUnregistered(true).withIncludeNonempty(true));
+        try (Connection c = pg.connect()) {
+            assertThat(Catalogs.exists(c, schema, InlinedTableName.dataTable(cat.live, cat.liveVersion) + "_migrated"))
+                    .as("drop-orphan-inline-tables never drops an interrupted migration's copy").isTrue();
+        }
         // ... and the others as the SQL their fix runs (expire-snapshots, cleanup-old-files, DuckLake's flush) or by hand
         String s = Sql.ident(schema);
         try (Connection c = pg.connect()) {
@@ -116,6 +123,7 @@ class CatalogCheckTest {
                 }
             }
             Catalogs.exec(c, "DELETE FROM " + s + ".ducklake_snapshot_changes WHERE snapshot_id = 1");
+            Catalogs.exec(c, "DROP TABLE " + Sql.qualified(schema, InlinedTableName.dataTable(cat.live, cat.liveVersion) + "_migrated"));
             Catalogs.exec(c, "DELETE FROM " + s + ".ducklake_schema_versions WHERE table_id = 900 OR schema_version = 77");
             assertThat(Catalogs.scalar(c, "SELECT count(*) FROM " + s + ".ducklake_table_stats WHERE table_id = " + cat.gone))
                     .as("stats of a table_id with a ducklake_table row are never purged").isEqualTo(1);

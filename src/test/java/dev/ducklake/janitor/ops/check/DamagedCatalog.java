@@ -19,6 +19,8 @@ public final class DamagedCatalog {
     public long live;
     /** A table dropped and expired: its registry row is the unreachable inlined table; one live data file is left. */
     public long gone;
+    /** The newest schema version of {@link #live}'s inlined tables. */
+    public long liveVersion;
     /** A table dropped but still reachable, whose data file was left open (duckdb/ducklake#956). */
     public long dropped;
     /** A table_id with no ducklake_table row at all (stats, schema versions, leftovers). */
@@ -53,7 +55,7 @@ public final class DamagedCatalog {
         long keepFrom = b.snapshot();
         b.dropTable(dropped);
         b.expireBefore(keepFrom); // gone is now unreachable; dropped is still visible at keepFrom
-        long liveVersion = Catalogs.scalar(c, "SELECT max(schema_version) FROM " + t("ducklake_inlined_data_tables")
+        liveVersion = Catalogs.scalar(c, "SELECT max(schema_version) FROM " + t("ducklake_inlined_data_tables")
                 + " WHERE table_id = " + live);
         boolean prefixed = version.prefixedInlinedColumns();
         String p = prefixed ? "_ducklake_" : "";
@@ -106,6 +108,10 @@ public final class DamagedCatalog {
         long liveBegin = Catalogs.scalar(c, "SELECT begin_snapshot FROM " + t("ducklake_table") + " WHERE table_id = " + live);
         Catalogs.exec(c, "INSERT INTO " + t("ducklake_schema_versions") + " (begin_snapshot, schema_version, table_id) VALUES ("
                 + liveBegin + ", 77, " + live + ")");
+        // interrupted_migration_tables: the _migrated copy of the live table's inlined table that an interrupted 1.1
+        // migration on PostgreSQL leaves (the original is still there)
+        String original = InlinedTableName.dataTable(live, liveVersion);
+        Catalogs.exec(c, "CREATE TABLE " + t(original + InlinedTableName.MIGRATED_SUFFIX) + " AS SELECT * FROM " + t(original));
         // rows_beyond_last_snapshot: a column row of the live table that names a snapshot the catalog does not have
         long max = Catalogs.scalar(c, "SELECT max(snapshot_id) FROM " + t("ducklake_snapshot"));
         Catalogs.exec(c, "INSERT INTO " + t("ducklake_column") + " (column_id, begin_snapshot, end_snapshot, table_id, column_order,"

@@ -8,6 +8,7 @@ import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.sql.Connection;
 import java.util.Locale;
@@ -32,7 +33,7 @@ class FormatVersionsTest {
     /** Catalog tables per version (shared/ducklake/catalog.md, section 1). */
     private static final Map<FormatVersion, Integer> TABLES = Map.of(FormatVersion.V0_1, 19, FormatVersion.V0_2, 21,
             FormatVersion.V0_3_DEV1, 22, FormatVersion.V0_3, 22, FormatVersion.V0_4_DEV1, 28, FormatVersion.V0_4, 28,
-            FormatVersion.V1_0, 28, FormatVersion.V1_1_DEV1, 29);
+            FormatVersion.V1_0, 28, FormatVersion.V1_1_DEV1, 29, FormatVersion.V1_1, 29);
 
     private final TestPostgres pg = TestPostgres.get();
 
@@ -55,6 +56,11 @@ class FormatVersionsTest {
             inlinedDeleteTable(c, s, live, 1);
             String firstColumn = v.prefixedInlinedColumns() ? "_ducklake_row_id" : "row_id";
             assertThat(exec1(c, s, "ducklake_inlined_data_" + live + "_1")).isEqualTo(firstColumn);
+            assertThat(firstColumn).isEqualTo(v.inlinedColumns().rowId());
+            assertThat(columnCount(c, s, "ducklake_schema", "parent_schema_id")
+                    + columnCount(c, s, "ducklake_file_column_stats", "min_is_exact")
+                    + columnCount(c, s, "ducklake_table_column_stats", "max_is_exact"))
+                    .as("1.1's nested-schema and exactness columns exist exactly in format 1.1").isEqualTo(v == FormatVersion.V1_1 ? 3 : 0);
 
             DropOrphanInlineTablesResult dry = run(s, o -> o.withDryRun(true));
             DropOrphanInlineTablesResult r = run(s, o -> o.withIncludeUnregistered(true));
@@ -109,19 +115,33 @@ class FormatVersionsTest {
         }
     }
 
-    @Test
-    void unknownVersionIsRefusedNamingIt() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"9.9", "1.2", "1.1-dev2", "1.10"})
+    void unknownVersionIsRefusedNamingIt(String unknown) throws Exception {
         String s = pg.freshSchema("fmt_unknown");
         try (Connection c = pg.connect()) {
-            new CatalogBuilder(c, s, FormatVersion.V1_0).create();
-            exec(c, "UPDATE " + Sql.qualified(s, "ducklake_metadata") + " SET value = '9.9' WHERE key = 'version'");
+            new CatalogBuilder(c, s, FormatVersion.V1_1).create();
+            exec(c, "UPDATE " + Sql.qualified(s, "ducklake_metadata") + " SET value = '" + unknown + "' WHERE key = 'version'");
         }
         assertThatThrownBy(() -> run(s, o -> o.withDryRun(true)))
                 .isInstanceOfSatisfying(JanitorException.class, e -> {
                     assertThat(e.reason()).isEqualTo(JanitorException.Reason.UNSUPPORTED_VERSION);
                     assertThat(e.reason().exitCode()).isEqualTo(5);
-                    assertThat(e.getMessage()).contains("'9.9'");
+                    assertThat(e.getMessage()).contains("'" + unknown + "'");
                 });
+    }
+
+    private static int columnCount(Connection c, String schema, String table, String column) throws Exception {
+        try (var ps = c.prepareStatement("SELECT count(*) FROM information_schema.columns WHERE table_schema = ? AND table_name = ?"
+                + " AND column_name = ?")) {
+            ps.setString(1, schema);
+            ps.setString(2, table);
+            ps.setString(3, column);
+            try (var rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
     }
 
     private static String exec1(Connection c, String schema, String table) throws Exception {
