@@ -112,7 +112,7 @@ class FormatVersionInteropTest {
     }
 
     @ParameterizedTest(name = "format {0} written by CatalogBuilder")
-    @EnumSource(value = FormatVersion.class, names = {"V0_1", "V0_2", "V0_3_DEV1", "V0_3", "V0_4_DEV1", "V0_4", "V1_1_DEV1"})
+    @EnumSource(value = FormatVersion.class, names = {"V0_1", "V0_2", "V0_3_DEV1", "V0_3", "V0_4_DEV1", "V0_4", "V1_1_DEV1", "V1_1"})
     void olderLayoutsAreDetectedAndHandled(FormatVersion version) throws Exception {
         InteropCatalog lake = InteropCatalog.fresh("il_fmt_gen");
         lakes.add(lake);

@@ -14,7 +14,10 @@ import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.FileCatalog;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.testsupport.Migrate11;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,6 +34,7 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Differential test of both storage commands against DuckLake 1.5.5 itself, on local disk. One catalog and data
@@ -55,8 +59,14 @@ class StorageDifferentialInteropTest {
         }
     }
 
-    @Test
-    void ourCleanupAndOrphanSweepLeaveWhatDuckLakesOwnFunctionsLeave() throws Exception {
+    /**
+     * Format 1.1 (issue 22): copy B is migrated to 1.1 with DuckLake's own steps ({@link Migrate11}) before ours run, so
+     * ours on 1.1 must leave what DuckLake 1.5.5's functions leave on the 1.0 original (1.5.5 cannot open 1.1, so the
+     * final re-read of B is skipped there); a nested schema added by hand makes both commands refuse first (exit 5).
+     */
+    @ParameterizedTest(name = "our side at format {0}")
+    @ValueSource(strings = {"1.0", "1.1"})
+    void ourCleanupAndOrphanSweepLeaveWhatDuckLakesOwnFunctionsLeave(String format) throws Exception {
         InteropCatalog a = InteropCatalog.fresh("st_diff_a");
         dirs.add(a.dataDir());
         a.run(RealDuckLake.program().attach(a.attach().inliningRowLimit(0))
@@ -106,6 +116,22 @@ class StorageDifferentialInteropTest {
             assertThat(ps.executeUpdate()).isEqualTo(1);
         }
         assertThat(files(dirB)).isEqualTo(files(dirA));
+        if (format.equals("1.1")) {
+            try (Connection c = TestPostgres.get().connect()) {
+                Migrate11.apply(c, schemaB);
+                long nested = Migrate11.addNestedSchema(c, schemaB, "europe", 0);
+                assertThatThrownBy(() -> CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(schemaB)
+                        .withOlderThan(AgeThreshold.parse("1d")).withDryRun(false), FileListener.NONE))
+                        .isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason().exitCode()).isEqualTo(5))
+                        .hasMessageContaining("nested schema");
+                assertThatThrownBy(() -> DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.defaults(schemaB)
+                        .withOlderThan(AgeThreshold.parse("1d")).withDryRun(false), FileListener.NONE))
+                        .isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason().exitCode()).isEqualTo(5))
+                        .hasMessageContaining("nested schema");
+                Catalogs.exec(c, "DELETE FROM " + Sql.qualified(schemaB, "ducklake_schema") + " WHERE schema_id = " + nested);
+            }
+            assertThat(files(dirB)).as("the refusals deleted nothing").isEqualTo(files(dirA));
+        }
 
         // A: DuckLake's own functions
         RealDuckLake.Result dl = a.run(RealDuckLake.program().attach(a.attach())
@@ -133,6 +159,9 @@ class StorageDifferentialInteropTest {
         assertThat(files(dirB)).contains("main/t1/young.parquet", "notes.txt", "catalog.db", "catalog.duckdb")
                 .contains("main/stray-delete.puffin").doesNotContain("main/t1/ducklake-stray.parquet");
 
+        if (format.equals("1.1")) {
+            return; // DuckLake 1.5.5 refuses to open a 1.1 catalog ("Cannot downgrade")
+        }
         // DuckLake re-attaches copy B and reads every table
         RealDuckLake.Attach attachB = new RealDuckLake.Attach(TestPostgres.get().libpq(), dirB + "/").metadataSchema(schemaB);
         RealDuckLake.Result readB = a.run(RealDuckLake.program().attach(attachB)
