@@ -8,6 +8,12 @@
 #                    (DUCKLAKE_JANITOR_INTEROP_VENV overrides the location)
 #   old, leaking     src/test/python/requirements-interop-<rel>.txt  -> .venv-interop-releases/<rel>/
 #                    (DUCKLAKE_JANITOR_INTEROP_RELEASES overrides the folder), today 1.5.2 and 1.4.4
+#   format-1.1       a DuckLake build for DuckDB 2.x (writes format 1.1), if the package index has one:
+#                    asks `pip index versions` for duckdb-extension-ducklake and duckdb; when both have a 2.x
+#                    release it installs the newest such pair (+ postgres scanner, pytz) into
+#                    .venv-interop-releases/format-1.1/; otherwise it writes why into
+#                    .venv-interop-releases/format-1.1.unavailable and carries on (not an error: the format 1.1
+#                    tests then run on catalogs migrated by the test support, and RealDuckLake11InteropTest skips)
 #
 # Idempotent: a venv that already has its pinned packages and whose packaged extensions load is left
 # untouched and needs no network. Otherwise the venv is created and pip runs against the package index.
@@ -102,10 +108,52 @@ install_env() {
     self_check "$venv" "$req" || fail "the packaged DuckDB extensions did not load from $venv, or DuckDB is not the pinned version"
 }
 
+# index_versions PKG: the versions the package index offers, newest first, comma-separated ("" when it cannot say)
+index_versions() {
+    local py="${1}" pkg="${2}"
+    "$py" -m pip index versions --disable-pip-version-check "$pkg" 2>/dev/null \
+        | sed -n 's/^Available versions: //p' | tr -d ' '
+}
+
+# install_format11: a DuckLake build for DuckDB 2.x, or a recorded reason why there is none
+install_format11() {
+    local venv="$RELEASES_DIR/format-1.1" note="$RELEASES_DIR/format-1.1.unavailable" py ext dd v
+    mkdir -p "$RELEASES_DIR"
+    # a lookup younger than a day is reused, so that a repeated run needs no network
+    if [ -f "$note" ] && [ -z "$(find "$note" -mmin +1440 2>/dev/null)" ] && [ ! -x "$venv/bin/python" ]; then
+        echo "install-ducklake-test-env: format-1.1 (looked up within the last day): $(cat "$note")"
+        return 0
+    fi
+    py="${DUCKLAKE_JANITOR_INTEROP_VENV:-$ROOT/.venv-interop}/bin/python"
+    [ -x "$py" ] || py="$PY"
+    ext="$(index_versions "$py" duckdb-extension-ducklake)"
+    dd="$(index_versions "$py" duckdb)"
+    v=""
+    for cand in ${ext//,/ }; do
+        case "$cand" in
+            2.*) if [[ ",$dd," == *",$cand,"* ]]; then v="$cand"; break; fi ;;
+        esac
+    done
+    if [ -z "$v" ]; then
+        echo "no DuckLake build for DuckDB 2.x on the package index (duckdb-extension-ducklake: ${ext:-none found};" \
+            "duckdb: ${dd:-none found}; checked $(date -u +%Y-%m-%dT%H:%M:%SZ))" >"$note"
+        echo "install-ducklake-test-env: format-1.1: $(cat "$note")"
+        return 0
+    fi
+    local req="$RELEASES_DIR/format-1.1.requirements.txt"
+    printf 'duckdb==%s\nduckdb-extension-ducklake==%s\nduckdb-extension-postgres-scanner==%s\npytz==2026.6\n' "$v" "$v" "$v" >"$req"
+    if ( install_env "$venv" "$req" ); then
+        rm -f "$note"
+    else
+        echo "DuckLake $v for DuckDB $v is on the index but did not install or load (see the output above)" >"$note"
+        echo "install-ducklake-test-env: format-1.1: $(cat "$note")"
+    fi
+}
+
 # the releases to install: arguments, or every requirements file
 wanted=("$@")
 if [ "${#wanted[@]}" -eq 0 ]; then
-    wanted=(current)
+    wanted=(current format-1.1)
     for req in "$PYDIR"/requirements-interop-*.txt; do
         [ -e "$req" ] || continue
         rel="$(basename "$req" .txt)"
@@ -114,10 +162,32 @@ if [ "${#wanted[@]}" -eq 0 ]; then
 fi
 
 for rel in "${wanted[@]}"; do
-    if [ "$rel" = current ]; then
+    if [ "$rel" = format-1.1 ]; then
+        install_format11
+    elif [ "$rel" = current ]; then
         install_env "${DUCKLAKE_JANITOR_INTEROP_VENV:-$ROOT/.venv-interop}" "$PYDIR/requirements-interop.txt"
     else
         [[ "$rel" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "unknown environment '$rel' (give a release such as 1.5.2, or 'current')"
         install_env "$RELEASES_DIR/$rel" "$PYDIR/requirements-interop-$rel.txt"
     fi
 done
+
+# the summary CI prints: which DuckLake builds the interop tests prove against, and which could not be installed
+proved=()
+missing=()
+for rel in "${wanted[@]}"; do
+    case "$rel" in
+        current) proved+=("DuckLake 1.5.5 (format 1.0)") ;;
+        format-1.1)
+            if [ -f "$RELEASES_DIR/format-1.1.unavailable" ]; then
+                missing+=("format 1.1: $(cat "$RELEASES_DIR/format-1.1.unavailable")")
+            else
+                proved+=("DuckLake for DuckDB $(sed -n 's/^duckdb==//p' "$RELEASES_DIR/format-1.1.requirements.txt") (format 1.1)")
+            fi ;;
+        *) proved+=("DuckLake $rel") ;;
+    esac
+done
+echo "install-ducklake-test-env: proving against: $(IFS=';'; echo "${proved[*]}")"
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "install-ducklake-test-env: not installable: $(IFS=';'; echo "${missing[*]}")"
+fi

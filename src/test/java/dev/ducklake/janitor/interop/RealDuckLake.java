@@ -130,6 +130,44 @@ public final class RealDuckLake {
         throw new IllegalStateException("unreachable");
     }
 
+    /**
+     * A DuckLake that writes format 1.1 (a build for DuckDB 2.x), installed by {@code scripts/install-ducklake-test-env.sh}
+     * into {@code <releases folder>/format-1.1/} when the package index has one. Unavailable is a skip, printed as one
+     * line with the reason the script recorded ({@code format-1.1.unavailable}), also under
+     * {@code DUCKLAKE_JANITOR_REQUIRE_INTEROP=1}: the missing build is upstream's, not this machine's.
+     *
+     * @return the runtime
+     */
+    public static RealDuckLake format11() {
+        Object found = RELEASES.computeIfAbsent("format-1.1", v -> {
+            String dirSetting = System.getProperty(RELEASES_KEY, System.getenv(RELEASES_KEY));
+            Path dir = dirSetting != null && !dirSetting.isBlank() ? Paths.get(dirSetting)
+                    : projectDir().resolve(".venv-interop-releases");
+            Path note = dir.resolve("format-1.1.unavailable");
+            try {
+                if (Files.exists(note)) {
+                    return Files.readString(note, StandardCharsets.UTF_8).trim();
+                }
+                RealDuckLake r = locate(dir.resolve(v));
+                if (!r.duckdbVersion().startsWith("2.")) {
+                    return "the venv " + dir.resolve(v) + " runs DuckDB " + r.duckdbVersion() + ", not 2.x";
+                }
+                return r;
+            } catch (Exception e) {
+                return "no " + dir.resolve(v) + " (" + e.getMessage() + ")";
+            }
+        });
+        if (found instanceof RealDuckLake r) {
+            System.out.println("interop: proving against real DuckLake for DuckDB " + r.duckdbVersion() + " (format 1.1)");
+            return r;
+        }
+        String msg = "SKIPPED: real DuckLake format 1.1 is not available: " + found
+                + " -- run scripts/install-ducklake-test-env.sh format-1.1 once DuckLake for DuckDB 2.x is on the package index";
+        System.out.println("interop: " + msg);
+        Assumptions.abort(msg);
+        throw new IllegalStateException("unreachable");
+    }
+
     static Path projectDir() {
         Path p = Paths.get("").toAbsolutePath();
         for (Path q = p; q != null; q = q.getParent()) {
