@@ -172,7 +172,8 @@ public enum OptionKind {
             return "nothing";
         }
         if (value instanceof String s) {
-            return "'" + (s.length() > 80 ? s.substring(0, 80) + "…" : s) + "'";
+            String shown = dev.ducklake.janitor.Secrets.redact(s);
+            return "'" + (shown.length() > 80 ? shown.substring(0, 80) + "…" : shown) + "'";
         }
         if (value instanceof java.util.Map) {
             return "a mapping";
