@@ -2,7 +2,10 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.PasswordSource;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -19,7 +22,8 @@ public final class CatalogOptions {
             description = {"The catalog database: a JDBC URL (jdbc:postgresql://host:5432/db), a libpq URI "
                     + "(postgresql://user@host:5432/db), a libpq key/value string (host=h dbname=d user=u) or DuckLake's "
                     + "ATTACH string (ducklake:postgres:dbname=d host=h). Default: $DUCKLAKE_JANITOR_CATALOG. "
-                    + "Missing parts come from PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE and the other PG* variables."})
+                    + "Missing parts come from PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE and the other PG* variables. "
+                    + "A password here is visible in the process list: prefer --password-file or PGPASSWORD."})
     String catalog;
 
     @Option(names = "--password-file", paramLabel = "FILE",
@@ -65,6 +69,22 @@ public final class CatalogOptions {
      */
     ConnectionSpec connection(Map<String, String> env) throws JanitorException {
         String text = catalog != null ? catalog : env.get("DUCKLAKE_JANITOR_CATALOG");
-        return ConnectionSpec.parse(text, env, passwordFile);
+        ConnectionSpec spec = ConnectionSpec.parse(text, env, passwordFile);
+        if (catalog != null && spec.passwordSource().kind() == PasswordSource.Kind.CONNECTION_STRING && !warned && mixee != null) {
+            // once per run, on stderr only (never in the JSON document on stdout)
+            warned = true;
+            mixee.commandLine().getErr().println("WARN: " + PASSWORD_ON_COMMAND_LINE);
+        }
+        return spec;
     }
+
+    /** The warning for a password in --catalog (the README's "Passwords" section says the same). */
+    static final String PASSWORD_ON_COMMAND_LINE = "the --catalog value holds a password, which other local users can read in the "
+            + "process list (/proc/<pid>/cmdline); prefer --password-file, PGPASSWORD or ~/.pgpass.";
+
+    /** The command this mixin belongs to (its stderr carries the warning). */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
+
+    private boolean warned;
 }

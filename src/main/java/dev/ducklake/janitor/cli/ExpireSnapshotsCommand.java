@@ -44,7 +44,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
     @Option(names = "--older-than", paramLabel = "T",
             description = "Expire snapshots whose snapshot_time is strictly before T. T is an ISO-8601 instant with offset or Z "
                     + "(2026-11-30T12:00:00Z, fractional seconds allowed) or a duration counted back from the server's now() "
-                    + "at the start of the run: <n>s, <n>m, <n>h, <n>d (45s, 90m, 36h, 7d). Default: none.")
+                    + "at the start of the run (" + dev.ducklake.janitor.Durations.GRAMMAR + "; docs/durations.md). Default: none.")
     String olderThan;
 
     @Option(names = "--retain-last", paramLabel = "N",
@@ -59,7 +59,8 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
     List<Long> versions;
 
     @Option(names = "--min-age", paramLabel = "D", defaultValue = "1h",
-            description = "Never expire a snapshot younger than D (<n>s|m|h|d), whatever the other options say: an open DuckLake "
+            description = "Never expire a snapshot younger than the duration D (30s, 40m, 12h, 7d, ...), whatever the other options "
+                    + "say: an open DuckLake "
                     + "transaction may still need it for its conflict check. 0s is allowed. Default: ${DEFAULT-VALUE}.")
     String minAge;
 
@@ -87,9 +88,11 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
 
     /** Checks the criteria flags before anything connects. */
     private Criteria criteria() throws JanitorException {
-        Duration min = OlderThan.parseDuration(minAge);
-        if (min == null) {
-            throw new JanitorException(Reason.USAGE, "--min-age must be a duration <n>s|m|h|d (e.g. 1h, 30m, 0s), got '" + minAge + "'.");
+        Duration min;
+        try {
+            min = dev.ducklake.janitor.Durations.parse(minAge);
+        } catch (dev.ducklake.janitor.Durations.InvalidDuration e) {
+            throw new JanitorException(Reason.USAGE, "--min-age: " + e.getMessage() + ".");
         }
         Criteria c = new Criteria(olderThan == null ? null : OlderThan.parse(olderThan, "--older-than"), retainLast, versions, min);
         ExpireSnapshotsOptions.of(RunOptions.defaults(), c.olderThan(), c.retainLast(), c.versions(), c.minAge()).validate();

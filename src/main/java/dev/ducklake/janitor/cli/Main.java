@@ -27,6 +27,8 @@ public final class Main {
         // stderr goes through the log writer (--log-format); so do the slf4j lines the libraries write to System.err
         StructuredLog log = new StructuredLog(new java.io.OutputStreamWriter(System.err, StandardCharsets.UTF_8));
         System.setErr(new java.io.PrintStream(new LogLineStream(log), true, StandardCharsets.UTF_8));
+        // java.util.logging (client_java's HTTP server): one line per event, the stack trace inside it under --log-format json
+        JulLines.install(new PrintWriter(log, true));
         int code = execute(args, out, log, System.getenv());
         out.flush();
         try {

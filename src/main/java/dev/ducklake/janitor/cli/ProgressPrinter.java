@@ -73,6 +73,19 @@ final class ProgressPrinter implements ProgressListener {
             StructuredLog.nextLineFields(fields);
         }
         PrintWriter w = json || StructuredLog.json() ? err : out;
+        StructuredLog.Context ctx = StructuredLog.context();
+        if (ctx != null && PurgeOrphanStatsCommand.OPERATION.equals(ctx.operation())) {
+            // purge-orphan-stats: a unit is a dropped table's id, an act a deleted stats row (nothing is skipped or missing)
+            fields.put("rows_deleted", b.dropped());
+            if (StructuredLog.json()) {
+                StructuredLog.nextLineFields(fields);
+            }
+            w.printf(Locale.ROOT, "batch %d: deleted %d orphan stats rows, %s (size %d table ids); %d table ids left, ~%s to go, "
+                    + "%s elapsed%n", b.number(), b.dropped(), Render.seconds(b.batchSeconds()), b.batchSize(), b.tablesLeft(),
+                    Render.seconds(b.estimatedSecondsLeft()), Render.seconds(b.elapsedSeconds()));
+            w.flush();
+            return;
+        }
         w.printf(Locale.ROOT, "batch %d: dropped %d, skipped %d non-empty, %d missing, %s (size %d); %d left, ~%s to go, %s elapsed%n",
                 b.number(), b.dropped(), b.skippedNonempty(), b.missing(), Render.seconds(b.batchSeconds()), b.batchSize(),
                 b.tablesLeft(), Render.seconds(b.estimatedSecondsLeft()), Render.seconds(b.elapsedSeconds()));

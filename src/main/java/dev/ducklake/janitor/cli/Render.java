@@ -57,7 +57,7 @@ final class Render {
         doc.put("catalog", catalog(spec, schema));
         doc.put("reason", e.reason().name().toLowerCase(java.util.Locale.ROOT));
         doc.put("exit_code", e.reason().exitCode());
-        doc.put("message", spec == null ? e.getMessage() : spec.redact(e.getMessage()));
+        doc.put("message", spec == null ? dev.ducklake.janitor.Secrets.redact(e.getMessage()) : spec.redact(e.getMessage()));
         doc.put("hint", e.reason().hint());
         return doc;
     }

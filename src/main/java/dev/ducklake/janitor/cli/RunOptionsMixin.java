@@ -48,10 +48,11 @@ public final class RunOptionsMixin {
             description = "Stop after N batches (N >= 1); the next run resumes. Default: no limit.")
     Integer maxBatches;
 
-    @Option(names = "--run-budget", paramLabel = "SECONDS", descriptionKey = "run-budget",
+    @Option(names = "--run-budget", paramLabel = "DURATION", descriptionKey = "run-budget",
             description = "Stop cleanly once this many seconds of wall-clock time are spent, checked between batches and between "
                     + "units inside a batch (the unit in flight commits; at least one always goes through). "
-                    + "A positive number, or 'inf'. Default: unbounded.")
+                    + "A positive duration (" + dev.ducklake.janitor.Durations.GRAMMAR + "), a number of seconds, or 'inf'. "
+                    + "Default: unbounded.")
     String runBudget;
 
     @Option(names = "--statement-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_STATEMENT_TIMEOUT_SECONDS,
@@ -123,12 +124,30 @@ public final class RunOptionsMixin {
         }
         double secs;
         try {
+            if (!b.matches("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)(e[+-]?\\d+)?")) {
+                // not plain seconds (Double.parseDouble alone would read "40d" as the Java literal 40.0)
+                throw new NumberFormatException(b);
+            }
             secs = Double.parseDouble(b);
-        } catch (NumberFormatException e) {
-            throw usage("--run-budget must be a positive number of seconds or 'inf', got '" + runBudget + "'.");
+        } catch (NumberFormatException notSeconds) {
+            // the one duration grammar (40m, 2h, PT1H, '90 minutes'), as in the maintain configuration's run_budget
+            Duration d;
+            try {
+                d = dev.ducklake.janitor.Durations.parse(runBudget);
+            } catch (dev.ducklake.janitor.Durations.InvalidDuration e) {
+                throw usage("--run-budget: " + e.getMessage() + "; or a number of seconds, or 'inf'.");
+            }
+            if (d.isZero()) {
+                throw usage("--run-budget must be more than 0, got '" + runBudget.strip() + "'.");
+            }
+            return d;
         }
         if (!(secs > 0) || Double.isInfinite(secs) || Double.isNaN(secs)) {
-            throw usage("--run-budget must be a positive number of seconds or 'inf', got '" + runBudget + "'.");
+            throw usage("--run-budget must be a positive duration (" + dev.ducklake.janitor.Durations.GRAMMAR
+                    + "), a number of seconds or 'inf', got '" + runBudget + "'.");
+        }
+        if (secs > dev.ducklake.janitor.Durations.MAX.getSeconds()) {
+            throw usage("--run-budget " + runBudget.strip() + " is longer than 100 years, the longest duration accepted.");
         }
         return Duration.ofNanos((long) (secs * 1e9));
     }

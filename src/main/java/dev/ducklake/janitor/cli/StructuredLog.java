@@ -1,6 +1,8 @@
 package dev.ducklake.janitor.cli;
 
+import dev.ducklake.janitor.Secrets;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.ducklake.janitor.Secrets;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import picocli.CommandLine;
 
@@ -27,7 +29,8 @@ import java.util.regex.Pattern;
  * {@code level} is error, warn, info or debug (stack-trace lines); {@code hint} lines are level error with
  * {@code "hint": true}. The catalog, schema and operation come from the thread's {@link #context} (set by the command or
  * the maintain chain; inherited by threads it starts); progress lines carry the batch fields handed over with
- * {@link #nextLineFields}. Registered redactors (connection strings' passwords) are applied to every line in both modes.
+ * {@link #nextLineFields}. Registered redactors (connection strings' passwords) and {@link Secrets#redact} are applied to every
+ * line in both modes.
  * In text mode lines pass through unchanged, prefixed with {@code [catalog/schema operation]} when the context asks for it
  * (maintain with several catalogs).
  */
@@ -167,10 +170,7 @@ public final class StructuredLog extends Writer {
         StringBuilder b = line.get();
         if (b.length() > 0 && format == Format.text) {
             // a partial line (a prompt, a last line without newline): text mode passes it on as it is
-            String text = b.toString();
-            for (UnaryOperator<String> r : REDACTORS) {
-                text = r.apply(text);
-            }
+            String text = redact(b.toString());
             b.setLength(0);
             synchronized (target) {
                 target.write(text);
@@ -191,11 +191,17 @@ public final class StructuredLog extends Writer {
         flush();
     }
 
-    private void emit(String raw) throws IOException {
+    /** The registered redactors, then {@link Secrets#redact} (anything that could be a password, even in text that does not parse). */
+    private static String redact(String raw) {
         String text = raw;
         for (UnaryOperator<String> r : REDACTORS) {
             text = r.apply(text);
         }
+        return Secrets.redact(text);
+    }
+
+    private void emit(String raw) throws IOException {
+        String text = redact(raw);
         Map<String, Object> fields = NEXT_FIELDS.get();
         NEXT_FIELDS.remove();
         Context ctx = CONTEXT.get();

@@ -8,9 +8,6 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The value types of step options in the maintain configuration. {@link #check} validates a YAML value and returns it
@@ -22,19 +19,18 @@ public enum OptionKind {
     /** An integer of 1 or more. Normal form: Long. */
     POSITIVE_INT("an integer of 1 or more"),
     /** A duration: {@code 45s}, {@code 90m}, {@code 36h}, {@code 7d}, {@code 500ms}, or a number of seconds; 0 or more. Normal form: Duration. */
-    DURATION("a duration such as 45s, 90m, 36h or 7d (or a number of seconds), 0 or more"),
+    DURATION("a duration (" + Durations.GRAMMAR + "; or a number of seconds), 0 to 100 years"),
     /** A run budget: a positive duration (as {@link #DURATION}) or {@code inf}. Normal form: Duration, or null for inf. */
-    BUDGET("a positive duration such as 900s, 30m or 2h (or a number of seconds), or inf"),
+    BUDGET("a positive duration (" + Durations.GRAMMAR + "; or a number of seconds) up to 100 years, or inf"),
     /** A duration counted back from now, or an ISO-8601 instant with offset. Normal form: Duration or OffsetDateTime. */
-    DURATION_OR_INSTANT("a duration such as 7d or 36h, or an ISO-8601 instant with offset such as 2026-11-30T12:00:00Z"),
+    DURATION_OR_INSTANT("a duration (" + Durations.GRAMMAR + ") up to 100 years, or an ISO-8601 instant with offset such as "
+            + "2026-11-30T12:00:00Z"),
     /** A ratio above 0 and at most 1. Normal form: Double. */
     RATIO("a number above 0 and at most 1"),
     /** Non-empty text. Normal form: String. */
     TEXT("non-empty text"),
     /** Snapshot ids: a list of integers or text such as "3,5,8". Normal form: List of Long. */
     ID_LIST("a list of snapshot ids, e.g. [3, 5, 8] or \"3,5,8\"");
-
-    private static final Pattern DURATION_TEXT = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h|d|w)");
 
     private final String expected;
 
@@ -145,19 +141,16 @@ public enum OptionKind {
         if (value instanceof Number n && !(value instanceof Boolean)) {
             seconds = n.doubleValue();
         } else if (value instanceof String s) {
-            Matcher m = DURATION_TEXT.matcher(s.strip().toLowerCase(Locale.ROOT));
-            if (!m.matches()) {
-                return null;
+            if (s.strip().matches("\\d+(\\.\\d+)?")) {
+                // plain seconds (not Double.parseDouble alone: it reads "7d" as the Java literal 7.0)
+                seconds = Double.parseDouble(s.strip());
+            } else {
+                try {
+                    return Durations.parse(s);
+                } catch (Durations.InvalidDuration e) {
+                    return null;
+                }
             }
-            double n = Double.parseDouble(m.group(1));
-            seconds = switch (m.group(2)) {
-                case "ms" -> n / 1000;
-                case "s" -> n;
-                case "m" -> n * 60;
-                case "h" -> n * 3600;
-                case "d" -> n * 86_400;
-                default -> n * 7 * 86_400;
-            };
         } else {
             return null;
         }
@@ -172,7 +165,8 @@ public enum OptionKind {
             return "nothing";
         }
         if (value instanceof String s) {
-            return "'" + (s.length() > 80 ? s.substring(0, 80) + "…" : s) + "'";
+            String shown = dev.ducklake.janitor.Secrets.redact(s);
+            return "'" + (shown.length() > 80 ? shown.substring(0, 80) + "…" : shown) + "'";
         }
         if (value instanceof java.util.Map) {
             return "a mapping";

@@ -2,6 +2,7 @@ package dev.ducklake.janitor.maintain;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.Secrets;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.api.lowlevel.Compose;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
@@ -24,7 +25,8 @@ import java.util.Map;
 /**
  * A YAML document (SnakeYAML Engine, YAML 1.2 core schema) turned into plain Java values (LinkedHashMap, List, String,
  * Long, Double, Boolean, null) together with the line of every key, so that a configuration error can name the file,
- * the line and the key. Paths look like {@code catalogs[0].connection} or {@code maintain[1].expire-snapshots.older-than}.
+ * the line and the key (never SnakeYAML's quotation of the offending line, which may hold a password; the one way
+ * {@code maintain}, {@code serve} and {@code metrics --config} read YAML). Paths look like {@code catalogs[0].connection} or {@code maintain[1].expire-snapshots.older-than}.
  */
 public final class YamlTree {
 
@@ -55,16 +57,25 @@ public final class YamlTree {
             node = new Compose(LoadSettings.builder().setLabel(String.valueOf(source)).setAllowDuplicateKeys(true).build())
                     .composeString(text).orElse(null);
         } catch (MarkedYamlEngineException e) {
+            // SnakeYAML's message quotes the offending line (a password, perhaps): only the line number and the problem
             int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
             throw new JanitorException(Reason.CONFIG, what + " " + source + (line > 0 ? ", line " + line : "") + ": not valid YAML: "
-                    + e.getProblem() + ".");
+                    + Secrets.redact(e.getProblem()) + ".");
         } catch (YamlEngineException e) {
-            throw new JanitorException(Reason.CONFIG, what + " " + source + ": not valid YAML: " + e.getMessage() + ".");
+            throw new JanitorException(Reason.CONFIG, what + " " + source + ": not valid YAML: " + Secrets.redact(firstLine(e.getMessage())) + ".");
         }
         Map<String, Integer> lines = new HashMap<>();
         YamlTree probe = new YamlTree(source, null, lines, what);
         Object root = node == null ? null : probe.convert(node, "", lines);
         return new YamlTree(source, root, lines, what);
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
     }
 
     /** The document's root value (null for an empty document). */

@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
+import java.sql.Statement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -424,9 +425,50 @@ public final class CatalogHealthCollector {
                 List.of(CATALOG_LABEL, "table_id", "partition"), samples));
     }
 
+    /** The cursor a custom query runs in (one at a time, closed before the step's transaction ends). */
+    private static final String CUSTOM_CURSOR = "ducklake_janitor_custom_query";
+
+    /**
+     * Runs an operator-written query so that nothing in its text can write, end the transaction or run a server
+     * program (README "Custom SQL"):
+     * <ol>
+     *   <li>the text is wrapped as {@code DECLARE ... NO SCROLL CURSOR FOR <text>}, and pgJDBC's own statement
+     *       splitter (the one that would otherwise send each {@code ;}-separated part as its own statement) must
+     *       find exactly one statement in it, so {@code SELECT 1; COMMIT; DROP ...} is refused before anything
+     *       is sent;</li>
+     *   <li>PostgreSQL accepts only a {@code SELECT}, {@code VALUES} or {@code WITH ... SELECT} without
+     *       data-modifying parts as a cursor's query, so {@code COMMIT}, {@code SET TRANSACTION READ WRITE},
+     *       {@code COPY ... TO PROGRAM} and DML are refused by the server itself;</li>
+     *   <li>it runs in the step's read-only transaction ({@code BEGIN READ ONLY}; a function that writes fails,
+     *       and the mode cannot be switched back once the step's first query ran), with the session's
+     *       {@code default_transaction_read_only} set to on again first (a query that turned it off cannot
+     *       reach a later transaction) and the query's {@code statement_timeout}.</li>
+     * </ol>
+     * Sent as a plain statement (no bind parameters), so an operator's {@code ?} (a jsonb operator) is not taken
+     * for a parameter.
+     */
     private List<MetricFamily> custom(CustomQuery q) throws SQLException {
         List<MetricFamily.Sample> samples = new ArrayList<>();
-        try (PreparedStatement ps = conn.prepareStatement(q.sql()); ResultSet rs = ps.executeQuery()) {
+        String declare = "DECLARE " + CUSTOM_CURSOR + " NO SCROLL CURSOR FOR " + q.sql();
+        int statements = org.postgresql.core.Parser.parseJdbcSql(declare,
+                conn.unwrap(org.postgresql.core.BaseConnection.class).getStandardConformingStrings(), false, true, false, false).size();
+        if (statements != 1) {
+            throw new SQLException("custom SQL must be one statement (a SELECT, VALUES or WITH ... SELECT); this text holds "
+                    + statements + " statements separated by ';'. Nothing was run.", SqlState.SYNTAX_ERROR.code());
+        }
+        try (Statement st = conn.createStatement()) {
+            st.execute("SELECT pg_catalog.set_config('default_transaction_read_only', 'on', false)");
+            try {
+                st.execute(declare);
+            } catch (SQLException e) {
+                if (!SqlState.SYNTAX_ERROR.code().equals(e.getSQLState())) {
+                    throw e;
+                }
+                throw new SQLException("custom SQL must be one read-only query (a SELECT, VALUES or WITH ... SELECT statement); "
+                        + "the server refused it as such: " + e.getMessage(), e.getSQLState(), e);
+            }
+        }
+        try (Statement st = conn.createStatement(); ResultSet rs = st.executeQuery("FETCH ALL FROM " + CUSTOM_CURSOR)) {
             ResultSetMetaData md = rs.getMetaData();
             int[] labelCols = new int[q.labels().size()];
             for (int i = 0; i < labelCols.length; i++) {
@@ -446,6 +488,9 @@ public final class CatalogHealthCollector {
                 }
                 samples.add(new MetricFamily.Sample(labels, value));
             }
+        }
+        try (Statement st = conn.createStatement()) {
+            st.execute("CLOSE " + CUSTOM_CURSOR);
         }
         List<String> names = new ArrayList<>();
         names.add(CATALOG_LABEL);

@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * An extra gauge defined in the metrics YAML as an SQL query. The query runs in a read-only transaction whose
+ * An extra gauge defined in the metrics YAML as an SQL query: one read-only statement, run as a cursor's query
+ * ({@code CatalogHealthCollector#custom} refuses anything else before or by the server). The query runs in a read-only transaction whose
  * {@code search_path} is the metadata schema (so {@code ducklake_table} needs no schema prefix) and whose
  * {@code statement_timeout} is {@link #timeout()}. Each result row is one sample: the label columns give the
  * label values (NULL becomes ""), the value column the value (a NULL value skips the row).

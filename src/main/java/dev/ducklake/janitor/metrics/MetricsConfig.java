@@ -3,9 +3,6 @@ package dev.ducklake.janitor.metrics;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import org.snakeyaml.engine.v2.api.Load;
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -107,12 +104,8 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
      * @throws JanitorException {@link Reason#CONFIG} as for {@link #load}
      */
     public static MetricsConfig parse(Path source, String text, Map<String, String> env) throws JanitorException {
-        Object doc;
-        try {
-            doc = new Load(LoadSettings.builder().setLabel(String.valueOf(source)).build()).loadFromString(text);
-        } catch (YamlEngineException e) {
-            throw error(source, "", "not valid YAML: " + e.getMessage());
-        }
+        // the maintain configuration's reader: line numbers, and never SnakeYAML's quotation of the offending line
+        Object doc = dev.ducklake.janitor.maintain.YamlTree.parse(source, text, "Metrics configuration").root();
         Map<String, Object> top = map(source, "", doc);
         checkKeys(source, "", top, TOP_KEYS);
         Duration interval = seconds(source, "interval_seconds", top.get("interval_seconds"), DEFAULT_INTERVAL, false);

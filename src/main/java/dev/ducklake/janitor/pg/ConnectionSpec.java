@@ -2,6 +2,7 @@ package dev.ducklake.janitor.pg;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.Secrets;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -136,6 +137,8 @@ public final class ConnectionSpec {
                 ConnectionStrings.parseUri(s, kv, false);
             } else if (lower.startsWith("jdbc:")) {
                 throw new JanitorException(Reason.USAGE, "Only PostgreSQL JDBC URLs (jdbc:postgresql://...) are supported as --catalog.");
+            } else if (SCHEME.matcher(s).lookingAt()) {
+                throw unknownScheme(s);
             } else {
                 ConnectionStrings.parseKeyValue(s, kv);
             }
@@ -162,11 +165,32 @@ public final class ConnectionSpec {
                 + "the quoted 'ducklake:postgres:...' part as --catalog and the METADATA_SCHEMA option as" + schemaHint + ".");
     }
 
+    /** A URI-like start ({@code name:/}) that is none of the accepted schemes: a mistyped scheme, not a key/value string. */
+    private static final java.util.regex.Pattern SCHEME = java.util.regex.Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*):/");
+
+    /**
+     * The error for {@code postgressql://…}, {@code pgsql://…}, {@code postgresql:/…}: names the scheme (never the rest, which
+     * may hold a password) and the accepted ones.
+     */
+    private static JanitorException unknownScheme(String s) {
+        java.util.regex.Matcher m = SCHEME.matcher(s);
+        m.lookingAt();
+        String scheme = m.group(1);
+        String lower = scheme.toLowerCase(Locale.ROOT);
+        boolean oneSlash = !s.startsWith("//", m.end() - 1);
+        String hint = (lower.equals("postgresql") || lower.equals("postgres")) && oneSlash
+                ? "'" + scheme + ":/' needs two slashes: " + lower + "://user@host:5432/db"
+                : "the scheme " + Sql.printable(scheme + ":") + " is not one of postgresql://, postgres://, jdbc:postgresql:// "
+                        + "or ducklake:postgres:";
+        return new JanitorException(Reason.USAGE, "The catalog connection string is not a connection string this tool reads: " + hint
+                + " (the string itself is not shown; it may hold a password).");
+    }
+
     private static ConnectionSpec build(Map<String, String> kv, Map<String, String> env, PasswordSource source)
             throws JanitorException {
         for (String key : kv.keySet()) {
             if (!KNOWN_KEYS.contains(key)) {
-                throw new JanitorException(Reason.USAGE, "Unsupported connection parameter '" + key + "'; supported: "
+                throw new JanitorException(Reason.USAGE, "Unsupported connection parameter '" + Secrets.redact(key) + "'; supported: "
                         + String.join(", ", new java.util.TreeSet<>(KNOWN_KEYS)) + ".");
             }
         }
@@ -175,13 +199,13 @@ public final class ConnectionSpec {
             host = "localhost";
         }
         if (host.startsWith("/") || host.startsWith("@")) {
-            throw new JanitorException(Reason.USAGE, "Unix-domain socket hosts (" + host + ") are not supported by the "
+            throw new JanitorException(Reason.USAGE, "Unix-domain socket hosts (" + Secrets.redact(host) + ") are not supported by the "
                     + "JDBC driver; use a TCP host such as localhost.");
         }
         String port = kv.getOrDefault("port", "5432");
         for (String p : port.split(",")) {
             if (!p.matches("[0-9]{1,5}") || Integer.parseInt(p) < 1 || Integer.parseInt(p) > 65535) {
-                throw new JanitorException(Reason.USAGE, "Invalid port '" + p + "' in the catalog connection: expected 1 to 65535.");
+                throw new JanitorException(Reason.USAGE, "Invalid port '" + Secrets.redact(p) + "' in the catalog connection: expected 1 to 65535.");
             }
         }
         String osUser = env.getOrDefault("USER", System.getProperty("user.name", "postgres"));
@@ -377,14 +401,15 @@ public final class ConnectionSpec {
      * Removes this connection's password from a text (a last line of defence for driver messages).
      *
      * @param text any text, may be null
-     * @return the text with every occurrence of the password replaced by {@code ***}
+     * @return the text with every occurrence of the password replaced by {@code ***}, then anything else that
+     *     could be a password ({@link Secrets#redact})
      */
     public String redact(String text) {
         if (text == null) {
             return "";
         }
         String pw = password.lastKnown();
-        return pw == null || pw.isEmpty() ? text : text.replace(pw, "***");
+        return Secrets.redact(pw == null || pw.isEmpty() ? text : text.replace(pw, Secrets.MASK));
     }
 
     /** {@code user@host:port/database}, for logs and results; never the password. */

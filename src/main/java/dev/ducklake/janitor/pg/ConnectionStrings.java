@@ -2,6 +2,7 @@ package dev.ducklake.janitor.pg;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.Secrets;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -138,7 +139,8 @@ final class ConnectionStrings {
             }
             if (i >= n || s.charAt(i) != '=') {
                 throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: expected 'key=value' "
-                        + "after '" + key + "' (position " + keyStart + "). Use a libpq string such as "
+                        + "after '" + Secrets.redact(key) + "' (position " + keyStart + ")" + (key.contains(":")
+                        ? ": libpq key/value strings put '=' between a key and its value, not ':'" : "") + ". Use a libpq string such as "
                         + "'host=h dbname=d user=u', a postgresql:// URI or a jdbc:postgresql:// URL.");
             }
             i++;
@@ -163,7 +165,7 @@ final class ConnectionStrings {
                 }
                 if (!closed) {
                     throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: unterminated quoted "
-                            + "value for '" + key + "'.");
+                            + "value for '" + Secrets.redact(key) + "'.");
                 }
             } else {
                 while (i < n && !Character.isWhitespace(s.charAt(i))) {

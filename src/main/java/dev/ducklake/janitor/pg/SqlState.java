@@ -47,7 +47,9 @@ public enum SqlState {
     /** wrong_object_type: e.g. DROP TABLE on a view; concerns one object, which is skipped. */
     WRONG_OBJECT_TYPE("42809"),
     /** dependent_objects_still_exist (class 2B): e.g. a view depends on the table; concerns one object, which is skipped. */
-    DEPENDENT_OBJECTS_STILL_EXIST("2BP01");
+    DEPENDENT_OBJECTS_STILL_EXIST("2BP01"),
+    /** A statement the server (or the custom-SQL check) cannot accept as written. */
+    SYNTAX_ERROR("42601");
 
     /** The class prefix of connection exceptions (08xxx): the session is gone. */
     public static final String CONNECTION_EXCEPTION_CLASS = "08";

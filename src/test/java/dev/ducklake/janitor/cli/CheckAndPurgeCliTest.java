@@ -76,6 +76,8 @@ class CheckAndPurgeCliTest {
         assertThat(p.path("rows_deleted").path("ducklake_table_column_stats").asLong()).isEqualTo(3);
         assertThat(p.path("table_ids_purged").asLong()).isEqualTo(1);
         assertThat(p.path("remaining").asLong()).isZero();
+        assertThat(purge.err()).as("purge's own wording, not the drop command's (issue 28 item 18)")
+                .contains("batch 1: deleted 4 orphan stats rows, ").doesNotContain("non-empty").doesNotContain("dropped");
         try (Connection c = pg.connect()) {
             assertThat(Catalogs.scalar(c, "SELECT count(*) FROM \"" + schema + "\".ducklake_table_column_stats")).as("the live table's stats stay")
                     .isEqualTo(1);

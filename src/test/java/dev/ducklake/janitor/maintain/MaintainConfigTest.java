@@ -71,7 +71,8 @@ class MaintainConfigTest {
     @CsvSource(delimiter = '|', value = {
         // replace | with | expected line | expected key | expected words
         "include-unregistered: true|include-unregisterd: true|11|maintain[1].drop-orphan-inline-tables.include-unregisterd|unknown option",
-        "older-than: 7d, retain-last|older-than: 7 days, retain-last|9|maintain[0].expire-snapshots.older-than|must be a duration",
+        "older-than: 7d, retain-last|older-than: 7 fortnights, retain-last|9|maintain[0].expire-snapshots.older-than|must be a duration",
+        "older-than: 7d, retain-last|older-than: 9999999999999d, retain-last|9|maintain[0].expire-snapshots.older-than|must be a duration",
         "retain-last: 10|retain-last: -1|9|maintain[0].expire-snapshots.retain-last|integer of 1 or more",
         "- check: {}|- chek: {}|16|maintain[5].chek|unknown step",
         "run_budget: 2700|run_budgt: 2700|7|run_budgt|unknown key",
@@ -93,6 +94,17 @@ class MaintainConfigTest {
             assertThat(e.reason()).isEqualTo(JanitorException.Reason.CONFIG);
             assertThat(e.getMessage()).contains("m.yaml").contains("line " + line + ",").contains("key " + key).contains(words);
         });
+    }
+
+    @Test
+    void everyDurationOfTheOneGrammarWorksInYamlAsOnTheCommandLine() throws Exception {
+        for (String[] d : new String[][] {{"2w", "14"}, {"P7D", "7"}, {"'7 days'", "7"}, {"1w", "7"}}) {
+            MaintainConfig c = parse(GOOD.replace("older-than: 7d, retain-last: 10", "older-than: " + d[0] + ", retain-last: 10")
+                    .replace("cleanup-old-files: {older-than: 2d}", "cleanup-old-files: {older-than: " + d[0] + "}")
+                    .replace("run_budget: 2700", "run_budget: 2w"));
+            assertThat(c.steps().get(0).options()).as(d[0]).containsEntry("older-than", Duration.ofDays(Long.parseLong(d[1])));
+            assertThat(c.runBudget()).isEqualTo(Duration.ofDays(14));
+        }
     }
 
     @Test

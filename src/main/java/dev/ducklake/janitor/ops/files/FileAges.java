@@ -52,7 +52,7 @@ public final class FileAges {
             Instant cut = olderThan.cutoff(now);
             if (cut.isAfter(floor)) {
                 throw new JanitorException(Reason.USAGE, "--older-than " + olderThan.text() + " reaches files younger than --min-age "
-                        + minAge + " (files still being written or committed); lower --min-age explicitly to go under it.");
+                        + dev.ducklake.janitor.Durations.format(minAge) + " (files still being written or committed); lower --min-age explicitly to go under it.");
             }
             return new Cutoff(cut, "--older-than", olderThan.text());
         }
@@ -71,7 +71,7 @@ public final class FileAges {
         }
         Instant cut = t.cutoff(now);
         if (cut.isAfter(floor)) {
-            return new Cutoff(floor, source + " raised to --min-age", minAge.toString());
+            return new Cutoff(floor, source + " raised to --min-age", dev.ducklake.janitor.Durations.format(minAge));
         }
         return new Cutoff(cut, source, opt);
     }
