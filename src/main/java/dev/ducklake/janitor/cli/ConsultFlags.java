@@ -24,7 +24,7 @@ public final class ConsultFlags {
     List<String> excludeCatalogSchemas = new ArrayList<>();
 
     @Option(names = "--also-catalog", paramLabel = "CONN",
-            description = "Also read the DuckLake catalogs of this database before deleting anything: any --catalog form "
+            description = "Also read the DuckLake catalogs of the database CONN names before deleting anything: any --catalog form "
                     + "(other servers too), with metadata_schema=NAME (key/value) or ?metadata_schema=NAME (URI) for one catalog, "
                     + "else every catalog of that database, whatever its data path. User, host, port and password come from "
                     + "--catalog's connection unless CONN gives its own. Repeatable. Default: none.")
