@@ -31,7 +31,8 @@ import java.util.Set;
  * assumed to overlap; only {@code --exclude-catalog-schema} waives that, one catalog at a time, with a warning. A
  * database the role cannot connect to cannot be seen at all (it may or may not hold a catalog): it is reported in
  * {@link #notConsulted()} with a warning, and the unknown-table-folder brake of delete-orphan-files covers what such a
- * catalog could have written.
+ * catalog could have written. A readable catalog whose data path does not overlap is read as well, for the paths of
+ * it that still resolve under the swept location (absolute or climbing paths, {@link #reachOnly()}).
  *
  * <p>Other databases are read through connections of their own, opened here and kept until {@link #close()}, so that a
  * later re-check of exact paths ({@link #connection(Catalog)}) reaches the same catalogs; the known set itself is
@@ -74,6 +75,8 @@ public final class ConsultedCatalogs implements AutoCloseable {
 
     private final Connection session;
     private final List<Catalog> catalogs = new ArrayList<>();
+    private final List<Catalog> reachOnly = new ArrayList<>();
+    private String sweptPrefix;
     private final List<String> excluded = new ArrayList<>();
     private final List<NotConsulted> notConsulted = new ArrayList<>();
     private final Map<String, Connection> remotes = new LinkedHashMap<>();
@@ -127,6 +130,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
             throws JanitorException, SQLException {
         catalogs.add(new Catalog(currentDatabase(session), own, ownResolver, null, own));
         StorageLocation mine = ownResolver.dataLocation();
+        sweptPrefix = mine.asPrefix().canonical();
         List<String> refusals = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         String ownDb = currentDatabase(session);
@@ -151,7 +155,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
             ConnectionSpec spec = ref.spec();
             Connection rc = openExplicit(spec);
             Set<String> explicit = Set.of(ref.metadataSchema() == null ? "*" : ref.metadataSchema());
-            int before = catalogs.size();
+            int before = catalogs.size() + reachOnly.size();
             consultDatabase(rc, spec, spec.database(), ref.metadataSchema(), explicit, mine, seen, exclusions,
                     usedExclusions, refusals, o.server());
             if (ref.metadataSchema() == null && o.server() != null && o.server().sameServer(spec)) {
@@ -190,7 +194,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
                         note(recorder, new NotConsulted(name, "connecting failed: " + spec.redact(e.getMessage())));
                         continue;
                     }
-                    int before = catalogs.size();
+                    int before = catalogs.size() + reachOnly.size();
                     consultDatabase(rc, spec, name, null, Set.of(), mine, seen, exclusions, usedExclusions, refusals, o.server());
                     keepOrClose(spec, rc, before);
                 }
@@ -267,6 +271,8 @@ public final class ConsultedCatalogs implements AutoCloseable {
             }
             if (overlaps || named) {
                 catalogs.add(new Catalog(database, a.schema(), r, remote, label));
+            } else {
+                reachOnly.add(new Catalog(database, a.schema(), r, remote, label));
             }
         }
         if (onlySchema != null && !found) {
@@ -301,7 +307,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
     }
 
     private void keepOrClose(ConnectionSpec spec, Connection rc, int before) throws SQLException {
-        if (catalogs.size() > before && !remotes.containsKey(spec.describe())) {
+        if (catalogs.size() + reachOnly.size() > before && !remotes.containsKey(spec.describe())) {
             remotes.put(spec.describe(), rc);
         } else {
             rc.close();
@@ -359,6 +365,24 @@ public final class ConsultedCatalogs implements AutoCloseable {
     /** @return the consulted catalogs, the swept one first */
     public List<Catalog> catalogs() {
         return List.copyOf(catalogs);
+    }
+
+    /**
+     * The readable catalogs whose data path does not overlap the swept one (of the swept database and of the consulted
+     * databases). DuckLake lets a catalog reference a file anywhere (an absolute file, table or schema path, as
+     * {@code ducklake_add_data_files} registers; a relative path climbing out through {@code ..}), so these are read
+     * too, but only their paths that resolve under {@link #sweptPrefix()} enter the known set
+     * ({@link KnownFiles#load(Connection, ConsultedCatalogs, boolean)}). Not in {@link #labels()}.
+     *
+     * @return the catalogs, by database and schema
+     */
+    public List<Catalog> reachOnly() {
+        return List.copyOf(reachOnly);
+    }
+
+    /** @return the swept data path as a canonical prefix ending in {@code /}, or null for a plain list ({@link #of}) */
+    public String sweptPrefix() {
+        return sweptPrefix;
     }
 
     /** @return the labels of the consulted catalogs, the swept one first */

@@ -39,6 +39,12 @@ public final class KnownFiles {
     private final Connection c;
     private long rows;
     private long unresolved;
+    /**
+     * While the catalogs of {@link ConsultedCatalogs#reachOnly()} load: the swept prefix; only addresses under it are
+     * kept, and a row whose location cannot be worked out is not counted (relative to a data path that does not
+     * overlap, it cannot lie under the swept one). Null otherwise.
+     */
+    private String under;
 
     private KnownFiles(Connection c) {
         this.c = c;
@@ -88,6 +94,20 @@ public final class KnownFiles {
                 source.commit();
             }
         }
+        k.under = catalogs.sweptPrefix();
+        if (k.under != null) {
+            for (ConsultedCatalogs.Catalog t : catalogs.reachOnly()) {
+                Connection source = catalogs.connection(t);
+                k.loadFiles(source, t.schema(), t.resolver());
+                if (includeQueue) {
+                    k.loadQueue(source, t.schema(), t.resolver());
+                }
+                if (source != c) {
+                    source.commit();
+                }
+            }
+        }
+        k.under = null;
         try (Statement st = c.createStatement()) {
             st.execute("CREATE INDEX IF NOT EXISTS ducklake_janitor_known_files_canon ON " + TABLE + " (canon COLLATE \"C\")");
             st.execute("ANALYZE " + TABLE);
@@ -166,7 +186,7 @@ public final class KnownFiles {
                 while (rs.next()) {
                     String path = rs.getString(1);
                     if (path == null) {
-                        if (files) {
+                        if (files && under == null) {
                             unresolved++;
                         }
                         continue;
@@ -178,7 +198,7 @@ public final class KnownFiles {
                     if (rel == null || rel) {
                         String full = relative.resolve(rs, path);
                         if (full == null) {
-                            if (files) {
+                            if (files && under == null) {
                                 unresolved++;
                             }
                         } else {
@@ -196,10 +216,13 @@ public final class KnownFiles {
 
     private void add(List<String> buf, String address, boolean files) {
         try {
-            buf.add(files ? StorageLocation.parseKnownFile(address).canonical()
-                    : StorageLocation.parse(address).asPrefix().canonical());
+            String canon = files ? StorageLocation.parseKnownFile(address).canonical()
+                    : StorageLocation.parse(address).asPrefix().canonical();
+            if (under == null || canon.startsWith(under)) {
+                buf.add(canon);
+            }
         } catch (IllegalArgumentException e) {
-            if (files) {
+            if (files && under == null) {
                 unresolved++;
             }
         }
