@@ -47,7 +47,13 @@ public final class JanitorException extends Exception {
         /** delete-orphan-files refused: no file the catalog knows was found under the data path (wrong location or override); exit code 15. */
         BRAKE_NO_KNOWN_FILES(15, "Check the data path and --data-path: the listing must contain the catalog's own data files. Nothing was deleted."),
         /** delete-orphan-files refused: the candidates exceed --max-orphan-ratio of the listed files; exit code 16. */
-        BRAKE_ORPHAN_RATIO(16, "Review the dry-run list; if the files really are orphans, raise --max-orphan-ratio for one run. Nothing was deleted.");
+        BRAKE_ORPHAN_RATIO(16, "Review the dry-run list; if the files really are orphans, raise --max-orphan-ratio for one run. Nothing was deleted."),
+        /**
+         * delete-orphan-files refused: candidates make up whole DuckLake table folders that no consulted catalog knows
+         * (a catalog it cannot see, e.g. on another server, may own them); exit code 17.
+         */
+        BRAKE_UNKNOWN_TABLE_FOLDERS(17, "Find the catalog that owns the folders named in the message and pass it with --also-catalog; "
+                + "if they really are orphans, pass --allow-unknown-table-folders for one run. Nothing was deleted.");
 
         private final int exitCode;
         private final String hint;
@@ -57,7 +63,7 @@ public final class JanitorException extends Exception {
             this.hint = hint;
         }
 
-        /** The process exit code for this reason (1 to 16; 0 is success). */
+        /** The process exit code for this reason (1 to 17; 0 is success). */
         public int exitCode() {
             return exitCode;
         }
@@ -76,12 +82,12 @@ public final class JanitorException extends Exception {
          */
         private static final List<Reason> MOST_SEVERE_FIRST = List.of(INTERNAL, DATABASE_ERROR, CONNECTION, STORAGE,
                 PERMISSION_DENIED, UNSAFE_CATALOG_STATE, UNSUPPORTED_VERSION, NOT_A_CATALOG, BRAKE_ROOT_PATH,
-                BRAKE_NO_KNOWN_FILES, BRAKE_ORPHAN_RATIO, CONFIG, USAGE, ABORTED, LOCK_HELD, FINDINGS);
+                BRAKE_NO_KNOWN_FILES, BRAKE_ORPHAN_RATIO, BRAKE_UNKNOWN_TABLE_FOLDERS, CONFIG, USAGE, ABORTED, LOCK_HELD, FINDINGS);
 
         /**
          * The exit codes most severe first, ending with 0 (success).
          *
-         * @return e.g. {@code [1, 9, 3, 13, 8, 6, 5, 4, 14, 15, 16, 11, 2, 10, 7, 12, 0]}
+         * @return e.g. {@code [1, 9, 3, 13, 8, 6, 5, 4, 14, 15, 16, 17, 11, 2, 10, 7, 12, 0]}
          */
         public static List<Integer> exitCodesBySeverity() {
             List<Integer> codes = new java.util.ArrayList<>(MOST_SEVERE_FIRST.stream().map(Reason::exitCode).toList());

@@ -22,11 +22,13 @@ import java.util.Map;
                 + "schedule_start is older than --older-than, then their queue rows, in batches; like DuckLake's "
                 + "ducklake_cleanup_old_files but without ATTACH and safer: a queue row goes only after its file is gone, "
                 + "a file that fails keeps its row and is reported without stopping the run, a missing file counts as "
-                + "deleted, and a path a live data or delete file still resolves to is never deleted (row kept, exit 12).",
+                + "deleted, and a path a data or delete file of this or of any consulted catalog (the overlapping ones of the database "
+                + "and of the server's other databases, --also-catalog) still resolves to is never deleted (row kept, exit 12).",
             "A dry run (--dry-run) lists what would be deleted, with sizes, and changes nothing. An execute run on a "
                 + "terminal asks for confirmation unless --yes is given; non-interactive runs (cron) do not ask.",
             "Exit codes: 0 done; 12 done, rows kept for a live file (findings); 13 some files could not be deleted, or "
-                + "the store failed; 2 bad flags. With several schemas, the worst schema's."})
+                + "the store failed; 8 a DuckLake catalog that could reference the files cannot be read (nothing deleted; "
+                + "--exclude-catalog-schema for one proven disjoint); 2 bad flags. With several schemas, the worst schema's."})
 public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFilesResult> {
 
     static final String OPERATION = "cleanup-old-files";
@@ -47,11 +49,13 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
     public void prepare() throws JanitorException {
         base = CleanupOldFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge());
+        validateConsult();
     }
 
     @Override
     public MaintenanceOperation<CleanupOldFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
-        return new CleanupOldFilesAction(conn, base.withRun(options), storage::open, filePrinter(), listener);
+        return new CleanupOldFilesAction(conn, base.withRun(options).withConsult(consultOptions(conn)), storage::open, filePrinter(),
+                listener);
     }
 
     @Override
@@ -85,6 +89,9 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
         }
         out.printf("  kept: %d rows a live data/delete file still resolves to, %d rows without a usable path; failed: %d%n",
                 r.keptLive(), r.keptUnresolvable(), r.failed());
+        if (r.catalogsConsulted().size() > 1 || !r.excludedCatalogSchemas().isEmpty() || !r.databasesNotConsulted().isEmpty()) {
+            printConsulted(out, r.catalogsConsulted(), r.excludedCatalogSchemas(), r.databasesNotConsulted());
+        }
         if (r.batchDeleteFallback()) {
             out.println("  the store rejected batch deletes: single deletes were used");
         }

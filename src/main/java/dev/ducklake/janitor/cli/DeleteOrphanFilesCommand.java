@@ -24,13 +24,17 @@ import java.util.Set;
                 + "ducklake_delete_orphaned_files would consider (names ending in .parquet, with --include-puffin also "
                 + ".puffin; last modified before --older-than), compared in canonical form with every data file, delete "
                 + "file and queued file of this catalog and of every other catalog in the database whose data path "
-                + "overlaps (tenants sharing a bucket). The catalog is only read.",
+                + "overlaps (tenants sharing a bucket), of the overlapping catalogs of the server's other databases (--no-consult-server) "
+                + "and of --also-catalog. The catalog is only read.",
             "A dry run (--dry-run) lists the candidates with sizes and ages. An execute run on a terminal asks for "
                 + "confirmation unless --yes is given; non-interactive runs (cron) do not ask.",
             "Brakes (nothing is deleted, also in a dry run): exit 14 when the data path is empty or a root (/ or a bucket "
                 + "without a prefix) unless --allow-root-data-path; exit 15 when none of the listed files is known to the "
                 + "catalog (wrong location or --data-path); exit 16 when candidates exceed --max-orphan-ratio of the listed "
-                + "files. Exit 12 when catalog rows with an unresolvable location stopped the deletion; 13 on storage failures."})
+                + "files; exit 17 when candidates make up whole DuckLake table folders no consulted catalog knows, unless "
+                + "--allow-unknown-table-folders. Exit 8 when a DuckLake catalog of the database (or of a consulted database) "
+                + "cannot be read: its data path is unknown, so it may hold live files here (--exclude-catalog-schema for one "
+                + "proven disjoint). Exit 12 when catalog rows with an unresolvable location stopped the deletion; 13 on storage failures."})
 public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanFilesResult> {
 
     static final String OPERATION = "delete-orphan-files";
@@ -53,6 +57,13 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
                     + "Default: off (DuckLake 1.5.5 considers only .parquet files; known .puffin files are never deleted).")
     boolean includePuffin;
 
+    @Option(names = "--allow-unknown-table-folders",
+            description = "Delete candidates that make up whole DuckLake table folders (only ducklake-<uuid> data or delete files, "
+                    + "none known) that no consulted catalog knows as a table folder; logged as a warning. Default: off (exit 17: "
+                    + "such folders may belong to a catalog this run cannot see, e.g. on another server sharing the storage; name it "
+                    + "with --also-catalog instead).")
+    boolean allowUnknownTableFolders;
+
     private DeleteOrphanFilesOptions base;
 
     @Override
@@ -65,13 +76,16 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
     public void prepare() throws JanitorException {
         base = DeleteOrphanFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge()).withMaxOrphanRatio(maxOrphanRatio)
-                .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin);
+                .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin)
+                .withAllowUnknownTableFolders(allowUnknownTableFolders);
         base.validate();
+        validateConsult();
     }
 
     @Override
     public MaintenanceOperation<DeleteOrphanFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
-        return new DeleteOrphanFilesAction(conn, base.withRun(options), storage::open, filePrinter(), listener);
+        return new DeleteOrphanFilesAction(conn, base.withRun(options).withConsult(consultOptions(conn)), storage::open, filePrinter(),
+                listener);
     }
 
     @Override
@@ -95,8 +109,15 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
     public void printText(PrintWriter out, ConnectionSpec conn, DeleteOrphanFilesResult r, boolean signalled) {
         out.printf("delete-orphan-files%s: schema %s, data path %s, cutoff %s (%s)%n", r.dryRun() ? " (dry run)" : "",
                 r.schema(), r.dataPath(), r.cutoff(), r.cutoffSource());
-        out.printf("  catalogs consulted: %s (%d known paths, %d rows with no resolvable location)%n",
-                String.join(", ", r.catalogsConsulted()), r.knownPaths(), r.unresolvedKnownRows());
+        printConsulted(out, r.catalogsConsulted(), r.excludedCatalogSchemas(), r.databasesNotConsulted());
+        out.printf("  %d known paths, %d rows with no resolvable location%n", r.knownPaths(), r.unresolvedKnownRows());
+        if (r.unknownTableFoldersTotal() > 0) {
+            out.printf("  %d unknown DuckLake table folder(s) swept (--allow-unknown-table-folders): %s%n",
+                    r.unknownTableFoldersTotal(), String.join(", ", r.unknownTableFolders()));
+        }
+        if (r.leftToOtherSchemas() > 0) {
+            out.printf("  %d files left to the pass of a schema of this run whose data path lies deeper%n", r.leftToOtherSchemas());
+        }
         out.printf("  listed %d files: kept %d known, %d by name (not a DuckLake data file name), %d younger than the cutoff%n",
                 r.listed(), r.keptKnown(), r.keptByName(), r.keptYoung());
         out.printf("  orphans: %d (%d bytes); deleted %d, failed %d%n", r.candidates(), r.candidateBytes(), r.deleted(), r.failed());
@@ -119,6 +140,6 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Override
     public Set<String> notSummed() {
-        return Set.of("known_paths");
+        return Set.of("known_paths", "unknown_table_folders_total");
     }
 }

@@ -89,12 +89,14 @@ final class MaintainSteps {
         add(r, new CommandStep(PurgeOrphanStatsCommand.OPERATION, timeouts, listener, fileLines, false));
         Map<String, OptionKind> cleanup = new LinkedHashMap<>(timeouts);
         cleanup.putAll(Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT,
-                "s3-path-style", OptionKind.BOOLEAN, "older-than", OptionKind.DURATION_OR_INSTANT, "min-age", OptionKind.DURATION));
+                "s3-path-style", OptionKind.BOOLEAN, "older-than", OptionKind.DURATION_OR_INSTANT, "min-age", OptionKind.DURATION,
+                "no-consult-server", OptionKind.BOOLEAN));
         add(r, new CommandStep(CleanupOldFilesCommand.OPERATION, cleanup, listener, fileLines, true));
         Map<String, OptionKind> orphans = new LinkedHashMap<>(cleanup);
         orphans.put("max-orphan-ratio", OptionKind.RATIO);
         orphans.put("allow-root-data-path", OptionKind.BOOLEAN);
         orphans.put("include-puffin", OptionKind.BOOLEAN);
+        orphans.put("allow-unknown-table-folders", OptionKind.BOOLEAN);
         add(r, new CommandStep(DeleteOrphanFilesCommand.OPERATION, orphans, listener, fileLines, true));
         add(r, new CheckStep(fileLines));
         return r;

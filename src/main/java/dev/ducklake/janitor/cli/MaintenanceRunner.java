@@ -147,6 +147,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
     }
 
     private int runMany(ConnectionSpec conn, RunOptions base, List<String> schemas, boolean yes) throws JanitorException {
+        adapter.runSchemas(schemas);
         confirm(conn, schemas, base, yes);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<MaintenanceOperation<R>> current = new AtomicReference<>();

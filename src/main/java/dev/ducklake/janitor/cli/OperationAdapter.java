@@ -34,6 +34,15 @@ interface OperationAdapter<R extends MaintenanceResult> {
     }
 
     /**
+     * Told once, before the first {@link #create}, which schemas a multi-schema run will work on, in order (a storage
+     * command counts a file found under two schemas' data paths once). Default: ignored.
+     *
+     * @param schemas the schemas
+     */
+    default void runSchemas(List<String> schemas) {
+    }
+
+    /**
      * @param spec the catalog database
      * @param run the run options, with the schema of this run
      * @param listener where progress goes

@@ -1,8 +1,16 @@
 package dev.ducklake.janitor.cli;
 
+import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.files.ConsultOptions;
+import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.ops.files.FileListener;
 import picocli.CommandLine.Mixin;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Base of the subcommands that work on the catalog's files in storage (cleanup-old-files, delete-orphan-files): adds
@@ -15,8 +23,48 @@ abstract class StorageCommand<R extends MaintenanceResult> extends MaintenanceCo
     @Mixin
     StorageOptions storage;
 
+    @Mixin
+    ConsultFlags consult;
+
+    /** The schemas of a multi-schema run, in order (empty for one schema): each file is counted by one pass. */
+    private List<String> runSchemas = List.of();
+
+    /** Catalogs that {@code maintain}'s configuration adds to --also-catalog ({@code also_catalogs}). */
+    List<String> configAlsoCatalogs = List.of();
+
     StorageCommand(String operation) {
         super(operation);
+    }
+
+    @Override
+    public void runSchemas(List<String> schemas) {
+        runSchemas = List.copyOf(schemas);
+    }
+
+    /** Checks the consult flags (called by {@code prepare}). */
+    final void validateConsult() throws JanitorException {
+        consult.validate(parent == null ? Map.of() : parent.env());
+    }
+
+    /**
+     * @param conn the swept catalog's connection
+     * @return which other catalogs a run on it reads first
+     */
+    final ConsultOptions consultOptions(ConnectionSpec conn) {
+        return consult.options(parent == null ? Map.of() : parent.env(), conn, configAlsoCatalogs).withRunSchemas(runSchemas);
+    }
+
+    /** Prints which catalogs were read, which were excluded and which databases were not consulted. */
+    static void printConsulted(PrintWriter out, List<String> consulted, List<String> excluded,
+                               List<ConsultedCatalogs.NotConsulted> notConsulted) {
+        out.printf("  catalogs consulted: %s%n", String.join(", ", consulted));
+        if (!excluded.isEmpty()) {
+            out.printf("  excluded by --exclude-catalog-schema (not read; their files count as unknown): %s%n",
+                    String.join(", ", excluded));
+        }
+        for (ConsultedCatalogs.NotConsulted n : notConsulted) {
+            out.printf("  database %s not consulted: %s%n", n.database(), n.reason());
+        }
     }
 
     /** @return the listener that prints each file as a line on stdout (nothing with {@code --output json}) */

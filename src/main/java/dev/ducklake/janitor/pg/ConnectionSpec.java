@@ -107,6 +107,84 @@ public final class ConnectionSpec {
      *     string itself (it may hold a password)
      */
     public static ConnectionSpec parse(String text, Map<String, String> env, Path passwordFile) throws JanitorException {
+        Map<String, String> kv = parseToMap(text, env);
+        fillFromEnv(kv, env);
+        String pgPassword = env.get("PGPASSWORD");
+        PasswordSource source = PasswordSource.choose(kv.remove("password"), passwordFile, pgPassword);
+        return build(kv, env, source);
+    }
+
+    /**
+     * Another catalog database named relative to the one a run works on ({@code --also-catalog}): any form
+     * {@link #parse} accepts, plus an optional {@code metadata_schema} key (key/value form
+     * {@code metadata_schema=tenant_x}, URI query {@code ?metadata_schema=tenant_x}) naming one DuckLake catalog of that
+     * database; without it, every DuckLake catalog of the database is meant. What the string leaves out of host, port
+     * and user comes from {@code base}, then from the PG* variables; the password is the string's own, else
+     * {@code base}'s source (its password file, PGPASSWORD or ~/.pgpass), so the same credentials serve unless the
+     * string gives its own.
+     *
+     * @param text the connection string
+     * @param env the environment (PG* variables)
+     * @param base the connection of the run, or null (then only the environment fills gaps; used to check the syntax)
+     * @return the connection and the metadata schema (null: all of them)
+     * @throws JanitorException {@link Reason#USAGE} as {@link #parse}, also for an empty string or an empty metadata_schema
+     */
+    public static CatalogReference parseCatalogReference(String text, Map<String, String> env, ConnectionSpec base)
+            throws JanitorException {
+        if (text == null || text.isBlank()) {
+            throw new JanitorException(Reason.USAGE, "An empty catalog connection was given: pass a connection string such as "
+                    + "'postgresql://user@host:5432/db' or 'host=h dbname=d metadata_schema=s'.");
+        }
+        Map<String, String> kv = parseToMap(text, env);
+        String schema = kv.remove("metadata_schema");
+        if (schema != null && schema.isEmpty()) {
+            throw new JanitorException(Reason.USAGE, "metadata_schema in a catalog connection must name a schema; leave it out "
+                    + "to mean every DuckLake catalog of that database.");
+        }
+        if (base != null) {
+            if (!kv.containsKey("host") && !kv.containsKey("hostaddr")) {
+                kv.put("host", base.host);
+                kv.putIfAbsent("port", base.port);
+            }
+            kv.putIfAbsent("user", base.user);
+        }
+        fillFromEnv(kv, env);
+        String inString = kv.remove("password");
+        PasswordSource source = inString != null || base == null
+                ? PasswordSource.choose(inString, null, env.get("PGPASSWORD")) : base.password;
+        ConnectionSpec spec = build(kv, env, source);
+        if (base != null) {
+            spec = new ConnectionSpec(spec.host, spec.port, spec.database, spec.user, spec.password, spec.jdbcParams,
+                    spec.connectTimeoutSeconds, base.socketTimeoutSeconds);
+        }
+        return new CatalogReference(spec, schema);
+    }
+
+    /**
+     * A catalog database and, optionally, one metadata schema in it.
+     *
+     * @param spec the connection
+     * @param metadataSchema the schema holding the catalog, or null for every DuckLake catalog of the database
+     */
+    public record CatalogReference(ConnectionSpec spec, String metadataSchema) {
+    }
+
+    /** Whether another connection reaches the same server (host and port, as written) as this one. */
+    public boolean sameServer(ConnectionSpec other) {
+        return host.equalsIgnoreCase(other.host) && port.equals(other.port);
+    }
+
+    private static void fillFromEnv(Map<String, String> kv, Map<String, String> env) {
+        for (Map.Entry<String, String> e : ENV_KEYS.entrySet()) {
+            String v = env.get(e.getKey());
+            if (v != null && !v.isEmpty()) {
+                kv.putIfAbsent(e.getValue(), v);
+            }
+        }
+    }
+
+    /** The libpq keys of a connection string in any accepted form (before the environment fills gaps). */
+    private static Map<String, String> parseToMap(String text, Map<String, String> env) throws JanitorException {
         Map<String, String> kv = new LinkedHashMap<>();
         String s = text == null ? "" : text.strip();
         if (s.isEmpty()) {
@@ -143,15 +221,7 @@ public final class ConnectionSpec {
                 ConnectionStrings.parseKeyValue(s, kv);
             }
         }
-        for (Map.Entry<String, String> e : ENV_KEYS.entrySet()) {
-            String v = env.get(e.getKey());
-            if (v != null && !v.isEmpty()) {
-                kv.putIfAbsent(e.getValue(), v);
-            }
-        }
-        String pgPassword = env.get("PGPASSWORD");
-        PasswordSource source = PasswordSource.choose(kv.remove("password"), passwordFile, pgPassword);
-        return build(kv, env, source);
+        return kv;
     }
 
     /**

@@ -132,7 +132,7 @@ final class ConnectionStrings {
             while (i < n && Character.isWhitespace(s.charAt(i))) {
                 i++;
             }
-            if (previousIsPassword && (i >= n || s.charAt(i) != '=' || !KNOWN_KEYS.contains(key))) {
+            if (previousIsPassword && (i >= n || s.charAt(i) != '=' || !KNOWN_KEYS.contains(key) && !key.equals("metadata_schema"))) {
                 // most likely the rest of an unquoted password with a space: never echo it
                 throw new JanitorException(Reason.USAGE, "Malformed catalog connection string after the password value "
                         + "(position " + keyStart + "; not shown): quote a password that contains spaces, e.g. password='...'.");

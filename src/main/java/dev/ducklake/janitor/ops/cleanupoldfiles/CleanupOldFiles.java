@@ -6,6 +6,7 @@ import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
+import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.KnownFiles;
@@ -47,8 +48,12 @@ import java.util.Set;
  *       nothing);</li>
  *   <li>a missing object counts as deleted; queue rows of one location (two spellings, duplicate rows) collapse
  *       into one delete;</li>
- *   <li>a queued location that a live {@code ducklake_data_file} / {@code ducklake_delete_file} row (of this or any
- *       overlapping catalog) still resolves to is never deleted: the row stays and is reported as a finding.</li>
+ *   <li>a queued location that a {@code ducklake_data_file} / {@code ducklake_delete_file} row (of this or any
+ *       consulted catalog, {@link ConsultedCatalogs}: the overlapping catalogs of this database and of the server's other
+ *       databases, and those of --also-catalog) still resolves to is never deleted: the row stays and is reported as a
+ *       finding. DuckLake queues a file only when it removes the file's own row, so only another catalog (or a file
+ *       registered twice, duckdb/ducklake#1354) can still reference it; a catalog that could and cannot be read
+ *       refuses the run as in delete-orphan-files.</li>
  * </ul>
  */
 public final class CleanupOldFiles {
@@ -107,10 +112,10 @@ public final class CleanupOldFiles {
         c.setAutoCommit(true);
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
-        try {
+        try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control.recorder())) {
             c.setAutoCommit(false);
-            KnownFiles known = KnownFiles.load(c, CatalogFiles.tenants(c, o.schema(), resolver), false);
-            return new Run(c, store, o, listener, resolver, cutoff, known, control).execute();
+            KnownFiles known = KnownFiles.load(c, consulted, false);
+            return new Run(c, store, o, listener, resolver, cutoff, known, control, consulted).execute();
         } finally {
             if (!c.getAutoCommit()) {
                 c.rollback();
@@ -128,6 +133,7 @@ public final class CleanupOldFiles {
         final FileAges.Cutoff cutoff;
         final KnownFiles known;
         final RunControl control;
+        final ConsultedCatalogs consulted;
         final String queue;
         final List<String> findings = new ArrayList<>();
         long considered;
@@ -140,8 +146,9 @@ public final class CleanupOldFiles {
         long batches;
 
         Run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener, PathResolver resolver,
-            FileAges.Cutoff cutoff, KnownFiles known, RunControl control) {
+            FileAges.Cutoff cutoff, KnownFiles known, RunControl control, ConsultedCatalogs consulted) {
             this.control = control;
+            this.consulted = consulted;
             this.c = c;
             this.store = store;
             this.o = o;
@@ -163,7 +170,8 @@ public final class CleanupOldFiles {
             }
             return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                     o.dryRun(), considered, deleted, o.dryRun() ? bytes : -1, rowsDeleted, keptLive, keptUnresolvable, failed,
-                    startedBatch && !store.batchDeleteEnabled(), List.copyOf(findings), control.figures());
+                    startedBatch && !store.batchDeleteEnabled(), List.copyOf(findings), control.figures(), consulted.labels(),
+                    consulted.excluded(), consulted.notConsulted());
         }
 
         private void runBatches() throws JanitorException, SQLException {

@@ -35,6 +35,8 @@ public final class CleanupOldFilesAction extends StorageAction<CleanupOldFilesOp
     @Override
     protected CleanupOldFilesResult work(Connection c, FileStore store, CleanupOldFilesOptions options, FileListener files,
                                          RunControl control) throws JanitorException, SQLException {
-        return CleanupOldFiles.execute(c, store, options, files, control);
+        CleanupOldFilesOptions o = options.consult().server() == null
+                ? options.withConsult(options.consult().withServer(spec())) : options;
+        return CleanupOldFiles.execute(c, store, o, files, control);
     }
 }

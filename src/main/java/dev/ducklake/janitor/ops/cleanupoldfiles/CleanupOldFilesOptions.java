@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.cleanupoldfiles;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
+import dev.ducklake.janitor.ops.files.ConsultOptions;
 import dev.ducklake.janitor.ops.files.StorageRunOptions;
 
 import java.time.Duration;
@@ -18,8 +19,11 @@ import java.time.Duration;
  *     delete_older_than option, else 2 days (DuckLake's default)
  * @param minAge the floor under which --older-than may not go (default 1 hour: a file scheduled moments ago may
  *     still be read by a running query)
+ * @param consult which other catalogs are read for the live-file check (a queued file that another catalog still
+ *     references is kept); an unreadable one refuses the run, as for delete-orphan-files ({@link ConsultOptions})
  */
-public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge)
+public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge,
+                                     ConsultOptions consult)
         implements StorageRunOptions {
 
     /** Default batch size, distinct queue entries. */
@@ -28,7 +32,8 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
     /** Defaults for a schema: catalog age default, 1 h floor, batches of 1,000, dry run. */
     public static CleanupOldFilesOptions defaults(String schema) {
         return new CleanupOldFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true)
-                .withBatchSize(DEFAULT_BATCH_SIZE), null, null, Duration.ofHours(1));
+                .withBatchSize(DEFAULT_BATCH_SIZE), null, null, Duration.ofHours(1),
+                ConsultOptions.defaults());
     }
 
     /** @throws JanitorException USAGE for a bad value */
@@ -53,22 +58,27 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
 
     /** @return a copy with other run options */
     public CleanupOldFilesOptions withRun(RunOptions r) {
-        return new CleanupOldFilesOptions(r, dataPathOverride, olderThan, minAge);
+        return new CleanupOldFilesOptions(r, dataPathOverride, olderThan, minAge, consult);
     }
 
     /** @return a copy with the data path override */
     public CleanupOldFilesOptions withDataPath(String p) {
-        return new CleanupOldFilesOptions(run, p, olderThan, minAge);
+        return new CleanupOldFilesOptions(run, p, olderThan, minAge, consult);
     }
 
     /** @return a copy with the age limit */
     public CleanupOldFilesOptions withOlderThan(AgeThreshold t) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, t, minAge);
+        return new CleanupOldFilesOptions(run, dataPathOverride, t, minAge, consult);
     }
 
     /** @return a copy with the floor */
     public CleanupOldFilesOptions withMinAge(Duration d) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, d);
+        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, d, consult);
+    }
+
+    /** @return a copy with other consulted catalogs */
+    public CleanupOldFilesOptions withConsult(ConsultOptions c) {
+        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, c);
     }
 
     /** @return a copy with the batch size */

@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.cleanupoldfiles;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
+import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 
 import java.util.List;
 
@@ -26,11 +27,16 @@ import java.util.List;
  * @param batchDeleteFallback whether the store rejected batch deletes and single deletes were used
  * @param findings up to 100 of the kept or failed paths with the reason, for the report
  * @param run the generic figures (batches, stop reason, elapsed seconds, warnings)
+ * @param catalogsConsulted the catalogs whose file rows were checked before a queued file was deleted (this one first)
+ * @param excludedCatalogSchemas unreadable catalogs left unread by --exclude-catalog-schema
+ * @param databasesNotConsulted databases of the server that could hold a catalog but were not read, with the reason
  */
 public record CleanupOldFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                     long queueRowsConsidered, long filesDeleted, long bytesWouldDelete, long queueRowsDeleted,
                                     long keptLive, long keptUnresolvable, long failed, boolean batchDeleteFallback,
-                                    List<String> findings, @JsonUnwrapped RunFigures run) implements MaintenanceResult {
+                                    List<String> findings, @JsonUnwrapped RunFigures run, List<String> catalogsConsulted,
+                                    List<String> excludedCatalogSchemas,
+                                    List<ConsultedCatalogs.NotConsulted> databasesNotConsulted) implements MaintenanceResult {
 
     /** Whether rows were kept that the operator should look at (exit code 12). */
     public boolean hasFindings() {

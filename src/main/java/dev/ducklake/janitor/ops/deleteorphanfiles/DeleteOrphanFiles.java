@@ -5,6 +5,7 @@ import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
+import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.KnownFiles;
@@ -143,23 +144,35 @@ public final class DeleteOrphanFiles {
         StorageLocation root = checkRoot(resolver, o);
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
         Path spill = null;
-        try {
+        try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control.recorder())) {
+            List<String> leftToOthers = RunPasses.leftToOtherPasses(c, o.schema(), root, o.consult().runSchemas(),
+                    o.dataPathOverride());
             c.setAutoCommit(false);
-            List<CatalogFiles.Tenant> tenants = CatalogFiles.tenants(c, o.schema(), resolver);
-            KnownFiles known = KnownFiles.load(c, tenants, true);
-            List<String> schemas = new ArrayList<>();
-            for (CatalogFiles.Tenant t : tenants) {
-                schemas.add(t.schema());
-            }
+            KnownFiles known = KnownFiles.load(c, consulted, true);
             spill = Files.createTempFile("ducklake-janitor-orphans", ".bin");
             Survey s = survey(c, store, root, cutoff.cutoff(), known, spill, o.includePuffin(),
-                    o.dryRun() ? listener : FileListener.NONE);
+                    o.dryRun() ? listener : FileListener.NONE, leftToOthers);
             List<String> findings = new ArrayList<>();
             if (s.candidates > 0 && s.keptKnown == 0) {
                 throw new JanitorException(Reason.BRAKE_NO_KNOWN_FILES, "None of the " + s.listed + " files listed under "
                         + root.canonical() + " is known to the catalog (" + known.rows() + " known paths), yet "
                         + s.candidates + " would be deleted: the data path or --data-path probably points at the wrong place."
                         + " Nothing was deleted.");
+            }
+            TableFolders.Unknown unknownFolders = s.folders.unknown(known);
+            if (unknownFolders.total() > 0) {
+                String list = String.join(", ", unknownFolders.folders())
+                        + (unknownFolders.total() > unknownFolders.folders().size() ? ", …" : "");
+                if (!o.allowUnknownTableFolders()) {
+                    throw new JanitorException(Reason.BRAKE_UNKNOWN_TABLE_FOLDERS, unknownFolders.total() + " folder(s) under "
+                            + root.canonical() + " hold only DuckLake data or delete files that no consulted catalog knows ("
+                            + String.join(", ", consulted.labels()) + "): " + list + ". They look like the table folders of a"
+                            + " catalog this run cannot see (another server sharing the storage, a database the role cannot"
+                            + " connect to). Nothing was deleted. Name that catalog with --also-catalog, or pass"
+                            + " --allow-unknown-table-folders if they really are orphans.");
+                }
+                control.recorder().warn("--allow-unknown-table-folders: deleting the candidates of " + unknownFolders.total()
+                        + " DuckLake table folder(s) no consulted catalog knows: " + list);
             }
             if (s.candidates > o.maxOrphanRatio() * s.listed) {
                 throw new JanitorException(Reason.BRAKE_ORPHAN_RATIO, s.candidates + " of the " + s.listed + " files under "
@@ -179,8 +192,10 @@ public final class DeleteOrphanFiles {
             }
             control.batchDone();
             return new DeleteOrphanFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
-                    o.dryRun(), List.copyOf(schemas), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName,
-                    s.keptYoung, s.candidates, s.candidateBytes, deleted, failed, List.copyOf(findings), control.figures());
+                    o.dryRun(), consulted.labels(), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName,
+                    s.keptYoung, s.candidates, s.candidateBytes, deleted, failed, List.copyOf(findings), control.figures(),
+                    consulted.excluded(), consulted.notConsulted(), unknownFolders.folders(), unknownFolders.total(),
+                    s.leftToOthersFiles);
         } catch (IOException e) {
             throw new JanitorException(Reason.STORAGE, "The temporary candidate list could not be written: " + e.getMessage(), e);
         } finally {
@@ -200,12 +215,31 @@ public final class DeleteOrphanFiles {
 
     /** Counts of the merge. */
     static final class Survey {
+        final TableFolders folders;
+        final List<String> leftToOthers;
+        long leftToOthersFiles;
         long listed;
         long keptKnown;
         long keptByName;
         long keptYoung;
         long candidates;
         long candidateBytes;
+
+        Survey(String prefix, List<String> leftToOthers) {
+            this.folders = new TableFolders(prefix);
+            this.leftToOthers = leftToOthers;
+        }
+
+        /** Whether a listed file is left to the pass of another schema of the run (counted there, not here). */
+        boolean leftToOtherPass(String canonical) {
+            for (String p : leftToOthers) {
+                if (canonical.startsWith(p)) {
+                    leftToOthersFiles++;
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /**
@@ -213,9 +247,10 @@ public final class DeleteOrphanFiles {
      * spill file (address, size, modification time in epoch milliseconds).
      */
     static Survey survey(Connection c, FileStore store, StorageLocation root, Instant cutoff, KnownFiles known, Path spill,
-                         boolean includePuffin, FileListener listener) throws JanitorException, SQLException, IOException {
-        Survey s = new Survey();
+                         boolean includePuffin, FileListener listener, List<String> leftToOthers)
+            throws JanitorException, SQLException, IOException {
         String prefix = root.asPrefix().canonical();
+        Survey s = new Survey(prefix, leftToOthers);
         try (KnownFiles.Cursor k = known.ordered(prefix);
              FileStore.Listing listing = store.list(root);
              DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(spill)))) {
@@ -226,6 +261,9 @@ public final class DeleteOrphanFiles {
                 StoredObject obj = listing.next();
                 String cur = obj.location().canonical();
                 if (!cur.startsWith(prefix)) {
+                    continue;
+                }
+                if (s.leftToOtherPass(cur)) {
                     continue;
                 }
                 s.listed++;
@@ -245,6 +283,9 @@ public final class DeleteOrphanFiles {
                 }
                 prev = cur;
                 prevKnown = isKnown;
+                boolean candidate = !isKnown && ducklakeFileName(obj.address(), includePuffin) && obj.lastModified() != null
+                        && obj.lastModified().isBefore(cutoff);
+                s.folders.observe(cur, isKnown, candidate);
                 if (isKnown) {
                     s.keptKnown++;
                 } else if (!ducklakeFileName(obj.address(), includePuffin)) {
@@ -265,6 +306,7 @@ public final class DeleteOrphanFiles {
                     listener.progress(String.format("listed %d files: %d known, %d candidates", s.listed, s.keptKnown, s.candidates));
                 }
             }
+            s.folders.finish();
         } catch (UncheckedIOException e) {
             if (e.getCause() instanceof StorageException se) {
                 throw new JanitorException(Reason.STORAGE, "Listing " + root.canonical() + " failed (" + se.kind() + "): "

@@ -40,6 +40,8 @@ public final class DeleteOrphanFilesAction extends StorageAction<DeleteOrphanFil
     @Override
     protected DeleteOrphanFilesResult work(Connection c, FileStore store, DeleteOrphanFilesOptions options, FileListener files,
                                            RunControl control) throws JanitorException, SQLException {
-        return DeleteOrphanFiles.execute(c, store, options, files, control);
+        DeleteOrphanFilesOptions o = options.consult().server() == null
+                ? options.withConsult(options.consult().withServer(spec())) : options;
+        return DeleteOrphanFiles.execute(c, store, o, files, control);
     }
 }

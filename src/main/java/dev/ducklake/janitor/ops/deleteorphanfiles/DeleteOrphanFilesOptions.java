@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.deleteorphanfiles;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
+import dev.ducklake.janitor.ops.files.ConsultOptions;
 import dev.ducklake.janitor.ops.files.StorageRunOptions;
 
 import java.time.Duration;
@@ -20,14 +21,20 @@ import java.time.Duration;
  * @param allowRootPath sweep a data path that is a root ({@code /}, a bucket without prefix); default false
  * @param includePuffin also consider unknown {@code .puffin} files (deletion vectors), as DuckLake releases after
  *     1.5.5 do; default false: DuckLake 1.5.5 considers only {@code .parquet}
+ * @param consult which other catalogs must be read first (default: every overlapping catalog of the database and of
+ *     the server's other databases; an unreadable one refuses the run), see {@link ConsultOptions}
+ * @param allowUnknownTableFolders delete candidates that make up whole DuckLake table folders no consulted catalog
+ *     knows (default false: such folders stop the run with {@code BRAKE_UNKNOWN_TABLE_FOLDERS}, because a catalog the
+ *     run cannot see, e.g. on another server sharing the bucket, may own them)
  */
 public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge,
-                                       double maxOrphanRatio, boolean allowRootPath, boolean includePuffin) implements StorageRunOptions {
+                                       double maxOrphanRatio, boolean allowRootPath, boolean includePuffin,
+                                       ConsultOptions consult, boolean allowUnknownTableFolders) implements StorageRunOptions {
 
     /** Defaults for a schema (dry run). */
     public static DeleteOrphanFilesOptions defaults(String schema) {
         return new DeleteOrphanFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true), null, null,
-                Duration.ofHours(1), 0.5, false, false);
+                Duration.ofHours(1), 0.5, false, false, ConsultOptions.defaults(), false);
     }
 
     /** @throws JanitorException USAGE for a bad value */
@@ -51,37 +58,56 @@ public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, 
 
     /** @return a copy with other run options */
     public DeleteOrphanFilesOptions withRun(RunOptions r) {
-        return new DeleteOrphanFilesOptions(r, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin);
+        return new DeleteOrphanFilesOptions(r, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
+                consult, allowUnknownTableFolders);
     }
 
     /** @return a copy with the data path override */
     public DeleteOrphanFilesOptions withDataPath(String p) {
-        return new DeleteOrphanFilesOptions(run, p, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin);
+        return new DeleteOrphanFilesOptions(run, p, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
+                consult, allowUnknownTableFolders);
     }
 
     /** @return a copy with the age limit */
     public DeleteOrphanFilesOptions withOlderThan(AgeThreshold t) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, t, minAge, maxOrphanRatio, allowRootPath, includePuffin);
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, t, minAge, maxOrphanRatio, allowRootPath, includePuffin,
+                consult, allowUnknownTableFolders);
     }
 
     /** @return a copy with the floor */
     public DeleteOrphanFilesOptions withMinAge(Duration d) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, d, maxOrphanRatio, allowRootPath, includePuffin);
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, d, maxOrphanRatio, allowRootPath, includePuffin,
+                consult, allowUnknownTableFolders);
     }
 
     /** @return a copy with the ratio brake */
     public DeleteOrphanFilesOptions withMaxOrphanRatio(double r) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, r, allowRootPath, includePuffin);
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, r, allowRootPath, includePuffin,
+                consult, allowUnknownTableFolders);
     }
 
     /** @return a copy that may sweep a root */
     public DeleteOrphanFilesOptions withAllowRootPath(boolean a) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, a, includePuffin);
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, a, includePuffin,
+                consult, allowUnknownTableFolders);
     }
 
     /** @return a copy that also sweeps unknown .puffin files */
     public DeleteOrphanFilesOptions withIncludePuffin(boolean p) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, p);
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, p,
+                consult, allowUnknownTableFolders);
+    }
+
+    /** @return a copy with other consulted catalogs */
+    public DeleteOrphanFilesOptions withConsult(ConsultOptions c) {
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
+                c, allowUnknownTableFolders);
+    }
+
+    /** @return a copy that deletes (true) or stops at (false) unknown DuckLake table folders */
+    public DeleteOrphanFilesOptions withAllowUnknownTableFolders(boolean a) {
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
+                consult, a);
     }
 
     /** @return a copy that deletes (false) or only lists (true) */

@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.deleteorphanfiles;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
+import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 
 import java.util.List;
 
@@ -28,12 +29,22 @@ import java.util.List;
  * @param failed orphans the store could not delete
  * @param findings up to 100 notes for the operator
  * @param run the generic figures (elapsed seconds, stop reason, warnings)
+ * @param excludedCatalogSchemas unreadable catalogs left unread by --exclude-catalog-schema (their files count as unknown)
+ * @param databasesNotConsulted databases of the server that could hold a catalog but were not read (no CONNECT
+ *     privilege, login refused), with the reason
+ * @param unknownTableFolders up to 100 DuckLake table folders of candidates that no consulted catalog knows (non-empty
+ *     only when --allow-unknown-table-folders let the run go on)
+ * @param unknownTableFoldersTotal how many such folders there were
+ * @param leftToOtherSchemas listed files left to the pass of another schema of the same run whose data path lies
+ *     deeper (counted there; not in {@code listed})
  */
 public record DeleteOrphanFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                       List<String> catalogsConsulted, long knownPaths, long unresolvedKnownRows, long listed,
                                       long keptKnown, long keptByName, long keptYoung, long candidates, long candidateBytes,
                                       long deleted, long failed, List<String> findings,
-                                      @JsonUnwrapped RunFigures run) implements MaintenanceResult {
+                                      @JsonUnwrapped RunFigures run, List<String> excludedCatalogSchemas,
+                                      List<ConsultedCatalogs.NotConsulted> databasesNotConsulted, List<String> unknownTableFolders,
+                                      long unknownTableFoldersTotal, long leftToOtherSchemas) implements MaintenanceResult {
 
     /** Whether the operator should look at something (exit code 12): unresolved catalog rows stopped the deletion. */
     public boolean hasFindings() {

@@ -2,11 +2,10 @@ package dev.ducklake.janitor.ops.files;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.catalog.CatalogDiscovery;
-import dev.ducklake.janitor.catalog.NestedSchemas;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.RunRecorder;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.PathResolver;
-import dev.ducklake.janitor.storage.StorageLocation;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -87,41 +86,23 @@ public final class CatalogFiles {
     }
 
     /**
-     * This catalog plus every other DuckLake catalog in the database whose data path overlaps this one (one
-     * contains the other): tenants sharing a bucket must not delete each other's files. A catalog whose
-     * data_path cannot be read or parsed is included (its files are then known under its own spelling).
+     * This catalog plus every other DuckLake catalog of the session's database whose data path overlaps this one (one
+     * contains the other): tenants sharing a bucket must not delete each other's files. The discovery and its refusal
+     * are {@link ConsultedCatalogs#find}'s (other databases not consulted here); sweeps hold a {@link ConsultedCatalogs}.
      *
      * @param c an open connection
      * @param own this catalog's schema
      * @param ownResolver this catalog's resolver (with the override applied)
      * @return this catalog first, then the others by schema name
-     * @throws JanitorException when discovery is not permitted; {@link Reason#UNSUPPORTED_VERSION} when this catalog or an
-     *     overlapping one has nested schemas, whose file paths cannot be resolved ({@link NestedSchemas})
+     * @throws JanitorException PERMISSION_DENIED when a catalog of the database cannot be read
      * @throws SQLException on database errors
      */
     public static List<Tenant> tenants(Connection c, String own, PathResolver ownResolver) throws JanitorException, SQLException {
         List<Tenant> out = new ArrayList<>();
-        NestedSchemas.requireFlat(c, own);
-        out.add(new Tenant(own, ownResolver));
-        StorageLocation mine = ownResolver.dataLocation();
-        for (String s : CatalogDiscovery.catalogSchemas(c)) {
-            if (s.equals(own)) {
-                continue;
-            }
-            String p = option(c, s, "data_path");
-            if (p == null || p.isEmpty()) {
-                continue;
-            }
-            PathResolver r = new PathResolver(p);
-            StorageLocation theirs;
-            try {
-                theirs = r.dataLocation();
-            } catch (IllegalArgumentException e) {
-                theirs = null;
-            }
-            if (theirs == null || theirs.overlaps(mine)) {
-                NestedSchemas.requireFlat(c, s);
-                out.add(new Tenant(s, r));
+        try (ConsultedCatalogs cc = ConsultedCatalogs.find(c, own, ownResolver, ConsultOptions.defaults().withConsultServer(false),
+                new RunRecorder(ProgressListener.NONE))) {
+            for (ConsultedCatalogs.Catalog cat : cc.catalogs()) {
+                out.add(new Tenant(cat.schema(), cat.resolver()));
             }
         }
         return out;

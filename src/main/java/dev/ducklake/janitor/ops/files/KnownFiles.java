@@ -33,11 +33,18 @@ import java.util.Set;
 public final class KnownFiles {
 
     private static final String TABLE = "pg_temp.ducklake_janitor_known_files";
+    private static final String FOLDERS = "pg_temp.ducklake_janitor_known_folders";
     private static final int CHUNK = 5000;
 
     private final Connection c;
     private long rows;
     private long unresolved;
+    /**
+     * While the catalogs of {@link ConsultedCatalogs#reachOnly()} load: the swept prefix; only addresses under it are
+     * kept, and a row whose location cannot be worked out is not counted (relative to a data path that does not
+     * overlap, it cannot lie under the swept one). Null otherwise.
+     */
+    private String under;
 
     private KnownFiles(Connection c) {
         this.c = c;
@@ -53,29 +60,67 @@ public final class KnownFiles {
      * @throws SQLException on database errors
      */
     public static KnownFiles load(Connection c, List<CatalogFiles.Tenant> tenants, boolean includeQueue) throws SQLException {
+        return load(c, ConsultedCatalogs.of(c, tenants), includeQueue);
+    }
+
+    /**
+     * Loads the known set of the consulted catalogs into the session's temporary table (replacing an earlier one),
+     * and the table folders they know into a second one ({@link #knownFoldersAmong}). A catalog of another database is
+     * read through its own connection ({@link ConsultedCatalogs#connection}) and streamed, 5,000 rows at a time, into
+     * the swept session's table, so memory does not grow with the number of files.
+     *
+     * @param c the swept session (autocommit off; the temporary tables live until the session ends)
+     * @param catalogs the consulted catalogs
+     * @param includeQueue whether queued files count as known (delete-orphan-files: yes; cleanup-old-files: no)
+     * @return the loaded set
+     * @throws SQLException on database errors
+     */
+    public static KnownFiles load(Connection c, ConsultedCatalogs catalogs, boolean includeQueue) throws SQLException {
         KnownFiles k = new KnownFiles(c);
         try (Statement st = c.createStatement()) {
             st.execute("CREATE TEMPORARY TABLE IF NOT EXISTS ducklake_janitor_known_files (canon text NOT NULL)");
             st.execute("TRUNCATE " + TABLE);
+            st.execute("CREATE TEMPORARY TABLE IF NOT EXISTS ducklake_janitor_known_folders (canon text NOT NULL)");
+            st.execute("TRUNCATE " + FOLDERS);
         }
-        for (CatalogFiles.Tenant t : tenants) {
-            k.loadFiles(t.schema(), t.resolver());
+        for (ConsultedCatalogs.Catalog t : catalogs.catalogs()) {
+            Connection source = catalogs.connection(t);
+            k.loadFiles(source, t.schema(), t.resolver());
             if (includeQueue) {
-                k.loadQueue(t.schema(), t.resolver());
+                k.loadQueue(source, t.schema(), t.resolver());
+            }
+            k.loadFolders(source, t.schema(), t.resolver());
+            if (source != c) {
+                source.commit();
             }
         }
+        k.under = catalogs.sweptPrefix();
+        if (k.under != null) {
+            for (ConsultedCatalogs.Catalog t : catalogs.reachOnly()) {
+                Connection source = catalogs.connection(t);
+                k.loadFiles(source, t.schema(), t.resolver());
+                if (includeQueue) {
+                    k.loadQueue(source, t.schema(), t.resolver());
+                }
+                if (source != c) {
+                    source.commit();
+                }
+            }
+        }
+        k.under = null;
         try (Statement st = c.createStatement()) {
             st.execute("CREATE INDEX IF NOT EXISTS ducklake_janitor_known_files_canon ON " + TABLE + " (canon COLLATE \"C\")");
             st.execute("ANALYZE " + TABLE);
+            st.execute("ANALYZE " + FOLDERS);
         }
         c.commit();
         return k;
     }
 
-    private void loadFiles(String schema, PathResolver r) throws SQLException {
-        String sp = CatalogFiles.hasColumn(c, schema, "ducklake_schema", "path") ? "path, path_is_relative"
+    private void loadFiles(Connection source, String schema, PathResolver r) throws SQLException {
+        String sp = CatalogFiles.hasColumn(source, schema, "ducklake_schema", "path") ? "path, path_is_relative"
                 : "NULL::varchar AS path, NULL::boolean AS path_is_relative";
-        String tp = CatalogFiles.hasColumn(c, schema, "ducklake_table", "path") ? "path, path_is_relative"
+        String tp = CatalogFiles.hasColumn(source, schema, "ducklake_table", "path") ? "path, path_is_relative"
                 : "NULL::varchar AS path, NULL::boolean AS path_is_relative";
         String sql = "SELECT f.path, f.path_is_relative, t.path, t.path_is_relative, s.path, s.path_is_relative,"
                 + " t.table_id IS NULL, s.schema_id IS NULL"
@@ -85,7 +130,7 @@ public final class KnownFiles {
                 + ") t ON t.table_id = f.table_id"
                 + " LEFT JOIN (SELECT DISTINCT schema_id, " + sp + " FROM " + Sql.qualified(schema, "ducklake_schema")
                 + ") s ON s.schema_id = t.schema_id";
-        load(sql, (rs, path) -> {
+        load(source, sql, (rs, path) -> {
             if (rs.getBoolean(7) || (rs.getObject(4) == null || (Boolean) rs.getObject(4)) && rs.getString(3) != null
                     && rs.getBoolean(8)) {
                 return null;
@@ -93,12 +138,33 @@ public final class KnownFiles {
             String schemaFull = r.schema(rs.getString(5), (Boolean) rs.getObject(6));
             String tableFull = PathResolver.table(schemaFull, rs.getString(3), (Boolean) rs.getObject(4));
             return PathResolver.file(tableFull, path, true);
-        });
+        }, TABLE, true);
     }
 
-    private void loadQueue(String schema, PathResolver r) throws SQLException {
-        load("SELECT path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_files_scheduled_for_deletion"),
-                (rs, path) -> r.scheduled(path, true));
+    private void loadQueue(Connection source, String schema, PathResolver r) throws SQLException {
+        load(source, "SELECT path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_files_scheduled_for_deletion"),
+                (rs, path) -> r.scheduled(path, true), TABLE, true);
+    }
+
+    /**
+     * The table folders of a catalog: every {@code ducklake_table} row of any snapshot, its path resolved through its
+     * schema row as DuckLake resolves it (a table path relative to its schema path, a schema path relative to the data
+     * path; {@code src/storage/ducklake_metadata_manager.cpp}, {@code GetPathForTable}/{@code GetPathForSchema}).
+     * A table whose location cannot be worked out is left out (the folder brake then errs on the side of stopping).
+     */
+    private void loadFolders(Connection source, String schema, PathResolver r) throws SQLException {
+        if (!CatalogFiles.hasColumn(source, schema, "ducklake_table", "path")
+                || !CatalogFiles.hasColumn(source, schema, "ducklake_schema", "path")) {
+            // format 0.1 has no paths: files resolve against the data path itself (PathResolver)
+            load(source, "SELECT ''::varchar, true", (rs, path) -> r.dataPath(), FOLDERS, false);
+            return;
+        }
+        load(source, "SELECT t.path, t.path_is_relative, s.path, s.path_is_relative, s.schema_id IS NULL"
+                + " FROM (SELECT DISTINCT schema_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_table") + ") t"
+                + " LEFT JOIN (SELECT DISTINCT schema_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_schema")
+                + ") s ON s.schema_id = t.schema_id",
+                (rs, path) -> rs.getBoolean(5) ? null : PathResolver.table(r.schema(rs.getString(3), (Boolean) rs.getObject(4)),
+                        path, true), FOLDERS, false);
     }
 
     /** Works out the full address of a relative path from the rest of its row; null when it cannot be worked out. */
@@ -112,56 +178,93 @@ public final class KnownFiles {
      * {@link #CHUNK}: an absolute path is added as it is, a relative one as {@code relative} resolves it, and a path
      * whose flag is null both ways (it could be either). A null path or an unresolvable address counts as unresolved.
      */
-    private void load(String sql, RelativeAddress relative) throws SQLException {
+    private void load(Connection source, String sql, RelativeAddress relative, String table, boolean files) throws SQLException {
         List<String> buf = new ArrayList<>(CHUNK);
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = source.prepareStatement(sql)) {
             ps.setFetchSize(CHUNK);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String path = rs.getString(1);
                     if (path == null) {
-                        unresolved++;
+                        if (files && under == null) {
+                            unresolved++;
+                        }
                         continue;
                     }
                     Boolean rel = (Boolean) rs.getObject(2);
                     if (rel == null || !rel) {
-                        add(buf, path);
+                        add(buf, path, files);
                     }
                     if (rel == null || rel) {
                         String full = relative.resolve(rs, path);
                         if (full == null) {
-                            unresolved++;
+                            if (files && under == null) {
+                                unresolved++;
+                            }
                         } else {
-                            add(buf, full);
+                            add(buf, full, files);
                         }
                     }
                     if (buf.size() >= CHUNK) {
-                        flush(buf);
+                        flush(buf, table, files);
                     }
                 }
             }
         }
-        flush(buf);
+        flush(buf, table, files);
     }
 
-    private void add(List<String> buf, String address) {
+    private void add(List<String> buf, String address, boolean files) {
         try {
-            buf.add(StorageLocation.parseKnownFile(address).canonical());
+            String canon = files ? StorageLocation.parseKnownFile(address).canonical()
+                    : StorageLocation.parse(address).asPrefix().canonical();
+            if (under == null || canon.startsWith(under)) {
+                buf.add(canon);
+            }
         } catch (IllegalArgumentException e) {
-            unresolved++;
+            if (files && under == null) {
+                unresolved++;
+            }
         }
     }
 
-    private void flush(List<String> buf) throws SQLException {
+    private void flush(List<String> buf, String table, boolean files) throws SQLException {
         if (buf.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + TABLE + " (canon) SELECT unnest(?::text[])")) {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (canon) SELECT unnest(?::text[])")) {
             Array a = c.createArrayOf("text", buf.toArray());
             ps.setArray(1, a);
-            rows += ps.executeUpdate();
+            int n = ps.executeUpdate();
+            if (files) {
+                rows += n;
+            }
         }
         buf.clear();
+    }
+
+    /**
+     * Which of some canonical folder prefixes (ending in {@code /}) are the table folder of a consulted catalog.
+     *
+     * @param folders canonical prefixes
+     * @return the subset that is known
+     * @throws SQLException on database errors
+     */
+    public Set<String> knownFoldersAmong(Collection<String> folders) throws SQLException {
+        Set<String> out = new HashSet<>();
+        if (folders.isEmpty()) {
+            return out;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT DISTINCT canon FROM " + FOLDERS
+                + " WHERE canon COLLATE \"C\" = ANY (?::text[])")) {
+            ps.setArray(1, c.createArrayOf("text", folders.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        }
+        return out;
     }
 
     /** How many known addresses were loaded (a file known under two spellings counts twice). */

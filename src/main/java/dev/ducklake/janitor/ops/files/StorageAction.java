@@ -45,6 +45,11 @@ public abstract class StorageAction<O extends StorageRunOptions, R extends Maint
         this.listener = listener;
     }
 
+    /** @return the swept catalog's connection (the other databases of its server are reached from it) */
+    protected final ConnectionSpec spec() {
+        return spec;
+    }
+
     /**
      * Refuses a data path before the store is opened; by default accepts every path.
      *

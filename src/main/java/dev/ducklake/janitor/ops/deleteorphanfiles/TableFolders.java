@@ -1,0 +1,167 @@
+package dev.ducklake.janitor.ops.deleteorphanfiles;
+
+import dev.ducklake.janitor.ops.files.KnownFiles;
+
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The brake for catalogs no consulted catalog can see (another server's catalog sharing the bucket, a database the
+ * role cannot connect to): candidates that make up a whole DuckLake table folder that no consulted catalog knows.
+ *
+ * <p>What "DuckLake-shaped" means follows DuckLake's own path rules (duckdb/ducklake at {@code 2ed0a0be}): a table's
+ * files lie in its table folder, {@code <data_path><schema path><table path>} (default {@code <schema>/<table>/},
+ * {@code src/storage/ducklake_metadata_manager.cpp}), directly or in hive partition folders {@code key=value/}
+ * ({@code DuckLakePartitionUtils::BuildHivePartitionPath}, used by inserts and compaction); data files are named
+ * {@code ducklake-<uuid>.parquet} ({@code src/storage/ducklake_insert.cpp}: filename pattern {@code ducklake-{uuidv7}}),
+ * delete files {@code ducklake-<uuid>-delete.parquet} or {@code -delete.puffin} ({@code src/storage/ducklake_delete.cpp}).
+ * So the table folder of a listed file is its directory with trailing {@code key=value} segments removed, at least two
+ * levels below the swept data path (any catalog whose data path lies at or under it puts a schema and a table level
+ * in between). A folder is reported when every listed file whose table folder it is has a DuckLake file name, none is
+ * known, at least one is a candidate, and the folder is not the table folder of any {@code ducklake_table} row (any
+ * snapshot) of a consulted catalog. Debris of a known table (files of a failed write in its folder) is therefore
+ * still deleted; a folder holding a known file, or any file not named by DuckLake, never stops the run.
+ *
+ * <p>The listing comes in byte order, in which all keys under one prefix are contiguous, so the open folders form a
+ * chain of nested prefixes (a stack at most as deep as the path): memory does not grow with the number of files.
+ * Reported folders are checked against the known folders in chunks after the listing; at most
+ * {@value #MAX_HELD} are held, beyond that each counts as unknown (the brake errs on the side of stopping).
+ */
+final class TableFolders {
+
+    /** A file name DuckLake writes: {@code ducklake-<uuid>.parquet}, {@code ducklake-<uuid>-delete.parquet|puffin}. */
+    static final Pattern DUCKLAKE_NAME = Pattern.compile(
+            "ducklake-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(-delete)?\\.(parquet|puffin)");
+    private static final Pattern PARTITION = Pattern.compile("[^/=]+=[^/]*");
+    static final int MAX_HELD = 100_000;
+    /** Folders named in the brake's message and the result. */
+    static final int MAX_LISTED = 100;
+    private static final int CHUNK = 1000;
+
+    private static final class Folder {
+        final String prefix;
+        boolean allDuckLake = true;
+        boolean anyKnown;
+        long candidates;
+
+        Folder(String prefix) {
+            this.prefix = prefix;
+        }
+    }
+
+    private final String root;
+    private final Deque<Folder> open = new ArrayDeque<>();
+    private final List<String> flagged = new ArrayList<>();
+    private long overflow;
+
+    /** @param root the swept data path as a canonical prefix (ending in {@code /}) */
+    TableFolders(String root) {
+        this.root = root;
+    }
+
+    /** Whether a file name (the last segment of an address) is one DuckLake writes. */
+    static boolean ducklakeName(String address) {
+        return DUCKLAKE_NAME.matcher(address.substring(address.lastIndexOf('/') + 1)).matches();
+    }
+
+    /**
+     * The table folder of a listed file: its directory without trailing partition segments, or null when that lies
+     * fewer than two levels below the root.
+     *
+     * @param canonical the file's canonical address, under the root
+     * @return the folder as a canonical prefix ending in {@code /}, or null
+     */
+    String folderOf(String canonical) {
+        String dir = canonical.substring(0, canonical.lastIndexOf('/'));
+        while (dir.length() > root.length()) {
+            int slash = dir.lastIndexOf('/');
+            if (!PARTITION.matcher(dir.substring(slash + 1)).matches()) {
+                break;
+            }
+            dir = dir.substring(0, slash);
+        }
+        if (dir.length() < root.length()) {
+            return null;
+        }
+        String rel = dir.substring(Math.min(dir.length(), root.length()));
+        return rel.isEmpty() || rel.indexOf('/') < 0 ? null : dir + "/";
+    }
+
+    /**
+     * One listed file, in listing (byte) order.
+     *
+     * @param canonical its canonical address
+     * @param known whether a consulted catalog knows it
+     * @param candidate whether it is an orphan candidate
+     */
+    void observe(String canonical, boolean known, boolean candidate) {
+        while (!open.isEmpty() && !canonical.startsWith(open.peek().prefix)) {
+            close(open.pop());
+        }
+        String f = folderOf(canonical);
+        if (f == null) {
+            return;
+        }
+        Folder top = open.peek();
+        if (top == null || !top.prefix.equals(f)) {
+            top = new Folder(f);
+            open.push(top);
+        }
+        top.anyKnown |= known;
+        top.allDuckLake &= ducklakeName(canonical);
+        if (candidate) {
+            top.candidates++;
+        }
+    }
+
+    private void close(Folder f) {
+        if (!f.anyKnown && f.allDuckLake && f.candidates > 0) {
+            if (flagged.size() < MAX_HELD) {
+                flagged.add(f.prefix);
+            } else {
+                overflow++;
+            }
+        }
+    }
+
+    /** Ends the listing: closes the folders still open. */
+    void finish() {
+        while (!open.isEmpty()) {
+            close(open.pop());
+        }
+    }
+
+    /** The folders found after {@link #finish}: at most {@value #MAX_LISTED} named, and how many in all. */
+    record Unknown(List<String> folders, long total) {
+    }
+
+    /**
+     * The reported folders that no consulted catalog has as a table folder.
+     *
+     * @param known the known set (its folder table)
+     * @return the unknown folders
+     * @throws SQLException on database errors
+     */
+    Unknown unknown(KnownFiles known) throws SQLException {
+        List<String> named = new ArrayList<>();
+        long total = overflow;
+        for (int i = 0; i < flagged.size(); i += CHUNK) {
+            List<String> chunk = flagged.subList(i, Math.min(flagged.size(), i + CHUNK));
+            Set<String> k = known.knownFoldersAmong(chunk);
+            for (String f : chunk) {
+                if (!k.contains(f)) {
+                    total++;
+                    if (named.size() < MAX_LISTED) {
+                        named.add(f);
+                    }
+                }
+            }
+        }
+        return new Unknown(List.copyOf(named), total);
+    }
+}

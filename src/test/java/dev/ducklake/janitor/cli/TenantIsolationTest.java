@@ -1,0 +1,436 @@
+package dev.ducklake.janitor.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
+import dev.ducklake.janitor.ops.files.AgeThreshold;
+import dev.ducklake.janitor.ops.files.ConsultOptions;
+import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.testsupport.Catalogs;
+import dev.ducklake.janitor.testsupport.CliRun;
+import dev.ducklake.janitor.testsupport.DedicatedPostgres;
+import dev.ducklake.janitor.testsupport.FileCatalog;
+import dev.ducklake.janitor.testsupport.S3TestServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 21 items 1, 2 and 5: a storage sweep deletes a file only when every catalog that could reach it has been read.
+ * Real roles and grants on a PostgreSQL server of this class's own (so that the databases the sweep consults are
+ * exactly the ones made here): a janitor role with SELECT on its catalog only, a tenant role owning a second catalog
+ * whose data path lies inside the swept one, a second database, a database the role may not connect to.
+ */
+class TenantIsolationTest {
+
+    private static final Duration OLD = Duration.ofDays(10);
+    private static final String PASSWORD = "tenant-iso-pw";
+    private static final String JANITOR = "janitor_iso";
+    private static final String TENANT = "tenant_iso";
+
+    static DedicatedPostgres pg;
+
+    @TempDir
+    Path dir;
+
+    private final List<String> databases = new ArrayList<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        pg = DedicatedPostgres.start(Map.of(), null);
+        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+            st.execute("CREATE ROLE " + JANITOR + " LOGIN PASSWORD '" + PASSWORD + "'");
+            st.execute("CREATE ROLE " + TENANT + " LOGIN PASSWORD '" + PASSWORD + "'");
+        }
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        pg.close();
+    }
+
+    @AfterEach
+    void dropDatabases() throws Exception {
+        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+            for (String db : databases) {
+                st.execute("DROP DATABASE IF EXISTS " + Sql.ident(db) + " WITH (FORCE)");
+            }
+        }
+    }
+
+    private String database(String name) throws Exception {
+        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+            st.execute("CREATE DATABASE " + Sql.ident(name));
+        }
+        databases.add(name);
+        return name;
+    }
+
+    private static Connection su(String db) throws Exception {
+        return pg.spec().withDatabase(db).openRaw();
+    }
+
+    /** The janitor role's URL for a database. */
+    private static String url(String db) {
+        return "jdbc:postgresql://localhost:" + pg.port() + "/" + db + "?user=" + JANITOR + "&password=" + PASSWORD;
+    }
+
+    /** A DuckLake 1.0 catalog (the real 0.4 fixture, migrated) in {@code schema} with this data path; table 1 at main/test/. */
+    private static void catalog(Connection c, String schema, String dataPath) throws Exception {
+        Catalogs.loadFixture04(c, schema);
+        Catalogs.exec(c, "UPDATE " + Sql.qualified(schema, "ducklake_metadata") + " SET value = '1.0' WHERE key = 'version'");
+        Catalogs.exec(c, "DELETE FROM " + Sql.qualified(schema, "ducklake_metadata") + " WHERE key = 'data_path'");
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + Sql.qualified(schema, "ducklake_metadata")
+                + " VALUES ('data_path', ?, NULL, NULL)")) {
+            ps.setString(1, dataPath);
+            ps.executeUpdate();
+        }
+    }
+
+    private static void grantRead(Connection c, String schema) throws Exception {
+        Catalogs.exec(c, "GRANT USAGE ON SCHEMA " + Sql.ident(schema) + " TO " + JANITOR);
+        Catalogs.exec(c, "GRANT SELECT ON ALL TABLES IN SCHEMA " + Sql.ident(schema) + " TO " + JANITOR);
+    }
+
+    private static long nextId = 5000;
+
+    /** Registers {@code file} (under {@code <data path>/main/test/}) as a live data file of table 1. */
+    private static void dataFile(Connection c, String schema, String name) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + Sql.qualified(schema, "ducklake_data_file")
+                + " (data_file_id, table_id, begin_snapshot, path, path_is_relative, file_format) VALUES (?, 1, 1, ?, true, 'parquet')")) {
+            ps.setLong(1, nextId++);
+            ps.setString(2, name);
+            ps.executeUpdate();
+        }
+    }
+
+    private static String ducklakeName() {
+        return "ducklake-" + UUID.randomUUID() + ".parquet";
+    }
+
+    /** The swept catalog {@code lake}: 6 known files and one stray (debris of a failed write) in its known table folder. */
+    private Path sweptCatalog(Connection c, Path lake) throws Exception {
+        catalog(c, "lake", lake + "/");
+        grantRead(c, "lake");
+        for (int i = 0; i < 6; i++) {
+            String n = ducklakeName();
+            FileCatalog.file(lake.resolve("main/test/" + n), OLD);
+            dataFile(c, "lake", n);
+        }
+        return FileCatalog.file(lake.resolve("main/test/" + ducklakeName()), OLD);
+    }
+
+    /** A catalog owned by the tenant role, no grant to the janitor, with two live DuckLake-named files. */
+    private static List<Path> tenantCatalog(Connection c, String schema, Path dataPath) throws Exception {
+        Catalogs.exec(c, "SET ROLE " + TENANT);
+        try {
+            catalog(c, schema, dataPath + "/");
+            List<Path> files = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                String n = ducklakeName();
+                files.add(FileCatalog.file(dataPath.resolve("main/test/" + n), OLD));
+                dataFile(c, schema, n);
+            }
+            return files;
+        } finally {
+            Catalogs.exec(c, "RESET ROLE");
+        }
+    }
+
+    private static void assertAllExist(List<Path> files) {
+        for (Path p : files) {
+            assertThat(Files.exists(p)).as(p.toString()).isTrue();
+        }
+    }
+
+    @Test
+    void aCatalogTheRoleCanSeeButNotReadStopsTheRunInDryRunAndExecute() throws Exception {
+        String db = database("iso_unreadable");
+        Path lake = dir.resolve("lake");
+        Path stray;
+        List<Path> theirs;
+        List<Path> sibling;
+        try (Connection c = su(db)) {
+            Catalogs.exec(c, "GRANT CREATE ON DATABASE " + Sql.ident(db) + " TO " + TENANT);
+            stray = sweptCatalog(c, lake);
+            theirs = tenantCatalog(c, "tenant_priv", lake.resolve("priv"));
+            sibling = tenantCatalog(c, "tenant_sibling", dir.resolve("sibling"));
+        }
+        List<Path> all = new ArrayList<>(theirs);
+        all.addAll(sibling);
+        all.add(stray);
+
+        for (String mode : List.of("--dry-run", "--yes")) {
+            CliRun run = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                    mode, "--output", "json");
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(8);
+            String message = run.json().get("message").asText();
+            assertThat(message).contains("'tenant_priv'").contains("GRANT USAGE ON SCHEMA \"tenant_priv\"")
+                    .contains("GRANT SELECT ON \"tenant_priv\".\"ducklake_data_file\"").contains("--exclude-catalog-schema")
+                    .contains("Nothing was listed or deleted").doesNotContain(PASSWORD);
+            assertThat(message).as("the sibling is unreadable too: its data path is unknown").contains("'tenant_sibling'");
+            assertAllExist(all);
+        }
+        CliRun text = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--dry-run");
+        assertThat(text.exitCode()).isEqualTo(8);
+        assertThat(text.out()).as("the dry run reports the refusal instead of candidates").doesNotContain("would_delete");
+        CliRun cleanup = CliRun.run("cleanup-old-files", "--catalog", url(db), "--metadata-schema", "lake", "--dry-run");
+        assertThat(cleanup.exitCode()).as("cleanup-old-files consults the same catalogs: " + cleanup).isEqualTo(8);
+
+        // the sibling is proven disjoint: excluded, the run proceeds; the nested one is still refused
+        CliRun one = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--exclude-catalog-schema", "tenant_sibling", "--dry-run", "--output", "json");
+        assertThat(one.exitCode()).as(one.toString()).isEqualTo(8);
+        assertThat(one.json().get("message").asText()).contains("tenant_priv").doesNotContain("tenant_sibling");
+
+        // excluding the nested one too: it proceeds, but the nested catalog's files form a DuckLake table folder no
+        // consulted catalog knows, so the second line of defence stops it
+        CliRun both = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--exclude-catalog-schema", "tenant_sibling", "--exclude-catalog-schema", "tenant_priv", "--yes", "--output", "json");
+        assertThat(both.exitCode()).as(both.toString()).isEqualTo(17);
+        assertThat(both.json().get("message").asText()).contains(lake.resolve("priv/main/test") + "/")
+                .contains("--allow-unknown-table-folders");
+        assertThat(both.err()).contains("excluded by --exclude-catalog-schema");
+        assertAllExist(all);
+
+        // the nested tenant's files are moved away (its data path is now really disjoint): the run proceeds and deletes the stray
+        try (Connection c = su(db); PreparedStatement ps = c.prepareStatement("UPDATE tenant_priv.ducklake_metadata SET value = ?"
+                + " WHERE key = 'data_path'")) {
+            ps.setString(1, dir.resolve("moved") + "/");
+            ps.executeUpdate();
+        }
+        for (Path p : theirs) {
+            Path to = dir.resolve("moved").resolve(lake.resolve("priv").relativize(p));
+            Files.createDirectories(to.getParent());
+            Files.move(p, to);
+        }
+        CliRun ok = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--exclude-catalog-schema", "tenant_sibling", "--exclude-catalog-schema", "tenant_priv", "--yes", "--output", "json");
+        assertThat(ok.exitCode()).as(ok.toString()).isZero();
+        assertThat(ok.json().get("deleted").asLong()).isEqualTo(1);
+        assertThat(ok.json().get("excluded_catalog_schemas")).extracting(JsonNode::asText)
+                .containsExactlyInAnyOrder("tenant_priv", "tenant_sibling");
+        assertThat(Files.exists(stray)).isFalse();
+        assertAllExist(sibling);
+    }
+
+    @Test
+    void aCatalogInAnotherDatabaseIsKnownAndWithoutItTheUnknownFolderBrakeFires() throws Exception {
+        String db = database("iso_main");
+        String db2 = database("iso_other");
+        String db3 = database("iso_noconnect");
+        Path lake = dir.resolve("lake");
+        Path stray;
+        List<Path> theirs = new ArrayList<>();
+        try (Connection c = su(db)) {
+            stray = sweptCatalog(c, lake);
+        }
+        try (Connection c = su(db2)) {
+            catalog(c, "cat2", lake.resolve("db2") + "/");
+            grantRead(c, "cat2");
+            for (int i = 0; i < 2; i++) {
+                String n = ducklakeName();
+                theirs.add(FileCatalog.file(lake.resolve("db2/main/test/" + n), OLD));
+                dataFile(c, "cat2", n);
+            }
+            catalog(c, "cat3", dir.resolve("sibling3") + "/"); // not overlapping: not consulted
+            grantRead(c, "cat3");
+        }
+        try (Connection c = su(db3)) {
+            Catalogs.exec(c, "REVOKE CONNECT ON DATABASE " + Sql.ident(db3) + " FROM PUBLIC");
+        }
+        List<Path> all = new ArrayList<>(theirs);
+        all.add(stray);
+
+        CliRun dry = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--dry-run", "--output", "json");
+        assertThat(dry.exitCode()).as(dry.toString()).isZero();
+        assertThat(dry.json().get("candidates").asLong()).as("only the stray").isEqualTo(1);
+        assertThat(dry.json().get("kept_known").asLong()).isEqualTo(8);
+        assertThat(dry.json().get("catalogs_consulted")).extracting(JsonNode::asText).containsExactly("lake", db2 + "/cat2");
+        assertThat(dry.json().get("databases_not_consulted")).anySatisfy(n -> {
+            assertThat(n.get("database").asText()).isEqualTo(db3);
+            assertThat(n.get("reason").asText()).contains("no CONNECT privilege");
+        });
+        assertThat(dry.err()).contains(db3).contains("not consulted");
+
+        CliRun blind = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--no-consult-server", "--max-orphan-ratio", "0.9", "--yes", "--output", "json");
+        assertThat(blind.exitCode()).as(blind.toString()).isEqualTo(17);
+        assertThat(blind.json().get("message").asText()).contains(lake.resolve("db2/main/test") + "/");
+        assertAllExist(all);
+
+        CliRun also = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--no-consult-server", "--also-catalog", "dbname=" + db2 + " metadata_schema=cat2", "--yes", "--output", "json");
+        assertThat(also.exitCode()).as(also.toString()).isZero();
+        assertThat(also.json().get("catalogs_consulted")).extracting(JsonNode::asText).containsExactly("lake", db2 + "/cat2");
+        assertThat(also.json().get("deleted").asLong()).isEqualTo(1);
+        assertThat(Files.exists(stray)).isFalse();
+        assertAllExist(theirs);
+
+        CliRun badRef = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--also-catalog",
+                "dbname=" + db2 + " metadata_schema=nope", "--dry-run");
+        assertThat(badRef.exitCode()).as(badRef.toString()).isEqualTo(4);
+        assertThat(badRef.err()).contains("'nope'");
+        CliRun badSyntax = CliRun.run("delete-orphan-files", "--catalog", url(db), "--also-catalog", "dbname", "--dry-run");
+        assertThat(badSyntax.exitCode()).isEqualTo(2);
+        assertThat(badSyntax.err()).contains("--also-catalog");
+    }
+
+    @Test
+    void anUnreadableCatalogInAnotherDatabaseStopsTheRunUnlessExcludedByDatabaseAndName() throws Exception {
+        String db = database("iso_main2");
+        String db2 = database("iso_tenantdb");
+        Path lake = dir.resolve("lake");
+        try (Connection c = su(db)) {
+            sweptCatalog(c, lake);
+        }
+        try (Connection c = su(db2)) {
+            Catalogs.exec(c, "GRANT CREATE ON DATABASE " + Sql.ident(db2) + " TO " + TENANT);
+            tenantCatalog(c, "hidden", dir.resolve("elsewhere"));
+        }
+        CliRun run = CliRun.run("cleanup-old-files", "--catalog", url(db), "--metadata-schema", "lake", "--yes", "--output", "json");
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(8);
+        assertThat(run.json().get("message").asText()).contains("'" + db2 + "/hidden'");
+        CliRun excluded = CliRun.run("cleanup-old-files", "--catalog", url(db), "--metadata-schema", "lake", "--yes",
+                "--exclude-catalog-schema", db2 + "/hidden", "--output", "json");
+        assertThat(excluded.exitCode()).as(excluded.toString()).isZero();
+        assertThat(excluded.json().get("excluded_catalog_schemas")).extracting(JsonNode::asText).containsExactly(db2 + "/hidden");
+    }
+
+    @Test
+    void aCandidateUnderTwoSchemasOfOneRunIsCountedOnce() throws Exception {
+        String db = database("iso_multi");
+        Path lake = dir.resolve("lake");
+        Path strayInner;
+        Path strayOuter;
+        try (Connection c = su(db)) {
+            strayOuter = sweptCatalog(c, lake);
+            catalog(c, "inner", lake.resolve("inner") + "/");
+            grantRead(c, "inner");
+            for (int i = 0; i < 4; i++) {
+                String n = ducklakeName();
+                FileCatalog.file(lake.resolve("inner/main/test/" + n), OLD);
+                dataFile(c, "inner", n);
+            }
+            strayInner = FileCatalog.file(lake.resolve("inner/main/test/" + ducklakeName()), OLD);
+        }
+        CliRun dry = CliRun.run("delete-orphan-files", "--catalog", url(db), "--all-metadata-schemas", "--older-than", "7d",
+                "--dry-run");
+        assertThat(dry.exitCode()).as(dry.toString()).isZero();
+        List<String> lines = dry.out().lines().filter(l -> l.startsWith("would_delete")).toList();
+        assertThat(lines).as(dry.toString()).hasSize(2);
+        assertThat(lines).filteredOn(l -> l.contains(strayInner.toString())).hasSize(1);
+        assertThat(lines).filteredOn(l -> l.contains(strayOuter.toString())).hasSize(1);
+        CliRun json = CliRun.run("delete-orphan-files", "--catalog", url(db), "--all-metadata-schemas", "--older-than", "7d",
+                "--dry-run", "--output", "json");
+        assertThat(json.json().get("total").get("candidates").asLong()).isEqualTo(2);
+        JsonNode outer = json.json().get("schemas").get(1);
+        assertThat(outer.get("schema").asText()).isEqualTo("lake");
+        assertThat(outer.get("left_to_other_schemas").asLong()).as("the inner catalog's 5 files").isEqualTo(5);
+        CliRun run = CliRun.run("delete-orphan-files", "--catalog", url(db), "--all-metadata-schemas", "--older-than", "7d",
+                "--yes", "--output", "json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.json().get("total").get("deleted").asLong()).isEqualTo(2);
+        assertThat(Files.exists(strayInner)).isFalse();
+        assertThat(Files.exists(strayOuter)).isFalse();
+    }
+
+    @Test
+    void onS3TheUnreadableNestedCatalogRefusesAndAnotherDatabasesCatalogIsKnown() throws Exception {
+        String db = database("iso_s3");
+        String db2 = database("iso_s3_other");
+        try (S3TestServer s3 = new S3TestServer()) {
+            s3.createBucket("tenants");
+            try (Connection c = su(db)) {
+                catalog(c, "lake", "s3://tenants/lake/");
+                grantRead(c, "lake");
+                for (int i = 0; i < 6; i++) {
+                    String n = ducklakeName();
+                    s3.put("tenants", "lake/main/test/" + n, 10);
+                    dataFile(c, "lake", n);
+                }
+                s3.put("tenants", "lake/main/test/" + ducklakeName(), 10);
+                Catalogs.exec(c, "GRANT CREATE ON DATABASE " + Sql.ident(db) + " TO " + TENANT);
+                Catalogs.exec(c, "SET ROLE " + TENANT);
+                catalog(c, "tenant_priv", "s3://tenants/lake/priv/");
+                String n = ducklakeName();
+                s3.put("tenants", "lake/priv/main/test/" + n, 10);
+                dataFile(c, "tenant_priv", n);
+                Catalogs.exec(c, "RESET ROLE");
+            }
+            String theirs = null;
+            try (Connection c = su(db2)) {
+                catalog(c, "cat2", "s3a://tenants/lake/db2");
+                grantRead(c, "cat2");
+                String n = ducklakeName();
+                theirs = "lake/db2/main/test/" + n;
+                s3.put("tenants", theirs, 10);
+                dataFile(c, "cat2", n);
+            }
+            Thread.sleep(20);
+            ConnectionSpec janitor = ConnectionSpec.parse(url(db), Map.of(), null);
+            DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults("lake").withMinAge(Duration.ZERO)
+                    .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false).withMaxOrphanRatio(0.9)
+                    .withConsult(ConsultOptions.defaults().withServer(janitor));
+            try (Connection c = janitor.openRaw(); FileStore store = s3.store()) {
+                assertThat(reason(() -> DeleteOrphanFiles.run(c, store, o, FileListener.NONE))).isEqualTo(Reason.PERMISSION_DENIED);
+            }
+            assertThat(s3.exists("tenants", theirs)).isTrue();
+            DeleteOrphanFilesResult r;
+            try (Connection c = janitor.openRaw(); FileStore store = s3.store()) {
+                r = DeleteOrphanFiles.run(c, store, o.withConsult(o.consult().withExcludedSchemas(List.of("tenant_priv"))),
+                        FileListener.NONE);
+            } catch (JanitorException e) {
+                assertThat(e.reason()).as(e.getMessage()).isEqualTo(Reason.BRAKE_UNKNOWN_TABLE_FOLDERS);
+                assertThat(e.getMessage()).contains("s3://tenants/lake/priv/main/test/").doesNotContain("lake/db2");
+                r = null;
+            }
+            assertThat(r).as("the excluded nested catalog's folder stops the run").isNull();
+            try (Connection c = janitor.openRaw(); FileStore store = s3.store()) {
+                assertThat(reason(() -> DeleteOrphanFiles.run(c, store, o.withConsult(o.consult()
+                        .withExcludedSchemas(List.of("tenant_priv")).withConsultServer(false)), FileListener.NONE)))
+                        .as("without the server's other databases their folder is unknown too")
+                        .isEqualTo(Reason.BRAKE_UNKNOWN_TABLE_FOLDERS);
+            }
+            assertThat(s3.exists("tenants", theirs)).isTrue();
+        }
+    }
+
+    interface Body {
+        void run() throws Exception;
+    }
+
+    private static Reason reason(Body b) {
+        try {
+            b.run();
+        } catch (JanitorException e) {
+            return e.reason();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+        return null;
+    }
+}
