@@ -50,6 +50,16 @@ public enum FormatVersion {
     }
 
     /**
+     * The name of an inlined-data table's system column in this version.
+     *
+     * @param base {@code row_id}, {@code begin_snapshot} or {@code end_snapshot}
+     * @return {@code base}, or {@code _ducklake_<base>} when {@link #prefixedInlinedColumns()}
+     */
+    public String inlinedSystemColumn(String base) {
+        return prefixedInlinedColumns ? "_ducklake_" + base : base;
+    }
+
+    /**
      * Looks a version string up.
      *
      * @param text the value of ducklake_metadata's version key

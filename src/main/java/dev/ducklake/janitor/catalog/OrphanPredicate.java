@@ -61,6 +61,32 @@ public final class OrphanPredicate {
     }
 
     /**
+     * A CTE definition {@code unreachable AS MATERIALIZED (...)}: the distinct table_ids of {@code source} that
+     * {@link #unreachable} calls unreachable, computed once (hash anti-join), for queries that need the complement: a row is
+     * reachable when its id is not in the CTE ({@link #notInUnreachable}). Written as {@code NOT <unreachable>} instead, the
+     * predicate's {@code NOT EXISTS} is no longer a top-level conjunct and PostgreSQL runs a correlated scan of the unindexed
+     * {@code ducklake_table} per row (quadratic: minutes at 230,000 tables).
+     *
+     * @param schema the metadata schema
+     * @param source a quoted table name or the name of an earlier CTE with a {@code table_id} column
+     * @return the CTE definition, without bind parameters
+     */
+    public static String unreachableCte(String schema, String source) {
+        return "unreachable AS MATERIALIZED (SELECT DISTINCT u.table_id FROM " + source + " u WHERE "
+                + unreachable(schema, "u.table_id") + ")";
+    }
+
+    /**
+     * A boolean SQL expression, true when the table_id expression is reachable: not in the CTE of {@link #unreachableCte}.
+     *
+     * @param tableIdExpr the outer query's table_id expression (engine-written SQL)
+     * @return the parenthesised expression
+     */
+    public static String notInUnreachable(String tableIdExpr) {
+        return "(NOT EXISTS (SELECT 1 FROM unreachable WHERE unreachable.table_id = " + tableIdExpr + "))";
+    }
+
+    /**
      * A query with one bigint column: the number of {@code ducklake_inlined_data_tables} rows whose
      * table_id is unreachable (orphan registry rows, whatever their table_name). This is the figure of
      * both the dry run's {@code orphan_rows} and the {@code ducklake_unreachable_inline_tables} metric.

@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.ops.check;
 
-import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.catalog.DeadInlinedRows;
 import dev.ducklake.janitor.pg.SqlState;
 
 import java.sql.PreparedStatement;
@@ -42,9 +42,8 @@ final class DeadInlinedRowsRule extends NamedRule {
         if (!ctx.info().hasInlinedRegistry()) {
             return none();
         }
-        boolean prefixed = ctx.info().version().prefixedInlinedColumns();
-        String begin = prefixed ? "_ducklake_begin_snapshot" : "begin_snapshot";
-        String end = prefixed ? "_ducklake_end_snapshot" : "end_snapshot";
+        String begin = ctx.info().version().inlinedSystemColumn("begin_snapshot");
+        String end = ctx.info().version().inlinedSystemColumn("end_snapshot");
         Map<Long, String> nameOf = new HashMap<>();
         List<Long> oids = new ArrayList<>();
         // the reachable registry rows and their relations first (materialized CTEs: PostgreSQL would otherwise push the
@@ -69,7 +68,7 @@ final class DeadInlinedRowsRule extends NamedRule {
             List<Long> chunk = oids.subList(i, Math.min(oids.size(), i + CHUNK));
             Savepoint sp = ctx.conn().setSavepoint();
             try {
-                dead.putAll(countDead(ctx, chunk, nameOf, begin, end));
+                dead.putAll(countDead(ctx, chunk, nameOf));
                 ctx.conn().releaseSavepoint(sp);
             } catch (SQLException e) {
                 if (!"42P01".equals(SqlState.codeOf(e))) {
@@ -80,7 +79,7 @@ final class DeadInlinedRowsRule extends NamedRule {
                 for (Long oid : chunk) {
                     Savepoint one = ctx.conn().setSavepoint();
                     try {
-                        dead.putAll(countDead(ctx, List.of(oid), nameOf, begin, end));
+                        dead.putAll(countDead(ctx, List.of(oid), nameOf));
                         ctx.conn().releaseSavepoint(one);
                     } catch (SQLException gone) {
                         if (!"42P01".equals(SqlState.codeOf(gone))) {
@@ -98,16 +97,13 @@ final class DeadInlinedRowsRule extends NamedRule {
         return finding(total, examples);
     }
 
-    private static Map<Long, Long> countDead(CheckContext ctx, List<Long> oids, Map<Long, String> nameOf, String begin, String end)
+    private static Map<Long, Long> countDead(CheckContext ctx, List<Long> oids, Map<Long, String> nameOf)
             throws SQLException {
         StringBuilder sql = new StringBuilder();
-        String snapshot = ctx.t("ducklake_snapshot");
         for (Long oid : oids) {
             sql.append(sql.length() == 0 ? "" : " UNION ALL ")
-               .append("SELECT x.tableoid::bigint, count(*) FROM ").append(ctx.t(nameOf.get(oid))).append(" x WHERE x.")
-               .append(Sql.ident(end)).append(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ").append(snapshot)
-               .append(" s WHERE s.snapshot_id >= x.").append(Sql.ident(begin)).append(" AND s.snapshot_id < x.")
-               .append(Sql.ident(end)).append(") GROUP BY 1");
+               .append("SELECT x.tableoid::bigint, count(*) FROM ").append(ctx.t(nameOf.get(oid))).append(" x WHERE ")
+               .append(DeadInlinedRows.where("x", ctx.t("ducklake_snapshot"), ctx.info().version())).append(" GROUP BY 1");
         }
         Map<Long, Long> out = new HashMap<>();
         try (PreparedStatement ps = ctx.conn().prepareStatement(sql.toString()); ResultSet rs = ps.executeQuery()) {
