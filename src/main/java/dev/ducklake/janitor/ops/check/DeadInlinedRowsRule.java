@@ -33,8 +33,8 @@ final class DeadInlinedRowsRule extends NamedRule {
 
     DeadInlinedRowsRule() {
         super("dead_inlined_rows",
-                "DuckLake's CALL ducklake_flush_inlined_data('<catalog>') or CHECKPOINT (DuckLake 1.5.5's expiry does not reclaim "
-                        + "them: duckdb/ducklake#1390)");
+                "ducklake-janitor expire-snapshots (deletes them, as DuckLake's expiry does after 1.5.5; 1.5.5's does not: "
+                        + "duckdb/ducklake#1390), or DuckLake's CALL ducklake_flush_inlined_data('<catalog>') or CHECKPOINT");
     }
 
     @Override
