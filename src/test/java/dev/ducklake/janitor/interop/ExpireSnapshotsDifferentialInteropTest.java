@@ -212,6 +212,45 @@ class ExpireSnapshotsDifferentialInteropTest {
         assertThat(twins.dump(b)).isEqualTo(twins.dump(a));
     }
 
+    /**
+     * Issue 22 part 2: the shared reachability predicate agrees with DuckLake's own rule after a middle expiry. Twin a: real
+     * DuckLake expires the snapshots of gone's life (older and newer snapshots remain); twin b: the same ids deleted by hand (a
+     * hand-written expiry, which removes no table). The registry rows {@code OrphanPredicate} calls unreachable on b are
+     * exactly those whose tables DuckLake removed on a, none on a; both ends of the gap are exact (gone2's last row ends at
+     * the first retained snapshot after the gap: not visible there).
+     */
+    @Test
+    void theOrphanPredicateCallsUnreachableExactlyWhatDuckLakesMiddleExpiryRemoves() throws Exception {
+        List<String> life = twins.rows(twins.source, "SELECT min(begin_snapshot), max(end_snapshot) FROM "
+                + ExpireTwins.SCHEMA + ".ducklake_table WHERE table_name IN ('gone', 'gone2')");
+        String[] bounds = life.get(0).split("\\|");
+        long begin = Long.parseLong(bounds[0]);
+        long end = Long.parseLong(bounds[1]);
+        List<Long> versions = new ArrayList<>();
+        for (long s = begin; s < end; s++) {
+            versions.add(s);
+        }
+        String a = copy("pa");
+        String b = copy("pb");
+        duckLakeExpire(a, "versions => " + versions);
+        try (var c = twins.connect(b); var st = c.createStatement()) {
+            for (String t : List.of("ducklake_snapshot", "ducklake_snapshot_changes")) {
+                st.executeUpdate("DELETE FROM " + ExpireTwins.SCHEMA + "." + t + " WHERE snapshot_id >= " + begin + " AND snapshot_id < " + end);
+            }
+        }
+        String registryIds = "SELECT DISTINCT table_id FROM " + ExpireTwins.SCHEMA + ".ducklake_inlined_data_tables ORDER BY 1";
+        List<String> removedByDuckLake = new ArrayList<>(twins.rows(twins.source, registryIds));
+        removedByDuckLake.removeAll(twins.rows(a, registryIds));
+        assertThat(removedByDuckLake).as("DuckLake removed gone/gone2 (and what else lived only in the gap)").isNotEmpty();
+        String unreachable = "SELECT DISTINCT r.table_id FROM " + ExpireTwins.SCHEMA + ".ducklake_inlined_data_tables r WHERE "
+                + dev.ducklake.janitor.catalog.OrphanPredicate.unreachable(ExpireTwins.SCHEMA, "r.table_id") + " ORDER BY 1";
+        assertThat(twins.rows(b, unreachable)).as("unreachable after the hand-written expiry = removed by DuckLake's")
+                .containsExactlyElementsOf(removedByDuckLake);
+        assertThat(twins.rows(a, unreachable)).as("nothing unreachable is left by DuckLake's own expiry").isEmpty();
+        assertThat(twins.rows(b, "SELECT min(snapshot_id) < " + begin + " AND max(snapshot_id) >= " + end + " FROM "
+                + ExpireTwins.SCHEMA + ".ducklake_snapshot")).as("snapshots remain on both sides of the gap").containsExactly("t");
+    }
+
     @Test
     void sigkillMidRunThenRerunReachesDuckLakesEndState() throws Exception {
         String t = timeOf(newest());

@@ -136,7 +136,7 @@ class MaintainCommandTest {
         for (int i = 1; i < 4; i++) {
             assertThat(broken.get("steps").get(i).get("status").asText()).as("after a catalog-wide failure").isEqualTo("not_run");
         }
-        assertThat(doc.get("summary").get("steps_ok").asInt()).as("expire, drop and cleanup").isEqualTo(3);
+        assertThat(doc.get("summary").get("steps_ok").asInt()).as("expire, drop, cleanup, and check: debris only, below fail-on damage").isEqualTo(4);
 
         // pushes: the drop step of each catalog under its own grouping key; nothing for skipped steps
         String goodPath = "/metrics/job/ducklake_janitor/catalog/good/operation/drop-orphan-inline-tables/schema/" + good;

@@ -44,8 +44,9 @@ import java.util.List;
  *       in 1.1-dev1), {@code _tag}, {@code _macro}; then {@code _macro_impl} / {@code _macro_parameters} rows
  *       without a macro and {@code _name_mapping} rows without a column mapping.</li>
  * </ol>
- * Left alone, as by DuckLake: closed columns, partitions, sort keys and column tags of live tables; inlined rows
- * with end_snapshot set; registry rows (and inlined tables) of table_ids without any ducklake_table row.
+ * Left alone, as by DuckLake: closed columns, partitions, sort keys and column tags of live tables; registry rows (and
+ * inlined tables) of table_ids without any ducklake_table row. Dead inlined rows (end_snapshot set, no remaining snapshot
+ * in their interval) are deleted after the last batch by {@link InlinedRowSweep}, as DuckLake's expiry does after 1.5.5.
  *
  * <p>Lock budget: the inlined tables dropped by one batch are limited to {@code tableBudget} relations (the
  * lock arithmetic of drop-orphan-inline-tables, {@link dev.ducklake.janitor.pg.LockBudget}). When more
