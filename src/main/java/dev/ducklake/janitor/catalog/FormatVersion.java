@@ -102,6 +102,23 @@ public enum FormatVersion {
     }
 
     /**
+     * The name of an inlined-data table's system column in this version (a spelling of {@link #inlinedColumns()}).
+     *
+     * @param base {@code row_id}, {@code begin_snapshot} or {@code end_snapshot}
+     * @return {@code base}, or {@code _ducklake_<base>} from 1.1-dev1 on
+     * @throws IllegalArgumentException for any other base name
+     */
+    public String inlinedSystemColumn(String base) {
+        InlinedColumns c = inlinedColumns();
+        return switch (base) {
+            case "row_id" -> c.rowId();
+            case "begin_snapshot" -> c.beginSnapshot();
+            case "end_snapshot" -> c.endSnapshot();
+            default -> throw new IllegalArgumentException("not an inlined system column: " + base);
+        };
+    }
+
+    /**
      * Looks a version string up.
      *
      * @param text the value of ducklake_metadata's version key

@@ -7,26 +7,34 @@ import dev.ducklake.janitor.pg.Sql;
  * needs it ({@code drop-orphan-inline-tables}, the {@code ducklake_unreachable_inline_tables} metric, the
  * search for unregistered leftovers). Do not write this SQL anywhere else.
  *
- * <p>A table_id is unreachable when no {@code ducklake_table} row of it satisfies
- * {@code end_snapshot IS NULL OR (begin_snapshot <= max(snapshot_id) AND end_snapshot > min(snapshot_id))},
- * min and max taken over {@code ducklake_snapshot}: the table is not live and no retained snapshot can see
- * any version of it. A table_id with no {@code ducklake_table} row at all is unreachable.
+ * <p>A table_id is unreachable when no {@code ducklake_table} row of it is open or covers a retained snapshot:
+ * no row satisfies {@code end_snapshot IS NULL OR EXISTS (SELECT 1 FROM ducklake_snapshot s WHERE
+ * s.snapshot_id >= begin_snapshot AND s.snapshot_id < end_snapshot)}. That is DuckLake's own visibility rule (a
+ * version row is visible at snapshot S when {@code begin_snapshot <= S AND (end_snapshot IS NULL OR S < end_snapshot)})
+ * tested against every retained snapshot id, not against the range [min, max] of them: after an expiry of snapshots in
+ * the middle of the history ({@code ducklake_expire_snapshots(versions => [...])}, or a hand-written expiry that keeps
+ * the oldest snapshot) a table that lived only in the gap is unreachable although older and newer snapshots remain.
+ * {@code end_snapshot} is exclusive: a row ending at a retained snapshot id is not visible there, a row beginning at
+ * one is. A table_id with no {@code ducklake_table} row at all is unreachable.
+ *
+ * <p>Source: the removable-tables query of {@code DuckLakeMetadataManager::DeleteSnapshots},
+ * {@code src/storage/ducklake_metadata_manager.cpp} of duckdb/ducklake at commit 2ed0a0be (the same text in DuckLake
+ * 1.5.5): a table goes when none of its rows is open or holds a remaining snapshot id in {@code [begin, end)}. Every
+ * table_id DuckLake's expiry would remove is unreachable here, and so are table_ids without any ducklake_table row
+ * (which DuckLake never looks at).
  *
  * <p>An open row ({@code end_snapshot IS NULL}) always makes its table_id reachable, whatever its
  * {@code begin_snapshot}: on a consistent catalog every open row begins at or before the newest snapshot, so
  * this changes nothing there; on a damaged catalog whose newest {@code ducklake_snapshot} rows are gone (a
  * hand-written expiry, a partial restore) it keeps the live tables' inlined data, which a plain
- * {@code begin_snapshot <= max(snapshot_id)} test would call unreachable (issue 10). Such a catalog is refused
- * anyway before any work by {@link SnapshotConsistency}; this is the second, independent guard. {@code end_snapshot} is exclusive
- * (DuckLake spec: a row is visible at snapshot S when {@code begin_snapshot <= S < end_snapshot}), so with
- * snapshots 100..200 retained an end of 100 is unreachable and an end of 101 is reachable.
+ * visibility test would call unreachable (issue 10). Such a catalog is refused anyway before any work by
+ * {@link SnapshotConsistency}; this is the second, independent guard.
  *
- * <p>This is at least as conservative as DuckLake's own {@code ducklake_expire_snapshots} rule for
- * removable tables (see shared catalog notes, section 3): every table_id called unreachable here is also
- * removable by DuckLake, which drops such a table's inlined tables whatever their content.
+ * <p>Cost: {@code ducklake_snapshot} has a primary key on {@code snapshot_id}, so the coverage test of one closed row
+ * is one index range probe that stops at the first id found, whatever the number of snapshots.
  *
- * <p>Safety: the expression is false for every row when {@code ducklake_snapshot} is empty (NULL bounds
- * would otherwise make every table unreachable); callers also refuse to run on such a catalog.
+ * <p>Safety: the expression is false for every row when {@code ducklake_snapshot} is empty (no closed row could
+ * cover a snapshot, so every table would otherwise be unreachable); callers also refuse to run on such a catalog.
  */
 public final class OrphanPredicate {
 
@@ -48,8 +56,34 @@ public final class OrphanPredicate {
                 + " AND NOT EXISTS (SELECT 1 FROM " + table + " dt"
                 + " WHERE dt.table_id = " + tableIdExpr
                 + " AND (dt.end_snapshot IS NULL"
-                + " OR (dt.begin_snapshot <= (SELECT max(snapshot_id) FROM " + snapshot + ")"
-                + " AND dt.end_snapshot > (SELECT min(snapshot_id) FROM " + snapshot + ")))))";
+                + " OR EXISTS (SELECT 1 FROM " + snapshot + " s"
+                + " WHERE s.snapshot_id >= dt.begin_snapshot AND s.snapshot_id < dt.end_snapshot))))";
+    }
+
+    /**
+     * A CTE definition {@code unreachable AS MATERIALIZED (...)}: the distinct table_ids of {@code source} that
+     * {@link #unreachable} calls unreachable, computed once (hash anti-join), for queries that need the complement: a row is
+     * reachable when its id is not in the CTE ({@link #notInUnreachable}). Written as {@code NOT <unreachable>} instead, the
+     * predicate's {@code NOT EXISTS} is no longer a top-level conjunct and PostgreSQL runs a correlated scan of the unindexed
+     * {@code ducklake_table} per row (quadratic: minutes at 230,000 tables).
+     *
+     * @param schema the metadata schema
+     * @param source a quoted table name or the name of an earlier CTE with a {@code table_id} column
+     * @return the CTE definition, without bind parameters
+     */
+    public static String unreachableCte(String schema, String source) {
+        return "unreachable AS MATERIALIZED (SELECT DISTINCT u.table_id FROM " + source + " u WHERE "
+                + unreachable(schema, "u.table_id") + ")";
+    }
+
+    /**
+     * A boolean SQL expression, true when the table_id expression is reachable: not in the CTE of {@link #unreachableCte}.
+     *
+     * @param tableIdExpr the outer query's table_id expression (engine-written SQL)
+     * @return the parenthesised expression
+     */
+    public static String notInUnreachable(String tableIdExpr) {
+        return "(NOT EXISTS (SELECT 1 FROM unreachable WHERE unreachable.table_id = " + tableIdExpr + "))";
     }
 
     /**

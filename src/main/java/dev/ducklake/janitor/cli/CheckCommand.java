@@ -143,7 +143,7 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
         out.printf(Locale.ROOT, "check on %s, schema %s (DuckLake format %s): %s, %d kind(s) checked in %s%n", conn.describe(),
                 r.schema(), r.formatVersion(), r.status(), r.counts().size() + r.errors().size(), Render.seconds(r.elapsedSeconds()));
         for (Finding f : r.findings()) {
-            out.printf(Locale.ROOT, "  %s: %,d%s | fix: %s%n", f.kind(), f.count(),
+            out.printf(Locale.ROOT, "  %s (%s): %,d%s | fix: %s%n", f.kind(), f.severity(), f.count(),
                     f.examples().isEmpty() ? "" : " | e.g. " + String.join("; ", f.examples()), f.fix());
         }
         for (CheckResult.RuleError e : r.errors()) {

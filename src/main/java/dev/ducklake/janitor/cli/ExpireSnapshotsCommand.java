@@ -151,7 +151,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
     @Override
     public List<String> totalFields(boolean dryRun) {
         return List.of("snapshots_expired", "data_files_scheduled", "delete_files_scheduled", "tables_removed",
-                "inlined_tables_dropped", "other_rows_deleted", "remaining_selected");
+                "inlined_tables_dropped", "other_rows_deleted", "inlined_rows_deleted", "remaining_selected");
     }
 
     @Override
@@ -179,9 +179,19 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
         row(out, verb + "remove tables", r.tablesRemoved());
         row(out, verb + "drop inlined tables", r.inlinedTablesDropped());
         row(out, verb + "delete other rows", r.otherRowsDeleted());
+        row(out, verb + "delete dead inlined rows", r.inlinedRowsDeleted());
         out.printf(Locale.ROOT, "  %-30s %s%n", "oldest retained snapshot", r.oldestRetainedSnapshot());
         row(out, "batches", r.batches());
         row(out, "retries", r.run().retries());
+        if (r.expiredRanges() != null) {
+            out.printf(Locale.ROOT, "  %-30s %s%n", "snapshot ranges that would go", summary(r.expiredRanges().stream()
+                    .map(g -> g.first() == g.last() ? Long.toString(g.first()) : g.first() + ".." + g.last()).toList()));
+        }
+        if (r.removedTables() != null) {
+            out.printf(Locale.ROOT, "  %-30s %s%n", "tables that would go", summary(r.removedTables().stream()
+                    .map(x -> (x.schemaName() == null ? "" : x.schemaName() + ".") + x.tableName() + " (table_id " + x.tableId() + ")")
+                    .toList()));
+        }
         if (r.budgetExhausted()) {
             out.println(signalled ? "  stopped: SIGTERM/SIGINT received (the batch in flight committed); rerun to continue"
                     : "  stopped: run budget spent; rerun to continue");
@@ -195,6 +205,17 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
         out.printf(Locale.ROOT, "  %-30s %s%n", "elapsed", Render.seconds(r.elapsedSeconds()));
         out.flush();
     }
+
+    /** The first {@value #LISTED} items, then how many more the JSON output lists. */
+    private static String summary(List<String> items) {
+        if (items.isEmpty()) {
+            return "-";
+        }
+        String head = String.join(", ", items.subList(0, Math.min(LISTED, items.size())));
+        return items.size() <= LISTED ? head : head + " and " + (items.size() - LISTED) + " more (all in --output json)";
+    }
+
+    private static final int LISTED = 10;
 
     private static void row(PrintWriter out, String label, long value) {
         out.printf(Locale.ROOT, "  %-30s %d%n", label, value);

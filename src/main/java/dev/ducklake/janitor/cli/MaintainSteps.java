@@ -15,6 +15,7 @@ import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckResult;
+import dev.ducklake.janitor.ops.check.CheckRules;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.LockBudget;
 import dev.ducklake.janitor.storage.StorageLocation;
@@ -200,11 +201,17 @@ final class MaintainSteps {
         @Override
         public Map<String, OptionKind> options() {
             return Map.of("statement-timeout", OptionKind.DURATION, "max-examples", OptionKind.POSITIVE_INT,
-                    "bloat-min-dead-rows", OptionKind.POSITIVE_INT, "bloat-dead-ratio", OptionKind.RATIO);
+                    "bloat-min-dead-rows", OptionKind.POSITIVE_INT, "bloat-dead-ratio", OptionKind.RATIO,
+                    FAIL_ON, OptionKind.SEVERITY);
         }
 
+        /** The step's own option (not a flag of the check command): the lowest severity that makes the step exit 12. */
+        static final String FAIL_ON = "fail-on";
+
         private CheckOptions options(StepConfig step) throws JanitorException {
-            CheckOptions o = ((CheckCommand) parse(args(name(), step), fileLines)).options();
+            List<String> a = new ArrayList<>(args(name(), step));
+            a.removeIf(x -> x.startsWith("--" + FAIL_ON + "="));
+            CheckOptions o = ((CheckCommand) parse(a, fileLines)).options();
             Duration timeout = step.option("statement-timeout", null);
             return timeout == null ? o : o.withStatementTimeout(timeout);
         }
@@ -223,7 +230,21 @@ final class MaintainSteps {
         @Override
         public StepResult run(StepContext ctx, StepConfig step) throws JanitorException {
             CheckResult r = new CatalogCheck(ctx.connection(), options(step).withMetadataSchema(ctx.schema())).execute();
-            return StepResult.ran(r, Map.of(), CheckCommand.exitCode(r));
+            return StepResult.ran(r, Map.of(), exitCode(r, step.option(FAIL_ON, CheckRules.DAMAGE)));
+        }
+
+        /**
+         * The check command's exit code, except that findings below {@code failOn} do not fail the step: with {@code damage}
+         * (the default) only damage findings give 12; with {@code debris} or {@code any} every finding does. A failed rule
+         * still gives 9 (the catalog is not known to be clean).
+         */
+        static int exitCode(CheckResult r, String failOn) {
+            int code = CheckCommand.exitCode(r);
+            if (code == Reason.FINDINGS.exitCode() && failOn.equals(CheckRules.DAMAGE)
+                    && r.findings().stream().noneMatch(f -> f.severity().equals(CheckRules.DAMAGE))) {
+                return 0;
+            }
+            return code;
         }
     }
 

@@ -30,7 +30,9 @@ public enum OptionKind {
     /** Non-empty text. Normal form: String. */
     TEXT("non-empty text"),
     /** Snapshot ids: a list of integers or text such as "3,5,8". Normal form: List of Long. */
-    ID_LIST("a list of snapshot ids, e.g. [3, 5, 8] or \"3,5,8\"");
+    ID_LIST("a list of snapshot ids, e.g. [3, 5, 8] or \"3,5,8\""),
+    /** The check step's {@code fail-on}: the lowest finding severity that fails the step. */
+    SEVERITY("damage, debris or any");
 
     private final String expected;
 
@@ -104,6 +106,10 @@ public enum OptionKind {
             }
             case TEXT:
                 return value instanceof String s && !s.isBlank() ? s : null;
+            case SEVERITY: {
+                String t = value instanceof String x ? x.strip().toLowerCase(java.util.Locale.ROOT) : "";
+                return t.equals("damage") || t.equals("debris") || t.equals("any") ? t : null;
+            }
             case ID_LIST: {
                 List<Long> ids = new ArrayList<>();
                 List<?> items = value instanceof List<?> l ? l

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The gauge {@code ducklake_check_findings{catalog, kind}}: the count of each finding kind of {@code check}, computed by
+ * The gauge {@code ducklake_check_findings{catalog, kind, severity}}: the count of each finding kind of {@code check}, computed by
  * the same rules ({@link CatalogCheck#evaluate}), each in its own read-only transaction with the collector's statement
  * timeout. A rule that fails contributes no sample and is reported as the query {@code check_<kind>}.
  */
@@ -54,7 +54,8 @@ final class CheckFindingsGauge {
                     String state = SqlState.codeOf(o.error());
                     errors.put(query, (state == null ? "" : "SQLSTATE " + state + ": ") + o.error().getMessage());
                 } else {
-                    samples.add(new MetricFamily.Sample(List.of(catalog, o.rule().kind()), o.finding().count()));
+                    samples.add(new MetricFamily.Sample(List.of(catalog, o.rule().kind(), CheckRules.severityOf(o.rule().kind())),
+                            o.finding().count()));
                 }
             }
         } catch (JanitorException e) {
@@ -66,7 +67,8 @@ final class CheckFindingsGauge {
             }
         }
         families.add(new MetricFamily(NAME, "Findings of ducklake-janitor check per kind (rows, tables or files; see the README for "
-                + "each kind's unit and fix). 0 = clean.", MetricFamily.Type.GAUGE, List.of(CatalogHealthCollector.CATALOG_LABEL, "kind"),
+                + "each kind's unit and fix; severity damage or debris). 0 = clean.", MetricFamily.Type.GAUGE,
+                List.of(CatalogHealthCollector.CATALOG_LABEL, "kind", "severity"),
                 samples));
         return true;
     }

@@ -44,7 +44,7 @@ class CheckAndPurgeCliTest {
         String schema = catalogWithOrphanStats();
         Cli.Run text = Cli.run("check", "--catalog", pg.url(), "--metadata-schema", schema, "--bloat-min-dead-rows", "1000000000");
         assertThat(text.exitCode()).as("stderr: %s", text.err()).isEqualTo(12);
-        assertThat(text.out()).contains("orphaned_stats_rows: 4").contains("table_id=900").contains("fix: ducklake-janitor purge-orphan-stats")
+        assertThat(text.out()).contains("orphaned_stats_rows (debris): 4").contains("table_id=900").contains("fix: ducklake-janitor purge-orphan-stats")
                 .contains("findings");
         assertThat(text.out().lines().filter(l -> l.startsWith("  ") && l.contains("| fix:")).count()).as("one line per finding kind").isEqualTo(1);
 

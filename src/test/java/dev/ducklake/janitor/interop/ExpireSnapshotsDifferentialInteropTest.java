@@ -74,6 +74,8 @@ class ExpireSnapshotsDifferentialInteropTest {
         "DELETE FROM lake.part WHERE k = 1",
         "DROP VIEW lake.v1",
         "INSERT INTO lake.churn VALUES (99)",
+        "INSERT INTO lake.big VALUES (3001, 'late2')",
+        "DELETE FROM lake.big WHERE id = 3000",
     };
 
     private ExpireTwins twins;
@@ -104,9 +106,17 @@ class ExpireSnapshotsDifferentialInteropTest {
         return db;
     }
 
-    private void duckLakeExpire(String db, String arguments) {
+    /**
+     * DuckLake 1.5.5's expiry, then the one deliberate difference (README, "Deliberate differences from DuckLake 1.5.5"): the
+     * dead inlined rows that DuckLake's later expiry (#1391) and the janitor's delete are deleted from its twin too, so the
+     * twins must then be equal row for row.
+     *
+     * @return the dead inlined rows deleted after DuckLake's expiry (the janitor's inlined_rows_deleted must equal it)
+     */
+    private long duckLakeExpire(String db, String arguments) throws Exception {
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(db))
                 .named("expire", "CALL ducklake_expire_snapshots('lake', " + arguments + ")")).assertOk();
+        return twins.reclaimDeadInlinedRows(db);
     }
 
     static JsonNode janitor(String catalog, String... args) {
@@ -139,9 +149,13 @@ class ExpireSnapshotsDifferentialInteropTest {
         String t = timeOf(k);
         String a = copy("a");
         String b = copy("b");
-        duckLakeExpire(a, "older_than => TIMESTAMPTZ '" + t + "'");
+        long dead = duckLakeExpire(a, "older_than => TIMESTAMPTZ '" + t + "'");
         JsonNode r = janitor(twins.catalogArg(b), "--older-than", t, "--batch-size", Integer.toString(batchSize));
         assertThat(r.get("snapshots_expired").asLong()).isEqualTo(k);
+        assertThat(r.get("inlined_rows_deleted").asLong()).as("exactly the dead inlined rows").isEqualTo(dead);
+        if (at.equals("newest")) {
+            assertThat(dead).as("the workload's inlined deletes and updates leave dead rows").isPositive();
+        }
         assertThat(r.get("oldest_retained_snapshot").asLong()).isEqualTo(k);
         assertThat(r.get("cutoff").asText()).isEqualTo(t);
         if (at.equals("newest")) {
@@ -164,9 +178,10 @@ class ExpireSnapshotsDifferentialInteropTest {
         List<Long> versions = List.of(1L, 4L, 9L, 15L, 22L, 30L, 34L);
         String a = copy("va");
         String b = copy("vb");
-        duckLakeExpire(a, "versions => " + versions);
+        long dead = duckLakeExpire(a, "versions => " + versions);
         JsonNode r = janitor(twins.catalogArg(b), "--versions", versions.stream().map(String::valueOf).collect(Collectors.joining(",")));
         assertThat(r.get("snapshots_expired").asLong()).isEqualTo(versions.size());
+        assertThat(r.get("inlined_rows_deleted").asLong()).isEqualTo(dead);
         assertThat(r.get("criterion").asText()).isEqualTo("versions");
         assertThat(twins.dump(b)).isEqualTo(twins.dump(a));
     }
@@ -195,6 +210,45 @@ class ExpireSnapshotsDifferentialInteropTest {
         assertThat(twins.rows(b, "SELECT count(*) FROM " + ExpireTwins.SCHEMA + ".ducklake_table WHERE table_name IN ('gone', 'gone2')"))
                 .containsExactly("0");
         assertThat(twins.dump(b)).isEqualTo(twins.dump(a));
+    }
+
+    /**
+     * Issue 22 part 2: the shared reachability predicate agrees with DuckLake's own rule after a middle expiry. Twin a: real
+     * DuckLake expires the snapshots of gone's life (older and newer snapshots remain); twin b: the same ids deleted by hand (a
+     * hand-written expiry, which removes no table). The registry rows {@code OrphanPredicate} calls unreachable on b are
+     * exactly those whose tables DuckLake removed on a, none on a; both ends of the gap are exact (gone2's last row ends at
+     * the first retained snapshot after the gap: not visible there).
+     */
+    @Test
+    void theOrphanPredicateCallsUnreachableExactlyWhatDuckLakesMiddleExpiryRemoves() throws Exception {
+        List<String> life = twins.rows(twins.source, "SELECT min(begin_snapshot), max(end_snapshot) FROM "
+                + ExpireTwins.SCHEMA + ".ducklake_table WHERE table_name IN ('gone', 'gone2')");
+        String[] bounds = life.get(0).split("\\|");
+        long begin = Long.parseLong(bounds[0]);
+        long end = Long.parseLong(bounds[1]);
+        List<Long> versions = new ArrayList<>();
+        for (long s = begin; s < end; s++) {
+            versions.add(s);
+        }
+        String a = copy("pa");
+        String b = copy("pb");
+        duckLakeExpire(a, "versions => " + versions);
+        try (var c = twins.connect(b); var st = c.createStatement()) {
+            for (String t : List.of("ducklake_snapshot", "ducklake_snapshot_changes")) {
+                st.executeUpdate("DELETE FROM " + ExpireTwins.SCHEMA + "." + t + " WHERE snapshot_id >= " + begin + " AND snapshot_id < " + end);
+            }
+        }
+        String registryIds = "SELECT DISTINCT table_id FROM " + ExpireTwins.SCHEMA + ".ducklake_inlined_data_tables ORDER BY 1";
+        List<String> removedByDuckLake = new ArrayList<>(twins.rows(twins.source, registryIds));
+        removedByDuckLake.removeAll(twins.rows(a, registryIds));
+        assertThat(removedByDuckLake).as("DuckLake removed gone/gone2 (and what else lived only in the gap)").isNotEmpty();
+        String unreachable = "SELECT DISTINCT r.table_id FROM " + ExpireTwins.SCHEMA + ".ducklake_inlined_data_tables r WHERE "
+                + dev.ducklake.janitor.catalog.OrphanPredicate.unreachable(ExpireTwins.SCHEMA, "r.table_id") + " ORDER BY 1";
+        assertThat(twins.rows(b, unreachable)).as("unreachable after the hand-written expiry = removed by DuckLake's")
+                .containsExactlyElementsOf(removedByDuckLake);
+        assertThat(twins.rows(a, unreachable)).as("nothing unreachable is left by DuckLake's own expiry").isEmpty();
+        assertThat(twins.rows(b, "SELECT min(snapshot_id) < " + begin + " AND max(snapshot_id) >= " + end + " FROM "
+                + ExpireTwins.SCHEMA + ".ducklake_snapshot")).as("snapshots remain on both sides of the gap").containsExactly("t");
     }
 
     @Test
@@ -234,10 +288,59 @@ class ExpireSnapshotsDifferentialInteropTest {
         assertThat(twins.dump(b)).isEqualTo(before);
         JsonNode exec = janitor(twins.catalogArg(b), "--older-than", t, "--batch-size", "7");
         for (String f : List.of("snapshots_expired", "data_files_scheduled", "delete_files_scheduled", "tables_removed",
-                "inlined_tables_dropped", "other_rows_deleted", "oldest_retained_snapshot", "batches")) {
+                "inlined_tables_dropped", "other_rows_deleted", "inlined_rows_deleted", "oldest_retained_snapshot", "batches")) {
             assertThat(dry.get(f).asLong()).as(f).isEqualTo(exec.get(f).asLong());
         }
         assertThat(dry.get("batch_list")).hasSize(exec.get("batch_list").size());
+    }
+
+    /** Issue 22 part 4: the dry run's figures equal the execute run's, on the workload's middle expiry and after a hand-written one. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"versions", "hand-written expiry, nothing selected", "hand-written expiry, then older_than"})
+    void dryRunPredictsEveryFigureOfTheExecuteRun(String scenario) throws Exception {
+        String b = copy("dt");
+        List<String> life = twins.rows(b, "SELECT min(begin_snapshot), max(end_snapshot) FROM " + ExpireTwins.SCHEMA
+                + ".ducklake_table WHERE table_name IN ('gone', 'gone2')");
+        String[] bounds = life.get(0).split("\\|");
+        List<String> args = new ArrayList<>();
+        if (scenario.equals("versions")) {
+            args.addAll(List.of("--versions", "1,4,9,15,22,30,34", "--batch-size", "2"));
+        } else {
+            // what an operator's DELETE FROM ducklake_snapshot does: the snapshots of gone's life go, nothing else
+            try (var c = twins.connect(b); var st = c.createStatement()) {
+                for (String t : List.of("ducklake_snapshot", "ducklake_snapshot_changes")) {
+                    st.executeUpdate("DELETE FROM " + ExpireTwins.SCHEMA + "." + t + " WHERE snapshot_id >= " + bounds[0]
+                            + " AND snapshot_id < " + bounds[1]);
+                }
+            }
+            args.addAll(scenario.endsWith("nothing selected") ? List.of("--retain-last", "1000")
+                    : List.of("--older-than", timeOf(30), "--batch-size", "3"));
+        }
+        JsonNode dry = janitor(twins.catalogArg(b), concat(args, "--dry-run"));
+        JsonNode exec = janitor(twins.catalogArg(b), args.toArray(new String[0]));
+        for (String f : List.of("snapshots_expired", "data_files_scheduled", "delete_files_scheduled", "tables_removed",
+                "inlined_tables_dropped", "other_rows_deleted", "inlined_rows_deleted", "oldest_retained_snapshot", "batches")) {
+            assertThat(dry.get(f).asLong()).as(scenario + ": " + f).isEqualTo(exec.get(f).asLong());
+        }
+        assertThat(dry.get("batch_list")).hasSize(exec.get("batch_list").size());
+        assertThat(dry.get("removed_tables")).as("named, one per removed table").hasSize(exec.get("tables_removed").asInt());
+        long inRanges = 0;
+        for (JsonNode g : dry.get("expired_ranges")) {
+            inRanges += g.get("snapshots").asLong();
+        }
+        assertThat(inRanges).isEqualTo(exec.get("snapshots_expired").asLong());
+        if (!scenario.equals("versions")) {
+            assertThat(exec.get("tables_removed").asLong()).as("gone/gone2 goes after the hand-written expiry").isPositive();
+            List<String> names = new ArrayList<>();
+            dry.get("removed_tables").forEach(x -> names.add(x.get("table_name").asText()));
+            assertThat(names).contains("gone2");
+        }
+    }
+
+    private static String[] concat(List<String> args, String more) {
+        List<String> all = new ArrayList<>(args);
+        all.add(more);
+        return all.toArray(new String[0]);
     }
 
     @Test

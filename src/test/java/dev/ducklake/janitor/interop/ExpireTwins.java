@@ -144,6 +144,28 @@ final class ExpireTwins {
         return out;
     }
 
+    /**
+     * What DuckLake's expiry does after 1.5.5 (duckdb/ducklake commit e2355911, #1391) and 1.5.5's does not: deletes from every
+     * registered inlined-data table the rows with an end snapshot whose {@code [begin_snapshot, end_snapshot)} holds no
+     * remaining snapshot. Written here independently of the janitor's SQL (format 1.0 column names, as 1.5.5 writes).
+     *
+     * @return rows deleted
+     */
+    long reclaimDeadInlinedRows(String db) throws SQLException {
+        long total = 0;
+        List<String> names = rows(db, "SELECT r.table_name FROM " + Sql.qualified(SCHEMA, "ducklake_inlined_data_tables")
+                + " r JOIN pg_catalog.pg_class c ON c.relname::text = r.table_name AND c.relkind = 'r'"
+                + " AND c.relnamespace = ?::regnamespace ORDER BY 1", SCHEMA);
+        try (Connection c = connect(db); Statement st = c.createStatement()) {
+            for (String name : names) {
+                total += st.executeUpdate("DELETE FROM " + Sql.qualified(SCHEMA, name) + " x WHERE x.end_snapshot IS NOT NULL"
+                        + " AND NOT EXISTS (SELECT 1 FROM " + Sql.qualified(SCHEMA, "ducklake_snapshot")
+                        + " s WHERE s.snapshot_id >= x.begin_snapshot AND s.snapshot_id < x.end_snapshot)");
+            }
+        }
+        return total;
+    }
+
     /** Drops the twins' databases and the data directory. */
     void dropAll(List<String> dbs) {
         for (String db : dbs) {

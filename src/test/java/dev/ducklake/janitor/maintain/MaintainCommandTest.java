@@ -136,7 +136,7 @@ class MaintainCommandTest {
         for (int i = 1; i < 4; i++) {
             assertThat(broken.get("steps").get(i).get("status").asText()).as("after a catalog-wide failure").isEqualTo("not_run");
         }
-        assertThat(doc.get("summary").get("steps_ok").asInt()).as("expire, drop and cleanup").isEqualTo(3);
+        assertThat(doc.get("summary").get("steps_ok").asInt()).as("expire, drop, cleanup, and check: debris only, below fail-on damage").isEqualTo(4);
 
         // pushes: the drop step of each catalog under its own grouping key; nothing for skipped steps
         String goodPath = "/metrics/job/ducklake_janitor/catalog/good/operation/drop-orphan-inline-tables/schema/" + good;
@@ -254,7 +254,7 @@ class MaintainCommandTest {
     void purgeRunsThroughItsCommandAndCheckFindingsGiveExit12ForThatStep() throws Exception {
         String leaked = leakedCatalog("maint_check", 3);
         Path cfg = config(catalog("lake", TestPostgres.get().url(), leaked),
-                "  - purge-orphan-stats: {statement-timeout: 2m}\n  - check: {max-examples: 2}\n");
+                "  - purge-orphan-stats: {statement-timeout: 2m}\n  - check: {max-examples: 2, fail-on: debris}\n");
         Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
         assertThat(run.exitCode()).as(run.all()).isEqualTo(12);
         JsonNode steps = JSON.readTree(run.out()).get("catalogs").get(0).get("steps");
@@ -289,7 +289,7 @@ class MaintainCommandTest {
         // the text output is check's own section
         Cli.Run text = Cli.run(Map.of(), "maintain", "--config", cfg.toString());
         assertThat(text.exitCode()).isEqualTo(12);
-        assertThat(text.out()).contains("-- check, schema " + leaked + ": findings").contains("unreachable_inlined_tables: ")
+        assertThat(text.out()).contains("-- check, schema " + leaked + ": findings").contains("unreachable_inlined_tables (debris): ")
                 .contains("fix: ducklake-janitor drop-orphan-inline-tables");
     }
 
@@ -326,11 +326,11 @@ class MaintainCommandTest {
         String good = leakedCatalog("maint_dry", 3);
         Path cfg = config(catalog("good", TestPostgres.get().url(), good), CHAIN);
         Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--dry-run", "--output", "json");
-        assertThat(run.exitCode()).as("check still finds what the dry run left: " + run.all()).isEqualTo(12);
+        assertThat(run.exitCode()).as("check's default fail-on is damage: what the dry run left is debris: " + run.all()).isZero();
         JsonNode check = JSON.readTree(run.out()).get("catalogs").get(0).get("steps").get(3);
         assertThat(check.get("step").asText()).isEqualTo("check");
-        assertThat(check.get("status").asText()).isEqualTo("findings");
-        assertThat(check.get("exit_code").asInt()).isEqualTo(12);
+        assertThat(check.get("status").asText()).isEqualTo("ok");
+        assertThat(check.get("exit_code").asInt()).isZero();
         assertThat(check.get("result").get("findings").findValuesAsText("kind")).contains("unreachable_inlined_tables");
         assertThat(JSON.readTree(run.out()).get("catalogs").get(0).get("steps").get(1).get("result").get("would_drop").asLong()).isEqualTo(4);
         assertThat(Catalogs.run(good, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(4);

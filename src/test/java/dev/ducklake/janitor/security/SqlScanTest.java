@@ -268,12 +268,15 @@ class SqlScanTest {
             long dead = b.createTable("dead", 1);
             b.dropTable(dead);
             b.insertRows(live, 1);
+            // the removed table's inlined tables (dropped) and the live table's (its dead rows deleted, issue 22): names the
+            // engine checked against ducklake_inlined_data_<table_id>_<schema_version> and pg_class, with the snapshot columns
             try (var rs = st.executeQuery("SELECT table_name FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables")
-                    + " WHERE table_id = " + dead)) {
+                    + " WHERE table_id IN (" + dead + ", " + live + ")")) {
                 while (rs.next()) {
                     mayTouch.add(rs.getString(1));
                 }
             }
+            mayTouch.addAll(List.of("begin_snapshot", "end_snapshot"));
             // a removed table with recognisable ids, a file and a delete file, and a hostile registry name
             st.execute("INSERT INTO " + Sql.qualified(schema, "ducklake_table") + " (table_id, table_uuid, begin_snapshot, end_snapshot,"
                     + " schema_id, table_name, path, path_is_relative) VALUES (7000001, gen_random_uuid(), 1, 2, 0, 'x7', 'x7/', true)");

@@ -1,7 +1,6 @@
 package dev.ducklake.janitor.ops.check;
 
-import dev.ducklake.janitor.catalog.FormatVersion;
-import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.catalog.DeadInlinedRows;
 import dev.ducklake.janitor.pg.SqlState;
 
 import java.sql.PreparedStatement;
@@ -17,7 +16,7 @@ import java.util.Map;
  * {@code dead_inlined_rows}: rows of the registered inlined-data tables of reachable tables whose interval
  * {@code [begin_snapshot, end_snapshot)} holds no retained snapshot ({@code end_snapshot} set and no
  * {@code ducklake_snapshot} row with {@code begin_snapshot <= snapshot_id < end_snapshot}): no reader can see them any
- * more. The column names are the format's ({@link FormatVersion#inlinedColumns()}: {@code _ducklake_}-prefixed from 1.1-dev1). Unit: rows.
+ * more. Format 1.1-dev1 names the columns {@code _ducklake_begin_snapshot} / {@code _ducklake_end_snapshot}. Unit: rows.
  * Inlined tables of unreachable tables are {@code unreachable_inlined_tables}, not counted here.
  *
  * <p>Cost: only tables with at least one heap block are read (a zero-block heap holds no row), in UNION ALL statements of
@@ -34,8 +33,8 @@ final class DeadInlinedRowsRule extends NamedRule {
 
     DeadInlinedRowsRule() {
         super("dead_inlined_rows",
-                "DuckLake's CALL ducklake_flush_inlined_data('<catalog>') or CHECKPOINT (DuckLake 1.5.5's expiry does not reclaim "
-                        + "them: duckdb/ducklake#1390)");
+                "ducklake-janitor expire-snapshots (deletes them, as DuckLake's expiry does after 1.5.5; 1.5.5's does not: "
+                        + "duckdb/ducklake#1390), or DuckLake's CALL ducklake_flush_inlined_data('<catalog>') or CHECKPOINT");
     }
 
     @Override
@@ -43,9 +42,8 @@ final class DeadInlinedRowsRule extends NamedRule {
         if (!ctx.info().hasInlinedRegistry()) {
             return none();
         }
-        FormatVersion.InlinedColumns cols = ctx.info().version().inlinedColumns();
-        String begin = cols.beginSnapshot();
-        String end = cols.endSnapshot();
+        String begin = ctx.info().version().inlinedSystemColumn("begin_snapshot");
+        String end = ctx.info().version().inlinedSystemColumn("end_snapshot");
         Map<Long, String> nameOf = new HashMap<>();
         List<Long> oids = new ArrayList<>();
         // the reachable registry rows and their relations first (materialized CTEs: PostgreSQL would otherwise push the
@@ -70,7 +68,7 @@ final class DeadInlinedRowsRule extends NamedRule {
             List<Long> chunk = oids.subList(i, Math.min(oids.size(), i + CHUNK));
             Savepoint sp = ctx.conn().setSavepoint();
             try {
-                dead.putAll(countDead(ctx, chunk, nameOf, begin, end));
+                dead.putAll(countDead(ctx, chunk, nameOf));
                 ctx.conn().releaseSavepoint(sp);
             } catch (SQLException e) {
                 if (!"42P01".equals(SqlState.codeOf(e))) {
@@ -81,7 +79,7 @@ final class DeadInlinedRowsRule extends NamedRule {
                 for (Long oid : chunk) {
                     Savepoint one = ctx.conn().setSavepoint();
                     try {
-                        dead.putAll(countDead(ctx, List.of(oid), nameOf, begin, end));
+                        dead.putAll(countDead(ctx, List.of(oid), nameOf));
                         ctx.conn().releaseSavepoint(one);
                     } catch (SQLException gone) {
                         if (!"42P01".equals(SqlState.codeOf(gone))) {
@@ -99,16 +97,13 @@ final class DeadInlinedRowsRule extends NamedRule {
         return finding(total, examples);
     }
 
-    private static Map<Long, Long> countDead(CheckContext ctx, List<Long> oids, Map<Long, String> nameOf, String begin, String end)
+    private static Map<Long, Long> countDead(CheckContext ctx, List<Long> oids, Map<Long, String> nameOf)
             throws SQLException {
         StringBuilder sql = new StringBuilder();
-        String snapshot = ctx.t("ducklake_snapshot");
         for (Long oid : oids) {
             sql.append(sql.length() == 0 ? "" : " UNION ALL ")
-               .append("SELECT x.tableoid::bigint, count(*) FROM ").append(ctx.t(nameOf.get(oid))).append(" x WHERE x.")
-               .append(Sql.ident(end)).append(" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ").append(snapshot)
-               .append(" s WHERE s.snapshot_id >= x.").append(Sql.ident(begin)).append(" AND s.snapshot_id < x.")
-               .append(Sql.ident(end)).append(") GROUP BY 1");
+               .append("SELECT x.tableoid::bigint, count(*) FROM ").append(ctx.t(nameOf.get(oid))).append(" x WHERE ")
+               .append(DeadInlinedRows.where("x", ctx.t("ducklake_snapshot"), ctx.info().version())).append(" GROUP BY 1");
         }
         Map<Long, Long> out = new HashMap<>();
         try (PreparedStatement ps = ctx.conn().prepareStatement(sql.toString()); ResultSet rs = ps.executeQuery()) {

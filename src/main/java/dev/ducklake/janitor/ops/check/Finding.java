@@ -13,6 +13,12 @@ import java.util.List;
  */
 public record Finding(String kind, long count, List<String> examples, String fix) {
 
+    /** @return {@code damage} or {@code debris} ({@link CheckRules#severityOf}) */
+    @com.fasterxml.jackson.annotation.JsonProperty("severity")
+    public String severity() {
+        return CheckRules.severityOf(kind);
+    }
+
     /** @throws NullPointerException when a component is null */
     public Finding {
         examples = List.copyOf(examples);

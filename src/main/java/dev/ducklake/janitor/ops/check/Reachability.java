@@ -36,8 +36,7 @@ final class Reachability {
      * @return the CTE definition, without bind parameters
      */
     static String cte(String schema, String source) {
-        return "unreachable AS MATERIALIZED (SELECT DISTINCT u.table_id FROM " + source + " u WHERE "
-                + OrphanPredicate.unreachable(schema, "u.table_id") + ")";
+        return OrphanPredicate.unreachableCte(schema, source);
     }
 
     /**
@@ -47,6 +46,6 @@ final class Reachability {
      * @return the parenthesised expression
      */
     static String reachable(String tableIdExpr) {
-        return "(NOT EXISTS (SELECT 1 FROM unreachable WHERE unreachable.table_id = " + tableIdExpr + "))";
+        return OrphanPredicate.notInUnreachable(tableIdExpr);
     }
 }

@@ -44,8 +44,9 @@ import java.util.List;
  *       in 1.1-dev1), {@code _tag}, {@code _macro}; then {@code _macro_impl} / {@code _macro_parameters} rows
  *       without a macro and {@code _name_mapping} rows without a column mapping.</li>
  * </ol>
- * Left alone, as by DuckLake: closed columns, partitions, sort keys and column tags of live tables; inlined rows
- * with end_snapshot set; registry rows (and inlined tables) of table_ids without any ducklake_table row.
+ * Left alone, as by DuckLake: closed columns, partitions, sort keys and column tags of live tables; registry rows (and
+ * inlined tables) of table_ids without any ducklake_table row. Dead inlined rows (end_snapshot set, no remaining snapshot
+ * in their interval) are deleted after the last batch by {@link InlinedRowSweep}, as DuckLake's expiry does after 1.5.5.
  *
  * <p>Lock budget: the inlined tables dropped by one batch are limited to {@code tableBudget} relations (the
  * lock arithmetic of drop-orphan-inline-tables, {@link dev.ducklake.janitor.pg.LockBudget}). When more
@@ -147,10 +148,7 @@ final class ExpireBatch {
      */
     Figures clean(long[] snapshots, int tableBudget, boolean dryRun) throws SQLException, JanitorException {
         List<String> warnings = new ArrayList<>();
-        String tbl = layout.q("ducklake_table");
-        exec("INSERT INTO pg_temp.dj_exp_removable SELECT t.table_id FROM " + tbl + " t WHERE t.table_id IS NOT NULL"
-                + " GROUP BY t.table_id HAVING bool_and(" + closedUncovered("t") + ")");
-        long removable = count("pg_temp.dj_exp_removable");
+        long removable = collectRemovable();
         boolean registry = layout.has("ducklake_inlined_data_tables", "table_id", "table_name");
         if (dryRun || removable == 0) {
             exec("INSERT INTO pg_temp.dj_exp_tables SELECT table_id FROM pg_temp.dj_exp_removable");
@@ -226,6 +224,74 @@ final class ExpireBatch {
         }
         return new Figures(snapshots[0], snapshots[1], snapshots[2], dataFiles, deleteFiles, tables, drops.size(), otherRows,
                 pending, warnings);
+    }
+
+    /** Step 2: fills dj_exp_removable with the table_ids removable against the remaining snapshots; returns their number. */
+    long collectRemovable() throws SQLException {
+        exec("INSERT INTO pg_temp.dj_exp_removable " + removableQuery());
+        return count("pg_temp.dj_exp_removable");
+    }
+
+    private String removableQuery() {
+        return "SELECT t.table_id FROM " + layout.q("ducklake_table") + " t WHERE t.table_id IS NOT NULL"
+                + " GROUP BY t.table_id HAVING bool_and(" + closedUncovered("t") + ")";
+    }
+
+    /**
+     * Whether any table is removable against the remaining snapshots (tables left by a hand-written expiry or an
+     * interrupted run: a run that selects no snapshot still removes them).
+     */
+    boolean removableTablesExist() throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT EXISTS (" + removableQuery() + ")")) {
+            rs.next();
+            return rs.getBoolean(1);
+        }
+    }
+
+    /**
+     * The tables of dj_exp_removable (after {@link #collectRemovable}) with the names of their newest rows, by table_id.
+     * Dry run: what the simulated expiry removes.
+     */
+    List<ExpireSnapshotsResult.RemovedTable> removedTables() throws SQLException {
+        String schemaName = layout.has("ducklake_schema", "schema_id", "schema_name")
+                ? "(SELECT sc.schema_name FROM " + layout.q("ducklake_schema") + " sc WHERE sc.schema_id = n.schema_id LIMIT 1)" : "NULL";
+        String sql = "WITH n AS (SELECT DISTINCT ON (t.table_id) t.table_id, t.schema_id, t.table_name FROM " + layout.q("ducklake_table")
+                + " t WHERE t.table_id IN (SELECT table_id FROM pg_temp.dj_exp_removable) ORDER BY t.table_id, t.begin_snapshot DESC),"
+                + " b AS (SELECT t.table_id, min(t.begin_snapshot) AS b, max(t.end_snapshot) AS e FROM " + layout.q("ducklake_table")
+                + " t WHERE t.table_id IN (SELECT table_id FROM pg_temp.dj_exp_removable) GROUP BY t.table_id)"
+                + " SELECT n.table_id, " + schemaName + ", n.table_name, b.b, b.e FROM n JOIN b USING (table_id) ORDER BY n.table_id";
+        List<ExpireSnapshotsResult.RemovedTable> out = new ArrayList<>();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                out.add(new ExpireSnapshotsResult.RemovedTable(rs.getLong(1), rs.getString(2), rs.getString(3),
+                        rs.getObject(4, Long.class), rs.getObject(5, Long.class)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Dry run: the snapshots of {@code ducklake_snapshot} that the simulation removed from its private copy, as ranges of
+     * consecutive ids of the catalog (consecutive among the snapshots it has, so an earlier expiry's holes do not split a
+     * range), oldest first.
+     */
+    List<ExpireSnapshotsResult.SnapshotRange> expiredRanges() throws SQLException {
+        String sql = "SELECT min(snapshot_id), max(snapshot_id), count(*) FROM (SELECT s.snapshot_id, r.snapshot_id IS NULL AS gone,"
+                + " row_number() OVER (ORDER BY s.snapshot_id) - row_number() OVER (PARTITION BY r.snapshot_id IS NULL"
+                + " ORDER BY s.snapshot_id) AS grp FROM " + layout.q("ducklake_snapshot") + " s LEFT JOIN " + remaining
+                + " r ON r.snapshot_id = s.snapshot_id) x WHERE gone GROUP BY grp ORDER BY 1";
+        List<ExpireSnapshotsResult.SnapshotRange> out = new ArrayList<>();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                out.add(new ExpireSnapshotsResult.SnapshotRange(rs.getLong(1), rs.getLong(2), rs.getLong(3)));
+            }
+        }
+        return out;
+    }
+
+    /** The relation of remaining snapshots this batch judges against. */
+    String remaining() {
+        return remaining;
     }
 
     /** Versioned tables whose closed, uncovered rows step 6 deletes (those present in this layout). */

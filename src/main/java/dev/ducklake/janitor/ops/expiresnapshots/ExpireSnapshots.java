@@ -108,6 +108,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
                 });
             } else {
                 executeBatches(mr, t);
+                sweepDeadInlinedRows(mr, t);
             }
             Long oldest = mr.queries().withRetries("final count", c -> oldestRetained(c, layout, t));
             long remainingSelected = options.dryRun() ? 0 : mr.queries().withRetries("final count", c -> countSelected(c, layout, sel));
@@ -121,8 +122,8 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             return new ExpireSnapshotsResult(schema, info.version().text(), options.dryRun(), sel.source(),
                     sel.cutoff() == null ? null : sel.cutoff().toString(),
                     sel.minAgeCutoff() == null ? null : sel.minAgeCutoff().toString(), t.snapshots, t.dataFiles,
-                    t.deleteFiles, t.tables, t.inlined, t.otherRows, oldest, sel.newestAtStart(), remainingSelected,
-                    t.tableBudget, List.copyOf(t.batches), figures);
+                    t.deleteFiles, t.tables, t.inlined, t.otherRows, t.inlinedRows, oldest, sel.newestAtStart(), remainingSelected,
+                    t.tableBudget, List.copyOf(t.batches), t.removedTables, t.expiredRanges, figures);
         } catch (SQLException e) {
             throw new JanitorException(Reason.DATABASE_ERROR, "the run failed (SQLSTATE " + SqlState.codeOf(e) + "): "
                     + spec.redact(String.valueOf(e.getMessage())), e);
@@ -141,6 +142,9 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         long tables;
         long inlined;
         long otherRows;
+        long inlinedRows;
+        List<ExpireSnapshotsResult.RemovedTable> removedTables;
+        List<ExpireSnapshotsResult.SnapshotRange> expiredRanges;
         int batchCount;
         final List<ExpireSnapshotsResult.Batch> batches = new ArrayList<>();
 
@@ -152,7 +156,9 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
 
         void reset() {
             after = -1;
-            snapshots = dataFiles = deleteFiles = tables = inlined = otherRows = 0;
+            snapshots = dataFiles = deleteFiles = tables = inlined = otherRows = inlinedRows = 0;
+            removedTables = null;
+            expiredRanges = null;
             batchCount = 0;
             batches.clear();
         }
@@ -241,7 +247,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             ExpireBatch batch = new ExpireBatch(c, t.layout, false);
             batch.createTempTables();
             long[] taken = batch.takeSnapshots(t.sel, t.after, options.batchSize(), false);
-            if (taken[0] == 0 && !tablesOnly && !removableTablesExist(c, t.layout)) {
+            if (taken[0] == 0 && !tablesOnly && !batch.removableTablesExist()) {
                 c.rollback();
                 return null;
             }
@@ -256,15 +262,43 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         }
     }
 
-    /** Whether tables are waiting from an earlier, interrupted run (so that a rerun finishes them). */
-    private static boolean removableTablesExist(Connection c, CatalogLayout layout) throws SQLException {
-        String sql = "SELECT EXISTS (SELECT 1 FROM " + layout.q("ducklake_table") + " t WHERE t.table_id IS NOT NULL"
-                + " GROUP BY t.table_id HAVING bool_and(t.end_snapshot IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
-                + layout.q("ducklake_snapshot") + " s WHERE s.snapshot_id >= t.begin_snapshot AND s.snapshot_id < t.end_snapshot)))";
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getBoolean(1);
+    /** Whether the run was stopped by a signal or its budget (then the dead-inlined-row step is skipped). */
+    private static boolean interrupted(MaintenanceRun mr) {
+        return mr.budget().stopRequested() || mr.budget().pastDeadline();
+    }
+
+    /**
+     * After the batches: deletes the dead rows of the inlined-data tables of reachable tables ({@link InlinedRowSweep}), in
+     * transactions of at most the lock budget's tables. Monotone in the remaining snapshots, so doing it once after the last
+     * batch gives the state DuckLake's per-call sweep gives; it also reclaims rows left dead by an earlier expiry (DuckLake
+     * 1.5.5's, or one that selected nothing now). A rerun sweeps again, so a run killed here loses nothing.
+     */
+    private void sweepDeadInlinedRows(MaintenanceRun mr, Tally t) throws JanitorException {
+        if (interrupted(mr)) {
+            return;
         }
+        long t0 = System.nanoTime();
+        List<InlinedRowSweep.Target> targets = mr.queries().withRetries("dead inlined rows",
+                c -> InlinedRowSweep.targets(c, t.layout, null));
+        for (int from = 0; from < targets.size(); from += Math.max(1, t.tableBudget)) {
+            List<InlinedRowSweep.Target> chunk = targets.subList(from, Math.min(targets.size(), from + Math.max(1, t.tableBudget)));
+            t.inlinedRows += mr.queries().withRetries("dead inlined rows", c -> {
+                c.setAutoCommit(false);
+                try {
+                    Transactions.setLocalTimeouts(c, options.statementTimeout(), options.lockTimeout());
+                    long n = InlinedRowSweep.sweep(c, t.layout, chunk, t.layout.q("ducklake_snapshot"), true);
+                    c.commit();
+                    return n;
+                } catch (SQLException | RuntimeException e) {
+                    Transactions.rollbackQuietly(c);
+                    throw e;
+                } finally {
+                    Transactions.restoreAutoCommit(c);
+                }
+            });
+        }
+        mr.recorder().info(String.format(java.util.Locale.ROOT, "dead inlined rows deleted %d from %d inlined tables in %.2f s",
+                t.inlinedRows, targets.size(), (System.nanoTime() - t0) / 1e9));
     }
 
     private void dryRun(Connection c, MaintenanceRun mr, Tally t) throws SQLException, JanitorException {
@@ -282,10 +316,15 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
                 long t0 = System.nanoTime();
                 batch.resetForNextBatch();
                 long[] taken = batch.takeSnapshots(t.sel, t.after, options.batchSize(), true);
-                if (taken[0] == 0) {
+                // as the execute run: no snapshot left ends the run, unless nothing was expired yet and tables are
+                // removable already (a hand-written or interrupted expiry): then one table-only batch removes them
+                boolean tablesOnly = taken[0] == 0;
+                if (tablesOnly && (t.batchCount > 0 || !batch.removableTablesExist())) {
                     break;
                 }
-                t.after = taken[2];
+                if (!tablesOnly) {
+                    t.after = taken[2];
+                }
                 ExpireBatch.Figures cum = batch.clean(taken, Integer.MAX_VALUE, true);
                 ExpireBatch.Figures delta = new ExpireBatch.Figures(taken[0], taken[1], taken[2],
                         cum.dataFiles() - previous.dataFiles(), cum.deleteFiles() - previous.deleteFiles(),
@@ -295,6 +334,19 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
                 previous = new ExpireBatch.Figures(1, -1, -1, cum.dataFiles(), cum.deleteFiles(), cum.tables(),
                         cum.inlinedTables(), cum.otherRows(), false, List.of());
                 t.add(delta, (System.nanoTime() - t0) / 1e9, mr.recorder(), true);
+                if (tablesOnly) {
+                    break;
+                }
+            }
+            // what would go, named: against the simulation's final remaining snapshots
+            batch.resetForNextBatch();
+            batch.collectRemovable();
+            t.removedTables = List.copyOf(batch.removedTables());
+            t.expiredRanges = List.copyOf(batch.expiredRanges());
+            if (!interrupted(mr)) {
+                List<InlinedRowSweep.Target> targets = InlinedRowSweep.targets(c, t.layout, "pg_temp.dj_exp_removable");
+                t.inlinedRows = InlinedRowSweep.sweep(c, t.layout, targets, batch.remaining(), false);
+                mr.recorder().info("would delete " + t.inlinedRows + " dead inlined rows from " + targets.size() + " inlined tables");
             }
         } finally {
             Transactions.rollbackQuietly(c);

@@ -24,19 +24,26 @@ import java.util.List;
  * @param tablesRemoved DuckLake table ids removed (all their rows)
  * @param inlinedTablesDropped inlined-data and inlined-deletion relations dropped
  * @param otherRowsDeleted closed rows of ducklake_schema, _view, _view_column_tag, _tag and _macro deleted
+ * @param inlinedRowsDeleted dead rows deleted from the inlined-data tables of reachable tables: rows that no retained
+ *     snapshot can see (DuckLake's fix for duckdb/ducklake#1390, after 1.5.5); 0 when the run was stopped by a signal or its
+ *     budget before that step
  * @param oldestRetainedSnapshot the oldest snapshot id left after the run (dry run: that would be)
  * @param newestSnapshot the newest snapshot id (never expired)
  * @param remainingSelected snapshots the selection still allows after the run (0 unless stopped early)
  * @param tableBudget inlined relations one batch may drop (the lock budget, after any halving)
  * @param batchList per batch figures (at most the first 1,000; a dry run lists the simulated batches)
+ * @param removedTables dry run: every DuckLake table the run would remove, by table_id (never cut); null in an execute run
+ * @param expiredRanges dry run: every range of consecutive catalog snapshots the run would expire, oldest first (never
+ *     cut); null in an execute run
  * @param run the generic figures of the runtime (batches committed or simulated, retries, reconnects, stop
  *     reason, elapsed seconds, warnings), flattened into the JSON
  */
 public record ExpireSnapshotsResult(String schema, String formatVersion, boolean dryRun, String criterion,
                                     String cutoff, String minAgeCutoff, long snapshotsExpired, long dataFilesScheduled,
                                     long deleteFilesScheduled, long tablesRemoved, long inlinedTablesDropped,
-                                    long otherRowsDeleted, Long oldestRetainedSnapshot, long newestSnapshot,
-                                    long remainingSelected, int tableBudget, List<Batch> batchList,
+                                    long otherRowsDeleted, long inlinedRowsDeleted, Long oldestRetainedSnapshot,
+                                    long newestSnapshot, long remainingSelected, int tableBudget, List<Batch> batchList,
+                                    List<RemovedTable> removedTables, List<SnapshotRange> expiredRanges,
                                     @JsonUnwrapped RunFigures run) implements MaintenanceResult {
 
     /** @return batches committed (dry run: simulated) */
@@ -45,8 +52,27 @@ public record ExpireSnapshotsResult(String schema, String formatVersion, boolean
     }
 
 
+    /**
+     * A DuckLake table an expiry removes.
+     *
+     * @param tableId its table_id
+     * @param schemaName the schema of its newest ducklake_table row (null when that schema row is gone)
+     * @param tableName the name of its newest row
+     * @param beginSnapshot the first snapshot of its life
+     * @param endSnapshot the snapshot that ended it (the last row's end)
+     */
+    public record RemovedTable(long tableId, String schemaName, String tableName, Long beginSnapshot, Long endSnapshot) {
+    }
 
-
+    /**
+     * Consecutive catalog snapshots an expiry removes.
+     *
+     * @param first the first snapshot id
+     * @param last the last snapshot id
+     * @param snapshots how many snapshots (ids in between that the catalog had no longer are not counted)
+     */
+    public record SnapshotRange(long first, long last, long snapshots) {
+    }
 
     /**
      * One batch.

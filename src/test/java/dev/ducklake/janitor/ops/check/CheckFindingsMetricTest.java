@@ -33,9 +33,11 @@ class CheckFindingsMetricTest {
         MetricFamily f = r.families().stream().filter(m -> m.name().equals("ducklake_check_findings")).findFirst().orElseThrow();
         assertThat(f.samples()).hasSize(CheckRules.all().size());
         for (CheckRule rule : CheckRules.all()) {
-            assertThat(f.valueFor("lake", rule.kind())).as(rule.kind()).isEqualTo((double) check.counts().get(rule.kind()));
+            assertThat(f.valueFor("lake", rule.kind(), CheckRules.severityOf(rule.kind()))).as(rule.kind()).isEqualTo((double) check.counts().get(rule.kind()));
         }
-        assertThat(f.valueFor("lake", "orphaned_stats_rows")).isEqualTo(6);
-        assertThat(Exposition.text(r.families())).contains("ducklake_check_findings{catalog=\"lake\",kind=\"dead_inlined_rows\"} 1");
+        assertThat(f.valueFor("lake", "orphaned_stats_rows", "debris")).isEqualTo(6);
+        assertThat(Exposition.text(r.families()))
+                .contains("ducklake_check_findings{catalog=\"lake\",kind=\"dead_inlined_rows\",severity=\"debris\"} 1")
+                .contains("ducklake_check_findings{catalog=\"lake\",kind=\"rows_beyond_last_snapshot\",severity=\"damage\"} 1");
     }
 }
