@@ -45,8 +45,9 @@ import java.util.Set;
  *   <li>a queue row is deleted (matched on all its values, not by id alone) only once its object is gone; an
  *       object the store cannot delete keeps its row, is reported, and the run goes on (DuckLake: all or
  *       nothing);</li>
- *   <li>a missing object counts as deleted; queue rows of one location (two spellings, duplicate rows) collapse
- *       into one delete;</li>
+ *   <li>a missing object counts as deleted (its row goes, as in DuckLake), but is counted apart
+ *       ({@code files_not_found}) with a warning naming it: a wrong data path must not look like a clean run; queue
+ *       rows of one location (two spellings, duplicate rows) collapse into one delete;</li>
  *   <li>a queued location that a live {@code ducklake_data_file} / {@code ducklake_delete_file} row (of this or any
  *       overlapping catalog) still resolves to is never deleted: the row stays and is reported as a finding.</li>
  * </ul>
@@ -137,6 +138,8 @@ public final class CleanupOldFiles {
         long keptLive;
         long keptUnresolvable;
         long failed;
+        long notFound;
+        String firstNotFound;
         long batches;
 
         Run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener, PathResolver resolver,
@@ -161,9 +164,14 @@ public final class CleanupOldFiles {
             } finally {
                 closeCursor();
             }
+            if (notFound > 0) {
+                control.recorder().warn(notFound + " queued files were not found where the catalog says they are (first: "
+                        + firstNotFound + "); their queue rows " + (o.dryRun() ? "would be" : "were") + " deleted. If the"
+                        + " data path or --data-path does not point at where the files really are, they leak: check it.");
+            }
             return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                     o.dryRun(), considered, deleted, o.dryRun() ? bytes : -1, rowsDeleted, keptLive, keptUnresolvable, failed,
-                    startedBatch && !store.batchDeleteEnabled(), List.copyOf(findings), control.figures());
+                    notFound, startedBatch && !store.batchDeleteEnabled(), List.copyOf(findings), control.figures());
         }
 
         private void runBatches() throws JanitorException, SQLException {
@@ -308,6 +316,9 @@ public final class CleanupOldFiles {
                         bytes += size;
                     }
                     deleted++;
+                    if (s.isEmpty()) {
+                        notFound(d.getValue());
+                    }
                     doneCanonical.add(d.getKey());
                     listener.file("would_delete", d.getValue(), size, s.map(StoredObject::lastModified).orElse(null),
                             s.isPresent() ? null : "already missing");
@@ -335,8 +346,11 @@ public final class CleanupOldFiles {
                         gone.add(d.getKey());
                         doneCanonical.add(d.getKey());
                         deleted++;
-                        listener.file("deleted", d.getValue(), -1, null, out.alreadyMissing().contains(d.getValue())
-                                ? "already missing" : null);
+                        boolean missing = out.alreadyMissing().contains(d.getValue());
+                        if (missing) {
+                            notFound(d.getValue());
+                        }
+                        listener.file("deleted", d.getValue(), -1, null, missing ? "not found where the catalog says" : null);
                     } else {
                         StorageException why = out.failed().get(d.getValue());
                         failed++;
@@ -353,6 +367,12 @@ public final class CleanupOldFiles {
                 }
             }
             deleteRows(rows);
+        }
+
+        private void notFound(String address) {
+            if (notFound++ == 0) {
+                firstNotFound = address;
+            }
         }
 
         private Optional<StoredObject> stat(String address) throws JanitorException {

@@ -5,6 +5,7 @@ import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
+import dev.ducklake.janitor.ops.files.CatalogRecheck;
 import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.KnownFiles;
@@ -30,6 +31,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * {@code delete-orphan-files}: deletes files under the data path that no catalog row knows.
@@ -166,21 +168,18 @@ public final class DeleteOrphanFiles {
                         + root.canonical() + " would be deleted as orphans, more than --max-orphan-ratio " + o.maxOrphanRatio()
                         + ". Nothing was deleted.");
             }
-            long deleted = 0;
-            long failed = 0;
+            long[] df = {0, 0, 0};
             if (known.unresolved() > 0 && s.candidates > 0) {
                 findings.add(known.unresolved() + " catalog file rows have a location that cannot be worked out (a relative"
                         + " path whose table or schema row is missing, or a NULL path); the candidates were not deleted"
                         + " because one of them could be such a file");
             } else if (!o.dryRun()) {
-                long[] df = delete(store, spill, listener, findings, c);
-                deleted = df[0];
-                failed = df[1];
+                df = delete(store, spill, listener, findings, c, tenants);
             }
             control.batchDone();
             return new DeleteOrphanFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                     o.dryRun(), List.copyOf(schemas), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName,
-                    s.keptYoung, s.candidates, s.candidateBytes, deleted, failed, List.copyOf(findings), control.figures());
+                    s.keptYoung, s.candidates, s.candidateBytes, df[0], df[1], df[2], List.copyOf(findings), control.figures());
         } catch (IOException e) {
             throw new JanitorException(Reason.STORAGE, "The temporary candidate list could not be written: " + e.getMessage(), e);
         } finally {
@@ -279,10 +278,17 @@ public final class DeleteOrphanFiles {
         return s;
     }
 
-    private static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c)
-            throws JanitorException, IOException {
+    /**
+     * Deletes the spilled candidates batch by batch; each batch is first {@link CatalogRecheck re-checked} against the
+     * catalog tables, and what a catalog row names now is kept.
+     *
+     * @return deleted, failed, kept because registered during the run
+     */
+    private static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c,
+                                 List<CatalogFiles.Tenant> tenants) throws JanitorException, IOException, SQLException {
         long deleted = 0;
         long failed = 0;
+        long registered = 0;
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(spill)))) {
             List<String> batch = new ArrayList<>();
             List<long[]> meta = new ArrayList<>();
@@ -295,9 +301,32 @@ public final class DeleteOrphanFiles {
                     eof = true;
                 }
                 if (batch.size() >= store.maxDeleteBatch() || eof && !batch.isEmpty()) {
+                    Set<String> live = CatalogRecheck.named(c, tenants, batch);
+                    if (!live.isEmpty()) {
+                        List<String> keep = new ArrayList<>();
+                        List<long[]> keepMeta = new ArrayList<>();
+                        for (int i = 0; i < batch.size(); i++) {
+                            String a = batch.get(i);
+                            if (live.contains(a)) {
+                                registered++;
+                                listener.file("kept", a, meta.get(i)[0], Instant.ofEpochMilli(meta.get(i)[1]),
+                                        "registered in a catalog during the run");
+                                if (findings.size() < MAX_FINDINGS) {
+                                    findings.add("kept (registered in a catalog during the run): " + a);
+                                }
+                            } else {
+                                keep.add(a);
+                                keepMeta.add(meta.get(i));
+                            }
+                        }
+                        batch.clear();
+                        batch.addAll(keep);
+                        meta.clear();
+                        meta.addAll(keepMeta);
+                    }
                     DeleteOutcome out;
                     try {
-                        out = store.delete(batch);
+                        out = batch.isEmpty() ? new DeleteOutcome(Set.of(), Set.of(), java.util.Map.of()) : store.delete(batch);
                     } catch (StorageException ex) {
                         throw new JanitorException(Reason.STORAGE, "Deleting orphans failed (" + ex.kind() + "): "
                                 + ex.getMessage() + "; " + deleted + " were deleted before.", ex);
@@ -324,6 +353,6 @@ public final class DeleteOrphanFiles {
                 }
             }
         }
-        return new long[] {deleted, failed};
+        return new long[] {deleted, failed, registered};
     }
 }

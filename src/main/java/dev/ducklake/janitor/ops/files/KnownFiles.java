@@ -73,31 +73,53 @@ public final class KnownFiles {
     }
 
     private void loadFiles(String schema, PathResolver r) throws SQLException {
+        load(fileRowsSql(c, schema, ""), r, (rs, path) -> resolveFileRow(rs, r, path));
+    }
+
+    /**
+     * The one query of a catalog's data and delete file rows of any snapshot with their table's and schema's paths.
+     * Columns: 1 file path, 2 its path_is_relative, 3 table path, 4 its path_is_relative, 5 schema path, 6 its
+     * path_is_relative, 7 table row missing, 8 schema row missing; rows are resolved by {@link #resolveFileRow}.
+     *
+     * @param c an open connection (to read which path columns the format has)
+     * @param schema the metadata schema
+     * @param fileFilter a condition on the file rows' own columns with its WHERE (bind parameters allowed: it is
+     *     applied to ducklake_data_file and ducklake_delete_file in that order), or "" for all rows
+     * @return the SQL text
+     * @throws SQLException on database errors
+     */
+    static String fileRowsSql(Connection c, String schema, String fileFilter) throws SQLException {
         String sp = CatalogFiles.hasColumn(c, schema, "ducklake_schema", "path") ? "path, path_is_relative"
                 : "NULL::varchar AS path, NULL::boolean AS path_is_relative";
         String tp = CatalogFiles.hasColumn(c, schema, "ducklake_table", "path") ? "path, path_is_relative"
                 : "NULL::varchar AS path, NULL::boolean AS path_is_relative";
-        String sql = "SELECT f.path, f.path_is_relative, t.path, t.path_is_relative, s.path, s.path_is_relative,"
+        return "SELECT f.path, f.path_is_relative, t.path, t.path_is_relative, s.path, s.path_is_relative,"
                 + " t.table_id IS NULL, s.schema_id IS NULL"
-                + " FROM (SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_data_file")
-                + " UNION ALL SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_delete_file") + ") f"
+                + " FROM (SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_data_file") + fileFilter
+                + " UNION ALL SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_delete_file")
+                + fileFilter + ") f"
                 + " LEFT JOIN (SELECT DISTINCT table_id, schema_id, " + tp + " FROM " + Sql.qualified(schema, "ducklake_table")
                 + ") t ON t.table_id = f.table_id"
                 + " LEFT JOIN (SELECT DISTINCT schema_id, " + sp + " FROM " + Sql.qualified(schema, "ducklake_schema")
                 + ") s ON s.schema_id = t.schema_id";
-        load(sql, (rs, path) -> {
-            if (rs.getBoolean(7) || (rs.getObject(4) == null || (Boolean) rs.getObject(4)) && rs.getString(3) != null
-                    && rs.getBoolean(8)) {
-                return null;
-            }
-            String schemaFull = r.schema(rs.getString(5), (Boolean) rs.getObject(6));
-            String tableFull = PathResolver.table(schemaFull, rs.getString(3), (Boolean) rs.getObject(4));
-            return PathResolver.file(tableFull, path, true);
-        });
+    }
+
+    /**
+     * The full address of a relative file row of {@link #fileRowsSql} (through its table and schema paths), or null
+     * when its table or schema row is missing.
+     */
+    static String resolveFileRow(ResultSet rs, PathResolver r, String path) throws SQLException {
+        if (rs.getBoolean(7) || (rs.getObject(4) == null || (Boolean) rs.getObject(4)) && rs.getString(3) != null
+                && rs.getBoolean(8)) {
+            return null;
+        }
+        String schemaFull = r.schema(rs.getString(5), (Boolean) rs.getObject(6));
+        String tableFull = PathResolver.table(schemaFull, rs.getString(3), (Boolean) rs.getObject(4));
+        return PathResolver.file(tableFull, path, true);
     }
 
     private void loadQueue(String schema, PathResolver r) throws SQLException {
-        load("SELECT path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_files_scheduled_for_deletion"),
+        load("SELECT path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_files_scheduled_for_deletion"), r,
                 (rs, path) -> r.scheduled(path, true));
     }
 
@@ -111,8 +133,10 @@ public final class KnownFiles {
      * Streams a query whose first two columns are a path and its path_is_relative flag into the table, in chunks of
      * {@link #CHUNK}: an absolute path is added as it is, a relative one as {@code relative} resolves it, and a path
      * whose flag is null both ways (it could be either). A null path or an unresolvable address counts as unresolved.
+     * Every address is also added as {@link PathResolver#rebase rebased} onto --data-path when it lies under the
+     * catalog's stored data path (both spellings are known).
      */
-    private void load(String sql, RelativeAddress relative) throws SQLException {
+    private void load(String sql, PathResolver r, RelativeAddress relative) throws SQLException {
         List<String> buf = new ArrayList<>(CHUNK);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setFetchSize(CHUNK);
@@ -125,14 +149,14 @@ public final class KnownFiles {
                     }
                     Boolean rel = (Boolean) rs.getObject(2);
                     if (rel == null || !rel) {
-                        add(buf, path);
+                        add(buf, path, r);
                     }
                     if (rel == null || rel) {
                         String full = relative.resolve(rs, path);
                         if (full == null) {
                             unresolved++;
                         } else {
-                            add(buf, full);
+                            add(buf, full, r);
                         }
                     }
                     if (buf.size() >= CHUNK) {
@@ -144,11 +168,16 @@ public final class KnownFiles {
         flush(buf);
     }
 
-    private void add(List<String> buf, String address) {
+    private void add(List<String> buf, String address, PathResolver r) {
         try {
             buf.add(StorageLocation.parseKnownFile(address).canonical());
         } catch (IllegalArgumentException e) {
             unresolved++;
+            return;
+        }
+        String rebased = r.rebase(address);
+        if (rebased != null) {
+            buf.add(rebased);
         }
     }
 
