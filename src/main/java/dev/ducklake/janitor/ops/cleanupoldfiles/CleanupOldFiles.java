@@ -105,6 +105,11 @@ public final class CleanupOldFiles {
      */
     public static CleanupOldFilesResult execute(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener,
                                                 RunControl control) throws JanitorException, SQLException {
+        o.validate();
+        if (o.allowShortRetention() && o.minAge().compareTo(CleanupOldFilesOptions.FLOOR) < 0) {
+            control.recorder().warn("--allow-short-retention: --min-age " + o.minAge() + " is below the 1 h floor; a queued"
+                    + " file that young may still be read by a running query");
+        }
         c.setAutoCommit(true);
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
@@ -171,7 +176,8 @@ public final class CleanupOldFiles {
             }
             return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                     o.dryRun(), considered, deleted, o.dryRun() ? bytes : -1, rowsDeleted, keptLive, keptUnresolvable, failed,
-                    notFound, startedBatch && !store.batchDeleteEnabled(), List.copyOf(findings), control.figures());
+                    notFound, startedBatch && !store.batchDeleteEnabled(), o.allowShortRetention(), List.copyOf(findings),
+                    control.figures());
         }
 
         private void runBatches() throws JanitorException, SQLException {

@@ -27,12 +27,14 @@ import java.util.List;
  *     deleted by an earlier run, or the data path or --data-path does not say where they really are); their queue rows
  *     were deleted, as DuckLake does, and a warning names the first of them
  * @param batchDeleteFallback whether the store rejected batch deletes and single deletes were used
+ * @param allowShortRetention whether --allow-short-retention was given (the floor could be undercut)
  * @param findings up to 100 of the kept or failed paths with the reason, for the report
  * @param run the generic figures (batches, stop reason, elapsed seconds, warnings)
  */
 public record CleanupOldFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                     long queueRowsConsidered, long filesDeleted, long bytesWouldDelete, long queueRowsDeleted,
                                     long keptLive, long keptUnresolvable, long failed, long filesNotFound, boolean batchDeleteFallback,
+                                    boolean allowShortRetention,
                                     List<String> findings, @JsonUnwrapped RunFigures run) implements MaintenanceResult {
 
     /** Whether rows were kept that the operator should look at (exit code 12). */

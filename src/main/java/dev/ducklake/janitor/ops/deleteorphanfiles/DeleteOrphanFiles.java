@@ -140,6 +140,11 @@ public final class DeleteOrphanFiles {
      */
     public static DeleteOrphanFilesResult execute(Connection c, FileStore store, DeleteOrphanFilesOptions o,
                                                   FileListener listener, RunControl control) throws JanitorException, SQLException {
+        o.validate();
+        if (o.allowShortRetention() && o.minAge().compareTo(DeleteOrphanFilesOptions.FLOOR) < 0) {
+            control.recorder().warn("--allow-short-retention: --min-age " + o.minAge() + " is below the 24 h floor; files"
+                    + " that young may belong to a commit in flight");
+        }
         c.setAutoCommit(true);
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         StorageLocation root = checkRoot(resolver, o);
@@ -179,7 +184,7 @@ public final class DeleteOrphanFiles {
             control.batchDone();
             return new DeleteOrphanFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                     o.dryRun(), List.copyOf(schemas), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName,
-                    s.keptYoung, s.candidates, s.candidateBytes, df[0], df[1], df[2], List.copyOf(findings), control.figures());
+                    s.keptYoung, s.candidates, s.candidateBytes, df[0], df[1], df[2], o.allowShortRetention(), List.copyOf(findings), control.figures());
         } catch (IOException e) {
             throw new JanitorException(Reason.STORAGE, "The temporary candidate list could not be written: " + e.getMessage(), e);
         } finally {

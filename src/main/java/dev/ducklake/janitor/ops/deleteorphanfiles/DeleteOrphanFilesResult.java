@@ -28,13 +28,15 @@ import java.util.List;
  * @param failed orphans the store could not delete
  * @param keptRegisteredDuringRun candidates not deleted because the re-check just before their delete batch found a
  *     catalog row naming them (registered after the known set was read)
+ * @param allowShortRetention whether --allow-short-retention was given (the floor could be undercut)
  * @param findings up to 100 notes for the operator
  * @param run the generic figures (elapsed seconds, stop reason, warnings)
  */
 public record DeleteOrphanFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                       List<String> catalogsConsulted, long knownPaths, long unresolvedKnownRows, long listed,
                                       long keptKnown, long keptByName, long keptYoung, long candidates, long candidateBytes,
-                                      long deleted, long failed, long keptRegisteredDuringRun, List<String> findings,
+                                      long deleted, long failed, long keptRegisteredDuringRun, boolean allowShortRetention,
+                                      List<String> findings,
                                       @JsonUnwrapped RunFigures run) implements MaintenanceResult {
 
     /** Whether the operator should look at something (exit code 12): unresolved catalog rows stopped the deletion. */

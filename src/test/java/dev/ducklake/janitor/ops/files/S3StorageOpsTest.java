@@ -95,7 +95,7 @@ class S3StorageOpsTest {
         s3.put("orphans", "lake2/main/test/sibling.parquet", 10);
         cat.deleteFile(1, "s3a://orphans/lake//main/test/k0.parquet", false); // second spelling of a known file
         Thread.sleep(20);
-        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO)
+        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO).withAllowShortRetention(true)
                 .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false);
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
