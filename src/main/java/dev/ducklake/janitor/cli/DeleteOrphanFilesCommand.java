@@ -100,6 +100,10 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
         out.printf("  listed %d files: kept %d known, %d by name (not a DuckLake data file name), %d younger than the cutoff%n",
                 r.listed(), r.keptKnown(), r.keptByName(), r.keptYoung());
         out.printf("  orphans: %d (%d bytes); deleted %d, failed %d%n", r.candidates(), r.candidateBytes(), r.deleted(), r.failed());
+        if (r.keptNonCanonical() > 0) {
+            out.printf("  kept %d listed keys not in canonical spelling (doubled slash, '.' segment, escape): never DuckLake files%n",
+                    r.keptNonCanonical());
+        }
         if (r.keptRegisteredDuringRun() > 0) {
             out.printf("  kept %d candidates a catalog registered during the run (re-checked before each delete batch)%n",
                     r.keptRegisteredDuringRun());
@@ -122,7 +126,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
     @Override
     public List<String> totalFields(boolean dryRun) {
         return List.of("listed", "kept_known", "kept_by_name", "kept_young", "candidates", "candidate_bytes", "deleted", "failed",
-                "kept_registered_during_run");
+                "kept_registered_during_run", "kept_non_canonical");
     }
 
     @Override

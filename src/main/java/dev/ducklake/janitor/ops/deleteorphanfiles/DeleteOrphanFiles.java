@@ -184,7 +184,7 @@ public final class DeleteOrphanFiles {
             control.batchDone();
             return new DeleteOrphanFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                     o.dryRun(), List.copyOf(schemas), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName,
-                    s.keptYoung, s.candidates, s.candidateBytes, df[0], df[1], df[2], o.allowShortRetention(), List.copyOf(findings), control.figures());
+                    s.keptYoung, s.keptNonCanonical, s.candidates, s.candidateBytes, df[0], df[1], df[2], o.allowShortRetention(), List.copyOf(findings), control.figures());
         } catch (IOException e) {
             throw new JanitorException(Reason.STORAGE, "The temporary candidate list could not be written: " + e.getMessage(), e);
         } finally {
@@ -208,6 +208,7 @@ public final class DeleteOrphanFiles {
         long keptKnown;
         long keptByName;
         long keptYoung;
+        long keptNonCanonical;
         long candidates;
         long candidateBytes;
     }
@@ -233,6 +234,12 @@ public final class DeleteOrphanFiles {
                     continue;
                 }
                 s.listed++;
+                if (!canonicalSpelling(obj)) {
+                    // a key with a doubled slash, a '.' segment, a backslash or a %XX escape of an unreserved character:
+                    // DuckLake never writes one, and its canonical form sorts elsewhere than the listing put it
+                    s.keptNonCanonical++;
+                    continue;
+                }
                 boolean isKnown;
                 int order = prev == null ? 1 : StorageLocation.compareCodePoints(cur, prev);
                 if (order < 0) {
@@ -289,6 +296,16 @@ public final class DeleteOrphanFiles {
      *
      * @return deleted, failed, kept because registered during the run
      */
+    /**
+     * Whether a listed object's address is spelled exactly as its canonical form (so that the listing's byte order is
+     * the order of the canonical strings the merge compares).
+     */
+    static boolean canonicalSpelling(StoredObject obj) {
+        StorageLocation l = obj.location();
+        String expected = l.scheme().equals("file") ? l.path() : l.scheme() + "://" + l.bucket() + "/" + l.path();
+        return expected.equals(obj.address());
+    }
+
     private static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c,
                                  List<CatalogFiles.Tenant> tenants) throws JanitorException, IOException, SQLException {
         long deleted = 0;

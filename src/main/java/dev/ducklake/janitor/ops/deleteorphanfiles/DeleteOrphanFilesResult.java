@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * What {@link DeleteOrphanFiles} did. Every listed file is in exactly one of: kept known, kept by name, kept young,
- * candidate.
+ * kept non-canonical, candidate.
  *
  * @param schema the metadata schema
  * @param dataPath the data path swept (after the override)
@@ -22,6 +22,8 @@ import java.util.List;
  * @param keptKnown listed files a catalog knows
  * @param keptByName listed files DuckLake's rule would not consider (name not ending in .parquet, or .puffin with the option)
  * @param keptYoung unknown candidate-named files modified at or after the cutoff (or with no time)
+ * @param keptNonCanonical listed objects whose key is not in canonical spelling (a doubled slash, a {@code .}
+ *     segment, a backslash, a {@code %XX} escape of an unreserved character): never DuckLake files, never deleted
  * @param candidates orphans found
  * @param candidateBytes their total size in bytes
  * @param deleted orphans deleted (0 in a dry run)
@@ -34,7 +36,7 @@ import java.util.List;
  */
 public record DeleteOrphanFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                       List<String> catalogsConsulted, long knownPaths, long unresolvedKnownRows, long listed,
-                                      long keptKnown, long keptByName, long keptYoung, long candidates, long candidateBytes,
+                                      long keptKnown, long keptByName, long keptYoung, long keptNonCanonical, long candidates, long candidateBytes,
                                       long deleted, long failed, long keptRegisteredDuringRun, boolean allowShortRetention,
                                       List<String> findings,
                                       @JsonUnwrapped RunFigures run) implements MaintenanceResult {
