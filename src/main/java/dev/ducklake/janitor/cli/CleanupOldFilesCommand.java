@@ -48,7 +48,9 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
     @Override
     public void prepare() throws JanitorException {
         base = CleanupOldFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
-                .withOlderThan(storage.olderThan()).withMinAge(storage.minAge());
+                .withOlderThan(storage.olderThan()).withMinAge(storage.minAge(CleanupOldFilesOptions.FLOOR))
+                .withAllowShortRetention(storage.allowShortRetention);
+        base.validate();
         validateConsult();
     }
 
@@ -60,7 +62,7 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
 
     @Override
     public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(CleanupOldFilesResult r) {
-        return new PerRunGauges()
+        return new PerRunGauges().label("short_retention", String.valueOf(r.allowShortRetention()))
                 .add("ducklake_maintenance_files_deleted_last_run", r.filesDeleted(),
                         "Files deleted from storage by the last successful cleanup-old-files run.")
                 .add("ducklake_maintenance_queue_rows_deleted_last_run", r.queueRowsDeleted(),
@@ -89,6 +91,13 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
         }
         out.printf("  kept: %d rows a live data/delete file still resolves to, %d rows without a usable path; failed: %d%n",
                 r.keptLive(), r.keptUnresolvable(), r.failed());
+        if (r.filesNotFound() > 0) {
+            out.printf("  %d queued files were not found where the catalog says they are (their rows %s deleted)%n",
+                    r.filesNotFound(), r.dryRun() ? "would be" : "were");
+        }
+        if (r.allowShortRetention()) {
+            out.println("  --allow-short-retention was given: the floor could be undercut");
+        }
         if (r.catalogsConsulted().size() > 1 || !r.excludedCatalogSchemas().isEmpty() || !r.databasesNotConsulted().isEmpty()) {
             printConsulted(out, r.catalogsConsulted(), r.excludedCatalogSchemas(), r.databasesNotConsulted());
         }

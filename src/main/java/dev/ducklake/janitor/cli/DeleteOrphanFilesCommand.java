@@ -75,7 +75,8 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
     @Override
     public void prepare() throws JanitorException {
         base = DeleteOrphanFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
-                .withOlderThan(storage.olderThan()).withMinAge(storage.minAge()).withMaxOrphanRatio(maxOrphanRatio)
+                .withOlderThan(storage.olderThan()).withMinAge(storage.minAge(DeleteOrphanFilesOptions.FLOOR))
+                .withAllowShortRetention(storage.allowShortRetention).withMaxOrphanRatio(maxOrphanRatio)
                 .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin)
                 .withAllowUnknownTableFolders(allowUnknownTableFolders);
         base.validate();
@@ -90,7 +91,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Override
     public Map<String, MaintenanceRunReporter.PerRun> pushedGauges(DeleteOrphanFilesResult r) {
-        return new PerRunGauges()
+        return new PerRunGauges().label("short_retention", String.valueOf(r.allowShortRetention()))
                 .add("ducklake_maintenance_orphan_files_deleted_last_run", r.deleted(),
                         "Orphan files deleted by the last successful delete-orphan-files run.")
                 .add("ducklake_maintenance_orphan_files_deleted_bytes_last_run", r.dryRun() ? 0 : r.candidateBytes(),
@@ -121,6 +122,17 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
         out.printf("  listed %d files: kept %d known, %d by name (not a DuckLake data file name), %d younger than the cutoff%n",
                 r.listed(), r.keptKnown(), r.keptByName(), r.keptYoung());
         out.printf("  orphans: %d (%d bytes); deleted %d, failed %d%n", r.candidates(), r.candidateBytes(), r.deleted(), r.failed());
+        if (r.keptNonCanonical() > 0) {
+            out.printf("  kept %d listed keys not in canonical spelling (doubled slash, '.' segment, escape): never DuckLake files%n",
+                    r.keptNonCanonical());
+        }
+        if (r.keptRegisteredDuringRun() > 0) {
+            out.printf("  kept %d candidates a catalog registered during the run (re-checked before each delete batch)%n",
+                    r.keptRegisteredDuringRun());
+        }
+        if (r.allowShortRetention()) {
+            out.println("  --allow-short-retention was given: the floor could be undercut");
+        }
         for (String f : r.findings()) {
             out.println("  " + f);
         }
@@ -135,7 +147,8 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Override
     public List<String> totalFields(boolean dryRun) {
-        return List.of("listed", "kept_known", "kept_by_name", "kept_young", "candidates", "candidate_bytes", "deleted", "failed");
+        return List.of("listed", "kept_known", "kept_by_name", "kept_young", "candidates", "candidate_bytes", "deleted", "failed",
+                "kept_registered_during_run", "kept_non_canonical");
     }
 
     @Override

@@ -92,6 +92,7 @@ final class MaintainSteps {
         cleanup.putAll(Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT,
                 "s3-path-style", OptionKind.BOOLEAN, "older-than", OptionKind.DURATION_OR_INSTANT, "min-age", OptionKind.DURATION,
                 "no-consult-server", OptionKind.BOOLEAN));
+        cleanup.put("allow-short-retention", OptionKind.BOOLEAN);
         add(r, new CommandStep(CleanupOldFilesCommand.OPERATION, cleanup, listener, fileLines, true));
         Map<String, OptionKind> orphans = new LinkedHashMap<>(cleanup);
         orphans.put("max-orphan-ratio", OptionKind.RATIO);

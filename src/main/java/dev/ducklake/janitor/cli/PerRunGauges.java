@@ -12,6 +12,19 @@ import java.util.Map;
 final class PerRunGauges {
 
     private final Map<String, MaintenanceRunReporter.PerRun> gauges = new LinkedHashMap<>();
+    private final Map<String, String> labels = new LinkedHashMap<>();
+
+    /**
+     * Puts a label on every gauge added after this call.
+     *
+     * @param name the label name
+     * @param value its value
+     * @return this
+     */
+    PerRunGauges label(String name, String value) {
+        labels.put(name, value);
+        return this;
+    }
 
     /**
      * @param name the metric name ({@code ducklake_maintenance_<what>_last_run} by the naming convention)
@@ -20,7 +33,7 @@ final class PerRunGauges {
      * @return this
      */
     PerRunGauges add(String name, double value, String help) {
-        gauges.put(name, new MaintenanceRunReporter.PerRun(value, help));
+        gauges.put(name, new MaintenanceRunReporter.PerRun(value, help, java.util.Collections.unmodifiableMap(new LinkedHashMap<>(labels))));
         return this;
     }
 

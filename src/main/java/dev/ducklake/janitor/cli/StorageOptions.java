@@ -29,10 +29,18 @@ public final class StorageOptions {
                     + "(2026-11-30T00:00:00Z). Default: the catalog's delete_older_than option, else 2 days (as DuckLake).")
     String olderThan;
 
-    @Option(names = "--min-age", paramLabel = "AGE", defaultValue = "1h",
+    @Option(names = "--min-age", paramLabel = "AGE",
             description = "Floor for --older-than, same spellings as a duration: an --older-than younger than this is refused "
-                    + "(a catalog option younger than this is raised to it). Lower it explicitly to go under. Default: ${DEFAULT-VALUE}.")
+                    + "(a catalog option younger than this is raised to it). Negative values are refused; below the command's "
+                    + "floor (delete-orphan-files 24h, cleanup-old-files 1h) only with --allow-short-retention. "
+                    + "Default: the command's floor.")
     String minAge;
+
+    @Option(names = "--allow-short-retention",
+            description = "Allow --min-age below the command's floor (delete-orphan-files 24h, as Iceberg's orphan procedure; "
+                    + "cleanup-old-files 1h): files that young may belong to a commit in flight. Logged, shown in the result "
+                    + "(allow_short_retention) and on pushed gauges (label short_retention). Default: off.")
+    boolean allowShortRetention;
 
     @Option(names = "--s3-region", paramLabel = "REGION",
             description = "S3 region. Default: the AWS SDK's region chain (AWS_REGION, the profile), else us-east-1.")
@@ -59,11 +67,21 @@ public final class StorageOptions {
         }
     }
 
-    Duration minAge() throws JanitorException {
+    /**
+     * @param floor the command's floor, used when --min-age is not given
+     * @return the floor in use
+     */
+    Duration minAge(Duration floor) throws JanitorException {
+        if (minAge == null) {
+            return floor;
+        }
         try {
             AgeThreshold t = AgeThreshold.parse(minAge);
-            if (t.instant() != null || t.months() != 0 || t.duration().isNegative()) {
+            if (t.instant() != null || t.months() != 0) {
                 throw new IllegalArgumentException("'" + minAge + "' is not a plain duration");
+            }
+            if (t.duration().isNegative()) {
+                throw new IllegalArgumentException("'" + minAge + "' is negative; give 0 or more");
             }
             return t.duration();
         } catch (IllegalArgumentException e) {

@@ -174,7 +174,14 @@ public final class MaintenanceRunReporter {
         Gauge.builder().name("ducklake_maintenance_last_success_time_seconds")
                 .help("Unix time the last successful run of this operation ended, seconds.").register(reg)
                 .set(System.currentTimeMillis() / 1000.0);
-        perRunGauges.forEach((name, v) -> Gauge.builder().name(name).help(v.help()).register(reg).set(v.value()));
+        perRunGauges.forEach((name, v) -> {
+            if (v.labels().isEmpty()) {
+                Gauge.builder().name(name).help(v.help()).register(reg).set(v.value());
+            } else {
+                Gauge.builder().name(name).help(v.help()).labelNames(v.labels().keySet().toArray(new String[0])).register(reg)
+                        .labelValues(v.labels().values().toArray(new String[0])).set(v.value());
+            }
+        });
         push(reg);
     }
 
@@ -194,8 +201,13 @@ public final class MaintenanceRunReporter {
      *
      * @param value the value
      * @param help its help text
+     * @param labels labels of the series in order (e.g. {@code short_retention}), empty for none
      */
-    public record PerRun(double value, String help) {
+    public record PerRun(double value, String help, Map<String, String> labels) {
+        /** A gauge without labels. */
+        public PerRun(double value, String help) {
+            this(value, help, Map.of());
+        }
     }
 
     private void startGauge(PrometheusRegistry reg) {

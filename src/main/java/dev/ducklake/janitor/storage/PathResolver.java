@@ -12,7 +12,10 @@ package dev.ducklake.janitor.storage;
  *   <li>a schema path is relative to the data path when {@code path_is_relative}; a table path relative to its
  *       schema's full path; a data or delete file path relative to its table's full path;</li>
  *   <li>a {@code ducklake_files_scheduled_for_deletion} path is relative to the data path directly;</li>
- *   <li>a path that is not relative is taken as is.</li>
+ *   <li>a path that is not relative is taken as is; with an override of the data path ({@code --data-path}, the
+ *       lake mounted elsewhere), an absolute path that lies under the catalog's stored {@code data_path} names the
+ *       same file under the override too ({@link #rebase}): DuckLake stores a file added from inside the data path
+ *       but outside its table's folder ({@code ducklake_add_data_files}) with its absolute path.</li>
  * </ul>
  * The results are raw addresses (what DuckLake would hand its file system); compare them only through
  * {@link StorageLocation#parse} and {@link StorageLocation#canonical()}.
@@ -20,16 +23,56 @@ package dev.ducklake.janitor.storage;
 public final class PathResolver {
 
     private final String dataPath;
+    private final String storedDataPath;
 
     /**
      * @param dataPath the catalog's {@code data_path} or the {@code --data-path} override
      * @throws IllegalArgumentException when it is null or empty
      */
     public PathResolver(String dataPath) {
+        this(dataPath, null);
+    }
+
+    /**
+     * @param dataPath the data path in use: the {@code --data-path} override, or the catalog's {@code data_path}
+     * @param storedDataPath the catalog's stored {@code data_path} when an override is in use (absolute paths under it
+     *     are rebased onto the override), else null
+     * @throws IllegalArgumentException when dataPath is null or empty
+     */
+    public PathResolver(String dataPath, String storedDataPath) {
         if (dataPath == null || dataPath.isEmpty()) {
             throw new IllegalArgumentException("empty data path");
         }
         this.dataPath = withSeparator(dataPath);
+        this.storedDataPath = storedDataPath == null || storedDataPath.isEmpty() ? null : withSeparator(storedDataPath);
+    }
+
+    /**
+     * The same file under the override when an absolute address lies under the catalog's stored data path: the
+     * override's canonical prefix followed by the rest of the address (canonical). A file stored as
+     * {@code /mnt/a/lake/x/f.parquet} with data_path {@code /mnt/a/lake/} is {@code file:///mnt/b/lake/x/f.parquet}
+     * with {@code --data-path /mnt/b/lake}.
+     *
+     * @param address a full address (an absolute catalog path, or a relative one already resolved)
+     * @return the address under the override, or null when no override is in use, the address does not lie under
+     *     the stored data path, or either cannot be parsed
+     */
+    public String rebase(String address) {
+        if (storedDataPath == null) {
+            return null;
+        }
+        try {
+            StorageLocation stored = StorageLocation.parse(storedDataPath).asPrefix();
+            StorageLocation file = StorageLocation.parseKnownFile(address);
+            String prefix = stored.canonical();
+            String canon = file.canonical();
+            if (!canon.startsWith(prefix)) {
+                return null;
+            }
+            return dataLocation().canonical() + canon.substring(prefix.length());
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /** A directory path with trailing separators removed and one {@code /} appended (DuckLake's InitializeDataPath). */
@@ -57,14 +100,19 @@ public final class PathResolver {
     }
 
     /**
-     * Full address of a queued file ({@code ducklake_files_scheduled_for_deletion}).
+     * Full address of a queued file ({@code ducklake_files_scheduled_for_deletion}): where it is for this run, so an
+     * absolute path under the stored data path is {@link #rebase rebased} onto the override.
      *
      * @param path the row's path
      * @param relative the row's path_is_relative
      * @return the address
      */
     public String scheduled(String path, boolean relative) {
-        return relative ? dataPath + path : path;
+        if (relative) {
+            return dataPath + path;
+        }
+        String rebased = rebase(path);
+        return rebased != null ? rebased : path;
     }
 
     /**

@@ -23,10 +23,13 @@ import java.util.regex.Pattern;
  *   <li>doubled slashes collapse and {@code .} segments vanish; a {@code ..} segment (also spelled with
  *       percent-escapes) is refused: a file system resolves it while an object store keeps it as part of the key,
  *       so the same string can name two objects, and comparing it as written let a live file look unknown;</li>
- *   <li>percent-escapes: a {@code file://} URI is decoded fully (it is a URI); elsewhere only escapes of RFC 3986
- *       unreserved characters are decoded (section 6.2.2.2), so a key spelled {@code a%2Db} equals {@code a-b} but
- *       {@code a%2Fb} stays one segment. Decoding only ever merges spellings: a comparison may keep a file it could
- *       have deleted, never the reverse.</li>
+ *   <li>percent-escapes: a {@code file:} location is never decoded, because DuckDB does not decode it: its file
+ *       system only strips the {@code file:/}, {@code file:///} or {@code file://localhost/} prefix and hands the rest
+ *       to the operating system ({@code GetFileUrlOffset} in {@code src/common/file_system.cpp}, duckdb/duckdb commit
+ *       {@code 044a04a7}), so {@code file:///lake/fdir%41x/} is the directory named {@code fdir%41x}. In object-store
+ *       keys only escapes of RFC 3986 unreserved characters are decoded (section 6.2.2.2), so a key spelled
+ *       {@code a%2Db} equals {@code a-b} but {@code a%2Fb} stays one segment. Decoding only ever merges spellings: a
+ *       comparison may keep a file it could have deleted, never the reverse.</li>
  * </ul>
  * A prefix (a directory) ends in exactly one {@code /}; an object never does.
  *
@@ -43,6 +46,8 @@ public record StorageLocation(String scheme, String bucket, String path) {
 
     private static final Pattern SCHEME = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$", Pattern.DOTALL);
     private static final Pattern DRIVE = Pattern.compile("^[A-Za-z]:/.*", Pattern.DOTALL);
+    /** DuckDB's {@code file:/path} form (one slash, no authority). */
+    private static final Pattern FILE_ONE_SLASH = Pattern.compile("^[Ff][Ii][Ll][Ee]:/[^/].*", Pattern.DOTALL);
 
     /**
      * Parses any spelling of a location.
@@ -73,6 +78,9 @@ public record StorageLocation(String scheme, String bucket, String path) {
             throw new IllegalArgumentException("empty location");
         }
         String s = raw.replace('\\', '/');
+        if (FILE_ONE_SLASH.matcher(s).matches()) {
+            return local(s.substring("file:".length()), resolveDots);
+        }
         Matcher m = SCHEME.matcher(s);
         if (!m.matches()) {
             return local(s, resolveDots);
@@ -84,7 +92,7 @@ public record StorageLocation(String scheme, String bucket, String path) {
                 if (rest.startsWith("localhost/")) {
                     rest = rest.substring("localhost".length());
                 }
-                return local(percentDecode(rest, true), resolveDots);
+                return local(rest, resolveDots);
             case "s3a":
             case "s3n":
                 scheme = "s3";
@@ -101,7 +109,7 @@ public record StorageLocation(String scheme, String bucket, String path) {
         if (bucket.isEmpty()) {
             throw new IllegalArgumentException("no bucket in " + raw);
         }
-        return new StorageLocation(scheme, bucket.toLowerCase(Locale.ROOT), normalisePath(percentDecode(key, false), false, resolveDots));
+        return new StorageLocation(scheme, bucket.toLowerCase(Locale.ROOT), normalisePath(percentDecode(key), false, resolveDots));
     }
 
     /**
@@ -176,8 +184,8 @@ public record StorageLocation(String scheme, String bucket, String path) {
         return b.toString();
     }
 
-    /** Decodes %XX escapes: all of them (file URIs), or only those of unreserved characters. Malformed escapes stay. */
-    private static String percentDecode(String s, boolean all) {
+    /** Decodes %XX escapes of unreserved characters (object-store keys); others are upper-cased, malformed ones stay. */
+    private static String percentDecode(String s) {
         if (s.indexOf('%') < 0) {
             return s;
         }
@@ -186,7 +194,7 @@ public record StorageLocation(String scheme, String bucket, String path) {
         for (int i = 0; i < in.length; i++) {
             if (in[i] == '%' && i + 2 < in.length && hex(in[i + 1]) >= 0 && hex(in[i + 2]) >= 0) {
                 int v = hex(in[i + 1]) * 16 + hex(in[i + 2]);
-                if (all || unreserved(v)) {
+                if (unreserved(v)) {
                     out.write(v);
                     i += 2;
                     continue;

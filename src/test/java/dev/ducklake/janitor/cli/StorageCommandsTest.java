@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,8 +56,47 @@ class StorageCommandsTest {
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err()).contains("--min-age");
         CliRun lowered = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema, "--older-than", "5m",
-                "--min-age", "0s", "--dry-run");
+                "--min-age", "0s", "--allow-short-retention", "--dry-run");
         assertThat(lowered.exitCode()).as(lowered.toString()).isEqualTo(12);
+    }
+
+    /** Issue 28 item 6, issue 21 item 3: negative ages are refused; going below a floor needs the explicit flag. */
+    @Test
+    void retentionFloorsNeedTheExplicitFlag() throws Exception {
+        Path lake = dir.resolve("floors");
+        FileCatalog cat = FileCatalog.create("cli_floor", lake.toString());
+        FileCatalog.file(lake.resolve("main/test/k.parquet"), OLD);
+        cat.dataFile(1, "k.parquet", true);
+        String[] base = {"--catalog", url(), "--metadata-schema", cat.schema, "--dry-run", "--output", "json"};
+        for (String[] bad : List.of(new String[] {"delete-orphan-files", "--min-age", "0s"},
+                new String[] {"delete-orphan-files", "--min-age", "23h"},
+                new String[] {"delete-orphan-files", "--older-than", "2h"},
+                new String[] {"delete-orphan-files", "--min-age", "-1h", "--allow-short-retention"},
+                new String[] {"delete-orphan-files", "--older-than", "PT-5H", "--min-age", "0s", "--allow-short-retention"},
+                new String[] {"cleanup-old-files", "--min-age", "0s"},
+                new String[] {"cleanup-old-files", "--older-than", "10m"})) {
+            CliRun r = CliRun.run(concat(bad, base));
+            assertThat(r.exitCode()).as(String.join(" ", bad) + ": " + r).isEqualTo(2);
+            assertThat(r.err()).as(String.join(" ", bad)).containsAnyOf("--allow-short-retention", "negative", "--min-age");
+        }
+        CliRun ok = CliRun.run(concat(new String[] {"delete-orphan-files", "--min-age", "1h", "--older-than", "2h",
+            "--allow-short-retention"}, base));
+        assertThat(ok.exitCode()).as(ok.toString()).isZero();
+        assertThat(ok.json().get("allow_short_retention").asBoolean()).isTrue();
+        assertThat(ok.err()).as("logged").contains("--allow-short-retention");
+        CliRun plain = CliRun.run(concat(new String[] {"delete-orphan-files"}, base));
+        assertThat(plain.json().get("allow_short_retention").asBoolean()).isFalse();
+        // the catalog's own option below the floor is raised to it
+        cat.setOption("delete_older_than", "1 hour");
+        CliRun raised = CliRun.run(concat(new String[] {"delete-orphan-files"}, base));
+        assertThat(raised.exitCode()).as(raised.toString()).isZero();
+        assertThat(raised.json().get("cutoff_source").asText()).contains("raised to --min-age");
+        assertThat(java.time.Instant.parse(raised.json().get("cutoff").asText()))
+                .isBefore(java.time.Instant.now().minus(java.time.Duration.ofHours(23)));
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        return java.util.stream.Stream.concat(java.util.Arrays.stream(a), java.util.Arrays.stream(b)).toArray(String[]::new);
     }
 
     @Test
@@ -105,7 +145,7 @@ class StorageCommandsTest {
     @Test
     void helpExplainsEveryFlagWithDefaultAndUnit() {
         CliRun h = CliRun.run("delete-orphan-files", "--help");
-        assertThat(h.out()).contains("--data-path", "--older-than", "--min-age", "Default: 1h", "--s3-region", "--s3-endpoint",
+        assertThat(h.out()).contains("--data-path", "--older-than", "--min-age", "--allow-short-retention", "24h", "--s3-region", "--s3-endpoint",
                 "--s3-path-style", "--max-orphan-ratio", "Default: 0.5", "--allow-root-data-path", "default chain");
         CliRun c = CliRun.run("cleanup-old-files", "--help");
         assertThat(c.out()).contains("--dry-run", "--batch-size", "queue entries", "2 days", "--all-metadata-schemas");

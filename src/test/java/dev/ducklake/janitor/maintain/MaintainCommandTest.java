@@ -147,7 +147,7 @@ class MaintainCommandTest {
         assertThat(pushes).filteredOn(p -> p.path().contains("/catalog/broken/operation/expire-snapshots/")).last().satisfies(p -> assertThat(p.body())
                 .contains("status=\"error\"").doesNotContain("last_success"));
         assertThat(pushes).filteredOn(p -> p.path().equals("/metrics/job/ducklake_janitor/catalog/good/operation/cleanup-old-files/schema/"
-                + good)).last().satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_files_deleted_last_run 0"));
+                + good)).last().satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_files_deleted_last_run{short_retention=\"false\"} 0"));
     }
 
     @Test

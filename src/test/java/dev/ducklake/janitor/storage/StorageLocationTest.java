@@ -14,13 +14,26 @@ class StorageLocationTest {
         return StorageLocation.parse(s).canonical();
     }
 
+    /** Issue 28 item 4: DuckDB writes file:///…/fdir%41x/ to the directory named fdir%41x; decoding it swept fdirAx/. */
+    @Test
+    void aFileUrlIsNotPercentDecodedBecauseDuckDbDoesNotDecodeIt() {
+        assertThat(canon("file:///tmp/lake/fdir%41x/a.parquet")).isEqualTo("file:///tmp/lake/fdir%41x/a.parquet")
+                .isEqualTo(canon("/tmp/lake/fdir%41x/a.parquet")).isNotEqualTo(canon("/tmp/lake/fdirAx/a.parquet"));
+        assertThat(canon("file:///tmp/lake/a%20b.parquet")).isEqualTo("file:///tmp/lake/a%20b.parquet");
+        assertThat(canon("file:///tmp/lake/%2E%2E/a.parquet")).as("a directory literally named %2E%2E, not '..'")
+                .isEqualTo("file:///tmp/lake/%2E%2E/a.parquet");
+        StorageLocation l = StorageLocation.parse("file:///tmp/lake/fdir%41x/");
+        assertThat(l.resolve("main/x.parquet").canonical()).as("re-parsing a canonical string changes nothing")
+                .isEqualTo("file:///tmp/lake/fdir%41x/main/x.parquet");
+    }
+
     @Test
     void spellingsOfOneLocationAreEqual() {
         assertThat(canon("s3a://Bucket/lake//main/x.parquet")).isEqualTo("s3://bucket/lake/main/x.parquet");
         assertThat(canon("s3://bucket/lake/./main/x.parquet")).isEqualTo("s3://bucket/lake/main/x.parquet");
         assertThat(canon("S3://bucket/lake/ma%69n/x.parquet")).as("escape of an unreserved char").isEqualTo("s3://bucket/lake/main/x.parquet");
         assertThat(canon("s3://bucket/a%2fb")).as("an escaped slash stays one segment").isEqualTo("s3://bucket/a%2Fb");
-        assertThat(canon("file:///tmp/lake/a%20b.parquet")).isEqualTo("file:///tmp/lake/a b.parquet");
+        assertThat(canon("file:/tmp/lake/x.parquet")).as("DuckDB's one-slash file URL").isEqualTo("file:///tmp/lake/x.parquet");
         assertThat(canon("/tmp//lake/a b.parquet")).isEqualTo("file:///tmp/lake/a b.parquet");
         assertThat(canon("file://localhost/tmp/x")).isEqualTo("file:///tmp/x");
         assertThat(canon("C:\\lake\\main\\x.parquet")).isEqualTo("file:///C:/lake/main/x.parquet");

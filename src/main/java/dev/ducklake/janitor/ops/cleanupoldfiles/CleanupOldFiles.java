@@ -46,8 +46,9 @@ import java.util.Set;
  *   <li>a queue row is deleted (matched on all its values, not by id alone) only once its object is gone; an
  *       object the store cannot delete keeps its row, is reported, and the run goes on (DuckLake: all or
  *       nothing);</li>
- *   <li>a missing object counts as deleted; queue rows of one location (two spellings, duplicate rows) collapse
- *       into one delete;</li>
+ *   <li>a missing object counts as deleted (its row goes, as in DuckLake), but is counted apart
+ *       ({@code files_not_found}) with a warning naming it: a wrong data path must not look like a clean run; queue
+ *       rows of one location (two spellings, duplicate rows) collapse into one delete;</li>
  *   <li>a queued location that a {@code ducklake_data_file} / {@code ducklake_delete_file} row (of this or any
  *       consulted catalog, {@link ConsultedCatalogs}: the overlapping catalogs of this database and of the server's other
  *       databases, and those of --also-catalog) still resolves to is never deleted: the row stays and is reported as a
@@ -109,6 +110,11 @@ public final class CleanupOldFiles {
      */
     public static CleanupOldFilesResult execute(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener,
                                                 RunControl control) throws JanitorException, SQLException {
+        o.validate();
+        if (o.allowShortRetention() && o.minAge().compareTo(CleanupOldFilesOptions.FLOOR) < 0) {
+            control.recorder().warn("--allow-short-retention: --min-age " + o.minAge() + " is below the 1 h floor; a queued"
+                    + " file that young may still be read by a running query");
+        }
         c.setAutoCommit(true);
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
@@ -143,6 +149,8 @@ public final class CleanupOldFiles {
         long keptLive;
         long keptUnresolvable;
         long failed;
+        long notFound;
+        String firstNotFound;
         long batches;
 
         Run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener, PathResolver resolver,
@@ -168,10 +176,15 @@ public final class CleanupOldFiles {
             } finally {
                 closeCursor();
             }
+            if (notFound > 0) {
+                control.recorder().warn(notFound + " queued files were not found where the catalog says they are (first: "
+                        + firstNotFound + "); their queue rows " + (o.dryRun() ? "would be" : "were") + " deleted. If the"
+                        + " data path or --data-path does not point at where the files really are, they leak: check it.");
+            }
             return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                     o.dryRun(), considered, deleted, o.dryRun() ? bytes : -1, rowsDeleted, keptLive, keptUnresolvable, failed,
-                    startedBatch && !store.batchDeleteEnabled(), List.copyOf(findings), control.figures(), consulted.labels(),
-                    consulted.excluded(), consulted.notConsulted());
+                    notFound, startedBatch && !store.batchDeleteEnabled(), o.allowShortRetention(), List.copyOf(findings),
+                    control.figures(), consulted.labels(), consulted.excluded(), consulted.notConsulted());
         }
 
         private void runBatches() throws JanitorException, SQLException {
@@ -316,6 +329,9 @@ public final class CleanupOldFiles {
                         bytes += size;
                     }
                     deleted++;
+                    if (s.isEmpty()) {
+                        notFound(d.getValue());
+                    }
                     doneCanonical.add(d.getKey());
                     listener.file("would_delete", d.getValue(), size, s.map(StoredObject::lastModified).orElse(null),
                             s.isPresent() ? null : "already missing");
@@ -343,8 +359,11 @@ public final class CleanupOldFiles {
                         gone.add(d.getKey());
                         doneCanonical.add(d.getKey());
                         deleted++;
-                        listener.file("deleted", d.getValue(), -1, null, out.alreadyMissing().contains(d.getValue())
-                                ? "already missing" : null);
+                        boolean missing = out.alreadyMissing().contains(d.getValue());
+                        if (missing) {
+                            notFound(d.getValue());
+                        }
+                        listener.file("deleted", d.getValue(), -1, null, missing ? "not found where the catalog says" : null);
                     } else {
                         StorageException why = out.failed().get(d.getValue());
                         failed++;
@@ -361,6 +380,12 @@ public final class CleanupOldFiles {
                 }
             }
             deleteRows(rows);
+        }
+
+        private void notFound(String address) {
+            if (notFound++ == 0) {
+                firstNotFound = address;
+            }
         }
 
         private Optional<StoredObject> stat(String address) throws JanitorException {

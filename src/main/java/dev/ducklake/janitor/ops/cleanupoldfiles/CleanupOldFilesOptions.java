@@ -17,14 +17,17 @@ import java.time.Duration;
  *     OVERRIDE_DATA_PATH), or null for ducklake_metadata's data_path
  * @param olderThan queue rows whose schedule_start is before this are cleaned; null = the catalog's
  *     delete_older_than option, else 2 days (DuckLake's default)
- * @param minAge the floor under which --older-than may not go (default 1 hour: a file scheduled moments ago may
- *     still be read by a running query)
+ * @param minAge the floor under which --older-than may not go (default 1 hour, {@link #FLOOR}: a file scheduled
+ *     moments ago may still be read by a running query); below {@link #FLOOR} only with {@code allowShortRetention}
  * @param consult which other catalogs are read for the live-file check (a queued file that another catalog still
  *     references is kept); an unreadable one refuses the run, as for delete-orphan-files ({@link ConsultOptions})
+ * @param allowShortRetention whether {@code minAge} may go below {@link #FLOOR} ({@code --allow-short-retention})
  */
 public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge,
-                                     ConsultOptions consult)
-        implements StorageRunOptions {
+                                     ConsultOptions consult, boolean allowShortRetention) implements StorageRunOptions {
+
+    /** The floor under which --min-age needs --allow-short-retention. */
+    public static final Duration FLOOR = Duration.ofHours(1);
 
     /** Default batch size, distinct queue entries. */
     public static final int DEFAULT_BATCH_SIZE = 1000;
@@ -32,13 +35,14 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
     /** Defaults for a schema: catalog age default, 1 h floor, batches of 1,000, dry run. */
     public static CleanupOldFilesOptions defaults(String schema) {
         return new CleanupOldFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true)
-                .withBatchSize(DEFAULT_BATCH_SIZE), null, null, Duration.ofHours(1),
-                ConsultOptions.defaults());
+                .withBatchSize(DEFAULT_BATCH_SIZE), null, null, FLOOR,
+                ConsultOptions.defaults(), false);
     }
 
     /** @throws JanitorException USAGE for a bad value */
     public void validate() throws JanitorException {
         run.validate();
+        dev.ducklake.janitor.ops.files.FileAges.checkFloor(minAge, FLOOR, allowShortRetention, "cleanup-old-files");
     }
 
     /** @return the metadata schema */
@@ -58,27 +62,32 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
 
     /** @return a copy with other run options */
     public CleanupOldFilesOptions withRun(RunOptions r) {
-        return new CleanupOldFilesOptions(r, dataPathOverride, olderThan, minAge, consult);
+        return new CleanupOldFilesOptions(r, dataPathOverride, olderThan, minAge, consult, allowShortRetention);
     }
 
     /** @return a copy with the data path override */
     public CleanupOldFilesOptions withDataPath(String p) {
-        return new CleanupOldFilesOptions(run, p, olderThan, minAge, consult);
+        return new CleanupOldFilesOptions(run, p, olderThan, minAge, consult, allowShortRetention);
     }
 
     /** @return a copy with the age limit */
     public CleanupOldFilesOptions withOlderThan(AgeThreshold t) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, t, minAge, consult);
+        return new CleanupOldFilesOptions(run, dataPathOverride, t, minAge, consult, allowShortRetention);
     }
 
     /** @return a copy with the floor */
     public CleanupOldFilesOptions withMinAge(Duration d) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, d, consult);
+        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, d, consult, allowShortRetention);
     }
 
     /** @return a copy with other consulted catalogs */
     public CleanupOldFilesOptions withConsult(ConsultOptions c) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, c);
+        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, c, allowShortRetention);
+    }
+
+    /** @return a copy that may (true) or may not go below {@link #FLOOR} */
+    public CleanupOldFilesOptions withAllowShortRetention(boolean a) {
+        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, consult, a);
     }
 
     /** @return a copy with the batch size */

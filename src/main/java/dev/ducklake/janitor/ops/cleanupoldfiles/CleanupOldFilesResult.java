@@ -24,7 +24,11 @@ import java.util.List;
  * @param keptUnresolvable queue rows kept because their path or path_is_relative is NULL, or the path holds a {@code ..}
  *     segment or ends in {@code /} (ambiguous: never deleted)
  * @param failed files the store could not delete (their rows stay)
+ * @param filesNotFound files counted in filesDeleted that were not found where the catalog says they are (already
+ *     deleted by an earlier run, or the data path or --data-path does not say where they really are); their queue rows
+ *     were deleted, as DuckLake does, and a warning names the first of them
  * @param batchDeleteFallback whether the store rejected batch deletes and single deletes were used
+ * @param allowShortRetention whether --allow-short-retention was given (the floor could be undercut)
  * @param findings up to 100 of the kept or failed paths with the reason, for the report
  * @param run the generic figures (batches, stop reason, elapsed seconds, warnings)
  * @param catalogsConsulted the catalogs whose file rows were checked before a queued file was deleted (this one first)
@@ -33,7 +37,8 @@ import java.util.List;
  */
 public record CleanupOldFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                     long queueRowsConsidered, long filesDeleted, long bytesWouldDelete, long queueRowsDeleted,
-                                    long keptLive, long keptUnresolvable, long failed, boolean batchDeleteFallback,
+                                    long keptLive, long keptUnresolvable, long failed, long filesNotFound, boolean batchDeleteFallback,
+                                    boolean allowShortRetention,
                                     List<String> findings, @JsonUnwrapped RunFigures run, List<String> catalogsConsulted,
                                     List<String> excludedCatalogSchemas,
                                     List<ConsultedCatalogs.NotConsulted> databasesNotConsulted) implements MaintenanceResult {

@@ -5,6 +5,7 @@ import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
+import dev.ducklake.janitor.ops.files.CatalogRecheck;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;
@@ -31,6 +32,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * {@code delete-orphan-files}: deletes files under the data path that no catalog row knows.
@@ -139,6 +141,11 @@ public final class DeleteOrphanFiles {
      */
     public static DeleteOrphanFilesResult execute(Connection c, FileStore store, DeleteOrphanFilesOptions o,
                                                   FileListener listener, RunControl control) throws JanitorException, SQLException {
+        o.validate();
+        if (o.allowShortRetention() && o.minAge().compareTo(DeleteOrphanFilesOptions.FLOOR) < 0) {
+            control.recorder().warn("--allow-short-retention: --min-age " + o.minAge() + " is below the 24 h floor; files"
+                    + " that young may belong to a commit in flight");
+        }
         c.setAutoCommit(true);
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         StorageLocation root = checkRoot(resolver, o);
@@ -179,23 +186,20 @@ public final class DeleteOrphanFiles {
                         + root.canonical() + " would be deleted as orphans, more than --max-orphan-ratio " + o.maxOrphanRatio()
                         + ". Nothing was deleted.");
             }
-            long deleted = 0;
-            long failed = 0;
+            long[] df = {0, 0, 0};
             if (known.unresolved() > 0 && s.candidates > 0) {
                 findings.add(known.unresolved() + " catalog file rows have a location that cannot be worked out (a relative"
                         + " path whose table or schema row is missing, or a NULL path); the candidates were not deleted"
                         + " because one of them could be such a file");
             } else if (!o.dryRun()) {
-                long[] df = delete(store, spill, listener, findings, c);
-                deleted = df[0];
-                failed = df[1];
+                df = delete(store, spill, listener, findings, c, consulted);
             }
             control.batchDone();
             return new DeleteOrphanFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                     o.dryRun(), consulted.labels(), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName,
-                    s.keptYoung, s.candidates, s.candidateBytes, deleted, failed, List.copyOf(findings), control.figures(),
-                    consulted.excluded(), consulted.notConsulted(), unknownFolders.folders(), unknownFolders.total(),
-                    s.leftToOthersFiles);
+                    s.keptYoung, s.keptNonCanonical, s.candidates, s.candidateBytes, df[0], df[1], df[2],
+                    o.allowShortRetention(), List.copyOf(findings), control.figures(), consulted.excluded(),
+                    consulted.notConsulted(), unknownFolders.folders(), unknownFolders.total(), s.leftToOthersFiles);
         } catch (IOException e) {
             throw new JanitorException(Reason.STORAGE, "The temporary candidate list could not be written: " + e.getMessage(), e);
         } finally {
@@ -222,6 +226,7 @@ public final class DeleteOrphanFiles {
         long keptKnown;
         long keptByName;
         long keptYoung;
+        long keptNonCanonical;
         long candidates;
         long candidateBytes;
 
@@ -267,6 +272,12 @@ public final class DeleteOrphanFiles {
                     continue;
                 }
                 s.listed++;
+                if (!canonicalSpelling(obj)) {
+                    // a key with a doubled slash, a '.' segment, a backslash or a %XX escape of an unreserved character:
+                    // DuckLake never writes one, and its canonical form sorts elsewhere than the listing put it
+                    s.keptNonCanonical++;
+                    continue;
+                }
                 boolean isKnown;
                 int order = prev == null ? 1 : StorageLocation.compareCodePoints(cur, prev);
                 if (order < 0) {
@@ -321,10 +332,27 @@ public final class DeleteOrphanFiles {
         return s;
     }
 
-    private static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c)
-            throws JanitorException, IOException {
+    /**
+     * Whether a listed object's address is spelled exactly as its canonical form (so that the listing's byte order is
+     * the order of the canonical strings the merge compares).
+     */
+    static boolean canonicalSpelling(StoredObject obj) {
+        StorageLocation l = obj.location();
+        String expected = l.scheme().equals("file") ? l.path() : l.scheme() + "://" + l.bucket() + "/" + l.path();
+        return expected.equals(obj.address());
+    }
+
+    /**
+     * Deletes the spilled candidates batch by batch; each batch is first {@link CatalogRecheck re-checked} against the
+     * catalog tables, and what a catalog row names now is kept.
+     *
+     * @return deleted, failed, kept because registered during the run
+     */
+    private static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c,
+                                 ConsultedCatalogs consulted) throws JanitorException, IOException, SQLException {
         long deleted = 0;
         long failed = 0;
+        long registered = 0;
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(spill)))) {
             List<String> batch = new ArrayList<>();
             List<long[]> meta = new ArrayList<>();
@@ -337,9 +365,32 @@ public final class DeleteOrphanFiles {
                     eof = true;
                 }
                 if (batch.size() >= store.maxDeleteBatch() || eof && !batch.isEmpty()) {
+                    Set<String> live = CatalogRecheck.named(c, consulted, batch);
+                    if (!live.isEmpty()) {
+                        List<String> keep = new ArrayList<>();
+                        List<long[]> keepMeta = new ArrayList<>();
+                        for (int i = 0; i < batch.size(); i++) {
+                            String a = batch.get(i);
+                            if (live.contains(a)) {
+                                registered++;
+                                listener.file("kept", a, meta.get(i)[0], Instant.ofEpochMilli(meta.get(i)[1]),
+                                        "registered in a catalog during the run");
+                                if (findings.size() < MAX_FINDINGS) {
+                                    findings.add("kept (registered in a catalog during the run): " + a);
+                                }
+                            } else {
+                                keep.add(a);
+                                keepMeta.add(meta.get(i));
+                            }
+                        }
+                        batch.clear();
+                        batch.addAll(keep);
+                        meta.clear();
+                        meta.addAll(keepMeta);
+                    }
                     DeleteOutcome out;
                     try {
-                        out = store.delete(batch);
+                        out = batch.isEmpty() ? new DeleteOutcome(Set.of(), Set.of(), java.util.Map.of()) : store.delete(batch);
                     } catch (StorageException ex) {
                         throw new JanitorException(Reason.STORAGE, "Deleting orphans failed (" + ex.kind() + "): "
                                 + ex.getMessage() + "; " + deleted + " were deleted before.", ex);
@@ -366,6 +417,6 @@ public final class DeleteOrphanFiles {
                 }
             }
         }
-        return new long[] {deleted, failed};
+        return new long[] {deleted, failed, registered};
     }
 }

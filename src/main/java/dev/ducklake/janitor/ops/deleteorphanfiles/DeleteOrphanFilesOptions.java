@@ -16,7 +16,9 @@ import java.time.Duration;
  * @param dataPathOverride {@code --data-path} (DuckLake's OVERRIDE_DATA_PATH), or null for the catalog's data_path
  * @param olderThan only files last modified before this are candidates; null = the catalog's delete_older_than,
  *     else 2 days (DuckLake 1.5.5's default for ducklake_delete_orphaned_files)
- * @param minAge the floor (default 1 hour: a file written moments ago may belong to a commit in flight)
+ * @param minAge the floor (default 24 hours, {@link #FLOOR}: a file written a while ago may belong to a commit in
+ *     flight, as Iceberg's procedure refuses orphan deletion under 24 h); below {@link #FLOOR} only with
+ *     {@code allowShortRetention}
  * @param maxOrphanRatio abort when candidates exceed this fraction of the listed files (default 0.5)
  * @param allowRootPath sweep a data path that is a root ({@code /}, a bucket without prefix); default false
  * @param includePuffin also consider unknown {@code .puffin} files (deletion vectors), as DuckLake releases after
@@ -26,20 +28,26 @@ import java.time.Duration;
  * @param allowUnknownTableFolders delete candidates that make up whole DuckLake table folders no consulted catalog
  *     knows (default false: such folders stop the run with {@code BRAKE_UNKNOWN_TABLE_FOLDERS}, because a catalog the
  *     run cannot see, e.g. on another server sharing the bucket, may own them)
+ * @param allowShortRetention whether {@code minAge} may go below {@link #FLOOR} ({@code --allow-short-retention})
  */
 public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge,
                                        double maxOrphanRatio, boolean allowRootPath, boolean includePuffin,
-                                       ConsultOptions consult, boolean allowUnknownTableFolders) implements StorageRunOptions {
+                                       ConsultOptions consult, boolean allowUnknownTableFolders,
+                                       boolean allowShortRetention) implements StorageRunOptions {
+
+    /** The floor under which --min-age needs --allow-short-retention. */
+    public static final Duration FLOOR = Duration.ofHours(24);
 
     /** Defaults for a schema (dry run). */
     public static DeleteOrphanFilesOptions defaults(String schema) {
         return new DeleteOrphanFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true), null, null,
-                Duration.ofHours(1), 0.5, false, false, ConsultOptions.defaults(), false);
+                FLOOR, 0.5, false, false, ConsultOptions.defaults(), false, false);
     }
 
     /** @throws JanitorException USAGE for a bad value */
     public void validate() throws JanitorException {
         run.validate();
+        dev.ducklake.janitor.ops.files.FileAges.checkFloor(minAge, FLOOR, allowShortRetention, "delete-orphan-files");
         if (!(maxOrphanRatio >= 0 && maxOrphanRatio <= 1)) {
             throw new JanitorException(JanitorException.Reason.USAGE, "--max-orphan-ratio must be between 0 and 1, got "
                     + maxOrphanRatio + ".");
@@ -59,55 +67,61 @@ public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, 
     /** @return a copy with other run options */
     public DeleteOrphanFilesOptions withRun(RunOptions r) {
         return new DeleteOrphanFilesOptions(r, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders);
+                consult, allowUnknownTableFolders, allowShortRetention);
     }
 
     /** @return a copy with the data path override */
     public DeleteOrphanFilesOptions withDataPath(String p) {
         return new DeleteOrphanFilesOptions(run, p, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders);
+                consult, allowUnknownTableFolders, allowShortRetention);
     }
 
     /** @return a copy with the age limit */
     public DeleteOrphanFilesOptions withOlderThan(AgeThreshold t) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, t, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders);
+                consult, allowUnknownTableFolders, allowShortRetention);
     }
 
     /** @return a copy with the floor */
     public DeleteOrphanFilesOptions withMinAge(Duration d) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, d, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders);
+                consult, allowUnknownTableFolders, allowShortRetention);
     }
 
     /** @return a copy with the ratio brake */
     public DeleteOrphanFilesOptions withMaxOrphanRatio(double r) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, r, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders);
+                consult, allowUnknownTableFolders, allowShortRetention);
     }
 
     /** @return a copy that may sweep a root */
     public DeleteOrphanFilesOptions withAllowRootPath(boolean a) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, a, includePuffin,
-                consult, allowUnknownTableFolders);
+                consult, allowUnknownTableFolders, allowShortRetention);
     }
 
     /** @return a copy that also sweeps unknown .puffin files */
     public DeleteOrphanFilesOptions withIncludePuffin(boolean p) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, p,
-                consult, allowUnknownTableFolders);
+                consult, allowUnknownTableFolders, allowShortRetention);
     }
 
     /** @return a copy with other consulted catalogs */
     public DeleteOrphanFilesOptions withConsult(ConsultOptions c) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                c, allowUnknownTableFolders);
+                c, allowUnknownTableFolders, allowShortRetention);
     }
 
     /** @return a copy that deletes (true) or stops at (false) unknown DuckLake table folders */
     public DeleteOrphanFilesOptions withAllowUnknownTableFolders(boolean a) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, a);
+                consult, a, allowShortRetention);
+    }
+
+    /** @return a copy that may (true) or may not go below {@link #FLOOR} */
+    public DeleteOrphanFilesOptions withAllowShortRetention(boolean a) {
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
+                consult, allowUnknownTableFolders, a);
     }
 
     /** @return a copy that deletes (false) or only lists (true) */

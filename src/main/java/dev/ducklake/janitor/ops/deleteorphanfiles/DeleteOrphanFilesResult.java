@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * What {@link DeleteOrphanFiles} did. Every listed file is in exactly one of: kept known, kept by name, kept young,
- * candidate.
+ * kept non-canonical, candidate.
  *
  * @param schema the metadata schema
  * @param dataPath the data path swept (after the override)
@@ -23,10 +23,15 @@ import java.util.List;
  * @param keptKnown listed files a catalog knows
  * @param keptByName listed files DuckLake's rule would not consider (name not ending in .parquet, or .puffin with the option)
  * @param keptYoung unknown candidate-named files modified at or after the cutoff (or with no time)
+ * @param keptNonCanonical listed objects whose key is not in canonical spelling (a doubled slash, a {@code .}
+ *     segment, a backslash, a {@code %XX} escape of an unreserved character): never DuckLake files, never deleted
  * @param candidates orphans found
  * @param candidateBytes their total size in bytes
  * @param deleted orphans deleted (0 in a dry run)
  * @param failed orphans the store could not delete
+ * @param keptRegisteredDuringRun candidates not deleted because the re-check just before their delete batch found a
+ *     catalog row naming them (registered after the known set was read)
+ * @param allowShortRetention whether --allow-short-retention was given (the floor could be undercut)
  * @param findings up to 100 notes for the operator
  * @param run the generic figures (elapsed seconds, stop reason, warnings)
  * @param excludedCatalogSchemas unreadable catalogs left unread by --exclude-catalog-schema (their files count as unknown)
@@ -40,8 +45,9 @@ import java.util.List;
  */
 public record DeleteOrphanFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                       List<String> catalogsConsulted, long knownPaths, long unresolvedKnownRows, long listed,
-                                      long keptKnown, long keptByName, long keptYoung, long candidates, long candidateBytes,
-                                      long deleted, long failed, List<String> findings,
+                                      long keptKnown, long keptByName, long keptYoung, long keptNonCanonical, long candidates, long candidateBytes,
+                                      long deleted, long failed, long keptRegisteredDuringRun, boolean allowShortRetention,
+                                      List<String> findings,
                                       @JsonUnwrapped RunFigures run, List<String> excludedCatalogSchemas,
                                       List<ConsultedCatalogs.NotConsulted> databasesNotConsulted, List<String> unknownTableFolders,
                                       long unknownTableFoldersTotal, long leftToOtherSchemas) implements MaintenanceResult {

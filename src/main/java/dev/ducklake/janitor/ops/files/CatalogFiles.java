@@ -49,7 +49,8 @@ public final class CatalogFiles {
     }
 
     /**
-     * The path resolver of a catalog: its {@code data_path}, or the override.
+     * The path resolver of a catalog: its {@code data_path}, or the override (absolute paths under the stored
+     * {@code data_path} then rebased onto it, {@link PathResolver#rebase}).
      *
      * @param c an open connection
      * @param schema the metadata schema
@@ -59,12 +60,13 @@ public final class CatalogFiles {
      * @throws SQLException on database errors
      */
     public static PathResolver resolver(Connection c, String schema, String override) throws JanitorException, SQLException {
-        String p = override != null ? override : option(c, schema, "data_path");
+        String stored = option(c, schema, "data_path");
+        String p = override != null ? override : stored;
         if (p == null || p.isBlank()) {
             throw new JanitorException(Reason.BRAKE_ROOT_PATH, "The catalog in schema " + printable(schema)
                     + " has no data_path in ducklake_metadata and no --data-path was given; nothing was done.");
         }
-        return new PathResolver(p);
+        return new PathResolver(p, override != null ? stored : null);
     }
 
     /** Whether a catalog table has a column (older formats lack some). */

@@ -23,6 +23,31 @@ public final class FileAges {
     }
 
     /**
+     * The one check of a storage command's age floor: refuses a negative {@code --min-age}, and one below the
+     * command's floor unless {@code --allow-short-retention} is given (Iceberg's DeleteOrphanFiles procedure refuses
+     * an age under 24 h, Delta's VACUUM one under 168 h; a file younger than that may belong to a commit in flight or
+     * be read by a query planned on an old snapshot). Every way of setting the age goes through the floor:
+     * {@code --older-than} younger than {@code --min-age} is refused and the catalog's {@code delete_older_than}
+     * option is raised to it ({@link #cutoff}); maintain steps pass the same flags.
+     *
+     * @param minAge the floor in use
+     * @param floor the command's floor (delete-orphan-files 24 h, cleanup-old-files 1 h)
+     * @param allowShort whether --allow-short-retention was given
+     * @param command the command name, for the message
+     * @throws JanitorException USAGE
+     */
+    public static void checkFloor(Duration minAge, Duration floor, boolean allowShort, String command) throws JanitorException {
+        if (minAge == null || minAge.isNegative()) {
+            throw new JanitorException(Reason.USAGE, "--min-age must be a duration of 0 or more, got " + minAge + ".");
+        }
+        if (minAge.compareTo(floor) < 0 && !allowShort) {
+            throw new JanitorException(Reason.USAGE, "--min-age " + minAge + " is below the " + floor.toHours() + " h floor of "
+                    + command + " (a younger file may belong to a commit in flight or be read by a running query);"
+                    + " pass --allow-short-retention as well to go below it (logged and shown in the result).");
+        }
+    }
+
+    /**
      * The cutoff and where it came from.
      *
      * @param cutoff files / rows strictly older than this instant are acted on
@@ -50,6 +75,10 @@ public final class FileAges {
         Instant floor = now.minus(minAge);
         if (olderThan != null) {
             Instant cut = olderThan.cutoff(now);
+            if (olderThan.duration() != null && olderThan.duration().isNegative()) {
+                throw new JanitorException(Reason.USAGE, "--older-than " + olderThan.text() + " is negative; give a duration"
+                        + " of 0 or more.");
+            }
             if (cut.isAfter(floor)) {
                 throw new JanitorException(Reason.USAGE, "--older-than " + olderThan.text() + " reaches files younger than --min-age "
                         + dev.ducklake.janitor.Durations.format(minAge) + " (files still being written or committed); lower --min-age explicitly to go under it.");

@@ -118,32 +118,54 @@ public final class KnownFiles {
     }
 
     private void loadFiles(Connection source, String schema, PathResolver r) throws SQLException {
-        String sp = CatalogFiles.hasColumn(source, schema, "ducklake_schema", "path") ? "path, path_is_relative"
+        load(source, fileRowsSql(source, schema, ""), r, (rs, path) -> resolveFileRow(rs, r, path), TABLE, true);
+    }
+
+    /**
+     * The one query of a catalog's data and delete file rows of any snapshot with their table's and schema's paths.
+     * Columns: 1 file path, 2 its path_is_relative, 3 table path, 4 its path_is_relative, 5 schema path, 6 its
+     * path_is_relative, 7 table row missing, 8 schema row missing; rows are resolved by {@link #resolveFileRow}.
+     *
+     * @param c an open connection (to read which path columns the format has)
+     * @param schema the metadata schema
+     * @param fileFilter a condition on the file rows' own columns with its WHERE (bind parameters allowed: it is
+     *     applied to ducklake_data_file and ducklake_delete_file in that order), or "" for all rows
+     * @return the SQL text
+     * @throws SQLException on database errors
+     */
+    static String fileRowsSql(Connection c, String schema, String fileFilter) throws SQLException {
+        String sp = CatalogFiles.hasColumn(c, schema, "ducklake_schema", "path") ? "path, path_is_relative"
                 : "NULL::varchar AS path, NULL::boolean AS path_is_relative";
-        String tp = CatalogFiles.hasColumn(source, schema, "ducklake_table", "path") ? "path, path_is_relative"
+        String tp = CatalogFiles.hasColumn(c, schema, "ducklake_table", "path") ? "path, path_is_relative"
                 : "NULL::varchar AS path, NULL::boolean AS path_is_relative";
-        String sql = "SELECT f.path, f.path_is_relative, t.path, t.path_is_relative, s.path, s.path_is_relative,"
+        return "SELECT f.path, f.path_is_relative, t.path, t.path_is_relative, s.path, s.path_is_relative,"
                 + " t.table_id IS NULL, s.schema_id IS NULL"
-                + " FROM (SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_data_file")
-                + " UNION ALL SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_delete_file") + ") f"
+                + " FROM (SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_data_file") + fileFilter
+                + " UNION ALL SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_delete_file")
+                + fileFilter + ") f"
                 + " LEFT JOIN (SELECT DISTINCT table_id, schema_id, " + tp + " FROM " + Sql.qualified(schema, "ducklake_table")
                 + ") t ON t.table_id = f.table_id"
                 + " LEFT JOIN (SELECT DISTINCT schema_id, " + sp + " FROM " + Sql.qualified(schema, "ducklake_schema")
                 + ") s ON s.schema_id = t.schema_id";
-        load(source, sql, (rs, path) -> {
-            if (rs.getBoolean(7) || (rs.getObject(4) == null || (Boolean) rs.getObject(4)) && rs.getString(3) != null
-                    && rs.getBoolean(8)) {
-                return null;
-            }
-            String schemaFull = r.schema(rs.getString(5), (Boolean) rs.getObject(6));
-            String tableFull = PathResolver.table(schemaFull, rs.getString(3), (Boolean) rs.getObject(4));
-            return PathResolver.file(tableFull, path, true);
-        }, TABLE, true);
+    }
+
+    /**
+     * The full address of a relative file row of {@link #fileRowsSql} (through its table and schema paths), or null
+     * when its table or schema row is missing.
+     */
+    static String resolveFileRow(ResultSet rs, PathResolver r, String path) throws SQLException {
+        if (rs.getBoolean(7) || (rs.getObject(4) == null || (Boolean) rs.getObject(4)) && rs.getString(3) != null
+                && rs.getBoolean(8)) {
+            return null;
+        }
+        String schemaFull = r.schema(rs.getString(5), (Boolean) rs.getObject(6));
+        String tableFull = PathResolver.table(schemaFull, rs.getString(3), (Boolean) rs.getObject(4));
+        return PathResolver.file(tableFull, path, true);
     }
 
     private void loadQueue(Connection source, String schema, PathResolver r) throws SQLException {
         load(source, "SELECT path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_files_scheduled_for_deletion"),
-                (rs, path) -> r.scheduled(path, true), TABLE, true);
+                r, (rs, path) -> r.scheduled(path, true), TABLE, true);
     }
 
     /**
@@ -156,13 +178,13 @@ public final class KnownFiles {
         if (!CatalogFiles.hasColumn(source, schema, "ducklake_table", "path")
                 || !CatalogFiles.hasColumn(source, schema, "ducklake_schema", "path")) {
             // format 0.1 has no paths: files resolve against the data path itself (PathResolver)
-            load(source, "SELECT ''::varchar, true", (rs, path) -> r.dataPath(), FOLDERS, false);
+            load(source, "SELECT ''::varchar, true", null, (rs, path) -> r.dataPath(), FOLDERS, false);
             return;
         }
         load(source, "SELECT t.path, t.path_is_relative, s.path, s.path_is_relative, s.schema_id IS NULL"
                 + " FROM (SELECT DISTINCT schema_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_table") + ") t"
                 + " LEFT JOIN (SELECT DISTINCT schema_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_schema")
-                + ") s ON s.schema_id = t.schema_id",
+                + ") s ON s.schema_id = t.schema_id", null,
                 (rs, path) -> rs.getBoolean(5) ? null : PathResolver.table(r.schema(rs.getString(3), (Boolean) rs.getObject(4)),
                         path, true), FOLDERS, false);
     }
@@ -177,8 +199,11 @@ public final class KnownFiles {
      * Streams a query whose first two columns are a path and its path_is_relative flag into the table, in chunks of
      * {@link #CHUNK}: an absolute path is added as it is, a relative one as {@code relative} resolves it, and a path
      * whose flag is null both ways (it could be either). A null path or an unresolvable address counts as unresolved.
+     * Every file address is also added as {@link PathResolver#rebase rebased} onto --data-path when it lies under the
+     * catalog's stored data path (both spellings are known); {@code r} is null for folders.
      */
-    private void load(Connection source, String sql, RelativeAddress relative, String table, boolean files) throws SQLException {
+    private void load(Connection source, String sql, PathResolver r, RelativeAddress relative, String table, boolean files)
+            throws SQLException {
         List<String> buf = new ArrayList<>(CHUNK);
         try (PreparedStatement ps = source.prepareStatement(sql)) {
             ps.setFetchSize(CHUNK);
@@ -193,7 +218,7 @@ public final class KnownFiles {
                     }
                     Boolean rel = (Boolean) rs.getObject(2);
                     if (rel == null || !rel) {
-                        add(buf, path, files);
+                        add(buf, path, r, files);
                     }
                     if (rel == null || rel) {
                         String full = relative.resolve(rs, path);
@@ -202,7 +227,7 @@ public final class KnownFiles {
                                 unresolved++;
                             }
                         } else {
-                            add(buf, full, files);
+                            add(buf, full, r, files);
                         }
                     }
                     if (buf.size() >= CHUNK) {
@@ -214,7 +239,7 @@ public final class KnownFiles {
         flush(buf, table, files);
     }
 
-    private void add(List<String> buf, String address, boolean files) {
+    private void add(List<String> buf, String address, PathResolver r, boolean files) {
         try {
             String canon = files ? StorageLocation.parseKnownFile(address).canonical()
                     : StorageLocation.parse(address).asPrefix().canonical();
@@ -225,6 +250,11 @@ public final class KnownFiles {
             if (files && under == null) {
                 unresolved++;
             }
+            return;
+        }
+        String rebased = files && r != null ? r.rebase(address) : null;
+        if (rebased != null && (under == null || rebased.startsWith(under))) {
+            buf.add(rebased);
         }
     }
 

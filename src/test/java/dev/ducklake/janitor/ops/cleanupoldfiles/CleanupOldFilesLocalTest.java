@@ -42,6 +42,29 @@ class CleanupOldFilesLocalTest {
         }
     }
 
+    /**
+     * Issue 28 item 4: DuckDB writes under file:///…/fdir%41x/ literally; the janitor decoded it, deleted nothing at the
+     * real location, reported the file deleted and removed its queue row. Now the literal directory is used, and a
+     * queued file not found where the catalog says is counted and warned about.
+     */
+    @Test
+    void aPercentEscapeInAFileDataPathIsLiteralAndAMissingFileIsReported() throws Exception {
+        Path lake = dir.resolve("pct");
+        FileCatalog cat = FileCatalog.create("cof_pct", "file://" + lake + "/fdir%41x/");
+        Path real = FileCatalog.file(lake.resolve("fdir%41x/main/test/q.parquet"), OLD);
+        Path decoy = FileCatalog.file(lake.resolve("fdirAx/main/test/q.parquet"), OLD);
+        cat.queue(1, "main/test/q.parquet", true, OLD);
+        cat.queue(2, "main/test/missing.parquet", true, OLD);
+        List<String> events = new ArrayList<>();
+        CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), events);
+        assertThat(Files.exists(real)).as("deleted where DuckDB wrote it").isFalse();
+        assertThat(Files.exists(decoy)).as("the decoded spelling is another directory").isTrue();
+        assertThat(r.filesDeleted()).isEqualTo(2);
+        assertThat(r.filesNotFound()).as("the missing one is not reported as a plain delete").isEqualTo(1);
+        assertThat(r.run().warnings()).anySatisfy(w -> assertThat(w).contains("not found where the catalog says")
+                .contains("missing.parquet"));
+    }
+
     @Test
     void deletesOldQueuedFilesKeepsYoungLiveAndCollapsesDuplicates() throws Exception {
         Path lake = dir.resolve("lake");

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -95,7 +96,7 @@ class S3StorageOpsTest {
         s3.put("orphans", "lake2/main/test/sibling.parquet", 10);
         cat.deleteFile(1, "s3a://orphans/lake//main/test/k0.parquet", false); // second spelling of a known file
         Thread.sleep(20);
-        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO)
+        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO).withAllowShortRetention(true)
                 .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false);
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
@@ -117,5 +118,38 @@ class S3StorageOpsTest {
             }
         }).isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BRAKE_ROOT_PATH));
         assertThat(s3.exists("orphans", "lake2/main/test/sibling.parquet")).isTrue();
+    }
+
+    /**
+     * Issue 28 item 5: stray keys with a doubled slash, a '.' segment or a %XX escape of an unreserved character sort
+     * elsewhere than their canonical form; every sweep used to stop with exit 13. They are kept and counted.
+     */
+    @Test
+    void strayKeysThatAreNotCanonicalAreKeptAndCountedNotAnError() throws Exception {
+        s3.createBucket("strays");
+        FileCatalog cat = FileCatalog.create("s3_strays", "s3://strays/lake/");
+        for (int i = 0; i < 6; i++) {
+            s3.put("strays", "lake/main/test/k" + i + ".parquet", 10);
+            cat.dataFile(1, "k" + i + ".parquet", true);
+        }
+        List<String> strays = List.of("lake/main//test/k1.parquet", "lake/main/test/%6B2.parquet", "lake/main/./test/z.parquet",
+                "lake/main/te%73t/zz.parquet");
+        for (String k : strays) {
+            s3.put("strays", k, 10);
+        }
+        s3.put("strays", "lake/main/test/stray.parquet", 10);
+        Thread.sleep(20);
+        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO).withAllowShortRetention(true)
+                .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false);
+        DeleteOrphanFilesResult r;
+        try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
+            r = DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
+        }
+        assertThat(r.keptNonCanonical()).isEqualTo(strays.size());
+        assertThat(r.deleted()).isEqualTo(1);
+        for (String k : strays) {
+            assertThat(s3.exists("strays", k)).as(k).isTrue();
+        }
+        assertThat(s3.exists("strays", "lake/main/test/stray.parquet")).isFalse();
     }
 }
