@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -35,8 +36,9 @@ import java.util.Set;
  * {@code serve}): the whole login (TCP connect, TLS, authentication) is bounded by {@code connect_timeout} from the
  * string or PGCONNECT_TIMEOUT, in seconds, default {@link #DEFAULT_CONNECT_TIMEOUT_SECONDS} (libpq waits forever by
  * default; a maintenance job must not). As in libpq, 0 means wait forever and 1 is taken as 2. After login every
- * read is bounded by the socket timeout set with {@link #withSocketTimeoutAbove} (callers make it exceed their
- * statement timeout), default none.
+ * read is bounded by the socket timeout: {@link #SOCKET_TIMEOUT_FLOOR_SECONDS} unless the caller sets another with
+ * {@link #withSocketTimeoutAbove} or {@link #withSocketTimeoutJustAbove} (exceeding its statement timeout), so that
+ * no path (schema discovery, the maintain steps, the dry-run probes) waits forever on a peer gone silent after login.
  *
  * <p>The password is kept only to open connections: {@link #toString()}, {@link #describe()} and
  * {@link #jdbcUrl()} never contain it.
@@ -212,7 +214,7 @@ public final class ConnectionSpec {
             int v = Integer.parseInt(ct);
             connectTimeout = v <= 0 ? 0 : Math.max(2, v);
         }
-        return new ConnectionSpec(host, port, database, user, source, params, connectTimeout, 0);
+        return new ConnectionSpec(host, port, database, user, source, params, connectTimeout, SOCKET_TIMEOUT_FLOOR_SECONDS);
     }
 
     private static void copyParam(Map<String, String> kv, Map<String, String> out, String libpq, String jdbc) {
@@ -243,8 +245,24 @@ public final class ConnectionSpec {
      * @return a new specification
      */
     public ConnectionSpec withSocketTimeoutAbove(java.time.Duration statementTimeout) {
+        return withSocketTimeout(statementTimeout, SOCKET_TIMEOUT_FLOOR_SECONDS);
+    }
+
+    /**
+     * The same connection with a socket timeout of {@code statementTimeout} plus {@link #SOCKET_TIMEOUT_MARGIN_SECONDS}
+     * and no floor, for callers that run every long statement under that statement timeout ({@code check}): a peer
+     * gone silent after login ends the call {@code statementTimeout + 30 s} after its last answer.
+     *
+     * @param statementTimeout the longest statement_timeout the caller sets; zero (none) leaves reads unbounded
+     * @return a new specification
+     */
+    public ConnectionSpec withSocketTimeoutJustAbove(java.time.Duration statementTimeout) {
+        return withSocketTimeout(statementTimeout, 0);
+    }
+
+    private ConnectionSpec withSocketTimeout(java.time.Duration statementTimeout, int floorSeconds) {
         int s = statementTimeout == null || statementTimeout.isZero() ? 0
-                : (int) Math.min(Integer.MAX_VALUE / 2, Math.max(SOCKET_TIMEOUT_FLOOR_SECONDS,
+                : (int) Math.min(Integer.MAX_VALUE / 2, Math.max(floorSeconds,
                         (statementTimeout.toMillis() + 999) / 1000 + SOCKET_TIMEOUT_MARGIN_SECONDS));
         return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, s);
     }
@@ -254,7 +272,7 @@ public final class ConnectionSpec {
         return connectTimeoutSeconds;
     }
 
-    /** The socket timeout in seconds (0 = none). */
+    /** The socket timeout in seconds (0 = none; {@link #SOCKET_TIMEOUT_FLOOR_SECONDS} unless a caller set another). */
     public int socketTimeoutSeconds() {
         return socketTimeoutSeconds;
     }
@@ -359,10 +377,54 @@ public final class ConnectionSpec {
      */
     static final String SESSION_SETTINGS = "SET jit = off";
 
+    /**
+     * The most a janitor session may stay idle inside a transaction ({@code idle_in_transaction_session_timeout}):
+     * its transactions never wait on anything but the server and the store's bounded calls.
+     */
+    public static final java.time.Duration IDLE_IN_TRANSACTION_TIMEOUT = java.time.Duration.ofHours(1);
+    /**
+     * The most a janitor session may stay idle between statements ({@code idle_session_timeout}, PostgreSQL 14+):
+     * above any collection interval of {@code serve} and any listing between two catalog statements of a storage run.
+     */
+    public static final java.time.Duration IDLE_SESSION_TIMEOUT = java.time.Duration.ofHours(6);
+
     private static void startSession(Connection c) throws SQLException {
         try (java.sql.Statement st = c.createStatement()) {
             st.execute(SESSION_SETTINGS);
         }
+        idleTimeouts(c);
+    }
+
+    /**
+     * Bounds how long the server keeps a janitor session whose client is gone without a word (a SIGKILLed run behind
+     * a proxy that keeps the server connection open would otherwise keep its advisory lock for hours; TCP keepalives
+     * cover a vanished peer on a direct connection): {@link #IDLE_IN_TRANSACTION_TIMEOUT} and, from PostgreSQL 14 on,
+     * {@link #IDLE_SESSION_TIMEOUT}. A shorter value set by the DBA (role, database, server) is kept: the janitor
+     * only lowers these, never raises them. Session-level: behind a transaction-mode pooler they may land on a shared
+     * server connection, like {@code jit = off}.
+     */
+    private static void idleTimeouts(Connection c) throws SQLException {
+        boolean idleSession = c.getMetaData().getDatabaseMajorVersion() >= 14;
+        StringBuilder sql = new StringBuilder("SELECT ").append(lowerOnly("idle_in_transaction_session_timeout", 1));
+        if (idleSession) {
+            sql.append(", ").append(lowerOnly("idle_session_timeout", 3));
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            ps.setString(1, IDLE_IN_TRANSACTION_TIMEOUT.toMillis() + "ms");
+            ps.setString(2, IDLE_IN_TRANSACTION_TIMEOUT.toMillis() + "ms");
+            if (idleSession) {
+                ps.setString(3, IDLE_SESSION_TIMEOUT.toMillis() + "ms");
+                ps.setString(4, IDLE_SESSION_TIMEOUT.toMillis() + "ms");
+            }
+            ps.execute();
+        }
+    }
+
+    /** Sets the setting for the session to bind parameter {@code p + 1} unless it is already below parameter {@code p} (same value) and not 0. */
+    private static String lowerOnly(String setting, int p) {
+        String current = "current_setting('" + setting + "')::interval";
+        return "set_config('" + setting + "', CASE WHEN " + current + " = interval '0' OR " + current + " > ?::interval"
+                + " THEN ? ELSE current_setting('" + setting + "') END, false)";
     }
 
     /**

@@ -34,11 +34,13 @@ public final class CatalogCheck {
     private final CheckOptions options;
 
     /**
-     * @param spec where the catalog database is
+     * @param spec where the catalog database is; its reads are bounded by the options' statement timeout plus
+     *     {@link ConnectionSpec#SOCKET_TIMEOUT_MARGIN_SECONDS} ({@link ConnectionSpec#withSocketTimeoutJustAbove}), so a
+     *     server gone silent after login ends the check with exit 3 instead of hanging it
      * @param options what to check and how
      */
     public CatalogCheck(ConnectionSpec spec, CheckOptions options) {
-        this.spec = spec;
+        this.spec = spec.withSocketTimeoutJustAbove(options.statementTimeout());
         this.options = options;
     }
 
