@@ -10,6 +10,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -404,27 +405,26 @@ public final class ConnectionSpec {
      * server connection, like {@code jit = off}.
      */
     private static void idleTimeouts(Connection c) throws SQLException {
-        boolean idleSession = c.getMetaData().getDatabaseMajorVersion() >= 14;
-        StringBuilder sql = new StringBuilder("SELECT ").append(lowerOnly("idle_in_transaction_session_timeout", 1));
-        if (idleSession) {
-            sql.append(", ").append(lowerOnly("idle_session_timeout", 3));
+        List<String[]> settings = new java.util.ArrayList<>();
+        settings.add(new String[] {"idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_TIMEOUT.toMillis() + "ms"});
+        if (c.getMetaData().getDatabaseMajorVersion() >= 14) {
+            settings.add(new String[] {"idle_session_timeout", IDLE_SESSION_TIMEOUT.toMillis() + "ms"});
         }
+        // each setting (name, bound) is lowered to the bound unless it is already below it and not 0 (none)
+        StringBuilder sql = new StringBuilder("SELECT set_config(s.n, CASE WHEN s.cur = interval '0' OR s.cur > s.v::interval"
+                + " THEN s.v ELSE current_setting(s.n) END, false) FROM (SELECT n, v, current_setting(n)::interval AS cur FROM (VALUES ");
+        for (int i = 0; i < settings.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append("(?, ?)");
+        }
+        sql.append(") x(n, v)) s");
         try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-            ps.setString(1, IDLE_IN_TRANSACTION_TIMEOUT.toMillis() + "ms");
-            ps.setString(2, IDLE_IN_TRANSACTION_TIMEOUT.toMillis() + "ms");
-            if (idleSession) {
-                ps.setString(3, IDLE_SESSION_TIMEOUT.toMillis() + "ms");
-                ps.setString(4, IDLE_SESSION_TIMEOUT.toMillis() + "ms");
+            int p = 1;
+            for (String[] setting : settings) {
+                ps.setString(p++, setting[0]);
+                ps.setString(p++, setting[1]);
             }
             ps.execute();
         }
-    }
-
-    /** Sets the setting for the session to bind parameter {@code p + 1} unless it is already below parameter {@code p} (same value) and not 0. */
-    private static String lowerOnly(String setting, int p) {
-        String current = "current_setting('" + setting + "')::interval";
-        return "set_config('" + setting + "', CASE WHEN " + current + " = interval '0' OR " + current + " > ?::interval"
-                + " THEN ? ELSE current_setting('" + setting + "') END, false)";
     }
 
     /**
