@@ -351,7 +351,9 @@ final class MaintainSteps {
             adapter.prepare();
             RunOptions run = runOptions(step, (MaintenanceCommand<?>) adapter, ctx.schema(), ctx.dryRun(), ctx.runBudget(), ctx.lockName());
             run.validate();
-            MaintenanceOperation<? extends MaintenanceResult> op = adapter.create(ctx.connection(), run, listener.get());
+            // reads bounded beyond the step's statement timeout, as for the single command (MaintenanceRunner)
+            MaintenanceOperation<? extends MaintenanceResult> op = adapter.create(
+                    ctx.connection().withSocketTimeoutAbove(run.statementTimeout()), run, listener.get());
             ctx.onStop().accept(op::requestStop);
             MaintenanceResult r;
             try {

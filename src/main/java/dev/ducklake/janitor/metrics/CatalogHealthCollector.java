@@ -4,6 +4,7 @@ import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
 import dev.ducklake.janitor.catalog.SnapshotConsistency;
 import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.Transactions;
 import dev.ducklake.janitor.pg.SqlState;
 
 import java.math.BigDecimal;
@@ -183,7 +184,7 @@ public final class CatalogHealthCollector {
                 conn.setAutoCommit(false);
                 conn.setReadOnly(true);
                 try (PreparedStatement ps = conn.prepareStatement("SELECT set_config('statement_timeout', ?, true),"
-                        + " set_config('search_path', ?, true)")) {
+                        + " set_config('search_path', ?, true), " + Transactions.JIT_OFF)) {
                     ps.setString(1, Long.toString(timeout.toMillis()));
                     // pg_catalog first: objects in the metadata schema must never shadow built-in functions or operators
                     ps.setString(2, "pg_catalog, " + Sql.ident(schema));
@@ -255,9 +256,7 @@ public final class CatalogHealthCollector {
                 + "   AND c.relname ~ ?)";
         // the anti-joins between the registry and pg_class must be hash joins whatever the statistics say: a nested
         // loop over two sets of 200,000 names would run for minutes (transaction-local, like the timeouts)
-        try (PreparedStatement ps = conn.prepareStatement("SELECT set_config('enable_nestloop', 'off', true)")) {
-            ps.execute();
-        }
+        Transactions.setLocalHashJoins(conn);
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
             ps.setLong(1, ns);
             ps.setString(2, InlinedTableName.DATA_REGEX);

@@ -39,7 +39,7 @@ public final class AdvisoryLock {
      * @param schema the metadata schema
      * @return the held lock
      * @throws JanitorException {@link Reason#LOCK_HELD} when another session holds it, naming the lock and,
-     *     where visible, the holder's pid
+     *     where visible, the holder's pid, the age of its session and how long it has been in its state (idle, active)
      * @throws SQLException on database errors
      */
     public static AdvisoryLock acquire(Connection c, String lockName, String schema) throws JanitorException, SQLException {
@@ -116,20 +116,46 @@ public final class AdvisoryLock {
     }
 
     private static JanitorException held(Connection c, String key) {
-        String holder = "";
-        try (PreparedStatement ps = c.prepareStatement("SELECT string_agg(DISTINCT l.pid::text, ', ') FROM pg_catalog.pg_locks l"
-                + " WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.pid <> pg_backend_pid()"
-                + " AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtext(?)::bigint")) {
+        StringBuilder holder = new StringBuilder();
+        // pg_stat_activity shows other roles' backend_start and state only to superusers and pg_read_all_stats
+        try (PreparedStatement ps = c.prepareStatement("SELECT l.pid, floor(extract(epoch FROM now() - a.backend_start))::bigint,"
+                + " floor(extract(epoch FROM now() - a.state_change))::bigint, a.state"
+                + " FROM (SELECT DISTINCT pid FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND objsubid = 1"
+                + " AND pid <> pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = hashtext(?)::bigint) l"
+                + " LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid ORDER BY l.pid")) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next() && rs.getString(1) != null) {
-                    holder = " by pid " + rs.getString(1);
+                while (rs.next()) {
+                    holder.append(holder.length() == 0 ? " by pid " : ", pid ").append(rs.getLong(1));
+                    Long age = rs.getObject(2, Long.class);
+                    Long stateAge = rs.getObject(3, Long.class);
+                    String state = rs.getString(4);
+                    if (age != null) {
+                        holder.append(" (a session ").append(age(age)).append(" old");
+                        if (state != null && stateAge != null) {
+                            holder.append(", ").append(state).append(" for ").append(age(stateAge));
+                        }
+                        holder.append(')');
+                    }
                 }
             }
         } catch (SQLException ignored) {
             // the holder is only a courtesy in the message
         }
         return new JanitorException(Reason.LOCK_HELD, "The advisory lock " + Sql.printable(key)
-                + " (pg_try_advisory_lock(hashtext(...))) is held" + holder + ": another maintenance run is in progress; nothing was changed.");
+                + " (pg_try_advisory_lock(hashtext(...))) is held" + holder + ": another maintenance run is in progress; nothing was"
+                + " changed. A session hours old and idle may be left by a killed run behind a proxy: end it with"
+                + " pg_terminate_backend(pid) once you are sure no run is using it.");
+    }
+
+    /** A session age for operators: seconds under 2 min, minutes under 2 h, then hours and minutes. */
+    static String age(long seconds) {
+        if (seconds < 120) {
+            return seconds + " s";
+        }
+        if (seconds < 7200) {
+            return seconds / 60 + " min";
+        }
+        return seconds / 3600 + " h " + seconds % 3600 / 60 + " min";
     }
 }

@@ -8,8 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -36,8 +38,9 @@ import java.util.Set;
  * {@code serve}): the whole login (TCP connect, TLS, authentication) is bounded by {@code connect_timeout} from the
  * string or PGCONNECT_TIMEOUT, in seconds, default {@link #DEFAULT_CONNECT_TIMEOUT_SECONDS} (libpq waits forever by
  * default; a maintenance job must not). As in libpq, 0 means wait forever and 1 is taken as 2. After login every
- * read is bounded by the socket timeout set with {@link #withSocketTimeoutAbove} (callers make it exceed their
- * statement timeout), default none.
+ * read is bounded by the socket timeout: {@link #SOCKET_TIMEOUT_FLOOR_SECONDS} unless the caller sets another with
+ * {@link #withSocketTimeoutAbove} or {@link #withSocketTimeoutJustAbove} (exceeding its statement timeout), so that
+ * no path (schema discovery, the maintain steps, the dry-run probes) waits forever on a peer gone silent after login.
  *
  * <p>The password is kept only to open connections: {@link #toString()}, {@link #describe()} and
  * {@link #jdbcUrl()} never contain it.
@@ -306,7 +309,7 @@ public final class ConnectionSpec {
             int v = Integer.parseInt(ct);
             connectTimeout = v <= 0 ? 0 : Math.max(2, v);
         }
-        return new ConnectionSpec(host, port, database, user, source, params, connectTimeout, 0);
+        return new ConnectionSpec(host, port, database, user, source, params, connectTimeout, SOCKET_TIMEOUT_FLOOR_SECONDS);
     }
 
     private static void copyParam(Map<String, String> kv, Map<String, String> out, String libpq, String jdbc) {
@@ -337,8 +340,24 @@ public final class ConnectionSpec {
      * @return a new specification
      */
     public ConnectionSpec withSocketTimeoutAbove(java.time.Duration statementTimeout) {
+        return withSocketTimeout(statementTimeout, SOCKET_TIMEOUT_FLOOR_SECONDS);
+    }
+
+    /**
+     * The same connection with a socket timeout of {@code statementTimeout} plus {@link #SOCKET_TIMEOUT_MARGIN_SECONDS}
+     * and no floor, for callers that run every long statement under that statement timeout ({@code check}): a peer
+     * gone silent after login ends the call {@code statementTimeout + 30 s} after its last answer.
+     *
+     * @param statementTimeout the longest statement_timeout the caller sets; zero (none) leaves reads unbounded
+     * @return a new specification
+     */
+    public ConnectionSpec withSocketTimeoutJustAbove(java.time.Duration statementTimeout) {
+        return withSocketTimeout(statementTimeout, 0);
+    }
+
+    private ConnectionSpec withSocketTimeout(java.time.Duration statementTimeout, int floorSeconds) {
         int s = statementTimeout == null || statementTimeout.isZero() ? 0
-                : (int) Math.min(Integer.MAX_VALUE / 2, Math.max(SOCKET_TIMEOUT_FLOOR_SECONDS,
+                : (int) Math.min(Integer.MAX_VALUE / 2, Math.max(floorSeconds,
                         (statementTimeout.toMillis() + 999) / 1000 + SOCKET_TIMEOUT_MARGIN_SECONDS));
         return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, s);
     }
@@ -348,7 +367,7 @@ public final class ConnectionSpec {
         return connectTimeoutSeconds;
     }
 
-    /** The socket timeout in seconds (0 = none). */
+    /** The socket timeout in seconds (0 = none; {@link #SOCKET_TIMEOUT_FLOOR_SECONDS} unless a caller set another). */
     public int socketTimeoutSeconds() {
         return socketTimeoutSeconds;
     }
@@ -380,7 +399,8 @@ public final class ConnectionSpec {
     }
 
     /**
-     * Opens a new connection with autocommit on. The login is bounded by {@link #connectTimeoutSeconds()}.
+     * Opens a new connection with autocommit on and the janitor's session settings ({@link #SESSION_SETTINGS}). The
+     * login is bounded by {@link #connectTimeoutSeconds()}.
      *
      * @return an open connection
      * @throws JanitorException with {@link Reason#CONNECTION} when the server is unreachable or refuses the
@@ -395,7 +415,8 @@ public final class ConnectionSpec {
     }
 
     /**
-     * Opens a new connection, leaving the driver's exception as is (used by reconnect loops).
+     * Opens a new connection with the janitor's session settings ({@link #SESSION_SETTINGS}), leaving the driver's
+     * exception as is (used by reconnect loops).
      *
      * @return an open connection with autocommit on
      * @throws SQLException as thrown by the driver
@@ -418,7 +439,18 @@ public final class ConnectionSpec {
         Thread me = Thread.currentThread();
         CONNECTING.add(me);
         try {
-            return DriverManager.getConnection(jdbcUrl(), props);
+            Connection c = DriverManager.getConnection(jdbcUrl(), props);
+            try {
+                startSession(c);
+            } catch (SQLException e) {
+                try {
+                    c.close();
+                } catch (SQLException ignored) {
+                    // closing a session that failed its first statement
+                }
+                throw e;
+            }
+            return c;
         } catch (SQLException e) {
             if (ABORTED.remove(me)) {
                 throw new SQLException("Interrupted while attempting to connect: a stop was requested", "08001", e);
@@ -427,6 +459,65 @@ public final class ConnectionSpec {
         } finally {
             CONNECTING.remove(me);
             ABORTED.remove(me);
+        }
+    }
+
+    /**
+     * The janitor's session settings, sent once after login (utility statements: not planned, so not compiled
+     * themselves). {@code jit = off}: on a server with {@code jit = on} every statement whose plan costs more than
+     * {@code jit_above_cost} is first compiled by LLVM, which costs tens to hundreds of milliseconds per statement and
+     * bought nothing for the janitor's catalog queries ({@code check} took 21 s instead of 1 s, issue 23). Behind a
+     * transaction-mode pooler a session setting may land on another server connection, so the transactions that plan
+     * catalog-wide statements also set it locally ({@link Transactions#JIT_OFF}).
+     */
+    static final String SESSION_SETTINGS = "SET jit = off";
+
+    /**
+     * The most a janitor session may stay idle inside a transaction ({@code idle_in_transaction_session_timeout}):
+     * its transactions never wait on anything but the server and the store's bounded calls.
+     */
+    public static final java.time.Duration IDLE_IN_TRANSACTION_TIMEOUT = java.time.Duration.ofHours(1);
+    /**
+     * The most a janitor session may stay idle between statements ({@code idle_session_timeout}, PostgreSQL 14+):
+     * above any collection interval of {@code serve} and any listing between two catalog statements of a storage run.
+     */
+    public static final java.time.Duration IDLE_SESSION_TIMEOUT = java.time.Duration.ofHours(6);
+
+    private static void startSession(Connection c) throws SQLException {
+        try (java.sql.Statement st = c.createStatement()) {
+            st.execute(SESSION_SETTINGS);
+        }
+        idleTimeouts(c);
+    }
+
+    /**
+     * Bounds how long the server keeps a janitor session whose client is gone without a word (a SIGKILLed run behind
+     * a proxy that keeps the server connection open would otherwise keep its advisory lock for hours; TCP keepalives
+     * cover a vanished peer on a direct connection): {@link #IDLE_IN_TRANSACTION_TIMEOUT} and, from PostgreSQL 14 on,
+     * {@link #IDLE_SESSION_TIMEOUT}. A shorter value set by the DBA (role, database, server) is kept: the janitor
+     * only lowers these, never raises them. Session-level: behind a transaction-mode pooler they may land on a shared
+     * server connection, like {@code jit = off}.
+     */
+    private static void idleTimeouts(Connection c) throws SQLException {
+        List<String[]> settings = new java.util.ArrayList<>();
+        settings.add(new String[] {"idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_TIMEOUT.toMillis() + "ms"});
+        if (c.getMetaData().getDatabaseMajorVersion() >= 14) {
+            settings.add(new String[] {"idle_session_timeout", IDLE_SESSION_TIMEOUT.toMillis() + "ms"});
+        }
+        // each setting (name, bound) is lowered to the bound unless it is already below it and not 0 (none)
+        StringBuilder sql = new StringBuilder("SELECT set_config(s.n, CASE WHEN s.cur = interval '0' OR s.cur > s.v::interval"
+                + " THEN s.v ELSE current_setting(s.n) END, false) FROM (SELECT n, v, current_setting(n)::interval AS cur FROM (VALUES ");
+        for (int i = 0; i < settings.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append("(?, ?)");
+        }
+        sql.append(") x(n, v)) s");
+        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            int p = 1;
+            for (String[] setting : settings) {
+                ps.setString(p++, setting[0]);
+                ps.setString(p++, setting[1]);
+            }
+            ps.execute();
         }
     }
 

@@ -13,7 +13,45 @@ import java.time.Duration;
  */
 public final class Transactions {
 
+    /**
+     * The select-list item that turns JIT compilation off for the current transaction. The janitor's sessions start
+     * with {@code jit = off} ({@link ConnectionSpec#openRaw()}), but behind a transaction-mode pooler a session setting
+     * may be on another server connection, so every transaction that plans catalog-wide statements repeats it locally.
+     * Why: on servers with {@code jit = on} (Debian's, PGDG's and the official images' default) a plan whose cost
+     * exceeds {@code jit_above_cost} (100,000) is compiled, inlined and optimised by LLVM first; the anti-joins planned
+     * with {@code enable_nestloop = off} cost ~1e10 and took 17 s instead of 0.2 s (issue 23). {@code jit} can be set
+     * by any user (PGC_USERSET) on every supported major (13 to 17).
+     */
+    public static final String JIT_OFF = "set_config('jit', 'off', true)";
+
     private Transactions() {
+    }
+
+    /**
+     * Turns JIT off for the current transaction ({@link #JIT_OFF}), for transactions that set no timeouts.
+     *
+     * @param c the session, inside a transaction
+     * @throws SQLException when the session fails
+     */
+    public static void setLocalJitOff(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + JIT_OFF)) {
+            ps.execute();
+        }
+    }
+
+    /**
+     * Plans the current transaction's statements with hash joins instead of nested loops
+     * ({@code enable_nestloop = off}) and without JIT ({@link #JIT_OFF}), both transaction-local: the catalog-wide
+     * anti-joins (registry against pg_class, stats rows against tables) stay linear in the catalog whatever the
+     * statistics say, and their inflated plan cost does not trigger JIT compilation.
+     *
+     * @param c the session, inside a transaction
+     * @throws SQLException when the session fails
+     */
+    public static void setLocalHashJoins(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('enable_nestloop', 'off', true), " + JIT_OFF)) {
+            ps.execute();
+        }
     }
 
     /**
@@ -30,7 +68,7 @@ public final class Transactions {
 
     /**
      * Sets {@code statement_timeout} and {@code lock_timeout} for the current transaction only
-     * ({@code set_config(…, true)}, values as bind parameters).
+     * ({@code set_config(…, true)}, values as bind parameters), and {@code jit = off} (see {@link #JIT_OFF}).
      *
      * @param c the session, inside a transaction
      * @param statementTimeout statement_timeout (0 = none), whole milliseconds
@@ -39,7 +77,7 @@ public final class Transactions {
      */
     public static void setLocalTimeouts(Connection c, Duration statementTimeout, Duration lockTimeout) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true)")) {
+                "SELECT set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true), " + JIT_OFF)) {
             ps.setString(1, Long.toString(statementTimeout.toMillis()));
             ps.setString(2, Long.toString(lockTimeout.toMillis()));
             ps.execute();

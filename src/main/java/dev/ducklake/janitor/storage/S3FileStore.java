@@ -3,6 +3,9 @@ package dev.ducklake.janitor.storage;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -23,6 +26,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -48,6 +52,13 @@ import java.util.regex.Pattern;
  * byte order. Keys ending in {@code /} (folder markers) are not objects and are skipped. Deletes use
  * DeleteObjects with at most 1,000 keys; a store that answers a batch delete with 501 / NotImplemented /
  * MissingContentMD5 / MethodNotAllowed is switched to DeleteObject per key for the rest of the run.
+ *
+ * <p>Timeouts ({@link Timeouts#DEFAULTS}), so that a store that accepts TCP and never answers cannot hang a run: TCP
+ * connect 10 s, each read 30 s, each HTTP attempt 30 s, each call with the SDK's retries 60 s (a page of a listing
+ * or a batch delete of 1,000 keys takes seconds). A call that runs out fails as
+ * {@link StorageException.Kind#TRANSIENT} ("no answer from the store in time"), which {@link StorageRetry} retries
+ * up to {@link dev.ducklake.janitor.ops.RetryPolicy#MAX_ATTEMPTS} times: a silent store ends a request within about
+ * five minutes.
  */
 public final class S3FileStore extends AbstractFileStore {
 
@@ -68,13 +79,47 @@ public final class S3FileStore extends AbstractFileStore {
     }
 
     /**
+     * The client's time bounds.
+     *
+     * @param connect TCP connect (and TLS handshake) of one connection
+     * @param read the longest wait for any read on an open connection (the SDK's socket timeout)
+     * @param attempt one HTTP attempt, connect to last byte (the SDK's {@code apiCallAttemptTimeout})
+     * @param call one call, all the SDK's retries included (the SDK's {@code apiCallTimeout}): the most any single
+     *     S3 request can wait
+     */
+    public record Timeouts(Duration connect, Duration read, Duration attempt, Duration call) {
+        /** 10 s connect, 30 s read, 30 s per attempt, 60 s per call. */
+        public static final Timeouts DEFAULTS = new Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(30),
+                Duration.ofSeconds(30), Duration.ofSeconds(60));
+    }
+
+    private final Timeouts timeouts;
+
+    /**
      * Builds a client from the settings and the default credentials chain.
      *
      * @param settings region, endpoint, path style
      */
     public S3FileStore(Settings settings) {
+        this(settings, Timeouts.DEFAULTS);
+    }
+
+    /**
+     * Builds a client from the settings, the default credentials chain and the given time bounds.
+     *
+     * @param settings region, endpoint, path style
+     * @param timeouts connect, read, attempt and call bounds
+     */
+    public S3FileStore(Settings settings, Timeouts timeouts) {
+        this.timeouts = timeouts;
         S3ClientBuilder b = S3Client.builder()
-                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .httpClientBuilder(UrlConnectionHttpClient.builder()
+                        .connectionTimeout(timeouts.connect())
+                        .socketTimeout(timeouts.read()))
+                .overrideConfiguration(ClientOverrideConfiguration.builder()
+                        .apiCallAttemptTimeout(timeouts.attempt())
+                        .apiCallTimeout(timeouts.call())
+                        .build())
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .region(Region.of(region(settings.region())))
                 .forcePathStyle(settings.pathStyle())
@@ -86,6 +131,11 @@ public final class S3FileStore extends AbstractFileStore {
             b.endpointOverride(settings.endpoint());
         }
         this.client = b.build();
+    }
+
+    /** @return the client's time bounds */
+    public Timeouts timeouts() {
+        return timeouts;
     }
 
     private static String region(String explicit) {
@@ -301,7 +351,7 @@ public final class S3FileStore extends AbstractFileStore {
     /**
      * Classifies an SDK failure: 404 / NoSuchKey = not found; 429, 503, SlowDown, Throttling = throttled;
      * 501 / NotImplemented / MissingContentMD5 / 405 = batch delete unsupported; 401 / 403 = access denied;
-     * other 5xx and client-side I/O = transient.
+     * other 5xx, client-side I/O and a call or attempt that ran out of time ({@link Timeouts}) = transient.
      *
      * @param e the SDK's exception
      * @param where the address or bucket concerned
@@ -333,6 +383,11 @@ public final class S3FileStore extends AbstractFileStore {
                 return new StorageException(StorageException.Kind.TRANSIENT, msg, e);
             }
             return new StorageException(StorageException.Kind.OTHER, msg, e);
+        }
+        if (e instanceof ApiCallTimeoutException || e instanceof ApiCallAttemptTimeoutException) {
+            // the SDK's message names the bound in milliseconds and nothing secret
+            return new StorageException(StorageException.Kind.TRANSIENT, where + ": no answer from the store in time ("
+                    + e.getMessage() + ")", e);
         }
         if (e instanceof SdkClientException) {
             String m = String.valueOf(e.getMessage());

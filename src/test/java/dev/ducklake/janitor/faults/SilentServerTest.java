@@ -7,13 +7,25 @@ import dev.ducklake.janitor.metrics.CatalogTarget;
 import dev.ducklake.janitor.metrics.MetricsConfig;
 import dev.ducklake.janitor.metrics.MetricsDaemon;
 import dev.ducklake.janitor.metrics.TargetConfig;
+import dev.ducklake.janitor.demo.DemoScenario;
+import dev.ducklake.janitor.ops.RetryPolicy;
+import dev.ducklake.janitor.storage.S3FileStore;
+import dev.ducklake.janitor.storage.StorageException;
+import dev.ducklake.janitor.storage.StorageLocation;
 import dev.ducklake.janitor.testsupport.Cli;
 import dev.ducklake.janitor.testsupport.JanitorProcess;
+import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
@@ -22,6 +34,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
@@ -29,6 +42,10 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  * a stuck pooler). Before the fix runs and {@code metrics} hung forever ({@code connect_timeout} bounded only the TCP
  * connect, PGCONNECT_TIMEOUT was ignored), and {@code serve} never stopped on SIGTERM (the stop thread waited on the
  * monitor of the catalog stuck connecting).
+ *
+ * <p>Issue 23 item 5: the same after login. A proxy forwards to the test server until the client sends a given
+ * statement, then goes silent both ways (sockets open, nothing answered), and an S3 endpoint that accepts and never
+ * answers: each command ends within its documented bound with its documented exit code.
  */
 class SilentServerTest {
 
@@ -104,7 +121,8 @@ class SilentServerTest {
         assertThat(ConnectionSpec.parse("host=h", Map.of("PGCONNECT_TIMEOUT", "7"), null).connectTimeoutSeconds()).isEqualTo(7);
         assertThat(ConnectionSpec.parse("jdbc:postgresql://h/d?connectTimeout=4", Map.of(), null).connectTimeoutSeconds()).isEqualTo(4);
         ConnectionSpec s = ConnectionSpec.parse("host=h", Map.of(), null);
-        assertThat(s.socketTimeoutSeconds()).as("no socket timeout unless asked").isZero();
+        assertThat(s.socketTimeoutSeconds()).as("reads bounded unless a caller asks otherwise")
+                .isEqualTo(ConnectionSpec.SOCKET_TIMEOUT_FLOOR_SECONDS);
         assertThat(s.withSocketTimeoutAbove(Duration.ofSeconds(900)).socketTimeoutSeconds()).as("beyond the statement timeout")
                 .isEqualTo(900 + ConnectionSpec.SOCKET_TIMEOUT_MARGIN_SECONDS);
         assertThat(s.withSocketTimeoutAbove(Duration.ofSeconds(120)).socketTimeoutSeconds()).as("never below the floor")
@@ -159,5 +177,217 @@ class SilentServerTest {
         assertTimeoutPreemptively(Duration.ofSeconds(20), daemon::close);
         double took = (System.nanoTime() - t0) / 1e9;
         assertThat(took).as("seconds to stop").isLessThan(MetricsDaemon.STOP_WAIT.toSeconds() + 2);
+    }
+
+    /**
+     * Forwards to the test server until the client's bytes contain {@code marker}, then forwards nothing more in
+     * either direction, leaving both sockets open: a server (or the network) gone silent in the middle of a session.
+     */
+    static final class GoesSilentProxy implements AutoCloseable {
+        final ServerSocket listen;
+        final AtomicBoolean silent = new AtomicBoolean();
+        private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+
+        GoesSilentProxy(String marker) throws IOException {
+            ConnectionSpec up = TestPostgres.get().spec();
+            listen = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+            byte[] m = marker.getBytes(StandardCharsets.UTF_8);
+            Thread t = new Thread(() -> {
+                while (!listen.isClosed()) {
+                    try {
+                        Socket client = listen.accept();
+                        Socket server = new Socket(up.host(), Integer.parseInt(up.port()));
+                        sockets.add(client);
+                        sockets.add(server);
+                        pump(client.getInputStream(), server.getOutputStream(), m);
+                        pump(server.getInputStream(), client.getOutputStream(), null);
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            }, "silent-proxy");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        private void pump(InputStream in, OutputStream out, byte[] marker) {
+            Thread t = new Thread(() -> {
+                byte[] buf = new byte[65536];
+                String seen = "";
+                try {
+                    int n;
+                    while ((n = in.read(buf)) >= 0) {
+                        if (marker != null && !silent.get()) {
+                            String chunk = seen + new String(buf, 0, n, StandardCharsets.ISO_8859_1);
+                            if (chunk.contains(new String(marker, StandardCharsets.ISO_8859_1))) {
+                                silent.set(true);
+                            }
+                            seen = chunk.substring(Math.max(0, chunk.length() - marker.length));
+                        }
+                        if (!silent.get()) {
+                            out.write(buf, 0, n);
+                            out.flush();
+                        }
+                    }
+                } catch (IOException e) {
+                    // a socket closed
+                }
+            }, "silent-proxy-pump");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        String url(String extra) {
+            ConnectionSpec up = TestPostgres.get().spec();
+            return "postgresql://" + up.user() + "@127.0.0.1:" + listen.getLocalPort() + "/" + up.database() + extra;
+        }
+
+        @Override
+        public void close() throws IOException {
+            listen.close();
+            for (Socket s : sockets) {
+                s.close();
+            }
+        }
+    }
+
+    private static String demoCatalog(String prefix) throws Exception {
+        String schema = TestPostgres.get().freshSchema(prefix);
+        try (Connection c = TestPostgres.get().connect()) {
+            DemoScenario.build(c, schema, 3);
+        }
+        return schema;
+    }
+
+    @Test
+    void checkEndsWithExit3WhenTheServerGoesSilentAfterLogin() throws Exception {
+        String schema = demoCatalog("silent_check");
+        // the first rule's transaction: logged in, catalog inspected, then nothing answers
+        try (GoesSilentProxy proxy = new GoesSilentProxy("set_config('search_path'")) {
+            long t0 = System.nanoTime();
+            Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> Cli.run("check", "--catalog", proxy.url(""),
+                    "--metadata-schema", schema, "--statement-timeout", "1"));
+            double took = (System.nanoTime() - t0) / 1e9;
+            assertThat(proxy.silent).as("the proxy went silent mid-session").isTrue();
+            assertThat(run.exitCode()).as("check: exit 3; stderr: %s", run.err()).isEqualTo(3);
+            assertThat(took).as("seconds: the statement timeout plus the %d s margin", ConnectionSpec.SOCKET_TIMEOUT_MARGIN_SECONDS)
+                    .isGreaterThanOrEqualTo(1 + ConnectionSpec.SOCKET_TIMEOUT_MARGIN_SECONDS - 1)
+                    .isLessThan(1 + ConnectionSpec.SOCKET_TIMEOUT_MARGIN_SECONDS + 40);
+        }
+    }
+
+    @Test
+    void metricsReportsTheCatalogDownWhenTheServerGoesSilentAfterLogin() throws Exception {
+        String schema = demoCatalog("silent_metrics");
+        try (GoesSilentProxy proxy = new GoesSilentProxy("set_config('search_path'")) {
+            long t0 = System.nanoTime();
+            Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> Cli.run("metrics", "--catalog", proxy.url(""),
+                    "--metadata-schema", schema, "--statement-timeout", "1"));
+            double took = (System.nanoTime() - t0) / 1e9;
+            assertThat(proxy.silent).as("the proxy went silent mid-session").isTrue();
+            assertThat(run.exitCode()).as("metrics: exit 3; stderr: %s", run.err()).isEqualTo(3);
+            assertThat(run.out()).contains("ducklake_janitor_up{catalog=");
+            assertThat(took).as("seconds").isLessThan(1 + ConnectionSpec.SOCKET_TIMEOUT_MARGIN_SECONDS + 40);
+        }
+    }
+
+    @Test
+    void serveAnswersScrapesAndMarksTheCatalogDownWhenItsServerGoesSilentAfterLogin() throws Exception {
+        String schema = demoCatalog("silent_serve");
+        List<String> log = new CopyOnWriteArrayList<>();
+        try (GoesSilentProxy proxy = new GoesSilentProxy("set_config('search_path'")) {
+            ConnectionSpec spec = ConnectionSpec.parse(proxy.url(""), Map.of(), null);
+            MetricsDaemon daemon = new MetricsDaemon(List.of(new CatalogTarget(new TargetConfig("silent", spec, schema,
+                    Duration.ofSeconds(1), List.of()), log::add)), Duration.ofSeconds(60), log::add);
+            try {
+                daemon.start("127.0.0.1", 0);
+                long deadline = System.nanoTime() + 20_000_000_000L;
+                while (!proxy.silent.get() && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertThat(proxy.silent).as("the collection is stuck on a silent server").isTrue();
+                java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+                java.net.http.HttpRequest scrape = java.net.http.HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + daemon.port() + "/metrics")).timeout(Duration.ofSeconds(3)).build();
+                long t0 = System.nanoTime();
+                java.net.http.HttpResponse<String> r = http.send(scrape, java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).as("a scrape while the collection is stuck").isEqualTo(200);
+                assertThat((System.nanoTime() - t0) / 1e9).as("seconds to answer the scrape").isLessThan(3);
+                deadline = System.nanoTime() + (1 + ConnectionSpec.SOCKET_TIMEOUT_MARGIN_SECONDS + 40) * 1_000_000_000L;
+                while (log.stream().noneMatch(l -> l.startsWith("catalog silent:") && l.contains("was lost")) && System.nanoTime() < deadline) {
+                    Thread.sleep(200);
+                }
+                assertThat(log).as("the collection ends once the read times out")
+                        .anyMatch(l -> l.startsWith("catalog silent:") && l.contains("the connection to") && l.contains("was lost"));
+                String body = http.send(scrape, java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+                assertThat(body).containsPattern("(?m)^ducklake_janitor_up\\{catalog=\"silent\"[^}]*\\} 0(\\.0)?$");
+            } finally {
+                assertTimeoutPreemptively(Duration.ofSeconds(20), daemon::close);
+            }
+        }
+    }
+
+    @Test
+    void maintainEndsTheStepWithExit3WhenTheServerGoesSilentAfterLogin(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        String schema = demoCatalog("silent_maintain");
+        try (GoesSilentProxy proxy = new GoesSilentProxy("set_config('search_path'")) {
+            java.nio.file.Path cfg = tmp.resolve("maintain.yaml");
+            java.nio.file.Files.writeString(cfg, "catalogs:\n  - name: silent\n    connection: " + proxy.url("") + "\n"
+                    + "    metadata_schema: " + schema + "\n"
+                    + "maintain:\n  - check: {statement-timeout: 1s}\n");
+            long t0 = System.nanoTime();
+            Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(120), () -> Cli.run("maintain", "--config", cfg.toString()));
+            double took = (System.nanoTime() - t0) / 1e9;
+            assertThat(proxy.silent).as("the proxy went silent mid-session").isTrue();
+            assertThat(run.exitCode()).as("maintain: exit 3; %s", run.all()).isEqualTo(3);
+            assertThat(took).as("seconds").isLessThan(1 + ConnectionSpec.SOCKET_TIMEOUT_MARGIN_SECONDS + 40);
+        }
+    }
+
+    @Test
+    void parsedConnectionsBoundReadsByDefault() throws Exception {
+        ConnectionSpec s = ConnectionSpec.parse("host=h", Map.of(), null);
+        assertThat(s.socketTimeoutSeconds()).as("every path: schema discovery, maintain steps, probes")
+                .isEqualTo(ConnectionSpec.SOCKET_TIMEOUT_FLOOR_SECONDS);
+        assertThat(s.withSocketTimeoutJustAbove(Duration.ofSeconds(60)).socketTimeoutSeconds()).as("check: no floor")
+                .isEqualTo(60 + ConnectionSpec.SOCKET_TIMEOUT_MARGIN_SECONDS);
+        assertThat(s.withSocketTimeoutJustAbove(Duration.ZERO).socketTimeoutSeconds()).as("no statement timeout asked").isZero();
+    }
+
+    @Test
+    void anS3EndpointThatNeverAnswersEndsTheCallWithinItsBound() throws Exception {
+        assertThat(S3FileStore.Timeouts.DEFAULTS).isEqualTo(new S3FileStore.Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(30),
+                Duration.ofSeconds(30), Duration.ofSeconds(60)));
+        String key = System.getProperty("aws.accessKeyId");
+        String secret = System.getProperty("aws.secretAccessKey");
+        System.setProperty("aws.accessKeyId", "janitor-test");
+        System.setProperty("aws.secretAccessKey", "janitor-test-secret");
+        try (S3FileStore store = new S3FileStore(new S3FileStore.Settings("us-east-1", URI.create("http://" + hostPort()), true),
+                new S3FileStore.Timeouts(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2)))) {
+            long t0 = System.nanoTime();
+            assertThatThrownBy(() -> assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+                try (var listing = store.list(StorageLocation.parse("s3://bucket/lake/"))) {
+                    listing.hasNext();
+                }
+            }))
+                    .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.TRANSIENT))
+                    .hasMessageContaining("no answer from the store in time");
+            double took = (System.nanoTime() - t0) / 1e9;
+            assertThat(took).as("seconds: the whole-call bound of 2 s, retried %d times", RetryPolicy.MAX_ATTEMPTS)
+                    .isLessThan(RetryPolicy.MAX_ATTEMPTS * 2 + 20);
+            assertThat(accepted).as("the endpoint was reached over TCP").isNotEmpty();
+        } finally {
+            restore("aws.accessKeyId", key);
+            restore("aws.secretAccessKey", secret);
+        }
+    }
+
+    private static void restore(String property, String value) {
+        if (value == null) {
+            System.clearProperty(property);
+        } else {
+            System.setProperty(property, value);
+        }
     }
 }

@@ -6,6 +6,7 @@ import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.Transactions;
 import dev.ducklake.janitor.pg.SqlState;
 
 import java.sql.Connection;
@@ -22,7 +23,8 @@ import java.util.Map;
  * schema, each in its own read-only transaction with its own {@code statement_timeout} (no lock beyond what SELECT takes;
  * safe on a live catalog), and reports each kind of damage with a count, a few examples and its fix. A rule that fails is
  * reported as failed and the others still run. Joins against the unindexed catalog tables are forced to hash joins
- * ({@code SET LOCAL enable_nestloop = off}), so the cost grows linearly with the catalog.
+ * ({@code SET LOCAL enable_nestloop = off}), so the cost grows linearly with the catalog, and JIT is off for them
+ * ({@link Transactions#JIT_OFF}): their inflated plan cost would otherwise make a JIT-enabled server compile each one.
  *
  * <p>The metric {@code ducklake_check_findings{kind}} runs the same rules through {@link #evaluate}.
  */
@@ -32,11 +34,13 @@ public final class CatalogCheck {
     private final CheckOptions options;
 
     /**
-     * @param spec where the catalog database is
+     * @param spec where the catalog database is; its reads are bounded by the options' statement timeout plus
+     *     {@link ConnectionSpec#SOCKET_TIMEOUT_MARGIN_SECONDS} ({@link ConnectionSpec#withSocketTimeoutJustAbove}), so a
+     *     server gone silent after login ends the check with exit 3 instead of hanging it
      * @param options what to check and how
      */
     public CatalogCheck(ConnectionSpec spec, CheckOptions options) {
-        this.spec = spec;
+        this.spec = spec.withSocketTimeoutJustAbove(options.statementTimeout());
         this.options = options;
     }
 
@@ -102,7 +106,7 @@ public final class CatalogCheck {
 
     /**
      * Runs rules on an inspected catalog, each in its own read-only transaction with {@code statement_timeout},
-     * {@code search_path = pg_catalog, <schema>} and {@code enable_nestloop = off} set locally. The connection's
+     * {@code search_path = pg_catalog, <schema>}, {@code enable_nestloop = off} and {@code jit = off} set locally. The connection's
      * autocommit and read-only flags are restored afterwards. Shared by {@code check} and the metrics collector.
      *
      * @param conn an open connection
@@ -167,7 +171,7 @@ public final class CatalogCheck {
 
     private static void local(Connection conn, String schema, Duration timeout) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement("SELECT set_config('statement_timeout', ?, true),"
-                + " set_config('search_path', ?, true), set_config('enable_nestloop', 'off', true)")) {
+                + " set_config('search_path', ?, true), set_config('enable_nestloop', 'off', true), " + Transactions.JIT_OFF)) {
             ps.setString(1, Long.toString(timeout.toMillis()));
             // pg_catalog first: objects in the metadata schema must never shadow built-in functions or operators
             ps.setString(2, "pg_catalog, " + Sql.ident(schema));

@@ -124,41 +124,44 @@ public final class InlinedTablesSurvey {
         long notATable = 0;
         CandidateList out = new CandidateList();
         Transactions.beginReadOnly(conn);
-        try (PreparedStatement ps = conn.prepareStatement("SELECT r.ctid::text, r.table_id, r.schema_version, r.table_name, c.relkind"
-                + " FROM " + registry + " r LEFT JOIN pg_catalog.pg_class c ON c.relname::text = r.table_name"
-                + " AND c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
-                + " WHERE " + OrphanPredicate.unreachable(schema, "r.table_id")
-                // batch order (keyset order of the registry), sorted by the server: no object per row here
-                + " ORDER BY r.table_id, r.schema_version, r.ctid")) {
-            ps.setFetchSize(10_000);
-            ps.setString(1, schema);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    orphanRows++;
-                    String ctid = rs.getString(1);
-                    Long tableId = rs.getObject(2, Long.class);
-                    Long version = rs.getObject(3, Long.class);
-                    String name = rs.getString(4);
-                    String relkind = rs.getString(5);
-                    if (relkind != null) {
-                        present++;
+        try {
+            Transactions.setLocalJitOff(conn);
+            try (PreparedStatement ps = conn.prepareStatement("SELECT r.ctid::text, r.table_id, r.schema_version, r.table_name, c.relkind"
+                    + " FROM " + registry + " r LEFT JOIN pg_catalog.pg_class c ON c.relname::text = r.table_name"
+                    + " AND c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?)"
+                    + " WHERE " + OrphanPredicate.unreachable(schema, "r.table_id")
+                    // batch order (keyset order of the registry), sorted by the server: no object per row here
+                    + " ORDER BY r.table_id, r.schema_version, r.ctid")) {
+                ps.setFetchSize(10_000);
+                ps.setString(1, schema);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        orphanRows++;
+                        String ctid = rs.getString(1);
+                        Long tableId = rs.getObject(2, Long.class);
+                        Long version = rs.getObject(3, Long.class);
+                        String name = rs.getString(4);
+                        String relkind = rs.getString(5);
+                        if (relkind != null) {
+                            present++;
+                        }
+                        if (!InlinedTableName.guardAllows(name, tableId, version)) {
+                            guard++;
+                            rowWarning.accept("kept by the name guard: registry row table_id=" + tableId + " schema_version=" + version
+                                    + " table_name=" + Sql.printable(name)
+                                    + " is not exactly ducklake_inlined_data_<table_id>_<schema_version>; table and row kept");
+                            continue;
+                        }
+                        if (relkind != null && !"r".equals(relkind)) {
+                            notATable++;
+                            rowWarning.accept("kept: " + name + " is not a plain table (relkind " + relkind + "); row kept");
+                            continue;
+                        }
+                        out.addRegistered(tableId, version, ctid, relkind != null);
                     }
-                    if (!InlinedTableName.guardAllows(name, tableId, version)) {
-                        guard++;
-                        rowWarning.accept("kept by the name guard: registry row table_id=" + tableId + " schema_version=" + version
-                                + " table_name=" + Sql.printable(name)
-                                + " is not exactly ducklake_inlined_data_<table_id>_<schema_version>; table and row kept");
-                        continue;
-                    }
-                    if (relkind != null && !"r".equals(relkind)) {
-                        notATable++;
-                        rowWarning.accept("kept: " + name + " is not a plain table (relkind " + relkind + "); row kept");
-                        continue;
-                    }
-                    out.addRegistered(tableId, version, ctid, relkind != null);
                 }
+                conn.commit();
             }
-            conn.commit();
         } finally {
             Transactions.restoreAutoCommit(conn);
         }
@@ -183,6 +186,7 @@ public final class InlinedTablesSurvey {
         long liveDelete = 0;
         Transactions.beginReadOnly(conn);
         try {
+            Transactions.setLocalJitOff(conn);
             relations.addAll(relationsNamedLikeInlinedTables(conn, schema, hasRegistry));
             if (relations.isEmpty()) {
                 conn.commit();

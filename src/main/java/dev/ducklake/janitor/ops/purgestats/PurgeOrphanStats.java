@@ -10,6 +10,7 @@ import dev.ducklake.janitor.ops.check.CatalogLayout;
 import dev.ducklake.janitor.ops.check.OrphanedStatsRowsRule;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.Transactions;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -125,9 +126,7 @@ public final class PurgeOrphanStats extends StoppableOperation<PurgeOrphanStatsR
     /** Orphaned rows per stats table, with the rule's predicates. */
     private static Map<String, Long> count(Connection c, String schema, CatalogLayout layout) throws SQLException {
         Map<String, Long> out = new LinkedHashMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('enable_nestloop', 'off', true)")) {
-            ps.execute();
-        }
+        Transactions.setLocalHashJoins(c);
         for (String t : OrphanedStatsRowsRule.tableLevelTables(layout)) {
             out.put(t, scalar(c, "SELECT count(*) FROM " + Sql.qualified(schema, t) + " s WHERE "
                     + OrphanedStatsRowsRule.tableLevelOrphan(schema, "s")));

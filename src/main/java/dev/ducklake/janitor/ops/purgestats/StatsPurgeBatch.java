@@ -4,6 +4,7 @@ import dev.ducklake.janitor.ops.BatchOutcome;
 import dev.ducklake.janitor.ops.BatchWork;
 import dev.ducklake.janitor.ops.check.OrphanedStatsRowsRule;
 import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.Transactions;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,7 +28,7 @@ import java.util.Map;
  * column stats (PostHog/millpond#102 found the opposite order crashing contended commits).
  *
  * <p>Each DELETE scans its stats table once with a hash semi-join on the slice's ids (no index on these tables;
- * {@code enable_nestloop} is off for the transaction).
+ * {@code enable_nestloop} and {@code jit} are off for the transaction: {@link Transactions#setLocalHashJoins}).
  */
 final class StatsPurgeBatch implements BatchWork<Long, StatsPurgeBatch.Done> {
 
@@ -107,7 +108,7 @@ final class StatsPurgeBatch implements BatchWork<Long, StatsPurgeBatch.Done> {
                 .append(orphan.sql(schema, "s"));
         }
         pick.append(") u ORDER BY id LIMIT ?");
-        nestloopOff(c);
+        Transactions.setLocalHashJoins(c);
         List<Long> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(pick.toString())) {
             for (int i = 0; i < tables.size(); i++) {
@@ -126,7 +127,7 @@ final class StatsPurgeBatch implements BatchWork<Long, StatsPurgeBatch.Done> {
     @Override
     public Done attempt(Connection c, List<Long> slice) throws SQLException {
         long t0 = System.nanoTime();
-        nestloopOff(c);
+        Transactions.setLocalHashJoins(c);
         java.sql.Array batch = c.createArrayOf("bigint", slice.toArray());
         Map<String, Long> n = new LinkedHashMap<>();
         long rows = 0;
@@ -159,9 +160,4 @@ final class StatsPurgeBatch implements BatchWork<Long, StatsPurgeBatch.Done> {
         return idColumn + "s";
     }
 
-    private static void nestloopOff(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('enable_nestloop', 'off', true)")) {
-            ps.execute();
-        }
-    }
 }
