@@ -26,7 +26,7 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
             return je.reason().exitCode();
         }
         if (ex instanceof CommandLine.ParameterException pe) {
-            err.println("error: " + pe.getMessage());
+            err.println("error: " + Main.parameterMessage(pe));
             err.flush();
             return ExitCodes.USAGE;
         }

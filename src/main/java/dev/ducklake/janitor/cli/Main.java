@@ -83,7 +83,7 @@ public final class Main {
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(new ErrorHandler());
         cl.setParameterExceptionHandler((ex, a) -> {
-            ex.getCommandLine().getErr().println("error: " + ex.getMessage());
+            ex.getCommandLine().getErr().println("error: " + parameterMessage(ex));
             ex.getCommandLine().getErr().println("hint: see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
             ex.getCommandLine().getErr().flush();
             return ExitCodes.USAGE;
@@ -105,6 +105,42 @@ public final class Main {
         out.flush();
         err.flush();
         return code;
+    }
+
+    /**
+     * The message of a flag error, without echoing values the user typed after an unknown option: {@code --password
+     * S3cret} (no such flag) would otherwise print the password, as picocli quotes every unmatched token. Unknown
+     * options are named (a value after {@code =} is masked); other unmatched tokens are counted, not shown.
+     *
+     * @param ex picocli's error
+     * @return the message to print after {@code error: }
+     */
+    static String parameterMessage(CommandLine.ParameterException ex) {
+        if (!(ex instanceof CommandLine.UnmatchedArgumentException ua) || ua.getUnmatched().isEmpty()) {
+            return ex.getMessage();
+        }
+        java.util.List<String> options = new java.util.ArrayList<>();
+        int values = 0;
+        for (String t : ua.getUnmatched()) {
+            if (t.startsWith("-") && t.length() > 1) {
+                int eq = t.indexOf('=');
+                options.add("'" + (eq < 0 ? t : t.substring(0, eq) + "=***") + "'");
+            } else {
+                values++;
+            }
+        }
+        StringBuilder m = new StringBuilder(options.isEmpty() ? "Unexpected argument" : "Unknown option");
+        if (options.size() > 1 || options.isEmpty() && values > 1) {
+            m.append('s');
+        }
+        if (!options.isEmpty()) {
+            m.append(": ").append(String.join(", ", options));
+        }
+        if (values > 0) {
+            m.append(options.isEmpty() ? ": " : " and ").append(values).append(values == 1 ? " value" : " values")
+                    .append(" not shown (a value may hold a password)");
+        }
+        return m.toString();
     }
 
     /**

@@ -89,6 +89,19 @@ class SecretRedactionTest {
     }
 
     @Test
+    void aValueAfterAnUnknownOptionIsNeverEchoed() {
+        Cli.Run spaced = Cli.run(Map.of(), "check", "--password", S);
+        assertThat(spaced.exitCode()).isEqualTo(2);
+        assertThat(spaced.err()).contains("'--password'").contains("1 value not shown").doesNotContain(S);
+        Cli.Run joined = Cli.run(Map.of(), "check", "--pasword=" + S, "--output", "json");
+        assertThat(joined.exitCode()).isEqualTo(2);
+        assertThat(joined.all()).contains("'--pasword=***'").doesNotContain(S);
+        Cli.Run stray = Cli.run(Map.of(), "check", "--catalog", "host=127.0.0.1 port=1", S);
+        assertThat(stray.exitCode()).isEqualTo(2);
+        assertThat(stray.all()).doesNotContain(S);
+    }
+
+    @Test
     void aMistypedSchemeIsNamedWithoutTheRest() {
         Cli.Run run = Cli.run(Map.of(), "check", "--catalog", "postgressql://bob:" + S + "@h/db");
         assertThat(run.exitCode()).isEqualTo(2);
