@@ -36,7 +36,7 @@ class CheckSeverityTest {
         }
         assertThat(CheckRules.kinds().stream().filter(k -> CheckRules.severityOf(k).equals(CheckRules.DAMAGE)))
                 .containsExactlyInAnyOrder("registry_rows_without_table_of_reachable_tables", "inlined_table_anomalies",
-                        "queued_files_still_referenced", "schema_versions_migration_duplicates", "rows_beyond_last_snapshot");
+                        "queued_files_still_referenced", "schema_versions_migration_duplicates", "rows_beyond_last_snapshot", "interrupted_migration_tables");
         assertThat(CheckRules.severityOf("dead_inlined_rows")).isEqualTo(CheckRules.DEBRIS);
         assertThat(CheckRules.severityOf("unreachable_inlined_tables")).isEqualTo(CheckRules.DEBRIS);
     }

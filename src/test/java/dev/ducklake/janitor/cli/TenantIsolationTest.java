@@ -392,7 +392,7 @@ class TenantIsolationTest {
             }
             Thread.sleep(20);
             ConnectionSpec janitor = ConnectionSpec.parse(url(db), Map.of(), null);
-            DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults("lake").withMinAge(Duration.ZERO)
+            DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults("lake").withMinAge(Duration.ZERO).withAllowShortRetention(true)
                     .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false).withMaxOrphanRatio(0.9)
                     .withConsult(ConsultOptions.defaults().withServer(janitor));
             try (Connection c = janitor.openRaw(); FileStore store = s3.store()) {

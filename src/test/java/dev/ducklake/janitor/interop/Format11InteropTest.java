@@ -100,6 +100,8 @@ class Format11InteropTest {
         String a = copy("a");
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(a))
                 .named("expire", "CALL ducklake_expire_snapshots('lake', " + duckLakeArgs + ")")).assertOk();
+        // DuckLake's expiry after 1.5.5 (#1391), as the janitor's, also deletes the inlined rows no retained snapshot sees
+        long dead = twins.reclaimDeadInlinedRows(a);
         migrate(a);
         String b = copy("b");
         List<String> renamed = migrate(b);
@@ -112,6 +114,7 @@ class Format11InteropTest {
             assertThat(r.get("tables_removed").asLong()).isGreaterThanOrEqualTo(4);
             assertThat(r.get("inlined_tables_dropped").asLong()).isPositive();
         }
+        assertThat(r.get("inlined_rows_deleted").asLong()).as("exactly the dead inlined rows").isEqualTo(dead);
         assertThat(twins.dump(b)).isEqualTo(twins.dump(a));
     }
 
