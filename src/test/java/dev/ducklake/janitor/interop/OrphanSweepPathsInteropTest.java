@@ -9,8 +9,7 @@ import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.pg.Sql;
-import dev.ducklake.janitor.storage.DeleteOutcome;
-import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.storage.ForwardingStore;
 import dev.ducklake.janitor.storage.LocalFileStore;
 import dev.ducklake.janitor.storage.StorageException;
 import dev.ducklake.janitor.storage.StorageLocation;
@@ -28,7 +27,6 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -53,13 +51,13 @@ class OrphanSweepPathsInteropTest {
     }
 
     /** A local store whose listing calls a hook once, when it reaches the first address the hook wants. */
-    static final class HookedStore implements FileStore {
-        private final FileStore inner = new LocalFileStore();
+    static final class HookedStore extends ForwardingStore {
         private final String trigger;
         private final Runnable hook;
         private final AtomicBoolean fired = new AtomicBoolean();
 
         HookedStore(String trigger, Runnable hook) {
+            super(new LocalFileStore());
             this.trigger = trigger;
             this.hook = hook;
         }
@@ -87,36 +85,6 @@ class OrphanSweepPathsInteropTest {
                     l.close();
                 }
             };
-        }
-
-        @Override
-        public DeleteOutcome delete(List<String> addresses) throws StorageException {
-            return inner.delete(addresses);
-        }
-
-        @Override
-        public Optional<StoredObject> stat(String address) throws StorageException {
-            return inner.stat(address);
-        }
-
-        @Override
-        public int maxDeleteBatch() {
-            return inner.maxDeleteBatch();
-        }
-
-        @Override
-        public void disableBatchDelete() {
-            inner.disableBatchDelete();
-        }
-
-        @Override
-        public boolean batchDeleteEnabled() {
-            return inner.batchDeleteEnabled();
-        }
-
-        @Override
-        public void close() {
-            inner.close();
         }
     }
 

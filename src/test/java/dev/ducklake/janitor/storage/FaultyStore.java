@@ -5,7 +5,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -13,20 +12,14 @@ import java.util.function.Predicate;
  * Test fault injector around a real store: objects whose address matches a predicate fail to delete (the rest of
  * the batch goes through the real store), and every delete call is recorded.
  */
-public final class FaultyStore implements FileStore {
+public final class FaultyStore extends ForwardingStore {
 
-    private final FileStore inner;
     private final Predicate<String> failing;
     public final List<Integer> deleteCalls = new ArrayList<>();
 
     public FaultyStore(FileStore inner, Predicate<String> failing) {
-        this.inner = inner;
+        super(inner);
         this.failing = failing;
-    }
-
-    @Override
-    public Listing list(StorageLocation prefix) throws StorageException {
-        return inner.list(prefix);
     }
 
     @Override
@@ -45,30 +38,5 @@ public final class FaultyStore implements FileStore {
         failed.putAll(o.failed());
         Set<String> deleted = new HashSet<>(o.deleted());
         return new DeleteOutcome(deleted, o.alreadyMissing(), failed);
-    }
-
-    @Override
-    public Optional<StoredObject> stat(String address) throws StorageException {
-        return inner.stat(address);
-    }
-
-    @Override
-    public int maxDeleteBatch() {
-        return inner.maxDeleteBatch();
-    }
-
-    @Override
-    public void disableBatchDelete() {
-        inner.disableBatchDelete();
-    }
-
-    @Override
-    public boolean batchDeleteEnabled() {
-        return inner.batchDeleteEnabled();
-    }
-
-    @Override
-    public void close() {
-        inner.close();
     }
 }
