@@ -14,8 +14,18 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Every failure reason has its own exit code, and the README's exit-code table lists exactly those (plus 0). */
+/**
+ * Every failure reason has its own exit code, and the README's exit-code table lists exactly those (plus 0 and the codes
+ * reserved for reasons being added on other branches).
+ */
 class ExitCodesDocumentedTest {
+
+    /**
+     * Exit codes reserved and documented ahead of their reasons (18: the near-match brake of delete-orphan-files, issue 21;
+     * 19: connection pooler mode unsupported, issue 23). Once a reason carries the code this changes nothing; it never
+     * lets a code outside this set go undocumented or be documented without a reason.
+     */
+    private static final Set<Integer> RESERVED = Set.of(18, 19);
 
     @Test
     void exitCodesAreDistinctAndDocumented() throws Exception {
@@ -26,8 +36,9 @@ class ExitCodesDocumentedTest {
             assertThat(r.hint()).as("reason %s tells the operator what to do", r).isNotBlank();
         }
         String readme = Files.readString(Path.of("README.md"));
-        int start = readme.indexOf("### Exit codes");
-        assertThat(start).as("the README has an exit-code section").isPositive();
+        Matcher heading = Pattern.compile("(?m)^#+ Exit codes$").matcher(readme);
+        assertThat(heading.find()).as("the README has an exit-code section").isTrue();
+        int start = heading.start();
         String section = readme.substring(start, readme.indexOf("\n#", start + 5));
         Matcher m = Pattern.compile("(?m)^\\| (\\d+) \\|").matcher(section);
         Set<Integer> documented = new TreeSet<>();
@@ -36,6 +47,7 @@ class ExitCodesDocumentedTest {
         }
         Set<Integer> expected = new TreeSet<>(codes);
         expected.add(0);
-        assertThat(documented).as("the README table lists 0 and every reason's code").isEqualTo(expected);
+        expected.addAll(RESERVED);
+        assertThat(documented).as("the README table lists 0, every reason's code and the reserved ones").isEqualTo(expected);
     }
 }

@@ -57,7 +57,7 @@ class MaintainChainInteropTest {
 
     static String readmeYaml() throws Exception {
         String readme = Files.readString(Path.of("README.md"));
-        int section = readme.indexOf("### `maintain`: the chain from one configuration file");
+        int section = readme.indexOf("## Run it nightly with `maintain`");
         int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
         return readme.substring(start, readme.indexOf("```", start));
     }

@@ -107,15 +107,34 @@ class MaintainConfigTest {
         }
     }
 
+    /** The first YAML block after {@code heading} in {@code file}. */
+    static String yamlAfter(String file, String heading) throws Exception {
+        String text = java.nio.file.Files.readString(Path.of(file));
+        int section = text.indexOf(heading);
+        assertThat(section).as("%s has the section %s", file, heading).isPositive();
+        int start = text.indexOf("```yaml\n", section) + "```yaml\n".length();
+        return text.substring(start, text.indexOf("```", start));
+    }
+
     @Test
-    void theReadmeExampleIsValidForMaintainAndServe() throws Exception {
-        String readme = java.nio.file.Files.readString(Path.of("README.md"));
-        int section = readme.indexOf("### `maintain`: the chain from one configuration file");
-        assertThat(section).isPositive();
-        int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
-        String yaml = readme.substring(start, readme.indexOf("```", start));
+    void theReadmeExampleOfTwoTenantsIsValidForMaintainAndServe() throws Exception {
+        String yaml = yamlAfter("README.md", "## Run it nightly with `maintain`");
         Path pw = java.nio.file.Files.writeString(tmp.resolve("password"), "x\n");
         Path file = java.nio.file.Files.writeString(tmp.resolve("readme.yaml"),
+                yaml.replace("/etc/ducklake-janitor/tenant-a.password", pw.toString()));
+        Map<String, String> env = Map.of("TENANT_B_CATALOG", "postgresql://janitor@tenant-b-db/lake", "TENANT_B_PG_PASSWORD", "y");
+        MaintainConfig c = MaintainConfig.load(file, env, registry());
+        assertThat(c.steps()).extracting(StepConfig::name).containsExactly("expire-snapshots", "drop-orphan-inline-tables",
+                "purge-orphan-stats", "cleanup-old-files", "delete-orphan-files", "check");
+        assertThat(c.catalogs()).hasSize(2);
+        assertThat(dev.ducklake.janitor.metrics.MetricsConfig.load(file, env).catalogs()).hasSize(2);
+    }
+
+    @Test
+    void theCompleteExampleOfTheOperatingPageIsValidForMaintainAndServe() throws Exception {
+        String yaml = yamlAfter("docs/operating.md", "## `maintain`: the chain from one configuration file");
+        Path pw = java.nio.file.Files.writeString(tmp.resolve("password"), "x\n");
+        Path file = java.nio.file.Files.writeString(tmp.resolve("operating.yaml"),
                 yaml.replace("/var/run/secrets/ducklake-janitor/password", pw.toString()));
         Map<String, String> env = Map.of("STAGING_CATALOG", "postgresql://janitor@staging-db/lake", "STAGING_PG_PASSWORD", "y");
         MaintainConfig c = MaintainConfig.load(file, env, registry());
