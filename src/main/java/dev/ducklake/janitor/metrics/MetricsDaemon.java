@@ -1,7 +1,6 @@
 package dev.ducklake.janitor.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -20,8 +19,9 @@ import java.util.function.Consumer;
 
 /**
  * The metrics daemon: one collection thread per catalog (each with its own connection, statement timeout and
- * reconnect backoff, so a broken or slow catalog never delays or hides the others) and an HTTP server
- * (Prometheus client_java) with
+ * reconnect backoff, so a broken or slow catalog never delays or hides the others) and an HTTP server (the JDK's,
+ * with client_java's handlers, bounded per request and connection so that slow clients never block others:
+ * {@link HttpServing}) with
  * <ul>
  *   <li>{@code GET /metrics}: the gauges of the last collection of every catalog plus the self-metrics, in the
  *       Prometheus text format (served from memory; a scrape never waits for a database);</li>
@@ -47,7 +47,7 @@ public final class MetricsDaemon implements AutoCloseable {
     private final Duration interval;
     private final Consumer<String> log;
     private final List<ScheduledExecutorService> schedulers = new ArrayList<>();
-    private HTTPServer server;
+    private HttpServing server;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
@@ -85,7 +85,7 @@ public final class MetricsDaemon implements AutoCloseable {
     public void start(String host, int port) throws IOException {
         PrometheusRegistry registry = new PrometheusRegistry();
         registry.register((MultiCollector) this::snapshots);
-        server = HTTPServer.builder().hostname(host).port(port).registry(registry).defaultHandler(this::handle).buildAndStart();
+        server = HttpServing.start(host, port, registry, this::handle);
         for (CatalogTarget t : targets) {
             ScheduledExecutorService ses = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread th = new Thread(r, "metrics-" + t.config().name());
@@ -113,7 +113,7 @@ public final class MetricsDaemon implements AutoCloseable {
 
     /** The port the HTTP server listens on. */
     public int port() {
-        return server.getPort();
+        return server.port();
     }
 
     /** Whether the ready policy holds: every catalog (ALL) or at least one (ANY) answered its last collection. */
