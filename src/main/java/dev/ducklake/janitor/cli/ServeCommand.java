@@ -26,7 +26,8 @@ import java.util.concurrent.CountDownLatch;
 /** {@code ducklake-janitor serve}: the metrics daemon. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Runs the metrics daemon: collects the catalog-health gauges of every configured catalog in the background "
-                + "(each with its own connection, statement timeout and reconnect backoff from 1 s to 60 s) and serves them over HTTP: "
+                + "(each with its own connection, statement timeout, collection timeout and reconnect backoff from 1 s to 60 s) and "
+                + "serves them over HTTP: "
                 + "/metrics (Prometheus text), /-/healthy (liveness), /-/ready (200 while every catalog answers, or with "
                 + "--ready-policy any while at least one does; else 503). "
                 + "A broken catalog shows ducklake_janitor_up 0 and never hides the others. Reads only. Stops on SIGTERM/SIGINT."})
@@ -47,13 +48,26 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     MetricsTargetOptions targets;
 
-    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9187",
-            description = "Address and port of the HTTP server (port 0 picks a free one). Default: ${DEFAULT-VALUE}.")
+    /** The default of --listen: loopback only, since the HTTP server has no authentication. */
+    static final String DEFAULT_LISTEN = "127.0.0.1:9187";
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = DEFAULT_LISTEN,
+            description = "Address and port of the HTTP server (port 0 picks a free one; an empty host, :9187, is every "
+                    + "interface). It has no authentication: the default is loopback only; in a container give "
+                    + "0.0.0.0:9187 and let a network policy decide who may connect (docs/serve.md). Default: ${DEFAULT-VALUE}.")
     String listen;
 
     @Option(names = "--interval", paramLabel = "SECONDS",
             description = "Delay between two collections of a catalog that answers, in seconds. Default: 60 (or the YAML's interval_seconds).")
     Double interval;
+
+    @Option(names = "--collection-timeout", paramLabel = "SECONDS",
+            description = "Bound of one collection of a catalog, in seconds: the login and the queries of its metadata schema "
+                    + "(with --all-metadata-schemas / all_metadata_schemas: of each schema) must end within it. Past it the "
+                    + "catalog is down at once (ducklake_janitor_up 0, its gauges no longer served, /-/ready says why), its "
+                    + "session is ended and the next collection reconnects: a catalog that goes silent is seen within this "
+                    + "time. Keep it above the slowest collection you expect. Default: 30.")
+    Double collectionTimeout;
 
     @Option(names = "--ready-policy", paramLabel = "POLICY", defaultValue = "all",
             description = "When /-/ready answers 200: all (every catalog answered its last collection; use it as the "
@@ -69,6 +83,12 @@ public final class ServeCommand implements Callable<Integer> {
         if (interval != null && (!(interval > 0) || interval > 86_400)) {
             throw new JanitorException(Reason.USAGE, "--interval must be more than 0 and at most 86400 seconds, got " + Render.number(interval) + ".");
         }
+        if (collectionTimeout != null && (!(collectionTimeout > 0) || collectionTimeout > 86_400)) {
+            throw new JanitorException(Reason.USAGE, "--collection-timeout must be more than 0 and at most 86400 seconds, got "
+                    + Render.number(collectionTimeout) + ".");
+        }
+        Duration bound = collectionTimeout != null ? dev.ducklake.janitor.Durations.ofSeconds(collectionTimeout)
+                : MetricsDaemon.DEFAULT_COLLECTION_TIMEOUT;
         MetricsConfig cfg = targets.resolve(catalog, parent.env());
         Duration every = interval != null ? dev.ducklake.janitor.Durations.ofSeconds(interval) : cfg.interval();
         List<CatalogTarget> list = new ArrayList<>();
@@ -83,7 +103,7 @@ public final class ServeCommand implements Callable<Integer> {
         } else {
             throw new JanitorException(Reason.USAGE, "--ready-policy must be all or any, got " + CatalogInspector.printable(readyPolicy) + ".");
         }
-        MetricsDaemon daemon = new MetricsDaemon(list, every, msg -> log(err, msg), policy);
+        MetricsDaemon daemon = new MetricsDaemon(list, every, bound, msg -> log(err, msg), policy);
         try {
             daemon.start(hostPort[0], Integer.parseInt(hostPort[1]));
         } catch (IOException e) {
@@ -98,8 +118,9 @@ public final class ServeCommand implements Callable<Integer> {
         }, "ducklake-janitor-serve-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         log(err, "serving http://" + hostPort[0] + ":" + daemon.port() + "/metrics for " + cfg.catalogs().size() + " catalog(s): "
-                + String.join(", ", cfg.catalogs().stream().map(c -> c.name() + " (" + c.connection().describe() + ", schema "
-                + c.metadataSchema() + ")").toList()) + "; collecting every " + every.toMillis() / 1000.0 + " s");
+                + String.join(", ", list.stream().map(t -> t.config().name() + " (" + t.config().connection().describe() + ", "
+                + t.schemaDescription() + ")").toList()) + "; collecting every " + every.toMillis() / 1000.0 + " s, each within "
+                + bound.toMillis() / 1000.0 + " s");
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -118,7 +139,7 @@ public final class ServeCommand implements Callable<Integer> {
     static String[] parseListen(String listen) throws JanitorException {
         int colon = listen == null ? -1 : listen.lastIndexOf(':');
         if (colon < 0) {
-            throw new JanitorException(Reason.USAGE, "--listen must be HOST:PORT, e.g. 0.0.0.0:9187, got '" + listen + "'.");
+            throw new JanitorException(Reason.USAGE, "--listen must be HOST:PORT, e.g. 127.0.0.1:9187 or 0.0.0.0:9187, got '" + listen + "'.");
         }
         String host = listen.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {

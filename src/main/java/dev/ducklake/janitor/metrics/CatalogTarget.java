@@ -23,6 +23,13 @@ import java.util.function.Consumer;
  * {@link #up()} and {@link #close()} may be called from any thread. {@link #close()} never waits for a collection in
  * progress (which may be stuck connecting to a catalog that does not answer): it aborts the connection and interrupts
  * the login instead, so that {@code serve} stops within a bounded time whatever a catalog is doing.
+ *
+ * <p>A collection may be bounded by a <em>collection timeout</em> ({@link #collectOnce(Duration, Duration)}; issue 28
+ * item 12): the login and schema discovery plus the first metadata schema's queries, and then each further schema's
+ * queries, must end within it. Once it has passed, {@link #up()} is false and {@link #families()} serves no catalog
+ * gauge (stale values are never served as fresh), at once, while the collecting thread may still be blocked;
+ * {@link #enforceDeadline()} (called by the daemon's watchdog) then aborts the session or interrupts the login, and
+ * the next collection reconnects.
  */
 public final class CatalogTarget implements AutoCloseable {
 
@@ -50,6 +57,17 @@ public final class CatalogTarget implements AutoCloseable {
 
     private volatile boolean up;
     private volatile boolean everCollected;
+    /** Guards the hand-over between the collecting thread and the watchdog ({@link #enforceDeadline()}). */
+    private final Object watch = new Object();
+    /** System.nanoTime() by which the current part of the collection must end; 0 = not collecting or no bound. */
+    private volatile long deadline;
+    /** The bound of the current collection (zero = none). */
+    private volatile Duration collectionTimeout = Duration.ZERO;
+    /** Whether the watchdog found the current (or last) collection past its deadline. */
+    private volatile boolean timedOut;
+    /** Whether the collecting thread is inside the login. */
+    private volatile boolean loggingIn;
+    private volatile long loginStarted;
     private volatile List<MetricFamily> catalogFamilies = List.of();
     private volatile double lastDuration = Double.NaN;
     private volatile double lastSuccess = Double.NaN;
@@ -72,14 +90,51 @@ public final class CatalogTarget implements AutoCloseable {
         return config;
     }
 
-    /** Whether the catalog answered its last collection (connected and the metadata schema found). */
+    /**
+     * Whether the catalog answered its last collection (connected and the metadata schema found) and the collection
+     * in progress, if any, is within its collection timeout.
+     */
     public boolean up() {
-        return up;
+        return up && !stale();
     }
 
-    /** Whether a collection was attempted at least once. */
+    /** Whether a collection ended at least once (before: /-/ready says "not collected yet"). */
     public boolean everCollected() {
         return everCollected;
+    }
+
+    /**
+     * Whether the collection in progress has passed its collection timeout (or the last one ended so): the values of
+     * the last collection are no longer served and the catalog counts as down.
+     */
+    public boolean stale() {
+        if (timedOut) {
+            return true;
+        }
+        long d = deadline;
+        return d != 0 && System.nanoTime() - d > 0;
+    }
+
+    /**
+     * Why the catalog is down, for /-/ready: the collection timeout when the collection in progress passed it, else
+     * the last connection or catalog error.
+     *
+     * @return the reason (password-free), or null when none is known
+     */
+    public String downReason() {
+        if (stale() && !timedOut) {
+            // past the deadline, before the watchdog recorded it (it then records the same message)
+            synchronized (watch) {
+                return timeoutMessage(loggingIn);
+            }
+        }
+        Map<String, String> errs = lastErrors();
+        return errs.containsKey("connect") ? errs.get("connect") : errs.get("catalog");
+    }
+
+    /** What this target measures, for log lines: {@code schema NAME} or every schema holding a catalog. */
+    public String schemaDescription() {
+        return config.allMetadataSchemas() ? "every schema holding a DuckLake catalog" : "schema " + config.metadataSchema();
     }
 
     /**
@@ -91,27 +146,126 @@ public final class CatalogTarget implements AutoCloseable {
      * @return how long to wait before the next collection: {@code interval} after a collection in which the
      *     catalog answered, otherwise the backoff (1 s, 2 s, 4 s, ... at most 60 s)
      */
-    public synchronized Duration collectOnce(Duration interval) {
+    public Duration collectOnce(Duration interval) {
+        return collectOnce(interval, Duration.ZERO);
+    }
+
+    /**
+     * {@link #collectOnce(Duration)} bounded by a collection timeout: the login, the schema discovery and the first
+     * metadata schema's queries must end within {@code timeout}, then each further schema's queries within
+     * {@code timeout} of the schema before. Past it the target is down at once ({@link #stale()}); the session is
+     * aborted by {@link #enforceDeadline()}.
+     *
+     * @param interval the normal delay between collections
+     * @param timeout the collection timeout; zero = none (the socket timeouts bound the reads)
+     * @return how long to wait before the next collection, as {@link #collectOnce(Duration)}
+     */
+    public synchronized Duration collectOnce(Duration interval, Duration timeout) {
         if (closed) {
             return BACKOFF_MAX;
         }
-        collecting = Thread.currentThread();
+        synchronized (watch) {
+            collecting = Thread.currentThread();
+            collectionTimeout = timeout;
+            timedOut = false;
+            deadline = timeout.isZero() ? 0 : nonZero(System.nanoTime() + timeout.toNanos());
+        }
         try {
             return collect(interval);
         } finally {
-            collecting = null;
+            synchronized (watch) {
+                collecting = null;
+                deadline = 0;
+                loggingIn = false;
+            }
+            if (timedOut && !closed) {
+                Thread.interrupted(); // the watchdog's interrupt of a login is spent
+            }
+            everCollected = true;
         }
     }
 
+    private static long nonZero(long nanos) {
+        return nanos == 0 ? 1 : nanos;
+    }
+
+    /** Starts the next part of a bounded collection (the next metadata schema): its own collection timeout. */
+    private void nextPart() {
+        synchronized (watch) {
+            if (deadline != 0 && !timedOut) {
+                deadline = nonZero(System.nanoTime() + collectionTimeout.toNanos());
+            }
+        }
+    }
+
+    /**
+     * Ends a collection that has passed its collection timeout: marks the target down (its last error names the
+     * timeout, for /-/ready and the log), interrupts a login in progress and aborts the session, so that the
+     * collecting thread ends and the next collection reconnects. Does nothing otherwise; returns at once; may be
+     * called from any thread (the daemon calls it a few times a second).
+     */
+    public void enforceDeadline() {
+        Thread t;
+        Connection c;
+        String message;
+        synchronized (watch) {
+            long d = deadline;
+            if (collecting == null || timedOut || d == 0 || System.nanoTime() - d <= 0) {
+                return;
+            }
+            timedOut = true;
+            t = collecting;
+            c = conn;
+            message = timeoutMessage(loggingIn);
+            if (loggingIn) {
+                t.interrupt(); // pgJDBC waits for its login thread interruptibly
+            }
+        }
+        synchronized (errorCounts) {
+            lastErrors.put("connect", message); // counted once the collecting thread records the failure
+        }
+        log.accept("catalog " + config.name() + ": " + message + "; marked down, ending the session");
+        if (c != null) {
+            try {
+                c.abort(Runnable::run);
+            } catch (SQLException | RuntimeException ignored) {
+                // already gone
+            }
+        }
+    }
+
+    private String timeoutMessage(boolean login) {
+        String seconds = java.math.BigDecimal.valueOf(collectionTimeout.toMillis(), 3).stripTrailingZeros().toPlainString() + " s";
+        return (login ? "login to " + config.connection().describe() + " timed out after " + seconds
+                : "collection timed out after " + seconds + " (no answer from " + config.connection().describe() + ")")
+                + " (the collection timeout, serve --collection-timeout)";
+    }
+
     private Duration collect(Duration interval) {
-        everCollected = true;
         long t0 = System.nanoTime();
         if (conn == null) {
+            // bounded collections: the login's own reads (session settings) end by the collection timeout too
+            dev.ducklake.janitor.pg.ConnectionSpec spec = collectionTimeout.isZero() ? config.connection()
+                    : config.connection().withSocketTimeoutSeconds((int) Math.min(Integer.MAX_VALUE,
+                            collectionTimeout.toSeconds() + 2));
             try {
-                conn = config.connection().openRaw();
-                if (closed) {
+                synchronized (watch) {
+                    loggingIn = true;
+                    loginStarted = System.nanoTime();
+                }
+                Connection opened;
+                try {
+                    opened = spec.openRaw();
+                } finally {
+                    synchronized (watch) {
+                        loggingIn = false;
+                    }
+                }
+                conn = opened;
+                if (closed || timedOut) {
                     closeConnection();
-                    return BACKOFF_MAX;
+                    lastDuration = (System.nanoTime() - t0) / 1e9;
+                    return closed ? BACKOFF_MAX : down("connect", timeoutMessage(true));
                 }
                 // a socket timeout beyond the longest statement timeout: a silent network partition cannot hang the thread
                 long longest = config.statementTimeout().toMillis();
@@ -124,6 +278,15 @@ public final class CatalogTarget implements AutoCloseable {
             } catch (SQLException e) {
                 closeConnection();
                 lastDuration = (System.nanoTime() - t0) / 1e9;
+                if (timedOut) {
+                    return down("connect", timeoutMessage(true));
+                }
+                if (closed) {
+                    log.accept("catalog " + config.name() + ": login to " + config.connection().describe() + " interrupted after "
+                            + String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - loginStarted) / 1e9)
+                            + " s: serve is stopping");
+                    return BACKOFF_MAX;
+                }
                 return down("connect", config.connection().connectionFailure(e).getMessage());
             }
         }
@@ -132,11 +295,14 @@ public final class CatalogTarget implements AutoCloseable {
             try {
                 schemas = CatalogDiscovery.catalogSchemas(conn);
             } catch (SQLException | JanitorException e) {
-                boolean lost = e instanceof SQLException se && SqlState.classify(se) == SqlState.Kind.CONNECTION_LOST;
+                boolean lost = timedOut || e instanceof SQLException se && SqlState.classify(se) == SqlState.Kind.CONNECTION_LOST;
                 if (lost) {
                     closeConnection();
                 }
                 lastDuration = (System.nanoTime() - t0) / 1e9;
+                if (timedOut) {
+                    return down("connect", timeoutMessage(false));
+                }
                 return down(lost ? "connect" : "catalog", "listing the metadata schemas of " + config.connection().describe()
                         + " failed: " + e.getMessage());
             }
@@ -151,9 +317,19 @@ public final class CatalogTarget implements AutoCloseable {
         boolean lost = false;
         boolean missing = false;
         double now = System.currentTimeMillis() / 1000.0;
+        boolean first = true;
         for (String schema : schemas) {
+            if (!first) {
+                nextPart();
+            }
+            first = false;
             CollectResult r = new CatalogHealthCollector(conn, schema, config.name(), config.statementTimeout(),
                     config.queries()).collect();
+            if (timedOut) {
+                // the watchdog ended this collection: what the aborted session returned is not a measurement
+                lost = true;
+                break;
+            }
             // in the all-schemas mode a query is named <schema>/<query>, so that one tenant's failure is told apart
             String prefix = config.allMetadataSchemas() ? schema + "/" : "";
             record(r, prefix, now);
@@ -167,9 +343,10 @@ public final class CatalogTarget implements AutoCloseable {
             }
         }
         lastDuration = (System.nanoTime() - t0) / 1e9;
-        if (lost) {
+        if (lost || timedOut) {
             closeConnection();
-            return down("connect", "the connection to " + config.connection().describe() + " was lost");
+            return down("connect", timedOut ? timeoutMessage(false)
+                    : "the connection to " + config.connection().describe() + " was lost");
         }
         if (missing) {
             catalogFamilies = List.of();
@@ -242,8 +419,7 @@ public final class CatalogTarget implements AutoCloseable {
             synchronized (errorCounts) {
                 lastErrors.remove("connect");
             }
-            log.accept("catalog " + config.name() + ": up (" + config.connection().describe() + ", schema "
-                    + config.metadataSchema() + ")");
+            log.accept("catalog " + config.name() + ": up (" + config.connection().describe() + ", " + schemaDescription() + ")");
         } else if (!value && up) {
             log.accept("catalog " + config.name() + ": down; retrying with backoff up to " + BACKOFF_MAX.toSeconds() + " s");
         }
@@ -256,11 +432,12 @@ public final class CatalogTarget implements AutoCloseable {
      * @return the families, each with the {@code catalog} label
      */
     public List<MetricFamily> families() {
-        List<MetricFamily> out = new ArrayList<>(catalogFamilies);
+        boolean stale = stale();
+        List<MetricFamily> out = new ArrayList<>(stale ? List.of() : catalogFamilies);
         List<String> catalogOnly = List.of(CatalogHealthCollector.CATALOG_LABEL);
         List<String> name = List.of(config.name());
         out.add(MetricFamily.gauge(UP, "1 when the catalog answered its last collection, 0 while it is unreachable or its metadata "
-                + "schema is missing.", catalogOnly, name, up ? 1 : 0));
+                + "schema is missing or its collection passed the collection timeout.", catalogOnly, name, up && !stale ? 1 : 0));
         if (!Double.isNaN(lastDuration)) {
             out.add(MetricFamily.gauge(DURATION, "Duration of the last collection of the catalog's gauges, seconds.", catalogOnly,
                     name, lastDuration));

@@ -1,7 +1,6 @@
 package dev.ducklake.janitor.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -12,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -20,14 +18,16 @@ import java.util.function.Consumer;
 
 /**
  * The metrics daemon: one collection thread per catalog (each with its own connection, statement timeout and
- * reconnect backoff, so a broken or slow catalog never delays or hides the others) and an HTTP server
- * (Prometheus client_java) with
+ * reconnect backoff, so a broken or slow catalog never delays or hides the others) and an HTTP server (the JDK's,
+ * with client_java's handlers, bounded per request and connection so that slow clients never block others:
+ * {@link HttpServing}) with
  * <ul>
  *   <li>{@code GET /metrics}: the gauges of the last collection of every catalog plus the self-metrics, in the
  *       Prometheus text format (served from memory; a scrape never waits for a database);</li>
  *   <li>{@code GET /-/healthy}: 200 while the process serves HTTP (liveness);</li>
  *   <li>{@code GET /-/ready}: 200 while the {@link ReadyPolicy} holds (default: every configured catalog answered its
- *       last collection; or at least one), else 503; the body names each catalog's state (readiness);</li>
+ *       last collection; or at least one), else 503; the body names each catalog's state ({@code up}, {@code down}
+ *       with the reason, or {@code not collected yet} before its first collection ends) (readiness);</li>
  *   <li>anything else: 404.</li>
  * </ul>
  */
@@ -43,11 +43,18 @@ public final class MetricsDaemon implements AutoCloseable {
 
     private final ReadyPolicy readyPolicy;
 
+    /** Default bound of one collection of a catalog (each metadata schema's part in the all-schemas mode). */
+    public static final Duration DEFAULT_COLLECTION_TIMEOUT = Duration.ofSeconds(30);
+    /** How often the watchdog looks for collections past their timeout. */
+    static final Duration WATCHDOG_PERIOD = Duration.ofMillis(200);
+
     private final List<CatalogTarget> targets;
     private final Duration interval;
+    private final Duration collectionTimeout;
+    private ScheduledExecutorService watchdog;
     private final Consumer<String> log;
     private final List<ScheduledExecutorService> schedulers = new ArrayList<>();
-    private HTTPServer server;
+    private HttpServing server;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
@@ -66,7 +73,25 @@ public final class MetricsDaemon implements AutoCloseable {
      * @param readyPolicy when /-/ready answers 200
      */
     public MetricsDaemon(List<CatalogTarget> targets, Duration interval, Consumer<String> log, ReadyPolicy readyPolicy) {
+        this(targets, interval, DEFAULT_COLLECTION_TIMEOUT, log, readyPolicy);
+    }
+
+    /**
+     * @param targets the catalogs to watch (at least one); the daemon closes them
+     * @param interval delay between collections of a catalog that answers
+     * @param collectionTimeout bound of each collection ({@link CatalogTarget#collectOnce(Duration, Duration)}): past
+     *     it the catalog is down ({@code ducklake_janitor_up 0}, no stale gauges, not ready) and its session is ended;
+     *     zero = none
+     * @param log where state changes and failures go
+     * @param readyPolicy when /-/ready answers 200
+     */
+    public MetricsDaemon(List<CatalogTarget> targets, Duration interval, Duration collectionTimeout, Consumer<String> log,
+                         ReadyPolicy readyPolicy) {
         this.readyPolicy = readyPolicy;
+        if (collectionTimeout.isNegative()) {
+            throw new IllegalArgumentException("negative collection timeout");
+        }
+        this.collectionTimeout = collectionTimeout;
         if (targets.isEmpty()) {
             throw new IllegalArgumentException("no catalog to watch");
         }
@@ -85,7 +110,23 @@ public final class MetricsDaemon implements AutoCloseable {
     public void start(String host, int port) throws IOException {
         PrometheusRegistry registry = new PrometheusRegistry();
         registry.register((MultiCollector) this::snapshots);
-        server = HTTPServer.builder().hostname(host).port(port).registry(registry).defaultHandler(this::handle).buildAndStart();
+        server = HttpServing.start(host, port, registry, this::handle);
+        if (!collectionTimeout.isZero()) {
+            watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread th = new Thread(r, "metrics-watchdog");
+                th.setDaemon(true);
+                return th;
+            });
+            watchdog.scheduleAtFixedRate(() -> {
+                for (CatalogTarget t : targets) {
+                    try {
+                        t.enforceDeadline();
+                    } catch (RuntimeException e) {
+                        log.accept("catalog " + t.config().name() + ": watchdog: " + e);
+                    }
+                }
+            }, WATCHDOG_PERIOD.toMillis(), WATCHDOG_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+        }
         for (CatalogTarget t : targets) {
             ScheduledExecutorService ses = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread th = new Thread(r, "metrics-" + t.config().name());
@@ -100,7 +141,7 @@ public final class MetricsDaemon implements AutoCloseable {
     private void cycle(ScheduledExecutorService ses, CatalogTarget t) {
         Duration next = interval;
         try {
-            next = t.collectOnce(interval);
+            next = t.collectOnce(interval, collectionTimeout);
         } catch (RuntimeException e) {
             log.accept("catalog " + t.config().name() + ": unexpected " + e.getClass().getSimpleName() + ": " + e.getMessage());
             next = CatalogTarget.BACKOFF_MAX;
@@ -113,7 +154,7 @@ public final class MetricsDaemon implements AutoCloseable {
 
     /** The port the HTTP server listens on. */
     public int port() {
-        return server.getPort();
+        return server.port();
     }
 
     /** Whether the ready policy holds: every catalog (ALL) or at least one (ANY) answered its last collection. */
@@ -141,12 +182,11 @@ public final class MetricsDaemon implements AutoCloseable {
             if ("/-/ready".equals(path)) {
                 StringBuilder body = new StringBuilder();
                 for (CatalogTarget t : targets) {
-                    body.append(t.config().name()).append(t.up() ? ": up" : t.everCollected() ? ": down" : ": starting");
-                    Map<String, String> errs = t.lastErrors();
-                    if (!t.up() && errs.containsKey("connect")) {
-                        body.append(" (").append(errs.get("connect")).append(')');
-                    } else if (!t.up() && errs.containsKey("catalog")) {
-                        body.append(" (").append(errs.get("catalog")).append(')');
+                    body.append(t.config().name()).append(t.up() ? ": up"
+                            : t.everCollected() || t.stale() ? ": down" : ": not collected yet");
+                    String why = t.up() ? null : t.downReason();
+                    if (why != null) {
+                        body.append(" (").append(why).append(')');
                     }
                     body.append('\n');
                 }
@@ -187,6 +227,9 @@ public final class MetricsDaemon implements AutoCloseable {
         }
         if (server != null) {
             server.close();
+        }
+        if (watchdog != null) {
+            watchdog.shutdownNow();
         }
         for (ScheduledExecutorService ses : schedulers) {
             ses.shutdownNow();

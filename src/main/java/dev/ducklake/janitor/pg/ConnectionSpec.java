@@ -355,6 +355,20 @@ public final class ConnectionSpec {
         return withSocketTimeout(statementTimeout, 0);
     }
 
+    /**
+     * The same connection with a socket timeout of exactly {@code seconds}, for a caller that bounds its whole
+     * session itself ({@code serve}'s collection timeout): the reads of the login's session settings included.
+     *
+     * @param seconds the longest wait for any read once logged in, seconds; 0 = none
+     * @return a new specification
+     */
+    public ConnectionSpec withSocketTimeoutSeconds(int seconds) {
+        if (seconds < 0) {
+            throw new IllegalArgumentException("negative socket timeout: " + seconds);
+        }
+        return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, seconds);
+    }
+
     private ConnectionSpec withSocketTimeout(java.time.Duration statementTimeout, int floorSeconds) {
         int s = statementTimeout == null || statementTimeout.isZero() ? 0
                 : (int) Math.min(Integer.MAX_VALUE / 2, Math.max(floorSeconds,
@@ -541,6 +555,10 @@ public final class ConnectionSpec {
                     + "string or PGCONNECT_TIMEOUT to change it)";
         } else if (message.startsWith("Interrupted while attempting to connect")) {
             what = "the login was interrupted by a stop request";
+        } else if (interruptedLogin(e)) {
+            // pgJDBC reports an interrupted wait for its login thread as 99999 "Something unusual has occurred"
+            return new JanitorException(Reason.CONNECTION, "Cannot connect to the catalog " + describe()
+                    + ": the login was interrupted before the server answered it.", e);
         } else if ("08004".equals(state) && password.kind() == PasswordSource.Kind.NONE
                 && message.contains("no password was provided")) {
             what = "the server asks for a password and no password was given (use --password-file, PGPASSWORD, "
@@ -556,6 +574,22 @@ public final class ConnectionSpec {
         }
         return new JanitorException(Reason.CONNECTION, "Cannot connect to the catalog " + describe() + ": " + what
                 + " (SQLSTATE " + (state.isEmpty() ? "none" : state) + ": " + redact(e.getMessage()) + ").", e);
+    }
+
+    /**
+     * Whether pgJDBC failed a login because the thread waiting for it was interrupted: it then throws SQLSTATE 99999
+     * ("Something unusual has occurred") caused by a RuntimeException "Interrupted while attempting to connect."
+     *
+     * @param e the driver's exception
+     * @return true for an interrupted login
+     */
+    public static boolean interruptedLogin(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().startsWith("Interrupted while attempting to connect")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

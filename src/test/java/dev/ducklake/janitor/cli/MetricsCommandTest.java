@@ -137,6 +137,36 @@ class MetricsCommandTest {
         assertThat(code.get()).isZero();
     }
 
+    /** Issue 24: serve logged "schema public" for an entry with all_metadata_schemas. */
+    @Test
+    void serveNamesEverySchemaForAnAllMetadataSchemasEntry() throws Exception {
+        StringWriter err = new StringWriter();
+        AtomicInteger code = new AtomicInteger(-1);
+        Thread t = new Thread(() -> code.set(Main.execute(new String[] {"serve", "--catalog", TestPostgres.get().url(),
+                "--all-metadata-schemas", "--listen", "127.0.0.1:0", "--interval", "60"}, new PrintWriter(new StringWriter()),
+                new PrintWriter(err), Map.of())));
+        t.start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline && !(err.toString().contains("serving http://") && err.toString().contains(": up ("))) {
+            Thread.sleep(100);
+        }
+        t.interrupt();
+        t.join(10_000);
+        assertThat(err.toString()).as("the start-up and up lines").contains("serving http://127.0.0.1:")
+                .contains("every schema holding a DuckLake catalog)").contains(": up (").doesNotContain("schema public")
+                .contains("each within 30.0 s");
+        assertThat(code.get()).isZero();
+    }
+
+    @Test
+    void serveRefusesACollectionTimeoutOutOfRange() {
+        for (String bad : new String[] {"0", "-1", "86401", "NaN"}) {
+            Run r = run(Map.of(), "serve", "--catalog", TestPostgres.get().url(), "--listen", "127.0.0.1:0", "--collection-timeout", bad);
+            assertThat(r.code()).as("--collection-timeout %s", bad).isEqualTo(2);
+            assertThat(r.err()).contains("--collection-timeout must be more than 0 and at most 86400 seconds");
+        }
+    }
+
     @Test
     void allMetadataSchemasMeasuresEveryTenantOfADatabaseAsOneEntryWithThePushLabels() throws Exception {
         String db = "tenants_" + ProcessHandle.current().pid();

@@ -98,6 +98,10 @@ class DeployManifestsTest {
         List<String> args = at(c, "args");
         CommandLine.ParseResult pr = parse(args);
         assertThat(pr.subcommand().commandSpec().name()).isEqualTo("serve");
+        // issue 28 item 11: the CLI listens on loopback unless told; the pod must say so to be reachable in the cluster
+        assertThat(pr.subcommand().commandSpec().findOption("--listen").defaultValue()).as("the CLI's default")
+                .isEqualTo("127.0.0.1:9187");
+        assertThat(pr.subcommand().hasMatchedOption("--listen")).as("the Deployment passes its listen address").isTrue();
         assertThat(pr.subcommand().matchedOptionValue("--listen", "")).isEqualTo("0.0.0.0:9187");
         assertThat((String) at(c, "livenessProbe", "httpGet", "path")).isEqualTo("/-/healthy");
         assertThat((String) at(c, "readinessProbe", "httpGet", "path")).isEqualTo("/-/ready");
