@@ -49,7 +49,7 @@ import java.util.Set;
  *       without a trailing slash also matched sibling directories);</li>
  *   <li>memory does not grow with the number of files: the store's listing (in byte order) is merged with the
  *       known addresses streamed from PostgreSQL ({@code ORDER BY … COLLATE "C"}); candidates are spilled to a
- *       temporary file;</li>
+ *       temporary file named per run ({@link SpillFiles}; those of earlier runs that are gone are removed at start);</li>
  *   <li>brakes before anything is deleted: a root or empty data path ({@link Reason#BRAKE_ROOT_PATH}), no known
  *       file among the listed ones ({@link Reason#BRAKE_NO_KNOWN_FILES}), candidates above the ratio
  *       ({@link Reason#BRAKE_ORPHAN_RATIO}); catalog file rows whose location cannot be worked out stop the
@@ -156,7 +156,10 @@ public final class DeleteOrphanFiles {
                     o.dataPathOverride());
             c.setAutoCommit(false);
             KnownFiles known = KnownFiles.load(c, consulted, true);
-            spill = Files.createTempFile("ducklake-janitor-orphans", ".bin");
+            // named per run; spill files of earlier runs that are gone (SIGKILL runs no finally) are removed first
+            SpillFiles spills = SpillFiles.ofThisProcess();
+            spills.removeStale(control.recorder()::info);
+            spill = spills.create();
             Survey s = survey(c, store, root, cutoff.cutoff(), known, spill, o.includePuffin(),
                     o.dryRun() ? listener : FileListener.NONE, leftToOthers);
             List<String> findings = new ArrayList<>();
