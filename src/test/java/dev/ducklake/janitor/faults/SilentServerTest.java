@@ -447,6 +447,38 @@ class SilentServerTest {
         }
     }
 
+    /** Issue 28 items 14 and 15 in maintain: a storage step whose S3 call its run-budget cut short is 'stopped', the chain goes on. */
+    @Test
+    void aMaintainStorageStepCutShortByItsBudgetIsStoppedAndTheNextStepRuns(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        String key = System.getProperty("aws.accessKeyId");
+        String secret = System.getProperty("aws.secretAccessKey");
+        System.setProperty("aws.accessKeyId", "janitor-test");
+        System.setProperty("aws.secretAccessKey", "janitor-test-secret");
+        try {
+            dev.ducklake.janitor.testsupport.FileCatalog cat = dev.ducklake.janitor.testsupport.FileCatalog.create("silent_s3_maint",
+                    "s3://silent/lake/");
+            java.nio.file.Path cfg = java.nio.file.Files.writeString(tmp.resolve("m.yaml"), "catalogs:\n  - name: lake\n    connection: "
+                    + TestPostgres.get().url() + "\n    metadata_schema: " + cat.schema + "\nmaintain:\n"
+                    + "  - delete-orphan-files: {run-budget: 3s, s3-endpoint: \"http://" + hostPort() + "\", s3-path-style: true,"
+                    + " s3-region: us-east-1}\n  - purge-orphan-stats: {}\n");
+            Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> Cli.run("maintain", "--config", cfg.toString(),
+                    "--dry-run", "--output", "json"));
+            JsonNode doc = new ObjectMapper().readTree(run.out());
+            JsonNode steps = doc.get("catalogs").get(0).get("steps");
+            assertThat(steps.get(0).get("status").asText()).as("%s", run.err()).isEqualTo("stopped");
+            assertThat(steps.get(0).get("exit_code").asInt()).as("a budget stop: exit 0").isZero();
+            assertThat(steps.get(0).get("message").asText()).contains("run budget ran out during a store call");
+            assertThat(steps.get(0).get("result").get("stopped_during").asText()).isEqualTo("listing");
+            assertThat(steps.get(1).get("status").asText()).as("the next step runs").isEqualTo("ok");
+            assertThat(doc.get("summary").get("steps_stopped").asLong()).isEqualTo(1);
+            assertThat(run.exitCode()).isZero();
+        } finally {
+            restore("aws.accessKeyId", key);
+            restore("aws.secretAccessKey", secret);
+        }
+    }
+
     /** Issue 28 item 15: SIGTERM during a hung S3 call exited after 30 s with no result document. */
     @Test
     void sigtermDuringAHungS3CallEndsPromptlyWithTheDocument() throws Exception {
