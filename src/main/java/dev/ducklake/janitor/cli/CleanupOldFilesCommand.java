@@ -105,7 +105,8 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
             out.println("  the store rejected batch deletes: single deletes were used");
         }
         if (r.run().stopReason() != null && r.run().stopReason() != dev.ducklake.janitor.ops.RunFigures.StopReason.COMPLETED) {
-            out.printf("  stopped early (%s): the rest is left for the next run%n", signalled ? "signal" : r.run().stopReason());
+            out.printf("  stopped early (%s%s): the rest is left for the next run%n", signalled ? "signal" : r.run().stopReason(),
+                    r.stoppedDuring() == null ? "" : ", during " + r.stoppedDuring());
         }
         for (String f : r.findings()) {
             out.println("  " + f);

@@ -133,6 +133,12 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
         if (r.allowShortRetention()) {
             out.println("  --allow-short-retention was given: the floor could be undercut");
         }
+        if (r.run().stopReason() != null && r.run().stopReason() != dev.ducklake.janitor.ops.RunFigures.StopReason.COMPLETED) {
+            out.printf("  stopped early (%s%s): %s%n", signalled ? "signal" : r.run().stopReason(),
+                    r.stoppedDuring() == null ? "" : ", during " + r.stoppedDuring(), "listing".equals(r.stoppedDuring())
+                            ? "the listing was not finished, nothing was deleted; the next run lists again"
+                            : "the candidates left are for the next run");
+        }
         for (String f : r.findings()) {
             out.println("  " + f);
         }

@@ -102,6 +102,7 @@ public final class MaintainCommand implements Callable<Integer> {
                     case ok, findings -> err.println("info: " + o.step() + ": " + o.status() + took);
                     case skipped -> err.println("WARN: " + o.step() + " skipped: " + o.message() + took);
                     case not_run -> err.println("WARN: " + o.step() + " not run: " + o.message());
+                    case stopped -> err.println("WARN: " + o.step() + " stopped: " + o.message() + took);
                     default -> {
                         err.println("error: " + o.step() + " failed (exit " + o.exitCode() + ", "
                                 + o.reason().name().toLowerCase(Locale.ROOT) + "): " + o.message() + took);
@@ -136,7 +137,8 @@ public final class MaintainCommand implements Callable<Integer> {
                 // shutting down already
             }
         }
-        int exit = worst(outcomes);
+        // after SIGTERM/SIGINT the process exits with the signal's code (143/130): the document and the return value agree
+        int exit = signalled.get() ? SignalExit.exitCode() : worst(outcomes);
         if (output == OutputOptions.Output.json) {
             Render.json(out, document(cfg, outcomes, exit));
         } else {
@@ -160,7 +162,7 @@ public final class MaintainCommand implements Callable<Integer> {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("operation", OPERATION);
         doc.put("tool_version", VersionProvider.version());
-        doc.put("status", exit == 0 ? "ok" : exit == Reason.FINDINGS.exitCode() ? "findings" : "error");
+        doc.put("status", signalled.get() ? "stopped" : exit == 0 ? "ok" : exit == Reason.FINDINGS.exitCode() ? "findings" : "error");
         doc.put("exit_code", exit);
         doc.put("dry_run", dryRun);
         doc.put("stopped_by_signal", signalled.get());
@@ -179,9 +181,16 @@ public final class MaintainCommand implements Callable<Integer> {
             List<Map<String, Object>> steps = new ArrayList<>();
             for (StepOutcome o : outcomes.get(i)) {
                 counts.merge("steps_" + o.status().name(), 1L, Long::sum);
-                steps.add(step(c, o));
+                steps.add(step(c, o, stepExit(o)));
             }
-            cat.put("exit_code", worst(List.of(outcomes.get(i))));
+            int catExit = 0;
+            for (StepOutcome o : outcomes.get(i)) {
+                catExit = Reason.worseExitCode(catExit, stepExit(o));
+                if (signalled.get() && (o.status() == Status.stopped || o.status() == Status.not_run)) {
+                    catExit = SignalExit.exitCode();
+                }
+            }
+            cat.put("exit_code", catExit);
             cat.put("steps", steps);
             cats.add(cat);
         }
@@ -190,12 +199,17 @@ public final class MaintainCommand implements Callable<Integer> {
         return doc;
     }
 
-    private static Map<String, Object> step(MaintainConfig.Catalog c, StepOutcome o) {
+    /** A step's exit code in the document: a step stopped by SIGTERM/SIGINT carries the process's (143/130). */
+    private int stepExit(StepOutcome o) {
+        return o.status() == Status.stopped && signalled.get() ? SignalExit.exitCode() : o.exitCode();
+    }
+
+    private static Map<String, Object> step(MaintainConfig.Catalog c, StepOutcome o, int exit) {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("schema", o.schema());
         s.put("step", o.step());
         s.put("status", o.status().name());
-        s.put("exit_code", o.exitCode());
+        s.put("exit_code", exit);
         if (o.reason() != null) {
             s.put("reason", o.reason().name().toLowerCase(Locale.ROOT));
             s.put("hint", o.reason().hint());
@@ -219,6 +233,7 @@ public final class MaintainCommand implements Callable<Integer> {
                 counts.merge(o.status(), 1, Integer::sum);
                 out.printf(Locale.ROOT, "-- %s, schema %s: %s%s%n", o.step(), o.schema() == null ? "?" : o.schema(),
                         o.status() == Status.error ? "FAILED (exit " + o.exitCode() + ", " + o.reason().name().toLowerCase(Locale.ROOT) + ")"
+                                : o.status() == Status.stopped ? "STOPPED (exit " + stepExit(o) + ")"
                                 : o.status().name().replace('_', ' '),
                         o.message() == null ? "" : ": " + c.connection().redact(o.message()));
                 if (o.result() != null && !MaintainSteps.printText(out, o.step(), c.connection(), o.result(), signalled.get())) {

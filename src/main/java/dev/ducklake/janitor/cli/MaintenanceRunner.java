@@ -129,6 +129,9 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                 // a completed run can still end with findings (12) or failed files (13): the document agrees
                 if (exit != ExitCodes.OK) {
                     doc.put("status", exit == Reason.FINDINGS.exitCode() ? "findings" : "error");
+                } else if (result.cutShort()) {
+                    // the run budget ended a storage call: what was done so far, exit 0 as for any budget stop
+                    doc.put("status", "stopped");
                 }
                 doc.put("exit_code", exit);
             }

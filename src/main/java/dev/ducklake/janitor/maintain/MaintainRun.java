@@ -4,6 +4,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
+import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.metrics.PushChannel;
 
 import java.sql.Connection;
@@ -45,7 +46,12 @@ public final class MaintainRun {
         /** It failed (or a required step was not possible). */
         error,
         /** It was not started: an earlier step failed catalog-wide, or the run was stopped. */
-        not_run
+        not_run,
+        /**
+         * It was running when the run was stopped (SIGTERM/SIGINT), or a store call of it was cut short by its run
+         * budget: it ended at its next safe point, its result (if any) counts what was done so far.
+         */
+        stopped
     }
 
     /**
@@ -62,9 +68,14 @@ public final class MaintainRun {
      */
     public record StepOutcome(String catalog, String schema, String step, Status status, Reason reason, String message, Object result,
                               double elapsedSeconds) {
-        /** The exit code this outcome alone would give: 0, 12 for findings, the reason's code for an error. */
+        /**
+         * The exit code this outcome alone would give: 0, 12 for findings, the reason's code for an error; a stopped
+         * step gives its reason's code when it failed while stopping, else 0 (the process's exit code after a signal,
+         * 143 or 130, is the CLI's to add).
+         */
         public int exitCode() {
-            return status == Status.error ? reason.exitCode() : status == Status.findings ? Reason.FINDINGS.exitCode() : 0;
+            return status == Status.error || status == Status.stopped && reason != null ? reason.exitCode()
+                    : status == Status.findings ? Reason.FINDINGS.exitCode() : 0;
         }
     }
 
@@ -171,7 +182,8 @@ public final class MaintainRun {
                     o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, "an earlier step failed ("
                             + blocking.name().toLowerCase(java.util.Locale.ROOT) + ")", null, 0);
                 } else {
-                    o = step(c, schema, s, runStart, catalogStart);
+                    AtomicBoolean stopSeen = new AtomicBoolean();
+                    o = stoppedIfSo(step(c, schema, s, runStart, catalogStart, stopSeen), stopSeen.get());
                     if (o.status() == Status.error && CATALOG_WIDE.contains(o.reason())) {
                         blocking = o.reason();
                     }
@@ -183,7 +195,9 @@ public final class MaintainRun {
         return out;
     }
 
-    private StepOutcome step(MaintainConfig.Catalog c, String schema, StepConfig s, long runStart, long catalogStart) {
+    /** @param stopSeen set when the stop flag was up as the step returned or failed (it was running when the stop came) */
+    private StepOutcome step(MaintainConfig.Catalog c, String schema, StepConfig s, long runStart, long catalogStart,
+                             AtomicBoolean stopSeen) {
         MaintenanceStep step = registry.get(s.name());
         if (step.unavailableReason() != null) {
             return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null, step.unavailableReason(), null, 0);
@@ -214,7 +228,12 @@ public final class MaintainRun {
         }
         reporter.started();
         try {
-            StepResult r = step.run(ctx, s);
+            StepResult r;
+            try {
+                r = step.run(ctx, s);
+            } finally {
+                stopSeen.set(stop.get());
+            }
             double secs = (System.nanoTime() - t0) / 1e9;
             if (r.skippedReason() != null) {
                 if (s.required()) {
@@ -244,6 +263,21 @@ public final class MaintainRun {
         } finally {
             stoppers.removeAll(mine);
         }
+    }
+
+    /**
+     * A step that ran while the stop came (or whose store call its run budget cut short) is {@link Status#stopped},
+     * whatever it returned: its result counts what was done up to its safe point, not a completed run. A failure it
+     * ended with keeps its reason and message.
+     */
+    private static StepOutcome stoppedIfSo(StepOutcome o, boolean stopSeen) {
+        boolean cutShort = o.result() instanceof MaintenanceResult r && r.cutShort();
+        if (o.status() == Status.skipped || o.status() == Status.not_run || !(stopSeen || cutShort)) {
+            return o;
+        }
+        String why = stopSeen ? "stopped by SIGTERM/SIGINT at its next safe point" : "its run budget ran out during a store call";
+        return new StepOutcome(o.catalog(), o.schema(), o.step(), Status.stopped, o.status() == Status.error ? o.reason() : null,
+                o.message() == null ? why : why + "; " + o.message(), o.result(), o.elapsedSeconds());
     }
 
     private static Reason reasonOf(int exitCode) {

@@ -31,6 +31,15 @@ public interface MaintenanceResult {
         return run().maxBatchesReached();
     }
 
+    /**
+     * @return whether the run was cut short inside a unit of work (a storage call ran out of the run budget or was
+     *     stopped): its counts are what was done so far, not the outcome of a completed pass. Default: false (the
+     *     batch loops stop between units only)
+     */
+    default boolean cutShort() {
+        return false;
+    }
+
     /** @return wall-clock duration of the run, seconds */
     default double elapsedSeconds() {
         return run().elapsedSeconds();

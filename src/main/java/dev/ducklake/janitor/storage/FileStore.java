@@ -62,6 +62,16 @@ public interface FileStore extends Closeable {
     /** Whether batch deletes are still used. */
     boolean batchDeleteEnabled();
 
+    /**
+     * Bounds every later call by the run's budget and stop request ({@link CallBounds}); by default a store does
+     * nothing (local calls do not hang), an object store caps each call's timeout and its retries and abandons a call
+     * in flight on a stop.
+     *
+     * @param bounds the run's bounds
+     */
+    default void bound(CallBounds bounds) {
+    }
+
     @Override
     void close();
 }

@@ -1,6 +1,7 @@
 package dev.ducklake.janitor.storage;
 
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
@@ -36,6 +37,12 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -59,6 +66,11 @@ import java.util.regex.Pattern;
  * {@link StorageException.Kind#TRANSIENT} ("no answer from the store in time"), which {@link StorageRetry} retries
  * up to {@link dev.ducklake.janitor.ops.RetryPolicy#MAX_ATTEMPTS} times: a silent store ends a request within about
  * five minutes.
+ *
+ * <p>Within a run's {@link CallBounds} ({@link #bound}) each call's timeout is also capped at what is left of the run
+ * budget, the retries end with it, and a stop request (SIGTERM/SIGINT) abandons a call in flight within
+ * {@value StorageRetry#STOP_POLL_MILLIS} ms (the call runs on a daemon thread that the SDK's own timeout ends); the
+ * call then fails with {@link StorageException.Kind#STOPPED}.
  */
 public final class S3FileStore extends AbstractFileStore {
 
@@ -94,6 +106,13 @@ public final class S3FileStore extends AbstractFileStore {
     }
 
     private final Timeouts timeouts;
+    private volatile CallBounds bounds = CallBounds.NONE;
+    /** Runs the calls of a bound store, so that the caller can stop waiting for one (daemon threads). */
+    private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "ducklake-janitor-s3-call");
+        t.setDaemon(true);
+        return t;
+    });
 
     /**
      * Builds a client from the settings and the default credentials chain.
@@ -131,6 +150,15 @@ public final class S3FileStore extends AbstractFileStore {
             b.endpointOverride(settings.endpoint());
         }
         this.client = b.build();
+    }
+
+    @Override
+    public void bound(CallBounds b) {
+        bounds = b == null ? CallBounds.NONE : b;
+    }
+
+    private StorageRetry retry() {
+        return StorageRetry.within(bounds);
     }
 
     /** @return the client's time bounds */
@@ -187,8 +215,9 @@ public final class S3FileStore extends AbstractFileStore {
                 r.continuationToken(token);
             }
             ListObjectsV2Request req = r.build();
-            ListObjectsV2Response resp = StorageRetry.DEFAULT.call("list s3://" + bucket + "/" + prefix,
-                    () -> call(() -> client.listObjectsV2(req), "s3://" + bucket + "/" + prefix));
+            ListObjectsV2Response resp = retry().call("list s3://" + bucket + "/" + prefix,
+                    () -> call(ov -> client.listObjectsV2(ov == null ? req : req.toBuilder().overrideConfiguration(ov).build()),
+                            "list s3://" + bucket + "/" + prefix));
             page = resp.contents().iterator();
             token = resp.nextContinuationToken();
             done = !Boolean.TRUE.equals(resp.isTruncated()) || token == null;
@@ -270,10 +299,13 @@ public final class S3FileStore extends AbstractFileStore {
             }
             for (Map.Entry<String, String> k : keys.entrySet()) {
                 try {
-                    StorageRetry.DEFAULT.call("delete " + k.getValue(), () -> call(
-                            () -> client.deleteObject(r -> r.bucket(bucket).key(k.getKey())), k.getValue()));
+                    retry().call("delete " + k.getValue(), () -> call(
+                            ov -> client.deleteObject(r -> r.bucket(bucket).key(k.getKey()).overrideConfiguration(ov)), k.getValue()));
                     deleted.add(k.getValue());
                 } catch (StorageException ex) {
+                    if (ex.kind() == StorageException.Kind.STOPPED) {
+                        throw ex;
+                    }
                     if (ex.kind() == StorageException.Kind.NOT_FOUND) {
                         deleted.add(k.getValue());
                         missing.add(k.getValue());
@@ -295,8 +327,8 @@ public final class S3FileStore extends AbstractFileStore {
             ids.add(ObjectIdentifier.builder().key(k).build());
         }
         Delete d = Delete.builder().objects(ids).quiet(false).build();
-        DeleteObjectsResponse resp = StorageRetry.DEFAULT.call("delete batch in s3://" + bucket, () -> call(
-                () -> client.deleteObjects(r -> r.bucket(bucket).delete(d)), "s3://" + bucket + " (DeleteObjects)"));
+        DeleteObjectsResponse resp = retry().call("delete batch in s3://" + bucket, () -> call(
+                ov -> client.deleteObjects(r -> r.bucket(bucket).delete(d).overrideConfiguration(ov)), "s3://" + bucket + " (DeleteObjects)"));
         Set<String> errored = new HashSet<>();
         for (S3Error err : resp.errors()) {
             String address = keys.get(err.key());
@@ -324,8 +356,8 @@ public final class S3FileStore extends AbstractFileStore {
     public Optional<StoredObject> stat(String address) throws StorageException {
         String[] bk = split(address);
         try {
-            HeadObjectResponse h = StorageRetry.DEFAULT.call("stat " + address,
-                    () -> call(() -> client.headObject(r -> r.bucket(bk[0]).key(bk[1])), address));
+            HeadObjectResponse h = retry().call("stat " + address,
+                    () -> call(ov -> client.headObject(r -> r.bucket(bk[0]).key(bk[1]).overrideConfiguration(ov)), address));
             return Optional.of(new StoredObject(StorageLocation.parse(address), address,
                     h.contentLength() == null ? -1 : h.contentLength(), h.lastModified()));
         } catch (StorageException e) {
@@ -336,15 +368,67 @@ public final class S3FileStore extends AbstractFileStore {
         }
     }
 
+    /** One SDK request; {@code override} (null for none) caps its call timeout at the budget left. */
     private interface SdkCall<T> {
-        T run();
+        T run(AwsRequestOverrideConfiguration override);
     }
 
-    private static <T> T call(SdkCall<T> c, String where) throws StorageException {
+    /** The least call timeout given to a request near the end of the budget. */
+    private static final Duration MIN_CALL_TIMEOUT = Duration.ofMillis(10);
+    /** How long past the budget's end a call may still run before it is abandoned (the SDK's timer ends it first). */
+    private static final Duration BUDGET_GRACE = Duration.ofSeconds(2);
+
+    /**
+     * Runs one SDK request: unbound, on the calling thread; bound ({@link #bound}), with its call timeout capped at the
+     * budget left, on a daemon thread while the caller watches the stop request.
+     */
+    private <T> T call(SdkCall<T> c, String where) throws StorageException {
+        CallBounds b = bounds;
+        if (b == CallBounds.NONE) {
+            try {
+                return c.run(null);
+            } catch (SdkException e) {
+                throw classify(e, where);
+            }
+        }
+        Duration left = b.remaining();
+        AwsRequestOverrideConfiguration ov = left == null || left.compareTo(timeouts.call()) >= 0 ? null
+                : AwsRequestOverrideConfiguration.builder().apiCallTimeout(left.compareTo(MIN_CALL_TIMEOUT) < 0
+                        ? MIN_CALL_TIMEOUT : left).build();
+        Future<T> f;
         try {
-            return c.run();
-        } catch (SdkException e) {
-            throw classify(e, where);
+            f = calls.submit(() -> c.run(ov));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw new StorageException(StorageException.Kind.OTHER, where + ": the store is closed", e);
+        }
+        try {
+            while (true) {
+                try {
+                    return f.get(StorageRetry.STOP_POLL_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException t) {
+                    Duration r = b.remaining();
+                    if (b.stopRequested() || r != null && r.plus(BUDGET_GRACE).isNegative()) {
+                        f.cancel(true);
+                        throw b.ended(where, null);
+                    }
+                }
+            }
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof SdkException se) {
+                throw classify(se, where);
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            if (cause instanceof Error er) {
+                throw er;
+            }
+            throw new StorageException(StorageException.Kind.OTHER, where + ": " + cause.getClass().getSimpleName(), cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            f.cancel(true);
+            throw b.ended(where, e);
         }
     }
 
@@ -402,6 +486,7 @@ public final class S3FileStore extends AbstractFileStore {
 
     @Override
     public void close() {
+        calls.shutdownNow();
         client.close();
     }
 }

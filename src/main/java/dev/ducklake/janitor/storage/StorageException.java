@@ -23,7 +23,12 @@ public final class StorageException extends IOException {
         /** A transient network or server failure (5xx, connection reset): retry. */
         TRANSIENT,
         /** Anything else: report it for this object and go on. */
-        OTHER
+        OTHER,
+        /**
+         * The run was asked to stop, or its run budget ran out, before or during the call ({@link CallBounds}); a call
+         * that was in flight may or may not have taken effect. Never retried: the run ends with what it did so far.
+         */
+        STOPPED
     }
 
     private final Kind kind;

@@ -7,14 +7,31 @@ import dev.ducklake.janitor.pg.SqlState;
  * Retries a store call through the shared {@link RetryPolicy}: a throttled or transient
  * {@link StorageException} counts as {@link SqlState.Kind#RETRYABLE} (same attempt limit, same backoff formula as
  * database work); access denied counts as {@link SqlState.Kind#PERMISSION_DENIED}; not found and "batch delete
- * unsupported" are never retried (the caller decides: already gone / switch to single deletes).
+ * unsupported" are never retried (the caller decides: already gone / switch to single deletes). Within
+ * {@link CallBounds}: no attempt starts once a stop is requested or the run budget is spent, a backoff that would
+ * pass the budget is not waited, and a backoff wakes on the stop (checked every {@value #STOP_POLL_MILLIS} ms); the
+ * call then fails with {@link StorageException.Kind#STOPPED}.
  */
 public final class StorageRetry {
 
-    /** The one instance. */
-    public static final StorageRetry DEFAULT = new StorageRetry();
+    /** How often a backoff (and a call in flight, {@link S3FileStore}) looks at the stop request, milliseconds. */
+    public static final long STOP_POLL_MILLIS = 50;
 
-    private StorageRetry() {
+    /** Unbounded: the policy's attempts and backoffs only. */
+    public static final StorageRetry DEFAULT = new StorageRetry(CallBounds.NONE);
+
+    private final CallBounds bounds;
+
+    private StorageRetry(CallBounds bounds) {
+        this.bounds = bounds;
+    }
+
+    /**
+     * @param bounds the run's budget and stop request
+     * @return a retry loop within them
+     */
+    public static StorageRetry within(CallBounds bounds) {
+        return bounds == CallBounds.NONE ? DEFAULT : new StorageRetry(bounds);
     }
 
     /** A call to a store. */
@@ -43,24 +60,50 @@ public final class StorageRetry {
      * @param what a description (unused in messages for now; the exception names the location)
      * @param call the call
      * @return its result
-     * @throws StorageException the last failure when the policy gives up, or at once when not retryable
+     * @throws StorageException the last failure when the policy gives up, or at once when not retryable; kind
+     *     {@link StorageException.Kind#STOPPED} when the bounds end the loop (before an attempt or instead of a backoff)
      */
     public <T> T call(String what, StoreCall<T> call) throws StorageException {
         for (int attempt = 1; ; attempt++) {
+            if (bounds.exhausted()) {
+                throw bounds.ended(what, null);
+            }
             try {
                 return call.run();
             } catch (StorageException e) {
+                if (e.kind() == StorageException.Kind.STOPPED) {
+                    throw e;
+                }
                 RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(kindOf(e), attempt, 0, false);
                 if (d.action() != RetryPolicy.Action.RETRY) {
+                    if (bounds.exhausted()) {
+                        // the failure is the bound's doing (a call cut at the budget's end): say so
+                        throw bounds.ended(what, e);
+                    }
                     throw e;
                 }
-                try {
-                    Thread.sleep(d.backoffMillis());
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw e;
-                }
+                backoff(what, d.backoffMillis(), e);
             }
+        }
+    }
+
+    /** Waits before the next attempt, unless the budget ends first; wakes on a stop request. */
+    private void backoff(String what, long millis, StorageException last) throws StorageException {
+        java.time.Duration left = bounds.remaining();
+        if (left != null && left.toMillis() <= millis) {
+            throw bounds.ended(what, last);
+        }
+        long until = System.nanoTime() + millis * 1_000_000;
+        try {
+            for (long now = System.nanoTime(); now - until < 0; now = System.nanoTime()) {
+                if (bounds.stopRequested()) {
+                    throw bounds.ended(what, last);
+                }
+                Thread.sleep(Math.max(1, Math.min(STOP_POLL_MILLIS, (until - now) / 1_000_000)));
+            }
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw last;
         }
     }
 }

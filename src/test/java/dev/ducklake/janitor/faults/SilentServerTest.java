@@ -456,6 +456,133 @@ class SilentServerTest {
         }
     }
 
+    private String[] s3Flags() {
+        return new String[] {"--s3-endpoint", "http://" + hostPort(), "--s3-path-style", "--s3-region", "us-east-1"};
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    /**
+     * Issue 28 item 15: an S3 endpoint that accepts requests and never answers took 635 s to fail (21 attempts of 30 s)
+     * and --run-budget did not bound it. Now the budget caps every call and the retries: the run ends soon after the
+     * budget with its result document (status stopped, what was done so far, exit 0 as for any budget stop).
+     */
+    @Test
+    void aStorageRunAgainstASilentS3EndpointEndsAtItsRunBudgetWithItsDocument() throws Exception {
+        String key = System.getProperty("aws.accessKeyId");
+        String secret = System.getProperty("aws.secretAccessKey");
+        System.setProperty("aws.accessKeyId", "janitor-test");
+        System.setProperty("aws.secretAccessKey", "janitor-test-secret");
+        try {
+            dev.ducklake.janitor.testsupport.FileCatalog cat = dev.ducklake.janitor.testsupport.FileCatalog.create("silent_s3_dof",
+                    "s3://silent/lake/");
+            long t0 = System.nanoTime();
+            Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> Cli.run(concat(new String[] {"delete-orphan-files",
+                    "--catalog", TestPostgres.get().url(), "--metadata-schema", cat.schema, "--dry-run", "--output", "json",
+                    "--run-budget", "20s"}, s3Flags())));
+            double took = (System.nanoTime() - t0) / 1e9;
+            assertThat(accepted).as("the endpoint was reached").isNotEmpty();
+            assertThat(run.exitCode()).as("a budget stop exits 0; stderr: %s", run.err()).isZero();
+            assertThat(took).as("seconds: the 20 s budget, then the document").isBetween(19.0, 35.0);
+            JsonNode doc = new ObjectMapper().readTree(run.out());
+            assertThat(doc.get("status").asText()).as("the document says the run was cut short").isEqualTo("stopped");
+            assertThat(doc.get("exit_code").asInt()).isZero();
+            assertThat(doc.get("stopped_during").asText()).isEqualTo("listing");
+            assertThat(doc.get("budget_exhausted").asBoolean()).isTrue();
+            assertThat(doc.get("listed").asLong()).isZero();
+            assertThat(doc.get("deleted").asLong()).isZero();
+            assertThat(doc.get("warnings").toString()).contains("the run budget ran out while listing");
+
+            // cleanup-old-files: the delete call hangs; the run stops at its budget, the queue row stays
+            dev.ducklake.janitor.testsupport.FileCatalog queue = dev.ducklake.janitor.testsupport.FileCatalog.create("silent_s3_cof",
+                    "s3://silent/lake/");
+            queue.queue("main/test/old.parquet", true, Duration.ofDays(3));
+            long t1 = System.nanoTime();
+            Cli.Run cleanup = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> Cli.run(concat(new String[] {"cleanup-old-files",
+                    "--catalog", TestPostgres.get().url(), "--metadata-schema", queue.schema, "--yes", "--output", "json",
+                    "--run-budget", "5s"}, s3Flags())));
+            double tookCleanup = (System.nanoTime() - t1) / 1e9;
+            assertThat(cleanup.exitCode()).as("stderr: %s", cleanup.err()).isZero();
+            assertThat(tookCleanup).as("seconds").isBetween(4.0, 20.0);
+            JsonNode cdoc = new ObjectMapper().readTree(cleanup.out());
+            assertThat(cdoc.get("status").asText()).isEqualTo("stopped");
+            assertThat(cdoc.get("stopped_during").asText()).isEqualTo("deleting");
+            assertThat(cdoc.get("files_deleted").asLong()).isZero();
+            assertThat(cdoc.get("queue_rows_deleted").asLong()).isZero();
+            assertThat(queue.queueRows()).as("the row of a file whose delete was abandoned stays").isEqualTo(1);
+        } finally {
+            restore("aws.accessKeyId", key);
+            restore("aws.secretAccessKey", secret);
+        }
+    }
+
+    /** Issue 28 items 14 and 15 in maintain: a storage step whose S3 call its run-budget cut short is 'stopped', the chain goes on. */
+    @Test
+    void aMaintainStorageStepCutShortByItsBudgetIsStoppedAndTheNextStepRuns(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        String key = System.getProperty("aws.accessKeyId");
+        String secret = System.getProperty("aws.secretAccessKey");
+        System.setProperty("aws.accessKeyId", "janitor-test");
+        System.setProperty("aws.secretAccessKey", "janitor-test-secret");
+        try {
+            dev.ducklake.janitor.testsupport.FileCatalog cat = dev.ducklake.janitor.testsupport.FileCatalog.create("silent_s3_maint",
+                    "s3://silent/lake/");
+            java.nio.file.Path cfg = java.nio.file.Files.writeString(tmp.resolve("m.yaml"), "catalogs:\n  - name: lake\n    connection: "
+                    + TestPostgres.get().url() + "\n    metadata_schema: " + cat.schema + "\nmaintain:\n"
+                    + "  - delete-orphan-files: {run-budget: 3s, s3-endpoint: \"http://" + hostPort() + "\", s3-path-style: true,"
+                    + " s3-region: us-east-1}\n  - purge-orphan-stats: {}\n");
+            Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> Cli.run("maintain", "--config", cfg.toString(),
+                    "--dry-run", "--output", "json"));
+            JsonNode doc = new ObjectMapper().readTree(run.out());
+            JsonNode steps = doc.get("catalogs").get(0).get("steps");
+            assertThat(steps.get(0).get("status").asText()).as("%s", run.err()).isEqualTo("stopped");
+            assertThat(steps.get(0).get("exit_code").asInt()).as("a budget stop: exit 0").isZero();
+            assertThat(steps.get(0).get("message").asText()).contains("run budget ran out during a store call");
+            assertThat(steps.get(0).get("result").get("stopped_during").asText()).isEqualTo("listing");
+            assertThat(steps.get(1).get("status").asText()).as("the next step runs").isEqualTo("ok");
+            assertThat(doc.get("summary").get("steps_stopped").asLong()).isEqualTo(1);
+            assertThat(run.exitCode()).isZero();
+        } finally {
+            restore("aws.accessKeyId", key);
+            restore("aws.secretAccessKey", secret);
+        }
+    }
+
+    /** Issue 28 item 15: SIGTERM during a hung S3 call exited after 30 s with no result document. */
+    @Test
+    void sigtermDuringAHungS3CallEndsPromptlyWithTheDocument() throws Exception {
+        dev.ducklake.janitor.testsupport.FileCatalog cat = dev.ducklake.janitor.testsupport.FileCatalog.create("silent_s3_sig",
+                "s3://silent/lake/");
+        JanitorProcess p = JanitorProcess.start(Map.of("AWS_ACCESS_KEY_ID", "janitor-test", "AWS_SECRET_ACCESS_KEY", "janitor-test-secret"),
+                concat(new String[] {"delete-orphan-files", "--catalog", TestPostgres.get().url(), "--metadata-schema", cat.schema,
+                        "--yes", "--output", "json"}, s3Flags()));
+        try {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (accepted.isEmpty() && p.process().isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(accepted).as("the run is waiting on S3; stderr: %s", p.err()).isNotEmpty();
+            Thread.sleep(1000);
+            long t0 = System.nanoTime();
+            int code = p.terminate(40);
+            double took = (System.nanoTime() - t0) / 1e9;
+            assertThat(code).as("stderr: %s", p.err()).isEqualTo(143);
+            assertThat(took).as("seconds from SIGTERM to exit").isLessThan(10);
+            JsonNode doc = new ObjectMapper().readTree(p.out());
+            assertThat(doc.get("status").asText()).isEqualTo("stopped");
+            assertThat(doc.get("exit_code").asInt()).isEqualTo(143);
+            assertThat(doc.get("stopped_by_signal").asBoolean()).isTrue();
+            assertThat(doc.get("stopped_during").asText()).isEqualTo("listing");
+            assertThat(doc.get("deleted").asLong()).isZero();
+        } finally {
+            p.cleanup();
+        }
+    }
+
     private static void restore(String property, String value) {
         if (value == null) {
             System.clearProperty(property);

@@ -37,12 +37,21 @@ class MaintainSignalTest {
             assertThat(p.terminate(40)).as("stderr: %s", p.err()).isEqualTo(143);
             JsonNode doc = new ObjectMapper().readTree(p.out());
             assertThat(doc.get("stopped_by_signal").asBoolean()).isTrue();
+            // issue 28 item 14: the document agrees with the exit (it said "status": "ok", "exit_code": 0)
+            assertThat(doc.get("status").asText()).as("top-level status after SIGTERM").isEqualTo("stopped");
+            assertThat(doc.get("exit_code").asInt()).as("top-level exit_code = the process's").isEqualTo(143);
+            assertThat(doc.get("catalogs").get(0).get("exit_code").asInt()).as("the catalog's exit_code").isEqualTo(143);
+            assertThat(doc.get("summary").get("steps_stopped").asLong()).isEqualTo(1);
+            assertThat(doc.get("summary").get("steps_ok").asLong()).isZero();
             JsonNode steps = doc.get("catalogs").get(0).get("steps");
-            assertThat(steps.get(0).get("status").asText()).isEqualTo("ok");
+            assertThat(steps.get(0).get("status").asText()).as("the step that was running").isEqualTo("stopped");
+            assertThat(steps.get(0).get("exit_code").asInt()).isEqualTo(143);
+            assertThat(steps.get(0).get("message").asText()).contains("SIGTERM");
             long dropped = steps.get(0).get("result").get("dropped").asLong();
             assertThat(dropped).isBetween(4L, 1500L);
             assertThat(steps.get(0).get("result").get("budget_exhausted").asBoolean()).isTrue();
             assertThat(steps.get(1).get("status").asText()).isEqualTo("not_run");
+            assertThat(steps.get(1).get("message").asText()).as("why it did not run").contains("stopped");
             // what the result says went is what went: the next dry run finds the rest
             assertThat(Catalogs.run(schema, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(1501 - dropped);
         } finally {

@@ -47,6 +47,11 @@ public abstract class ForwardingStore implements FileStore {
     }
 
     @Override
+    public void bound(CallBounds bounds) {
+        inner.bound(bounds);
+    }
+
+    @Override
     public void close() {
         inner.close();
     }

@@ -152,6 +152,8 @@ public final class CleanupOldFiles {
         long notFound;
         String firstNotFound;
         long batches;
+        /** Where a stop or the run budget cut a batch short ("deleting", "stat"), or null. */
+        String stoppedDuring;
 
         Run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener, PathResolver resolver,
             FileAges.Cutoff cutoff, KnownFiles known, RunControl control, ConsultedCatalogs consulted) {
@@ -184,7 +186,7 @@ public final class CleanupOldFiles {
             return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                     o.dryRun(), considered, deleted, o.dryRun() ? bytes : -1, rowsDeleted, keptLive, keptUnresolvable, failed,
                     notFound, startedBatch && !store.batchDeleteEnabled(), o.allowShortRetention(), List.copyOf(findings),
-                    control.figures(), consulted.labels(), consulted.excluded(), consulted.notConsulted());
+                    control.figures(), consulted.labels(), consulted.excluded(), consulted.notConsulted(), stoppedDuring);
         }
 
         private void runBatches() throws JanitorException, SQLException {
@@ -200,6 +202,10 @@ public final class CleanupOldFiles {
                         batches, considered, o.dryRun() ? "would delete" : "deleted", deleted, rowsDeleted,
                         keptLive + keptUnresolvable, failed));
                 boolean mayContinue = control.batchDone();
+                if (stoppedDuring != null) {
+                    control.stoppedByBounds();
+                    break;
+                }
                 if (batch.size() < o.batchSize() || !mayContinue) {
                     break;
                 }
@@ -323,7 +329,15 @@ public final class CleanupOldFiles {
             Set<String> gone = new HashSet<>(doneCanonical);
             if (o.dryRun()) {
                 for (Map.Entry<String, String> d : toDelete.entrySet()) {
-                    Optional<StoredObject> s = stat(d.getValue());
+                    Optional<StoredObject> s;
+                    try {
+                        s = stat(d.getValue());
+                    } catch (StorageException e) {
+                        stoppedDuring = "stat";
+                        finding("stopped while looking up " + d.getValue() + " (" + e.getMessage() + "); the dry run's counts"
+                                + " are those of the files looked at so far");
+                        return;
+                    }
                     long size = s.map(StoredObject::sizeBytes).orElse(-1L);
                     if (size > 0) {
                         bytes += size;
@@ -349,6 +363,14 @@ public final class CleanupOldFiles {
                 try {
                     out = store.delete(addresses);
                 } catch (StorageException ex) {
+                    if (ex.kind() == StorageException.Kind.STOPPED) {
+                        // abandoned in flight: its files may or may not be gone; their rows stay (a later run finds
+                        // them missing and removes the rows), the rows of the files gone before are deleted below
+                        stoppedDuring = "deleting";
+                        finding("stopped during a delete call of " + addresses.size() + " queued files (" + ex.getMessage()
+                                + "): their rows are kept");
+                        break;
+                    }
                     c.rollback();
                     throw new JanitorException(Reason.STORAGE, "The file store failed while deleting queued files ("
                             + ex.kind() + "): " + ex.getMessage() + ". Batches committed before stay committed; the rows of"
@@ -388,10 +410,14 @@ public final class CleanupOldFiles {
             }
         }
 
-        private Optional<StoredObject> stat(String address) throws JanitorException {
+        /** @throws StorageException kind STOPPED only: the bounds ended the look-up */
+        private Optional<StoredObject> stat(String address) throws JanitorException, StorageException {
             try {
                 return store.stat(address);
             } catch (StorageException e) {
+                if (e.kind() == StorageException.Kind.STOPPED) {
+                    throw e;
+                }
                 if (e.kind() == StorageException.Kind.ACCESS_DENIED) {
                     throw new JanitorException(Reason.STORAGE, "The file store refused access: " + e.getMessage(), e);
                 }

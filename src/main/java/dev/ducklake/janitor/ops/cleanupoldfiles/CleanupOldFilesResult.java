@@ -34,6 +34,9 @@ import java.util.List;
  * @param catalogsConsulted the catalogs whose file rows were checked before a queued file was deleted (this one first)
  * @param excludedCatalogSchemas unreadable catalogs left unread by --exclude-catalog-schema
  * @param databasesNotConsulted databases of the server that could hold a catalog but were not read, with the reason
+ * @param stoppedDuring null unless a stop request or the run budget cut the run short inside a batch: {@code deleting}
+ *     (the delete call in flight was abandoned; the rows of files it may have deleted stay, the next run removes them
+ *     as not found) or {@code stat} (a dry run's size look-up)
  */
 public record CleanupOldFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                     long queueRowsConsidered, long filesDeleted, long bytesWouldDelete, long queueRowsDeleted,
@@ -41,7 +44,13 @@ public record CleanupOldFilesResult(String schema, String dataPath, String cutof
                                     boolean allowShortRetention,
                                     List<String> findings, @JsonUnwrapped RunFigures run, List<String> catalogsConsulted,
                                     List<String> excludedCatalogSchemas,
-                                    List<ConsultedCatalogs.NotConsulted> databasesNotConsulted) implements MaintenanceResult {
+                                    List<ConsultedCatalogs.NotConsulted> databasesNotConsulted, String stoppedDuring)
+        implements MaintenanceResult {
+
+    @Override
+    public boolean cutShort() {
+        return stoppedDuring != null;
+    }
 
     /** Whether rows were kept that the operator should look at (exit code 12). */
     public boolean hasFindings() {

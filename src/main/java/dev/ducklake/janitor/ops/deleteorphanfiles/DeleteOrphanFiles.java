@@ -49,7 +49,7 @@ import java.util.Set;
  *       without a trailing slash also matched sibling directories);</li>
  *   <li>memory does not grow with the number of files: the store's listing (in byte order) is merged with the
  *       known addresses streamed from PostgreSQL ({@code ORDER BY … COLLATE "C"}); candidates are spilled to a
- *       temporary file;</li>
+ *       temporary file named per run ({@link SpillFiles}; those of earlier runs that are gone are removed at start);</li>
  *   <li>brakes before anything is deleted: a root or empty data path ({@link Reason#BRAKE_ROOT_PATH}), no known
  *       file among the listed ones ({@link Reason#BRAKE_NO_KNOWN_FILES}), candidates above the ratio
  *       ({@link Reason#BRAKE_ORPHAN_RATIO}); catalog file rows whose location cannot be worked out stop the
@@ -156,10 +156,21 @@ public final class DeleteOrphanFiles {
                     o.dataPathOverride());
             c.setAutoCommit(false);
             KnownFiles known = KnownFiles.load(c, consulted, true);
-            spill = Files.createTempFile("ducklake-janitor-orphans", ".bin");
+            // named per run; spill files of earlier runs that are gone (SIGKILL runs no finally) are removed first
+            SpillFiles spills = SpillFiles.ofThisProcess();
+            spills.removeStale(control.recorder()::info);
+            spill = spills.create();
             Survey s = survey(c, store, root, cutoff.cutoff(), known, spill, o.includePuffin(),
-                    o.dryRun() ? listener : FileListener.NONE, leftToOthers);
+                    o.dryRun() ? listener : FileListener.NONE, leftToOthers, control);
             List<String> findings = new ArrayList<>();
+            if (s.stoppedDuring != null) {
+                // an incomplete listing proves nothing: no brake is judged, nothing is deleted
+                control.stoppedByBounds();
+                control.recorder().warn((control.stopRequested() ? "stopped (SIGTERM/SIGINT)" : "the run budget ran out")
+                        + " while listing " + root.canonical() + " after " + s.listed + " files; nothing was deleted, the"
+                        + " counts are those of the files listed so far, and the next run lists again from the start");
+                return result(o, resolver, cutoff, consulted, known, s, new long[] {0, 0, 0}, findings, control, null);
+            }
             if (s.candidates > 0 && s.keptKnown == 0) {
                 throw new JanitorException(Reason.BRAKE_NO_KNOWN_FILES, "None of the " + s.listed + " files listed under "
                         + root.canonical() + " is known to the catalog (" + known.rows() + " known paths), yet "
@@ -192,14 +203,12 @@ public final class DeleteOrphanFiles {
                         + " path whose table or schema row is missing, or a NULL path); the candidates were not deleted"
                         + " because one of them could be such a file");
             } else if (!o.dryRun()) {
-                df = delete(store, spill, listener, findings, c, consulted);
+                df = delete(store, spill, listener, findings, c, consulted, control, s);
             }
-            control.batchDone();
-            return new DeleteOrphanFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
-                    o.dryRun(), consulted.labels(), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName,
-                    s.keptYoung, s.keptNonCanonical, s.candidates, s.candidateBytes, df[0], df[1], df[2],
-                    o.allowShortRetention(), List.copyOf(findings), control.figures(), consulted.excluded(),
-                    consulted.notConsulted(), unknownFolders.folders(), unknownFolders.total(), s.leftToOthersFiles);
+            if (s.stoppedDuring == null) {
+                control.batchDone();
+            }
+            return result(o, resolver, cutoff, consulted, known, s, df, findings, control, unknownFolders);
         } catch (IOException e) {
             throw new JanitorException(Reason.STORAGE, "The temporary candidate list could not be written: " + e.getMessage(), e);
         } finally {
@@ -217,6 +226,20 @@ public final class DeleteOrphanFiles {
         }
     }
 
+    private static DeleteOrphanFilesResult result(DeleteOrphanFilesOptions o, PathResolver resolver, FileAges.Cutoff cutoff,
+                                                  ConsultedCatalogs consulted, KnownFiles known, Survey s, long[] df,
+                                                  List<String> findings, RunControl control, TableFolders.Unknown unknownFolders) {
+        return new DeleteOrphanFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
+                o.dryRun(), consulted.labels(), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName,
+                s.keptYoung, s.keptNonCanonical, s.candidates, s.candidateBytes, df[0], df[1], df[2],
+                o.allowShortRetention(), List.copyOf(findings), control.figures(), consulted.excluded(),
+                consulted.notConsulted(), unknownFolders == null ? List.of() : unknownFolders.folders(),
+                unknownFolders == null ? 0 : unknownFolders.total(), s.leftToOthersFiles, s.stoppedDuring);
+    }
+
+    /** How many listed files pass between two looks at the stop request and the run budget (besides every store call). */
+    private static final int LISTING_CHECK_EVERY = 1000;
+
     /** Counts of the merge. */
     static final class Survey {
         final TableFolders folders;
@@ -229,6 +252,8 @@ public final class DeleteOrphanFiles {
         long keptNonCanonical;
         long candidates;
         long candidateBytes;
+        /** Where a stop or the run budget cut the run short ("listing", "deleting"), or null. */
+        String stoppedDuring;
 
         Survey(String prefix, List<String> leftToOthers) {
             this.folders = new TableFolders(prefix);
@@ -252,7 +277,7 @@ public final class DeleteOrphanFiles {
      * spill file (address, size, modification time in epoch milliseconds).
      */
     static Survey survey(Connection c, FileStore store, StorageLocation root, Instant cutoff, KnownFiles known, Path spill,
-                         boolean includePuffin, FileListener listener, List<String> leftToOthers)
+                         boolean includePuffin, FileListener listener, List<String> leftToOthers, RunControl control)
             throws JanitorException, SQLException, IOException {
         String prefix = root.asPrefix().canonical();
         Survey s = new Survey(prefix, leftToOthers);
@@ -264,6 +289,10 @@ public final class DeleteOrphanFiles {
             boolean prevKnown = false;
             while (listing.hasNext()) {
                 StoredObject obj = listing.next();
+                if (s.listed % LISTING_CHECK_EVERY == LISTING_CHECK_EVERY - 1 && control.exhausted()) {
+                    s.stoppedDuring = "listing";
+                    break;
+                }
                 String cur = obj.location().canonical();
                 if (!cur.startsWith(prefix)) {
                     continue;
@@ -319,14 +348,20 @@ public final class DeleteOrphanFiles {
             }
             s.folders.finish();
         } catch (UncheckedIOException e) {
-            if (e.getCause() instanceof StorageException se) {
+            if (e.getCause() instanceof StorageException se && se.kind() == StorageException.Kind.STOPPED) {
+                s.stoppedDuring = "listing";
+            } else if (e.getCause() instanceof StorageException se) {
+                throw new JanitorException(Reason.STORAGE, "Listing " + root.canonical() + " failed (" + se.kind() + "): "
+                        + se.getMessage() + ". Nothing was deleted.", se);
+            } else {
+                throw e;
+            }
+        } catch (StorageException se) {
+            if (se.kind() != StorageException.Kind.STOPPED) {
                 throw new JanitorException(Reason.STORAGE, "Listing " + root.canonical() + " failed (" + se.kind() + "): "
                         + se.getMessage() + ". Nothing was deleted.", se);
             }
-            throw e;
-        } catch (StorageException se) {
-            throw new JanitorException(Reason.STORAGE, "Listing " + root.canonical() + " failed (" + se.kind() + "): "
-                    + se.getMessage() + ". Nothing was deleted.", se);
+            s.stoppedDuring = "listing";
         }
         c.commit();
         return s;
@@ -349,7 +384,8 @@ public final class DeleteOrphanFiles {
      * @return deleted, failed, kept because registered during the run
      */
     private static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c,
-                                 ConsultedCatalogs consulted) throws JanitorException, IOException, SQLException {
+                                 ConsultedCatalogs consulted, RunControl control, Survey s)
+            throws JanitorException, IOException, SQLException {
         long deleted = 0;
         long failed = 0;
         long registered = 0;
@@ -365,6 +401,11 @@ public final class DeleteOrphanFiles {
                     eof = true;
                 }
                 if (batch.size() >= store.maxDeleteBatch() || eof && !batch.isEmpty()) {
+                    if (control.exhausted()) {
+                        // a clean stop between delete batches: the candidates left stay for the next run
+                        control.stoppedByBounds();
+                        break;
+                    }
                     Set<String> live = CatalogRecheck.named(c, consulted, batch);
                     if (!live.isEmpty()) {
                         List<String> keep = new ArrayList<>();
@@ -392,6 +433,14 @@ public final class DeleteOrphanFiles {
                     try {
                         out = batch.isEmpty() ? new DeleteOutcome(Set.of(), Set.of(), java.util.Map.of()) : store.delete(batch);
                     } catch (StorageException ex) {
+                        if (ex.kind() == StorageException.Kind.STOPPED) {
+                            // the call in flight was abandoned: its files may or may not be gone (all were orphans, re-checked)
+                            s.stoppedDuring = "deleting";
+                            control.stoppedByBounds();
+                            findings.add("stopped during a delete call of " + batch.size() + " orphans (" + ex.getMessage()
+                                    + "): they are counted neither deleted nor failed; the next run finds those still there");
+                            break;
+                        }
                         throw new JanitorException(Reason.STORAGE, "Deleting orphans failed (" + ex.kind() + "): "
                                 + ex.getMessage() + "; " + deleted + " were deleted before.", ex);
                     }

@@ -42,6 +42,9 @@ import java.util.List;
  * @param unknownTableFoldersTotal how many such folders there were
  * @param leftToOtherSchemas listed files left to the pass of another schema of the same run whose data path lies
  *     deeper (counted there; not in {@code listed})
+ * @param stoppedDuring null for a run that listed everything and deleted what it would; else where a stop request
+ *     or the run budget cut it short inside the work ({@code listing}: nothing deleted, the counts are those of the
+ *     files listed so far, no brake judged; {@code deleting}: the delete call in flight was abandoned)
  */
 public record DeleteOrphanFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                       List<String> catalogsConsulted, long knownPaths, long unresolvedKnownRows, long listed,
@@ -50,7 +53,13 @@ public record DeleteOrphanFilesResult(String schema, String dataPath, String cut
                                       List<String> findings,
                                       @JsonUnwrapped RunFigures run, List<String> excludedCatalogSchemas,
                                       List<ConsultedCatalogs.NotConsulted> databasesNotConsulted, List<String> unknownTableFolders,
-                                      long unknownTableFoldersTotal, long leftToOtherSchemas) implements MaintenanceResult {
+                                      long unknownTableFoldersTotal, long leftToOtherSchemas, String stoppedDuring)
+        implements MaintenanceResult {
+
+    @Override
+    public boolean cutShort() {
+        return stoppedDuring != null;
+    }
 
     /** Whether the operator should look at something (exit code 12): unresolved catalog rows stopped the deletion. */
     public boolean hasFindings() {
