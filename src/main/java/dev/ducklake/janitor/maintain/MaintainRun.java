@@ -331,7 +331,10 @@ public final class MaintainRun {
                         + " (" + why.name().toLowerCase(java.util.Locale.ROOT) + "); see the result", r.result(), secs);
             }
             Instant next = null;
-            if (ledger != null && !dryRun) {
+            // a run stopped by its budget or max-batches is not complete: it stays due, so the next run continues it
+            boolean complete = !(r.result() instanceof dev.ducklake.janitor.ops.MaintenanceResult m)
+                    || !(m.budgetExhausted() || m.maxBatchesReached());
+            if (ledger != null && !dryRun && complete) {
                 try {
                     ledger.recordSuccess(c.connection(), c.name(), schema, s.name(), due.now());
                     next = s.every() == null ? null : due.now().plus(s.every()).minus(RunLedger.slack(s.every()));

@@ -270,6 +270,24 @@ class MaintainOperatorTest {
     }
 
     @Test
+    void aStepStoppedByMaxBatchesIsNotRecordedAndStaysDue() throws Exception {
+        String s = MaintainCommandTest.leakedCatalog("maint_every_partial", 4);
+        String state = TestPostgres.get().freshSchema("janitor_state_partial");
+        Path cfg = file("state_schema: " + state + "\ncatalogs:\n" + catalog("lake", s)
+                + "maintain:\n  - drop-orphan-inline-tables: {every: 7d, batch-size: 2, max-batches: 1}\n");
+        for (int run = 0; run < 2; run++) {
+            Cli.Run r = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+            assertThat(r.exitCode()).as(r.all()).isZero();
+            JsonNode step = steps(JSON.readTree(r.out()), 0).get(0);
+            assertThat(step.get("status").asText()).as("run %d: a partial run leaves the step due", run).isEqualTo("ok");
+            assertThat(step.get("result").get("dropped").asLong()).isEqualTo(2);
+            assertThat(step.has("next_due_at")).isFalse();
+        }
+        assertThat(ledgerExists(state)).as("nothing recorded, nothing created").isFalse();
+        assertThat(Catalogs.run(s, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(1);
+    }
+
+    @Test
     void everyNeedsAStateSchemaAndAPositivePeriod() throws Exception {
         Cli.Run run = Cli.run(Map.of(), "maintain", "--config", file("catalogs:\n" + catalog("a", "public")
                 + "maintain:\n  - delete-orphan-files: {every: 7d}\n").toString());
