@@ -204,6 +204,10 @@ class MaintainOperatorTest {
         assertThat(c.catalogs().get(1).steps().get(0).options()).containsEntry("s3-path-style", true);
         assertThat(c.catalogs().get(1).steps().get(0).every()).isEqualTo(Duration.ofDays(7));
         assertThat(c.catalogs().get(0).steps().get(0).every()).isNull();
+        // serve reads the same file and leaves these keys to maintain
+        assertThat(dev.ducklake.janitor.metrics.MetricsConfig.parse(Path.of("m.yaml"), "catalogs:\n"
+                + "  - name: b\n    connection: postgresql://j@db/b\n    maintain:\n      delete-orphan-files: {every: 7d}\n"
+                + "state_schema: ducklake_janitor\nmaintain:\n  - delete-orphan-files: {}\n", Map.of()).catalogs()).hasSize(1);
         Cli.Run outside = Cli.run(Map.of(), "maintain", "--config", file("catalogs:\n" + catalog("a", a)
                 + "    maintain:\n      check: {}\nmaintain:\n  - drop-orphan-inline-tables: {}\n").toString());
         assertThat(outside.exitCode()).isEqualTo(11);
@@ -267,6 +271,12 @@ class MaintainOperatorTest {
         assertThat(third.exitCode()).as(third.all()).isZero();
         assertThat(steps(JSON.readTree(third.out()), 0).get(0).get("status").asText()).isEqualTo("ok");
         assertThat(lastSuccess(state, "drop-orphan-inline-tables")).isAfter(recorded);
+
+        // the text result says when it is due
+        Cli.Run text = Cli.run(Map.of(), "maintain", "--config", cfg.toString());
+        assertThat(text.exitCode()).as(text.all()).isZero();
+        assertThat(text.out()).contains("-- drop-orphan-inline-tables, schema " + s + ": skipped: not due: every 1d, last successful run started ")
+                .contains("; next due at ").contains("steps: 1 skipped, 1 ok");
     }
 
     @Test
