@@ -14,6 +14,9 @@ import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,10 +36,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
             "One catalog's failure never stops the others. Within a schema, a failure that makes the catalog unusable "
                 + "(connection, not a catalog, unsupported version, unsafe state) leaves its later steps not run; any other "
                 + "failure lets the next step run. A step that is not possible on a catalog (a storage step without S3 credentials) "
-                + "is reported as skipped, unless the file marks it 'required: true'. A check step with findings exits 12.",
+                + "is reported as skipped, unless the file marks it 'required: true'. A check step with findings exits 12. "
+                + "A catalog whose password file cannot be read fails alone (exit 3).",
+            "A step with 'every: 24h' in the file runs only when that long has passed since its last successful run on the "
+                + "catalog (recorded in the table ducklake_janitor_runs of the file's state_schema); otherwise it is skipped as "
+                + "not_due with its next due time.",
+            "On a terminal an execute run lists every catalog, schema and step (with the dry-run counts the single commands "
+                + "ask with) and asks first, unless --yes; without a terminal (cron, Kubernetes) it does not ask, as every "
+                + "single command.",
             "The configuration is checked completely before anything runs: unknown keys, steps or options and bad values "
                 + "are errors (exit 11) naming the file, the line and the key. Exit code: the worst step's, in the order "
-                + "1 > 9 > 3 > 13 > 8 > 6 > 5 > 4 > 14 > 15 > 16 > 11 > 2 > 10 > 7 > 12 > 0."})
+                + "1 > 9 > 3 > 13 > 8 > 6 > 5 > 4 > 14 > 15 > 16 > 11 > 2 > 10 > 7 > 12 > 0. Under --output json every "
+                + "failure before the run (a configuration error, exit 11) prints a JSON error document too."})
 public final class MaintainCommand implements Callable<Integer> {
 
     static final String OPERATION = "maintain";
@@ -67,6 +78,37 @@ public final class MaintainCommand implements Callable<Integer> {
     @Option(names = "--verbose", description = "Print stack traces of errors to stderr. Default: off.")
     boolean verbose;
 
+    @Option(names = "--yes", description = "Do not ask for confirmation on a terminal. Default: off (asks only when run on a "
+            + "terminal; cron and Kubernetes runs never ask).")
+    boolean yes;
+
+    @Option(names = "--only-catalog", paramLabel = "NAME", description = "Maintain only this catalog of the file (its 'name'); "
+            + "repeat for several. Default: every catalog.")
+    List<String> onlyCatalogs = new ArrayList<>();
+
+    @Option(names = "--only-step", paramLabel = "STEP", description = "Run only this step of the file's chain (e.g. "
+            + "delete-orphan-files); repeat for several; the chain's order is kept. Default: every step.")
+    List<String> onlySteps = new ArrayList<>();
+
+    @Option(names = "--skip-step", paramLabel = "STEP", description = "Leave this step of the file's chain out; repeat for several. "
+            + "Default: none.")
+    List<String> skipSteps = new ArrayList<>();
+
+    @Option(names = "--run-budget", paramLabel = "DURATION", description = "The budget of the whole run, instead of the file's "
+            + "run_budget: a duration (" + dev.ducklake.janitor.Durations.GRAMMAR + "), a number of seconds, or inf for none. "
+            + "The catalogs' and steps' own budgets still apply. Default: the file's run_budget.")
+    String runBudget;
+
+    @Option(names = "--pushgateway-url", paramLabel = "URL", description = "Push each step's outcome to this Pushgateway instead "
+            + "of the file's pushgateway_url (and of $PUSHGATEWAY_URL). Default: the file's.")
+    String pushgatewayUrl;
+
+    /** Where the confirmation is asked: the process's terminal, or null without one. Tests replace it. */
+    static volatile java.util.function.Supplier<java.util.function.UnaryOperator<String>> terminal = () -> {
+        java.io.Console c = System.console();
+        return c == null ? null : question -> c.readLine("%s", question);
+    };
+
     private final CountDownLatch printed = new CountDownLatch(1);
     private final AtomicBoolean signalled = new AtomicBoolean();
 
@@ -80,14 +122,80 @@ public final class MaintainCommand implements Callable<Integer> {
     }
 
     private int run(PrintWriter out, PrintWriter err) throws Exception {
+        Map<String, MaintenanceStep> registry = MaintainSteps.registry(() -> new ProgressPrinter(out, err, true, true, verbose), err);
+        MaintainConfig cfg;
+        MaintainRun run;
+        try {
+            cfg = prepare(registry);
+            cfg.catalogs().forEach(c -> StructuredLog.addRedactor(c.connection()::redact));
+            run = newRun(cfg, registry, err);
+            confirm(run, cfg);
+        } catch (JanitorException e) {
+            if (output == OutputOptions.Output.json) {
+                // every exit code has its document: a bad file (11), a bad flag (2), a declined confirmation (10)
+                Map<String, Object> doc = Render.error(OPERATION, null, null, e);
+                doc.remove("catalog");
+                doc.put("config", String.valueOf(config));
+                Render.json(out, doc);
+            }
+            throw e;
+        }
+        return execute(run, cfg, out);
+    }
+
+    /** The file, checked completely, narrowed and overridden by the command line. */
+    private MaintainConfig prepare(Map<String, MaintenanceStep> registry) throws JanitorException {
         if (parallelism < 1 || parallelism > 64) {
             throw new JanitorException(Reason.USAGE, "--catalog-parallelism must be between 1 and 64, got " + parallelism + ".");
         }
-        Map<String, MaintenanceStep> registry = MaintainSteps.registry(() -> new ProgressPrinter(out, err, true, true, verbose), err);
-        MaintainConfig cfg = MaintainConfig.load(config, parent.env(), registry);
-        cfg.catalogs().forEach(c -> StructuredLog.addRedactor(c.connection()::redact));
+        Duration budget = runBudget == null ? null : budget(runBudget);
+        MaintenanceRunReporter.Target target = pushgatewayUrl == null ? null : MaintenanceRunReporter.parseUrl(pushgatewayUrl);
+        MaintainConfig cfg = MaintainConfig.load(config, parent.env(), registry)
+                .select(new LinkedHashSet<>(onlyCatalogs), new LinkedHashSet<>(onlySteps), new LinkedHashSet<>(skipSteps));
+        if (runBudget != null) {
+            cfg = cfg.withRunBudget(budget);
+        }
+        return target == null ? cfg : cfg.withPushgateway(target);
+    }
+
+    /** --run-budget: a positive duration of the one grammar, a number of seconds, or inf (null: none). */
+    static Duration budget(String text) throws JanitorException {
+        String t = text.strip().toLowerCase(Locale.ROOT);
+        if (t.equals("inf") || t.equals("infinity")) {
+            return null;
+        }
+        Duration d = dev.ducklake.janitor.maintain.OptionKind.duration(text);
+        if (d == null || d.isZero()) {
+            throw new JanitorException(Reason.USAGE, "--run-budget must be a positive duration (" + dev.ducklake.janitor.Durations.GRAMMAR
+                    + "), a number of seconds or inf, got '" + dev.ducklake.janitor.Secrets.redact(text.strip()) + "'.");
+        }
+        return d;
+    }
+
+    /**
+     * Asks on a terminal before an execute run, listing catalogs, schemas and steps with their dry-run counts (not with
+     * --yes, never in a dry run or without a terminal: as every single command, {@link MaintenanceRunner}).
+     */
+    private void confirm(MaintainRun run, MaintainConfig cfg) throws JanitorException {
+        if (dryRun || yes) {
+            return;
+        }
+        java.util.function.UnaryOperator<String> ask = terminal.get();
+        if (ask == null) {
+            return;
+        }
+        StringBuilder q = new StringBuilder("maintain will run these steps (configuration " + cfg.source() + "):\n");
+        run.plan().forEach(l -> q.append("  ").append(l).append('\n'));
+        q.append("Run them on ").append(cfg.catalogs().size()).append(" catalog(s)? [y/N] ");
+        String answer = ask.apply(q.toString());
+        if (answer == null || !(answer.strip().equalsIgnoreCase("y") || answer.strip().equalsIgnoreCase("yes"))) {
+            throw new JanitorException(Reason.ABORTED, "Not confirmed; nothing was changed.");
+        }
+    }
+
+    private MaintainRun newRun(MaintainConfig cfg, Map<String, MaintenanceStep> registry, PrintWriter err) {
         boolean prefix = cfg.catalogs().size() > 1;
-        MaintainRun run = new MaintainRun(cfg, registry, dryRun, parallelism, new MaintainRun.Observer() {
+        return new MaintainRun(cfg, registry, dryRun, parallelism, new MaintainRun.Observer() {
             @Override
             public void starting(MaintainConfig.Catalog catalog, String schema, String step) {
                 StructuredLog.context(new StructuredLog.Context(catalog.name(), schema, step, prefix));
@@ -116,6 +224,9 @@ public final class MaintainCommand implements Callable<Integer> {
             err.println("WARN: " + msg);
             err.flush();
         });
+    }
+
+    private int execute(MaintainRun run, MaintainConfig cfg, PrintWriter out) throws Exception {
         Thread hook = new Thread(() -> {
             long t0 = System.nanoTime();
             signalled.set(true);
@@ -191,6 +302,13 @@ public final class MaintainCommand implements Callable<Integer> {
                 }
             }
             cat.put("exit_code", catExit);
+            cat.put("status", catExit == 0 ? "ok" : catExit == Reason.FINDINGS.exitCode() ? "findings"
+                    : signalled.get() && catExit == SignalExit.exitCode() ? "stopped" : "error");
+            if (c.failure() != null) {
+                // the catalog could not be maintained at all (e.g. its password file cannot be read): why, once
+                cat.put("reason", c.failure().reason().name().toLowerCase(Locale.ROOT));
+                cat.put("message", c.connection().redact(c.failure().getMessage()));
+            }
             cat.put("steps", steps);
             cats.add(cat);
         }
@@ -216,6 +334,15 @@ public final class MaintainCommand implements Callable<Integer> {
         }
         if (o.message() != null) {
             s.put("message", c.connection().redact(o.message()));
+        }
+        if (o.skipReason() != null) {
+            s.put("reason", o.skipReason());
+        }
+        if (o.lastSuccessAt() != null) {
+            s.put("last_success_at", o.lastSuccessAt().toString());
+        }
+        if (o.nextDueAt() != null) {
+            s.put("next_due_at", o.nextDueAt().toString());
         }
         s.put("elapsed_seconds", o.elapsedSeconds());
         if (o.result() != null) {

@@ -339,6 +339,17 @@ final class MaintainSteps {
             return why.get();
         }
 
+        /** The question the step's command asks before an execute run (its dry-run count included), without "? [y/N]". */
+        @Override
+        @SuppressWarnings({"rawtypes"})
+        public String plan(StepContext ctx, StepConfig step) throws JanitorException {
+            OperationAdapter adapter = (OperationAdapter) parse(args(name, step), fileLines);
+            adapter.prepare();
+            RunOptions run = runOptions(step, (MaintenanceCommand<?>) adapter, ctx.schema(), false, ctx.runBudget(), ctx.lockName());
+            String q = adapter.confirmation(ctx.connection().withSocketTimeoutAbove(run.statementTimeout()), List.of(ctx.schema()), run);
+            return q.replaceFirst("\\?\\s*\\[y/N]\\s*$", "");
+        }
+
         @Override
         @SuppressWarnings({"unchecked", "rawtypes"})
         public StepResult run(StepContext ctx, StepConfig step) throws JanitorException {

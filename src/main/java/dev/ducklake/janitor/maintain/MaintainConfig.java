@@ -33,14 +33,21 @@ import java.util.regex.Pattern;
  *     metadata_schema: public          # or all_metadata_schemas: true (as serve reads it)
  *     run_budget: 2400                 # seconds (or 40m) for this catalog's whole chain
  *     lock_name: ducklake-maintenance  # advisory lock every step takes (default as the commands)
+ *     maintain:                        # this catalog's own step options, over the chain's (steps of the chain only)
+ *       delete-orphan-files: {s3-endpoint: "http://minio-b:9000"}
  * pushgateway_url: http://pushgateway:9091   # default $PUSHGATEWAY_URL
  * pushgateway_job: ducklake_janitor
  * run_budget: 3000                     # the whole run
+ * state_schema: ducklake_janitor       # where each catalog database records its steps' last successful runs
  * maintain:                            # in order; a list of one-key mappings (or one mapping)
  *   - expire-snapshots: {older-than: 7d, retain-last: 10}
  *   - drop-orphan-inline-tables: {include-unregistered: true, run-budget: 15m}
- *   - cleanup-old-files: {older-than: 2d, required: true}
+ *   - cleanup-old-files: {older-than: 2d, required: true, every: 1d}
  * </pre>
+ * A step with {@code every} (a positive duration) runs only when it is due by the last successful run recorded in
+ * {@code state_schema} (see {@link RunLedger}); {@code every} needs {@code state_schema}.
+ * A {@code password_file} that cannot be read is not a configuration error: the catalog is loaded with
+ * {@link Catalog#failure()} set, and its steps fail at run time (exit 3) while the other catalogs run.
  * Every key is checked: unknown keys, unknown steps, unknown options and bad values are configuration errors (exit 11)
  * naming the file, the line and the key, raised before anything runs. The keys of {@code serve} ({@code interval_seconds},
  * {@code statement_timeout_seconds}, {@code queries}) are accepted and left to {@code serve}.
@@ -51,22 +58,27 @@ import java.util.regex.Pattern;
  * @param pushgateway where each step's outcome is pushed, or null for nowhere
  * @param pushgatewayJob the Pushgateway job name
  * @param runBudget the budget of the whole run, or null for none
+ * @param stateSchema the schema (in each catalog's database) of the run ledger, or null for no ledger
  */
 public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfig> steps, MaintenanceRunReporter.Target pushgateway,
-                             String pushgatewayJob, Duration runBudget) {
+                             String pushgatewayJob, Duration runBudget, String stateSchema) {
 
     /** What the messages call this file. */
     static final String WHAT = "Maintain configuration";
 
-    /** Options every step accepts: batch-size, max-batches, run-budget (the shared runtime's) and required. */
+    /**
+     * Options every step accepts: batch-size, max-batches, run-budget (the shared runtime's), required and every (the
+     * step's cadence).
+     */
     public static final Map<String, OptionKind> COMMON_OPTIONS = Map.of("batch-size", OptionKind.POSITIVE_INT,
-            "max-batches", OptionKind.POSITIVE_INT, "run-budget", OptionKind.BUDGET, "required", OptionKind.BOOLEAN);
+            "max-batches", OptionKind.POSITIVE_INT, "run-budget", OptionKind.BUDGET, "required", OptionKind.BOOLEAN,
+            "every", OptionKind.DURATION);
 
     private static final Pattern ENV_REF = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
     private static final Set<String> TOP_KEYS = Set.of("catalogs", "maintain", "pushgateway_url", "pushgateway_job", "run_budget",
-            "interval_seconds", "statement_timeout_seconds", "queries");
+            "state_schema", "interval_seconds", "statement_timeout_seconds", "queries");
     private static final Set<String> CATALOG_KEYS = Set.of("name", "connection", "password_file", "password_env", "metadata_schema",
-            "all_metadata_schemas", "run_budget", "lock_name", "statement_timeout_seconds", "queries");
+            "all_metadata_schemas", "run_budget", "lock_name", "maintain", "statement_timeout_seconds", "queries");
 
     /**
      * One catalog database.
@@ -77,12 +89,21 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
      * @param allSchemas whether every schema holding a DuckLake catalog is maintained (found at run time)
      * @param runBudget the budget of this catalog's chain, or null for none
      * @param lockName the advisory lock name every step takes
+     * @param steps this catalog's chain: the file's steps with the catalog's own {@code maintain:} options over them
+     * @param failure why this catalog cannot be maintained in this run although its configuration is valid (its
+     *     password file cannot be read: {@link Reason#CONNECTION}), or null; every step of it then fails with it
      */
     public record Catalog(String name, ConnectionSpec connection, List<String> schemas, boolean allSchemas, Duration runBudget,
-                          String lockName) {
-        /** Copies the schema list. */
+                          String lockName, List<StepConfig> steps, JanitorException failure) {
+        /** Copies the lists. */
         public Catalog {
             schemas = List.copyOf(schemas);
+            steps = List.copyOf(steps);
+        }
+
+        /** The same catalog with only the steps {@code keep} accepts. */
+        Catalog withSteps(java.util.function.Predicate<StepConfig> keep) {
+            return new Catalog(name, connection, schemas, allSchemas, runBudget, lockName, steps.stream().filter(keep).toList(), failure);
         }
     }
 
@@ -90,6 +111,59 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
     public MaintainConfig {
         catalogs = List.copyOf(catalogs);
         steps = List.copyOf(steps);
+    }
+
+    /**
+     * The configuration narrowed and overridden from the command line ({@code maintain --only-catalog} and friends).
+     *
+     * @param onlyCatalogs the catalog names to keep (empty: all)
+     * @param onlySteps the step names to keep (empty: all)
+     * @param skipSteps the step names to leave out
+     * @return the narrowed configuration
+     * @throws JanitorException USAGE when a name is not a catalog or step of the file, or nothing is left to run
+     */
+    public MaintainConfig select(Set<String> onlyCatalogs, Set<String> onlySteps, Set<String> skipSteps) throws JanitorException {
+        Set<String> names = new java.util.LinkedHashSet<>();
+        catalogs.forEach(c -> names.add(c.name()));
+        for (String n : onlyCatalogs) {
+            if (!names.contains(n)) {
+                throw new JanitorException(Reason.USAGE, "--only-catalog " + n + ": no catalog of that name in " + source
+                        + "; its catalogs: " + String.join(", ", names) + ".");
+            }
+        }
+        Set<String> chain = new java.util.LinkedHashSet<>();
+        steps.forEach(s -> chain.add(s.name()));
+        for (String n : union(onlySteps, skipSteps)) {
+            if (!chain.contains(n)) {
+                throw new JanitorException(Reason.USAGE, (onlySteps.contains(n) ? "--only-step " : "--skip-step ") + n
+                        + ": not a step of the chain in " + source + "; its steps: " + String.join(", ", chain) + ".");
+            }
+        }
+        java.util.function.Predicate<StepConfig> keep = s -> (onlySteps.isEmpty() || onlySteps.contains(s.name()))
+                && !skipSteps.contains(s.name());
+        List<StepConfig> kept = steps.stream().filter(keep).toList();
+        if (kept.isEmpty()) {
+            throw new JanitorException(Reason.USAGE, "--only-step / --skip-step leave no step of the chain to run.");
+        }
+        List<Catalog> cats = catalogs.stream().filter(c -> onlyCatalogs.isEmpty() || onlyCatalogs.contains(c.name()))
+                .map(c -> c.withSteps(keep)).toList();
+        return new MaintainConfig(source, cats, kept, pushgateway, pushgatewayJob, runBudget, stateSchema);
+    }
+
+    /** The same configuration with another whole-run budget (null: none). */
+    public MaintainConfig withRunBudget(Duration budget) {
+        return new MaintainConfig(source, catalogs, steps, pushgateway, pushgatewayJob, budget, stateSchema);
+    }
+
+    /** The same configuration pushing to another Pushgateway (null: nowhere). */
+    public MaintainConfig withPushgateway(MaintenanceRunReporter.Target target) {
+        return new MaintainConfig(source, catalogs, steps, target, pushgatewayJob, runBudget, stateSchema);
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> u = new java.util.LinkedHashSet<>(a);
+        u.addAll(b);
+        return u;
     }
 
     /**
@@ -128,8 +202,21 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
         Map<String, Object> top = map(tree, "", tree.root());
         checkKeys(tree, "", top, TOP_KEYS);
         Duration runBudget = budget(tree, "run_budget", top.get("run_budget"));
-        List<Catalog> catalogs = catalogs(tree, top.get("catalogs"), env);
-        List<StepConfig> steps = steps(tree, top.get("maintain"), registry);
+        Map<String, Map<String, Object>> given = new LinkedHashMap<>();
+        List<StepConfig> steps = steps(tree, top.get("maintain"), registry, given);
+        List<Catalog> catalogs = catalogs(tree, top.get("catalogs"), env, steps, given, registry);
+        String stateSchema = top.get("state_schema") == null ? null : text(tree, "state_schema", top.get("state_schema"));
+        if (stateSchema == null) {
+            for (Catalog c : catalogs) {
+                for (StepConfig s : c.steps()) {
+                    if (s.every() != null) {
+                        throw tree.error("state_schema", "is required when a step has 'every' (" + s.name() + " of catalog "
+                                + c.name() + "): maintain records each step's last successful run in a table of that schema "
+                                + "(created if absent) to decide whether the step is due");
+                    }
+                }
+            }
+        }
         String url = top.containsKey("pushgateway_url") ? expand(tree, "pushgateway_url", text(tree, "pushgateway_url",
                 top.get("pushgateway_url")), env) : env.get("PUSHGATEWAY_URL");
         MaintenanceRunReporter.Target target = null;
@@ -145,10 +232,12 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
         if (job.contains("/")) {
             throw tree.error("pushgateway_job", "must be a name without '/'");
         }
-        return new MaintainConfig(source, catalogs, steps, target, job, runBudget);
+        return new MaintainConfig(source, catalogs, steps, target, job, runBudget, stateSchema);
     }
 
-    private static List<Catalog> catalogs(YamlTree tree, Object node, Map<String, String> env) throws JanitorException {
+    private static List<Catalog> catalogs(YamlTree tree, Object node, Map<String, String> env, List<StepConfig> chain,
+                                          Map<String, Map<String, Object>> given, Map<String, MaintenanceStep> registry)
+            throws JanitorException {
         if (!(node instanceof List<?> list) || list.isEmpty()) {
             throw tree.error("catalogs", "must be a non-empty list of catalogs (name, connection, ...)");
         }
@@ -178,12 +267,20 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
                 connEnv = new HashMap<>(env);
                 connEnv.put("PGPASSWORD", pw);
             }
-            if (pwFile != null && !Files.isReadable(pwFile)) {
-                throw tree.error(at + ".password_file", "the file " + pwFile + " cannot be read");
-            }
             ConnectionSpec spec;
+            JanitorException failure = null;
+            String unreadable = pwFile == null ? null : unreadable(pwFile);
             try {
-                spec = ConnectionSpec.parse(conn, connEnv, pwFile);
+                if (unreadable != null) {
+                    // a file that cannot be read now is this catalog's failure at run time, not a configuration error: the
+                    // connection is parsed without it (and without an inherited PGPASSWORD) only to be described
+                    Map<String, String> noPw = new HashMap<>(connEnv);
+                    noPw.remove("PGPASSWORD");
+                    spec = ConnectionSpec.parse(conn, noPw, null);
+                    failure = new JanitorException(Reason.CONNECTION, unreadable);
+                } else {
+                    spec = ConnectionSpec.parse(conn, connEnv, pwFile);
+                }
             } catch (JanitorException e) {
                 throw tree.error(at + ".connection", e.getMessage().replaceAll("\\.$", ""));
             }
@@ -197,7 +294,54 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
                 schemas = List.of("public");
             }
             String lock = c.get("lock_name") == null ? "ducklake-maintenance" : text(tree, at + ".lock_name", c.get("lock_name"));
-            out.add(new Catalog(name, spec, schemas, all, budget(tree, at + ".run_budget", c.get("run_budget")), lock));
+            List<StepConfig> own = ownSteps(tree, at + ".maintain", c.get("maintain"), chain, given, registry);
+            out.add(new Catalog(name, spec, schemas, all, budget(tree, at + ".run_budget", c.get("run_budget")), lock, own, failure));
+        }
+        return out;
+    }
+
+    /** Why the password file cannot be read now (its first line is the password), or null when it can. */
+    private static String unreadable(Path file) {
+        try {
+            dev.ducklake.janitor.pg.PasswordSource.choose(null, file, null);
+            return null;
+        } catch (JanitorException e) {
+            // "the password file F cannot be read (it does not exist)": no "F: why", which redaction would take for a
+            // "password: value" pair when the path ends in "password" (as the shipped Secret mount does)
+            String m = e.getMessage();
+            int at = m.indexOf(file + ": ");
+            String why = at < 0 ? m : m.substring(at + file.toString().length() + 2).replaceFirst("\\.( Check .*)?$", "");
+            return "The password file " + file + " cannot be read (" + why + "); the other catalogs are maintained.";
+        }
+    }
+
+    /**
+     * A catalog's chain: the file's steps, each with the catalog's own {@code maintain:} options (a mapping step name →
+     * options) over the chain's, validated as a whole by the step.
+     */
+    private static List<StepConfig> ownSteps(YamlTree tree, String path, Object node, List<StepConfig> chain,
+                                             Map<String, Map<String, Object>> given, Map<String, MaintenanceStep> registry)
+            throws JanitorException {
+        if (node == null) {
+            return chain;
+        }
+        Map<String, Object> own = map(tree, path, node);
+        for (String name : own.keySet()) {
+            if (!given.containsKey(name)) {
+                throw tree.error(path + "." + name, "not a step of the 'maintain:' chain; a catalog gives options to the chain's "
+                        + "steps only: " + String.join(", ", given.keySet()));
+            }
+        }
+        List<StepConfig> out = new ArrayList<>();
+        for (StepConfig s : chain) {
+            Object mine = own.get(s.name());
+            if (mine == null) {
+                out.add(s);
+                continue;
+            }
+            Map<String, Object> merged = new LinkedHashMap<>(given.get(s.name()));
+            merged.putAll(map(tree, path + "." + s.name(), mine));
+            out.add(step(tree, path + "." + s.name(), s.name(), merged, registry));
         }
         return out;
     }
@@ -210,7 +354,8 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
         return List.of();
     }
 
-    private static List<StepConfig> steps(YamlTree tree, Object node, Map<String, MaintenanceStep> registry) throws JanitorException {
+    private static List<StepConfig> steps(YamlTree tree, Object node, Map<String, MaintenanceStep> registry,
+                                          Map<String, Map<String, Object>> givenByName) throws JanitorException {
         List<Map.Entry<String, Object>> entries = new ArrayList<>();
         List<String> paths = new ArrayList<>();
         if (node instanceof List<?> list && !list.isEmpty()) {
@@ -240,12 +385,25 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
         for (int i = 0; i < entries.size(); i++) {
             String name = entries.get(i).getKey();
             String path = paths.get(i);
-            MaintenanceStep step = registry.get(name);
-            if (step == null) {
+            if (!registry.containsKey(name)) {
                 throw tree.error(path, "unknown step; known steps: " + String.join(", ", new TreeSet<>(registry.keySet())));
+            }
+            if (givenByName.containsKey(name)) {
+                throw tree.error(path, "the step " + name + " is listed twice; the chain runs each step once");
             }
             Object raw = entries.get(i).getValue();
             Map<String, Object> given = raw == null ? Map.of() : map(tree, path, raw);
+            givenByName.put(name, given);
+            out.add(step(tree, path, name, given, registry));
+        }
+        return out;
+    }
+
+    /** One step's configuration from the options written for it, each checked against its kind, then as a whole. */
+    private static StepConfig step(YamlTree tree, String path, String name, Map<String, Object> given,
+                                   Map<String, MaintenanceStep> registry) throws JanitorException {
+        {
+            MaintenanceStep step = registry.get(name);
             Map<String, OptionKind> schema = new LinkedHashMap<>(COMMON_OPTIONS);
             schema.putAll(step.options());
             Map<String, Object> opts = new LinkedHashMap<>();
@@ -260,17 +418,22 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
             boolean required = Boolean.TRUE.equals(opts.remove("required"));
             Object b = opts.remove("run-budget");
             Duration stepBudget = b instanceof Duration d ? d : null;
+            Duration every = (Duration) opts.remove("every");
+            if (every != null && every.isZero()) {
+                throw tree.error(path + ".every", "must be a positive duration (" + dev.ducklake.janitor.Durations.GRAMMAR
+                        + "), got 0");
+            }
             if (required && step.unavailableReason() != null) {
                 throw tree.error(path, "the step is marked required but is " + step.unavailableReason());
             }
             Map<String, Object> written = new LinkedHashMap<>(given);
             written.remove("required");
             written.remove("run-budget");
-            StepConfig cfg = new StepConfig(name, opts, written, required, stepBudget, tree.line(path));
+            written.remove("every");
+            StepConfig cfg = new StepConfig(name, opts, written, required, stepBudget, tree.line(path), every);
             step.validate(cfg, tree, path);
-            out.add(cfg);
+            return cfg;
         }
-        return out;
     }
 
     private static Duration budget(YamlTree tree, String path, Object node) throws JanitorException {

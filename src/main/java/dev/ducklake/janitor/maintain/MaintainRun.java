@@ -10,6 +10,8 @@ import dev.ducklake.janitor.metrics.PushChannel;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import dev.ducklake.janitor.Durations;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +32,12 @@ import java.util.function.Consumer;
  * {@link #CATALOG_WIDE}) leaves the remaining steps not run, any other failure lets the next step run.
  */
 public final class MaintainRun {
+
+    /** {@link StepOutcome#skipReason()} of a step whose {@code every} has not passed since its last successful run. */
+    public static final String NOT_DUE = "not_due";
+
+    /** The per-run gauge of a step with {@code every}: its period, so that the staleness alert allows for it. */
+    public static final String EVERY_GAUGE = "ducklake_maintenance_every_seconds";
 
     /** Failures after which the remaining steps of the same schema are not run: they would fail the same way. */
     public static final Set<Reason> CATALOG_WIDE = Set.of(Reason.CONNECTION, Reason.NOT_A_CATALOG, Reason.UNSUPPORTED_VERSION,
@@ -65,9 +73,20 @@ public final class MaintainRun {
      * @param message the failure or skip explanation (never a password), else null
      * @param result the operation's Result record (status ok or findings), else null
      * @param elapsedSeconds wall-clock seconds spent
+     * @param skipReason why a skipped step was skipped, as a key ({@link #NOT_DUE}), or null
+     * @param lastSuccessAt the start of the step's last successful run as the run ledger records it, or null (no
+     *     ledger, or never)
+     * @param nextDueAt when a step with {@code every} is due next, or null (no cadence, or it ran now)
      */
     public record StepOutcome(String catalog, String schema, String step, Status status, Reason reason, String message, Object result,
-                              double elapsedSeconds) {
+                              double elapsedSeconds, String skipReason, Instant lastSuccessAt, Instant nextDueAt) {
+
+        /** An outcome without cadence details. */
+        public StepOutcome(String catalog, String schema, String step, Status status, Reason reason, String message, Object result,
+                           double elapsedSeconds) {
+            this(catalog, schema, step, status, reason, message, result, elapsedSeconds, null, null, null);
+        }
+
         /**
          * The exit code this outcome alone would give: 0, 12 for findings, the reason's code for an error; a stopped
          * step gives its reason's code when it failed while stopping, else 0 (the process's exit code after a signal,
@@ -98,6 +117,8 @@ public final class MaintainRun {
     private final List<Runnable> stoppers = new CopyOnWriteArrayList<>();
     /** One Pushgateway channel for the whole run (each push bounded by its timeout; after a failure the rest are skipped). */
     private final PushChannel channel;
+    /** Where each catalog's steps' last successful runs are recorded, or null (no state_schema). */
+    private final RunLedger ledger;
 
     /**
      * @param config the validated configuration
@@ -116,6 +137,7 @@ public final class MaintainRun {
         this.observer = observer;
         this.warn = warn;
         this.channel = config.pushgateway() == null ? null : new PushChannel(config.pushgateway(), PushChannel.DEFAULT_TIMEOUT);
+        this.ledger = config.stateSchema() == null ? null : new RunLedger(config.stateSchema(), toolVersion());
     }
 
     /** Stops at the next safe point: running steps are asked to stop (their batch in flight commits); nothing new starts. */
@@ -159,21 +181,76 @@ public final class MaintainRun {
         }
     }
 
+    /**
+     * What an execute run would do, for the confirmation on a terminal: per catalog, its schemas and each step's
+     * {@link MaintenanceStep#plan} (the dry-run counts its command asks with), or why it is skipped, not due or cannot
+     * run. Changes nothing, takes no lock, pushes nothing; a catalog that cannot be reached says so and the others are
+     * still listed.
+     *
+     * @return the lines, indented by catalog, schema and step
+     */
+    public List<String> plan() {
+        List<String> lines = new ArrayList<>();
+        for (MaintainConfig.Catalog c : config.catalogs()) {
+            lines.add("catalog " + c.name() + " (" + c.connection().describe() + "):");
+            List<String> schemas;
+            try {
+                if (c.failure() != null) {
+                    throw c.failure();
+                }
+                schemas = c.allSchemas() ? discover(c) : c.schemas();
+            } catch (JanitorException e) {
+                lines.add("  cannot be maintained: " + c.connection().redact(e.getMessage()));
+                continue;
+            }
+            for (String schema : schemas) {
+                lines.add("  schema " + schema + ":");
+                for (StepConfig s : c.steps()) {
+                    lines.add("    " + s.name() + ": " + planOf(c, schema, s));
+                }
+            }
+        }
+        return lines;
+    }
+
+    private String planOf(MaintainConfig.Catalog c, String schema, StepConfig s) {
+        MaintenanceStep step = registry.get(s.name());
+        if (step.unavailableReason() != null) {
+            return "skipped (" + step.unavailableReason() + ")";
+        }
+        try {
+            if (ledger != null && s.every() != null) {
+                RunLedger.Due due = ledger.due(c.connection(), c.name(), schema, s.name(), s.every());
+                if (!due.due()) {
+                    return "not due (every " + Durations.format(s.every()) + "; next due at " + due.nextDue() + ")";
+                }
+            }
+            String text = step.plan(new StepContext(c.name(), c.connection(), schema, c.lockName(), true, null, r -> { }), s);
+            return text == null ? "read-only" : text;
+        } catch (JanitorException | RuntimeException e) {
+            return "(no count: " + c.connection().redact(String.valueOf(e.getMessage())) + ")";
+        }
+    }
+
     private List<StepOutcome> catalog(MaintainConfig.Catalog c, long runStart) {
         long catalogStart = System.nanoTime();
         List<StepOutcome> out = new ArrayList<>();
         List<String> schemas;
         try {
+            if (c.failure() != null) {
+                // e.g. its password file cannot be read: this catalog's failure, the others run
+                throw c.failure();
+            }
             schemas = c.allSchemas() ? discover(c) : c.schemas();
         } catch (JanitorException e) {
-            for (StepConfig s : config.steps()) {
+            for (StepConfig s : c.steps()) {
                 out.add(new StepOutcome(c.name(), null, s.name(), Status.error, e.reason(), c.connection().redact(e.getMessage()), null, 0));
             }
             return out;
         }
         for (String schema : schemas) {
             Reason blocking = null;
-            for (StepConfig s : config.steps()) {
+            for (StepConfig s : c.steps()) {
                 observer.starting(c, schema, s.name());
                 StepOutcome o;
                 if (stop.get()) {
@@ -212,6 +289,25 @@ public final class MaintainRun {
         }
         MaintenanceRunReporter reporter = MaintenanceRunReporter.create(dryRun ? null : channel, config.pushgatewayJob(),
                 c.name(), schema, s.name(), warn);
+        Map<String, MaintenanceRunReporter.PerRun> cadence = s.every() == null ? Map.of()
+                : Map.of(EVERY_GAUGE, new MaintenanceRunReporter.PerRun(s.every().toMillis() / 1000.0,
+                "The step's configured period (maintain 'every'), seconds; 0 or absent when it runs every time."));
+        RunLedger.Due due = null;
+        if (ledger != null) {
+            try {
+                due = ledger.due(c.connection(), c.name(), schema, s.name(), s.every());
+            } catch (JanitorException e) {
+                return new StepOutcome(c.name(), schema, s.name(), Status.error, e.reason(), c.connection().redact(e.getMessage()),
+                        null, 0);
+            }
+            if (!due.due()) {
+                // nothing started, nothing changed: only the period is pushed, so the staleness alert allows for it
+                reporter.pushOnly(cadence);
+                return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null, "not due: every "
+                        + Durations.format(s.every()) + ", last successful run started " + due.lastSuccessStart() + "; next due at "
+                        + due.nextDue(), null, 0, NOT_DUE, due.lastSuccessStart(), due.nextDue());
+            }
+        }
         long t0 = System.nanoTime();
         List<Runnable> mine = new ArrayList<>();
         StepContext ctx = new StepContext(c.name(), c.connection(), schema, c.lockName(), dryRun, budget, r -> {
@@ -244,14 +340,31 @@ public final class MaintainRun {
                 return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null, r.skippedReason(), null, secs);
             }
             // a completed run pushes its gauges as its command does (MaintenanceRunner), whatever its exit code
-            reporter.succeeded(r.gauges());
+            Map<String, MaintenanceRunReporter.PerRun> gauges = new java.util.LinkedHashMap<>(r.gauges());
+            gauges.putAll(cadence);
+            reporter.succeeded(gauges);
             if (r.exitCode() != 0 && r.exitCode() != Reason.FINDINGS.exitCode()) {
                 // completed, but its command exits with a failure (e.g. 13: files the store could not delete): an error with a result
                 Reason why = reasonOf(r.exitCode());
                 return new StepOutcome(c.name(), schema, s.name(), Status.error, why, "completed with exit code " + r.exitCode()
                         + " (" + why.name().toLowerCase(java.util.Locale.ROOT) + "); see the result", r.result(), secs);
             }
-            return new StepOutcome(c.name(), schema, s.name(), r.exitCode() != 0 ? Status.findings : Status.ok, null, null, r.result(), secs);
+            Instant next = null;
+            // a run stopped by its budget or max-batches is not complete: it stays due, so the next run continues it
+            boolean complete = !(r.result() instanceof dev.ducklake.janitor.ops.MaintenanceResult m)
+                    || !(m.budgetExhausted() || m.maxBatchesReached());
+            if (ledger != null && !dryRun && complete) {
+                try {
+                    ledger.recordSuccess(c.connection(), c.name(), schema, s.name(), due.now());
+                    next = s.every() == null ? null : due.now().plus(s.every()).minus(RunLedger.slack(s.every()));
+                } catch (JanitorException e) {
+                    // the step succeeded; the next run only runs it again
+                    warn.accept(s.name() + " on catalog " + c.name() + ", schema " + schema + ": succeeded, but "
+                            + c.connection().redact(e.getMessage()) + "; the next run runs it again");
+                }
+            }
+            return new StepOutcome(c.name(), schema, s.name(), r.exitCode() != 0 ? Status.findings : Status.ok, null, null, r.result(), secs,
+                    null, due == null ? null : due.lastSuccessStart(), next);
         } catch (JanitorException e) {
             reporter.failed();
             return new StepOutcome(c.name(), schema, s.name(), Status.error, e.reason(), c.connection().redact(e.getMessage()), null,
@@ -277,7 +390,13 @@ public final class MaintainRun {
         }
         String why = stopSeen ? "stopped by SIGTERM/SIGINT at its next safe point" : "its run budget ran out during a store call";
         return new StepOutcome(o.catalog(), o.schema(), o.step(), Status.stopped, o.status() == Status.error ? o.reason() : null,
-                o.message() == null ? why : why + "; " + o.message(), o.result(), o.elapsedSeconds());
+                o.message() == null ? why : why + "; " + o.message(), o.result(), o.elapsedSeconds(), o.skipReason(),
+                o.lastSuccessAt(), o.nextDueAt());
+    }
+
+    private static String toolVersion() {
+        String v = MaintainRun.class.getPackage().getImplementationVersion();
+        return v == null ? "dev" : v;
     }
 
     private static Reason reasonOf(int exitCode) {

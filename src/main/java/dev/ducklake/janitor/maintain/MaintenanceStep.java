@@ -55,6 +55,20 @@ public interface MaintenanceStep {
     }
 
     /**
+     * What the step would do on one schema, for {@code maintain}'s confirmation on a terminal: the question its command
+     * asks without the question mark (with a dry run's count where the command asks with one, e.g. {@code Expire 3
+     * snapshot(s) in database 'lake' ...}). Nothing is changed and no lock is taken.
+     *
+     * @param ctx the catalog and schema (dry run)
+     * @param step the step's configuration
+     * @return the text, or null when the step changes nothing (check)
+     * @throws JanitorException when the count cannot be had (the confirmation says so and still asks)
+     */
+    default String plan(StepContext ctx, StepConfig step) throws JanitorException {
+        return null;
+    }
+
+    /**
      * Runs the step on one metadata schema of one catalog.
      *
      * @param ctx the catalog, schema, effective run budget, dry-run flag and stop registration

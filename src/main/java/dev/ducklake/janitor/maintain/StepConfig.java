@@ -15,8 +15,11 @@ import java.util.Map;
  * @param required whether a skip (step not possible on a catalog, or not in this build) counts as a failure
  * @param runBudget the step's own run budget, or null for none (it is further capped by the catalog's and the run's)
  * @param line the line of the step in the file
+ * @param every the step's cadence: it runs only when at least this long has passed since the start of its last
+ *     successful run on the same catalog and schema (as recorded by {@link RunLedger}); null runs it every time
  */
-public record StepConfig(String name, Map<String, Object> options, Map<String, Object> raw, boolean required, Duration runBudget, int line) {
+public record StepConfig(String name, Map<String, Object> options, Map<String, Object> raw, boolean required, Duration runBudget, int line,
+                         Duration every) {
 
     /** Copies the options. */
     public StepConfig {

@@ -185,6 +185,21 @@ public final class MaintenanceRunReporter {
         push(reg);
     }
 
+    /**
+     * Pushes only the given gauges, leaving every other series of the group as it was: for a run that was not due
+     * ({@code maintain}'s {@code every}), which did not start, yet must keep its cadence known to the alerts.
+     *
+     * @param gauges metric name → value and help
+     */
+    public void pushOnly(Map<String, PerRun> gauges) {
+        if (!enabled() || gauges.isEmpty()) {
+            return;
+        }
+        PrometheusRegistry reg = new PrometheusRegistry();
+        gauges.forEach((name, v) -> Gauge.builder().name(name).help(v.help()).register(reg).set(v.value()));
+        push(reg);
+    }
+
     /** Pushes a failed run: start time and duration with {@code status="error"} only (per-run gauges are kept). */
     public void failed() {
         if (!enabled()) {

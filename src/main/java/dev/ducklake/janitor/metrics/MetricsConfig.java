@@ -40,8 +40,8 @@ import java.util.regex.Pattern;
  *     timeout_seconds: 10           # optional (default: the catalog's statement timeout)
  * </pre>
  * Unknown keys are errors (they are usually typos). The keys of the {@code maintain} configuration, which extends this
- * file ({@code maintain}, {@code pushgateway_url}, {@code pushgateway_job}, {@code run_budget}; per catalog
- * {@code run_budget}, {@code lock_name}) are accepted and ignored here; {@code password_env} (the environment variable
+ * file ({@code maintain}, {@code pushgateway_url}, {@code pushgateway_job}, {@code run_budget}, {@code state_schema}; per
+ * catalog {@code run_budget}, {@code lock_name}, {@code maintain}) are accepted and ignored here; {@code password_env} (the environment variable
  * holding the password) is honoured. Custom SQL runs in a read-only transaction with
  * {@code search_path} set to the metadata schema.
  *
@@ -58,11 +58,12 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
 
     private static final Pattern ENV_REF = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
     /** Keys of the maintain configuration (same file, read by {@code maintain}): accepted here and left to maintain. */
-    private static final Set<String> MAINTAIN_TOP_KEYS = Set.of("maintain", "pushgateway_url", "pushgateway_job", "run_budget");
+    private static final Set<String> MAINTAIN_TOP_KEYS = Set.of("maintain", "pushgateway_url", "pushgateway_job", "run_budget",
+            "state_schema");
     private static final Set<String> TOP_KEYS = union(Set.of("interval_seconds", "statement_timeout_seconds", "catalogs", "queries"),
             MAINTAIN_TOP_KEYS);
     private static final Set<String> CATALOG_KEYS = Set.of("name", "connection", "password_file", "password_env", "metadata_schema",
-            "all_metadata_schemas", "statement_timeout_seconds", "queries", "run_budget", "lock_name");
+            "all_metadata_schemas", "statement_timeout_seconds", "queries", "run_budget", "lock_name", "maintain");
     private static final Set<String> QUERY_KEYS = Set.of("name", "help", "sql", "labels", "value", "timeout_seconds");
 
     /** Copies the catalog list. */

@@ -62,7 +62,8 @@ class DeployManifestsTest {
         for (String r : resources) {
             assertThat(K8S.resolve(r)).exists();
         }
-        assertThat(resources).contains("configmap.yaml", "cronjob.yaml", "deployment.yaml", "service.yaml", "servicemonitor.yaml")
+        assertThat(resources).contains("serviceaccount.yaml", "configmap.yaml", "cronjob.yaml", "deployment.yaml", "service.yaml",
+                        "servicemonitor.yaml")
                 .doesNotContain("secret.example.yaml");
     }
 
@@ -173,6 +174,48 @@ class DeployManifestsTest {
         // hourly schedule: a run ends before the next one is due (Forbid would skip it otherwise)
         assertThat((String) at(cron, "spec", "schedule")).matches("\\d+ \\* \\* \\* \\*");
         assertThat(deadline).isLessThan(3600);
+    }
+
+    @Test
+    void bothWorkloadsRunAsTheServiceAccountThatCarriesTheIrsaRole() throws Exception {
+        Map<String, Object> sa = doc("serviceaccount.yaml");
+        assertThat((String) at(sa, "kind")).isEqualTo("ServiceAccount");
+        String name = at(sa, "metadata", "name");
+        assertThat((String) at(sa, "metadata", "annotations", "eks.amazonaws.com/role-arn")).startsWith("arn:aws:iam::");
+        assertThat((Boolean) at(sa, "automountServiceAccountToken")).as("the janitor never calls the Kubernetes API").isFalse();
+        Map<String, Object> cronPod = at(doc("cronjob.yaml"), "spec", "jobTemplate", "spec", "template", "spec");
+        Map<String, Object> servePod = at(doc("deployment.yaml"), "spec", "template", "spec");
+        assertThat((String) at(cronPod, "serviceAccountName")).isEqualTo(name);
+        assertThat((String) at(servePod, "serviceAccountName")).isEqualTo(name);
+    }
+
+    @Test
+    void theCronJobPodCarriesTheNameLabelOfTheServePodAndNeverWaitsForAnAnswer() throws Exception {
+        Map<String, Object> cron = doc("cronjob.yaml");
+        Map<String, Object> labels = at(cron, "spec", "jobTemplate", "spec", "template", "metadata", "labels");
+        Map<String, Object> serveLabels = at(doc("deployment.yaml"), "spec", "template", "metadata", "labels");
+        assertThat(labels).containsEntry("app.kubernetes.io/name", serveLabels.get("app.kubernetes.io/name"))
+                .containsEntry("app.kubernetes.io/component", "maintain");
+        List<String> args = at(container(at(cron, "spec", "jobTemplate", "spec", "template", "spec")), "args");
+        assertThat(parse(args).subcommand().hasMatchedOption("--yes")).isTrue();
+    }
+
+    @Test
+    void theShippedChainMakesStorageStepsRequiredAndRunsThemDailyAndWeekly(@TempDir Path tmp) throws Exception {
+        MaintainConfig m = MaintainConfig.load(configMapFile(tmp), Map.of(), MaintainStepsAccess.registry());
+        assertThat(m.stateSchema()).as("every needs the run ledger").isNotBlank();
+        Map<String, dev.ducklake.janitor.maintain.StepConfig> steps = new java.util.HashMap<>();
+        m.steps().forEach(st -> steps.put(st.name(), st));
+        // a forgotten IRSA annotation fails the storage steps at once (exit 13, alerted) instead of skipping them silently
+        assertThat(steps.get("cleanup-old-files").required()).isTrue();
+        assertThat(steps.get("delete-orphan-files").required()).isTrue();
+        // delete-orphan-files lists the whole prefix: daily or weekly, never with every hourly CronJob run
+        assertThat(steps.get("delete-orphan-files").every()).isBetween(Duration.ofDays(1), Duration.ofDays(7));
+        assertThat(steps.get("cleanup-old-files").every()).isEqualTo(Duration.ofDays(1));
+        // the deletion-queue alert (4 days) allows for a daily cleanup of files queued 2 days ago
+        assertThat(Duration.ofDays(2).plus(steps.get("cleanup-old-files").every())).isLessThan(Duration.ofDays(4));
+        assertThat(steps.get("expire-snapshots").every()).as("the catalog-only steps run hourly").isNull();
+        assertThat(steps.get("drop-orphan-inline-tables").every()).isNull();
     }
 
     static long mebibytes(String q) {

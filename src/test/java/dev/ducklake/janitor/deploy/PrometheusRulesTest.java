@@ -87,7 +87,7 @@ class PrometheusRulesTest {
         Set<String> alerts = new TreeSet<>();
         rules.forEach(r -> alerts.add(String.valueOf(r.get("alert"))));
         // the list: leak high/growing, maintenance failed / stale, catalog down, findings, bloat, deletion queue
-        assertThat(alerts).contains("DuckLakeLeakedInlinedTables", "DuckLakeLeakedInlinedTablesGrowing", "DuckLakeMaintenanceFailed",
+        assertThat(alerts).contains("DuckLakeJanitorServeDown", "DuckLakeJanitorServeAbsent", "DuckLakeLeakedInlinedTables", "DuckLakeLeakedInlinedTablesGrowing", "DuckLakeMaintenanceFailed",
                 "DuckLakeMaintenanceNotSucceeded", "DuckLakeJanitorCatalogDown", "DuckLakeCheckFindings", "DuckLakeCatalogBloat",
                 "DuckLakeDeletionQueueStale");
     }
@@ -96,7 +96,7 @@ class PrometheusRulesTest {
     void everyMetricNameInTheRulesIsExportedByTheCode() throws Exception {
         Set<String> exported = exportedNames();
         // sanity: the capture itself works
-        assertThat(exported).contains("ducklake_unreachable_inline_tables", "ducklake_janitor_up",
+        assertThat(exported).contains("ducklake_unreachable_inline_tables", "ducklake_janitor_up", "ducklake_maintenance_every_seconds",
                 "ducklake_maintenance_last_success_time_seconds", "ducklake_maintenance_duration_seconds");
         Set<String> used = new TreeSet<>();
         for (Map<String, Object> r : rules()) {
@@ -147,6 +147,17 @@ class PrometheusRulesTest {
             Cli.Run drop = Cli.run("drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema", schema,
                     "--yes", "--pushgateway-url", "http://127.0.0.1:" + gw.getAddress().getPort());
             assertThat(drop.exitCode()).as(drop.all()).isZero();
+            // maintain's own series: the period of a step with 'every'
+            Path cfg = Files.createTempFile("rules-names", ".yaml");
+            try {
+                Files.writeString(cfg, "pushgateway_url: http://127.0.0.1:" + gw.getAddress().getPort() + "\nstate_schema: "
+                        + TestPostgres.get().freshSchema("rules_state") + "\ncatalogs:\n  - {name: t, connection: '" + TestPostgres.get().url()
+                        + "', metadata_schema: " + schema + "}\nmaintain:\n  - purge-orphan-stats: {every: 1h}\n");
+                Cli.Run maintain = Cli.run("maintain", "--config", cfg.toString());
+                assertThat(maintain.exitCode()).as(maintain.all()).isZero();
+            } finally {
+                Files.deleteIfExists(cfg);
+            }
         } finally {
             gw.stop(0);
         }

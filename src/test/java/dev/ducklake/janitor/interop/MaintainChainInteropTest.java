@@ -90,7 +90,9 @@ class MaintainChainInteropTest {
         Path cfg = Files.createTempFile("maintain-chain-", ".yaml");
         try {
             Files.writeString(cfg, "catalogs:\n  - name: lake\n    connection: " + TestPostgres.get().url() + "\n    metadata_schema: "
-                    + lake.schema() + "\n" + shippedSteps(yaml));
+                    + lake.schema() + "\n"
+                    // the shipped ConfigMap gives the storage steps a cadence ('every'), which needs the run ledger
+                    + "state_schema: " + TestPostgres.get().freshSchema("chain_state") + "\n" + shippedSteps(yaml));
             Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
             assertThat(run.exitCode()).as("the shipped chain (%s) on a DuckLake 1.5.5 catalog; stdout %s; stderr %s", shipped,
                     run.out(), run.err()).isZero();
