@@ -58,6 +58,7 @@ public final class JanitorCommand implements Callable<Integer> {
     public Integer call() {
         spec.commandLine().getErr().println("error: no command given.");
         spec.commandLine().usage(spec.commandLine().getErr());
+        Main.errorDocument(spec.commandLine().getOut(), null, dev.ducklake.janitor.JanitorException.Reason.USAGE, "no command given.");
         return 2;
     }
 }
