@@ -53,6 +53,7 @@ public record CleanupOldFilesResult(String schema, String dataPath, String cutof
                                     List<ConsultedCatalogs.NotConsulted> databasesNotConsulted) implements MaintenanceResult {
 
     /** @return whether {@link #findings} lists fewer than {@link #findingsTotal} */
+    @com.fasterxml.jackson.annotation.JsonProperty("findings_truncated")
     public boolean findingsTruncated() {
         return findingsTotal > findings.size();
     }

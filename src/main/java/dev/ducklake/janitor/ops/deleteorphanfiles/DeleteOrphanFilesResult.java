@@ -62,6 +62,7 @@ public record DeleteOrphanFilesResult(String schema, String dataPath, String cut
                                       long unknownTableFoldersTotal, long leftToOtherSchemas) implements MaintenanceResult {
 
     /** @return whether {@link #findings} lists fewer than {@link #findingsTotal} */
+    @com.fasterxml.jackson.annotation.JsonProperty("findings_truncated")
     public boolean findingsTruncated() {
         return findingsTotal > findings.size();
     }
