@@ -263,11 +263,12 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
     }
 
     /**
-     * The context of this command's log lines ({@code --log-format json}): the catalog is the database name, the schema
+     * The context of this command's log lines ({@code --log-format json}): the catalog is its label on pushed metrics
+     * ({@code --catalog-label}, else the database name), the schema
      * the metadata schema in work (null between the schemas of a multi-schema run), the operation this command.
      */
     private void logContext(ConnectionSpec conn, String schema) {
-        StructuredLog.context(new StructuredLog.Context(conn.database(), schema, adapter.operation(), false));
+        StructuredLog.context(new StructuredLog.Context(push.label(conn), schema, adapter.operation(), false));
     }
 
     private void note(String line) {

@@ -133,6 +133,10 @@ class SchedulerOutputTest {
             assertThat(o.get("catalog").asText()).as(o.toString()).isEqualTo(database);
             assertThat(o.get("schema").asText()).as(o.toString()).isEqualTo(schema);
         });
+        CliRun labelled = CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", schema, "--dry-run",
+                "--catalog-label", "tenant-a", "--log-format", "json", "--output", "json");
+        assertThat(LogFormatTest.jsonLines(labelled.err())).as("the label of the pushed metrics names the catalog")
+                .allSatisfy(o -> assertThat(o.get("catalog").asText()).isEqualTo("tenant-a"));
     }
 
     @Test
