@@ -62,6 +62,7 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
         try {
             CheckOptions base = options();
             conn = catalog.connection(parent.env());
+            StructuredLog.context(new StructuredLog.Context(conn.database(), catalog.metadataSchema, OPERATION, false));
             List<String> schemas = SchemaLoop.schemas(catalog, allMetadataSchemas, conn, err);
             ConnectionSpec c = conn;
             List<SchemaLoop.Outcome> outcomes = SchemaLoop.run(schemas, schema -> {

@@ -69,6 +69,8 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
                         "ducklake_files_scheduled_for_deletion rows removed by the last successful run.")
                 .add("ducklake_maintenance_files_kept_live_last_run", r.keptLive(),
                         "Queue rows kept because a live data or delete file resolves to the same path.")
+                .add("ducklake_maintenance_bytes_deleted_last_run", r.bytes(),
+                        "Bytes freed in storage by the last successful cleanup-old-files run (sizes the store gave before each delete).")
                 .add("ducklake_maintenance_files_failed_last_run", r.failed(),
                         "Queued files the store could not delete in the last run (rows kept).")
                 .map();
@@ -85,12 +87,16 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
                 r.dataPath(), r.cutoff(), r.cutoffSource());
         out.printf("  queue rows older than the cutoff: %d%n", r.queueRowsConsidered());
         if (r.dryRun()) {
-            out.printf("  files that would be deleted: %d (%d bytes where the store gave sizes)%n", r.filesDeleted(), r.bytesWouldDelete());
+            out.printf("  files that would be deleted: %d (%d bytes where the store gave sizes); queue rows that would be deleted: %d%n",
+                    r.filesDeleted(), r.bytes(), r.queueRowsDeleted());
+            out.printf("  kept: %d rows a live data/delete file still resolves to, %d rows without a usable path%n",
+                    r.keptLive(), r.keptUnresolvable());
         } else {
-            out.printf("  files deleted: %d; queue rows deleted: %d%n", r.filesDeleted(), r.queueRowsDeleted());
+            out.printf("  files deleted: %d (%d bytes freed where the store gave sizes); queue rows deleted: %d%n",
+                    r.filesDeleted(), r.bytes(), r.queueRowsDeleted());
+            out.printf("  kept: %d rows a live data/delete file still resolves to, %d rows without a usable path; failed: %d%n",
+                    r.keptLive(), r.keptUnresolvable(), r.failed());
         }
-        out.printf("  kept: %d rows a live data/delete file still resolves to, %d rows without a usable path; failed: %d%n",
-                r.keptLive(), r.keptUnresolvable(), r.failed());
         if (r.filesNotFound() > 0) {
             out.printf("  %d queued files were not found where the catalog says they are (their rows %s deleted)%n",
                     r.filesNotFound(), r.dryRun() ? "would be" : "were");
@@ -108,9 +114,8 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
             out.printf("  stopped early (%s%s): the rest is left for the next run%n", signalled ? "signal" : r.run().stopReason(),
                     r.stoppedDuring() == null ? "" : ", during " + r.stoppedDuring());
         }
-        for (String f : r.findings()) {
-            out.println("  " + f);
-        }
+        printFindings(out, r.findings(), r.findingsTotal());
+        printFileListHint(out, r.filesDeleted() + r.keptLive() + r.keptUnresolvable() + r.failed());
         out.flush();
     }
 
@@ -121,7 +126,9 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
 
     @Override
     public List<String> totalFields(boolean dryRun) {
-        return dryRun ? List.of("queue_rows_considered", "files_deleted", "bytes_would_delete", "kept_live", "kept_unresolvable")
-                : List.of("queue_rows_considered", "files_deleted", "queue_rows_deleted", "kept_live", "kept_unresolvable", "failed");
+        return dryRun ? List.of("queue_rows_considered", "files_would_delete", "bytes_would_delete", "queue_rows_would_delete",
+                "kept_live", "kept_unresolvable")
+                : List.of("queue_rows_considered", "files_deleted", "bytes_deleted", "queue_rows_deleted", "kept_live",
+                "kept_unresolvable", "files_failed");
     }
 }

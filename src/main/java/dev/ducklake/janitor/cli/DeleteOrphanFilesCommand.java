@@ -19,6 +19,7 @@ import java.util.Set;
 
 /** {@code ducklake-janitor delete-orphan-files}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
 @Command(name = "delete-orphan-files", mixinStandardHelpOptions = true,
+        modelTransformer = DeleteOrphanFilesCommand.UnusedRunFlags.class,
         resourceBundle = "dev.ducklake.janitor.cli.DeleteOrphanFilesCommand",
         description = {"Deletes files under the data path that no catalog row knows: the candidates DuckLake 1.5.5's "
                 + "ducklake_delete_orphaned_files would consider (names ending in .parquet, with --include-puffin also "
@@ -38,6 +39,24 @@ import java.util.Set;
 public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanFilesResult> {
 
     static final String OPERATION = "delete-orphan-files";
+
+    /**
+     * Removes the run flags this command does not use from its model, so that they are neither offered in --help nor
+     * accepted: --batch-size (deletes go out in the store's own batches, S3 1,000 keys a request), --run-budget and
+     * --max-batches (one listing, then the deletes: one pass, not batches that a later run resumes).
+     */
+    static final class UnusedRunFlags implements picocli.CommandLine.IModelTransformer {
+        @Override
+        public picocli.CommandLine.Model.CommandSpec transform(picocli.CommandLine.Model.CommandSpec spec) {
+            for (String name : List.of("--batch-size", "--run-budget", "--max-batches")) {
+                picocli.CommandLine.Model.OptionSpec o = spec.findOption(name);
+                if (o != null) {
+                    spec.remove(o);
+                }
+            }
+            return spec;
+        }
+    }
 
     public DeleteOrphanFilesCommand() {
         super(OPERATION);
@@ -94,8 +113,8 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
         return new PerRunGauges().label("short_retention", String.valueOf(r.allowShortRetention()))
                 .add("ducklake_maintenance_orphan_files_deleted_last_run", r.deleted(),
                         "Orphan files deleted by the last successful delete-orphan-files run.")
-                .add("ducklake_maintenance_orphan_files_deleted_bytes_last_run", r.dryRun() ? 0 : r.candidateBytes(),
-                        "Bytes of the orphan files of the last successful run.")
+                .add("ducklake_maintenance_orphan_files_deleted_bytes_last_run", r.bytesDeleted(),
+                        "Bytes of the orphan files deleted by the last successful run (their listed sizes).")
                 .add("ducklake_maintenance_files_listed_last_run", r.listed(),
                         "Files listed under the data path by the last successful run.")
                 .map();
@@ -121,7 +140,14 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
         }
         out.printf("  listed %d files: kept %d known, %d by name (not a DuckLake data file name), %d younger than the cutoff%n",
                 r.listed(), r.keptKnown(), r.keptByName(), r.keptYoung());
-        out.printf("  orphans: %d (%d bytes); deleted %d, failed %d%n", r.candidates(), r.candidateBytes(), r.deleted(), r.failed());
+        if (r.dryRun()) {
+            long would = r.doneOrWould().get("files_would_delete");
+            out.printf("  orphans: %d (%d bytes); would delete %d (%d bytes)%n", r.candidates(), r.candidateBytes(), would,
+                    r.doneOrWould().get("bytes_would_delete"));
+        } else {
+            out.printf("  orphans: %d (%d bytes); deleted %d (%d bytes freed), failed %d%n", r.candidates(), r.candidateBytes(),
+                    r.deleted(), r.bytesDeleted(), r.failed());
+        }
         if (r.keptNonCanonical() > 0) {
             out.printf("  kept %d listed keys not in canonical spelling (doubled slash, '.' segment, escape): never DuckLake files%n",
                     r.keptNonCanonical());
@@ -139,9 +165,8 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
                             ? "the listing was not finished, nothing was deleted; the next run lists again"
                             : "the candidates left are for the next run");
         }
-        for (String f : r.findings()) {
-            out.println("  " + f);
-        }
+        printFindings(out, r.findings(), r.findingsTotal());
+        printFileListHint(out, r.candidates() + r.keptRegisteredDuringRun());
         out.flush();
     }
 
@@ -153,8 +178,10 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Override
     public List<String> totalFields(boolean dryRun) {
-        return List.of("listed", "kept_known", "kept_by_name", "kept_young", "candidates", "candidate_bytes", "deleted", "failed",
-                "kept_registered_during_run", "kept_non_canonical");
+        return dryRun ? List.of("listed", "kept_known", "kept_by_name", "kept_young", "candidates", "candidate_bytes",
+                "files_would_delete", "bytes_would_delete", "kept_non_canonical")
+                : List.of("listed", "kept_known", "kept_by_name", "kept_young", "candidates", "candidate_bytes", "files_deleted",
+                "bytes_deleted", "files_failed", "kept_registered_during_run", "kept_non_canonical");
     }
 
     @Override

@@ -43,7 +43,7 @@ public final class DemoCommand implements Callable<Integer> {
     int batchSize;
 
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text",
-            description = "text or json (one document with both runs). Default: ${DEFAULT-VALUE}.")
+            description = "text, json (one document with both runs) or jsonl (that document on one line). Default: ${DEFAULT-VALUE}.")
     OutputOptions.Output output;
 
     @Option(names = "--verbose", description = "Print stack traces of errors. Default: off.")
@@ -59,7 +59,7 @@ public final class DemoCommand implements Callable<Integer> {
         if (batchSize < 1 || batchSize > 2000) {
             throw new JanitorException(Reason.USAGE, "--batch-size must be between 1 and 2000 tables, got " + batchSize + ".");
         }
-        boolean json = output == OutputOptions.Output.json;
+        boolean json = output != OutputOptions.Output.text;
         err.println("demo: starting an embedded PostgreSQL ...");
         err.flush();
         try (EmbeddedPostgres pg = EmbeddedPostgres.builder().start()) {

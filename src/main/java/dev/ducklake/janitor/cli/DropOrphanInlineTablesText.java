@@ -51,8 +51,11 @@ final class DropOrphanInlineTablesText {
             out.printf(Locale.ROOT, "  %-30s %d -> %d (requested %d)%n", "batch size", r.batchSizeStart(), r.batchSizeFinal(),
                     r.batchSizeRequested());
         }
-        Render.row(out, "remaining orphan rows", r.remaining());
-        Render.row(out, "remaining unregistered", r.remainingUnregistered());
+        if (!r.dryRun()) {
+            // a dry run drops nothing: what is left is what it counted above, not what an execute run would leave
+            Render.row(out, "remaining orphan rows", r.remaining());
+            Render.row(out, "remaining unregistered", r.remainingUnregistered());
+        }
         if (r.budgetExhausted()) {
             out.println(signalled ? "  stopped: SIGTERM/SIGINT received (the batch in flight committed); rerun to continue"
                     : "  stopped: run budget spent; rerun to continue");
@@ -89,7 +92,7 @@ final class DropOrphanInlineTablesText {
         if (verbose) {
             for (DropOrphanInlineTablesResult.NonEmptyTable t : tables) {
                 out.printf(Locale.ROOT, "  non-empty orphan %s: %s (%s, table_id %d%s)%s%n",
-                        t.dropped() ? "dropped" : r.dryRun() ? "found" : "kept", t.tableName(), t.kind(), t.tableId(),
+                        t.dropped() ? "dropped" : r.dryRun() ? (r.includeNonempty() ? "that would be dropped" : "found") : "kept", t.tableName(), t.kind(), t.tableId(),
                         t.schemaVersion() == null ? "" : ", schema_version " + t.schemaVersion(),
                         t.rows() == null ? "" : ", " + Render.count(t.rows(), "row", "rows"));
             }
@@ -98,7 +101,8 @@ final class DropOrphanInlineTablesText {
         long dropped = tables.stream().filter(DropOrphanInlineTablesResult.NonEmptyTable::dropped).count();
         long counted = tables.stream().filter(t -> t.rows() != null).count();
         long rows = tables.stream().filter(t -> t.rows() != null).mapToLong(DropOrphanInlineTablesResult.NonEmptyTable::rows).sum();
-        String what = dropped > 0 ? "dropped (--include-nonempty)" : r.dryRun() ? "found, kept without --include-nonempty"
+        String what = dropped > 0 ? "dropped (--include-nonempty)"
+                : r.dryRun() ? (r.includeNonempty() ? "would be dropped (--include-nonempty)" : "found, kept without --include-nonempty")
                 : "kept; --include-nonempty drops them";
         out.printf(Locale.ROOT, "  non-empty orphans: %d table(s)%s, %s (listed with --verbose and in --output json)%n",
                 tables.size(), counted == tables.size() ? " holding " + Render.count(rows, "row", "rows") : counted == 0 ? "" : ", " + counted

@@ -16,6 +16,7 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
         PrintWriter err = cl.getErr();
         boolean verbose = parseResult.hasMatchedOption("--verbose")
                 || (parseResult.subcommand() != null && parseResult.subcommand().hasMatchedOption("--verbose"));
+        String operation = Main.operationOf(cl);
         if (ex instanceof JanitorException je) {
             err.println("error: " + je.getMessage());
             err.println("hint: " + je.reason().hint());
@@ -23,11 +24,15 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
                 je.getCause().printStackTrace(err);
             }
             err.flush();
+            // --output json: a failure before the command printed its document (e.g. a bad flag value found by prepare)
+            Main.errorDocument(cl.getOut(), operation, je.reason(), je.getMessage());
             return je.reason().exitCode();
         }
         if (ex instanceof CommandLine.ParameterException pe) {
-            err.println("error: " + Main.parameterMessage(pe));
+            String message = Main.parameterMessage(pe);
+            err.println("error: " + message);
             err.flush();
+            Main.errorDocument(cl.getOut(), operation, JanitorException.Reason.USAGE, message);
             return ExitCodes.USAGE;
         }
         err.println("error: unexpected " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
@@ -36,6 +41,8 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
             ex.printStackTrace(err);
         }
         err.flush();
+        Main.errorDocument(cl.getOut(), operation, JanitorException.Reason.INTERNAL,
+                "unexpected " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
         return JanitorException.Reason.INTERNAL.exitCode();
     }
 }

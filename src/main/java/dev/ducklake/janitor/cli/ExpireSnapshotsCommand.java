@@ -27,8 +27,8 @@ import java.util.Set;
         description = {"Expires DuckLake snapshots directly in the PostgreSQL catalog, with the semantics of DuckLake 1.5.5's "
                 + "ducklake_expire_snapshots: the snapshots go, and with them every catalog row no remaining snapshot can see "
                 + "(tables, files, stats, views, schemas, tags, macros, inlined tables). Removed data and delete files are "
-                + "queued in ducklake_files_scheduled_for_deletion (delete them from storage later with DuckLake's "
-                + "ducklake_cleanup_old_files); no file is deleted here.",
+                + "queued in ducklake_files_scheduled_for_deletion (delete them from storage later with "
+                + "cleanup-old-files, this tool's counterpart of DuckLake's ducklake_cleanup_old_files); no file is deleted here.",
             "Works oldest first in batches of snapshots, one transaction each; a run stopped anywhere leaves a consistent "
                 + "catalog and the next run continues. Never expires the newest snapshot nor one younger than --min-age.",
             "Do not run DuckLake's own expiry or CHECKPOINT at the same time: they do not take the janitor's advisory lock.",

@@ -26,6 +26,16 @@ public final class JanitorCommand implements Callable<Integer> {
                     + "Passwords never appear. Default: ${DEFAULT-VALUE}.")
     StructuredLog.Format logFormat;
 
+    @picocli.CommandLine.Option(names = "--log-level", paramLabel = "LEVEL", scope = picocli.CommandLine.ScopeType.INHERIT,
+            description = "Lowest level of the log lines written to stderr: error, warn, info or debug (debug adds the detail "
+                    + "lines of --verbose). Progress lines are info. The result on stdout is not affected. Default: info.")
+    StructuredLog.Level logLevel;
+
+    @picocli.CommandLine.Option(names = "--quiet", scope = picocli.CommandLine.ScopeType.INHERIT,
+            description = "Write only warnings and errors to stderr (as --log-level warn; with --log-level the stricter of the "
+                    + "two), e.g. so that cron mails only when something needs a look. Default: off.")
+    boolean quiet;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -48,6 +58,7 @@ public final class JanitorCommand implements Callable<Integer> {
     public Integer call() {
         spec.commandLine().getErr().println("error: no command given.");
         spec.commandLine().usage(spec.commandLine().getErr());
+        Main.errorDocument(spec.commandLine().getOut(), null, dev.ducklake.janitor.JanitorException.Reason.USAGE, "no command given.");
         return 2;
     }
 }

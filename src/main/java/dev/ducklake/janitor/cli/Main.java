@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.cli;
 
+import dev.ducklake.janitor.JanitorException;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -66,6 +67,7 @@ public final class Main {
 
     private static int execute(String[] args, PrintWriter out, StructuredLog log, Map<String, String> env) {
         StructuredLog.preScan(args);
+        Render.preScan(args);
         PrintWriter err = new PrintWriter(log, true);
         try {
             return run(args, out, err, log, env);
@@ -83,13 +85,21 @@ public final class Main {
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(new ErrorHandler());
         cl.setParameterExceptionHandler((ex, a) -> {
-            ex.getCommandLine().getErr().println("error: " + parameterMessage(ex));
+            String message = parameterMessage(ex);
+            ex.getCommandLine().getErr().println("error: " + message);
             ex.getCommandLine().getErr().println("hint: see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
             ex.getCommandLine().getErr().flush();
+            errorDocument(out, operationOf(ex.getCommandLine()), JanitorException.Reason.USAGE, message);
             return ExitCodes.USAGE;
         });
         cl.setExecutionStrategy(parsed -> {
             log.configure(parsed);
+            for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+                Object o = p.matchedOptionValue("--output", null);
+                if (o instanceof OutputOptions.Output output) {
+                    Render.output(output);
+                }
+            }
             return new CommandLine.RunLast().execute(parsed);
         });
         if (args.length > 0 && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
@@ -99,12 +109,48 @@ public final class Main {
             err.println("hint: " + (closest == null ? "" : "did you mean '" + closest + "'? ")
                     + "See 'ducklake-janitor --help' for the commands.");
             err.flush();
+            errorDocument(out, null, JanitorException.Reason.USAGE, "unknown command " + dev.ducklake.janitor.pg.Sql.printable(args[0]) + ".");
             return ExitCodes.USAGE;
         }
         int code = cl.execute(args);
+        if (code != ExitCodes.OK && code < 128) {
+            // an exit without a document (no command given, an error before the command printed one): every exit
+            // code under --output json has its document; 130/143 (signals) print theirs as the run stops
+            errorDocument(out, operationOf(cl, args), reasonOf(code), "The command ended with exit code " + code + ".");
+        }
         out.flush();
         err.flush();
         return code;
+    }
+
+    /**
+     * Prints the JSON error document of a command that ends before printing one, under {@code --output json|jsonl}
+     * (nothing in text output, nothing when a document was printed already).
+     */
+    static void errorDocument(PrintWriter out, String operation, JanitorException.Reason reason, String message) {
+        if (Render.jsonRequested() && !Render.printed()) {
+            Render.json(out, Render.error(operation, reason, message));
+        }
+    }
+
+    /** @return the reason of an exit code (INTERNAL for a code no reason has) */
+    private static JanitorException.Reason reasonOf(int code) {
+        for (JanitorException.Reason r : JanitorException.Reason.values()) {
+            if (r.exitCode() == code) {
+                return r;
+            }
+        }
+        return JanitorException.Reason.INTERNAL;
+    }
+
+    /** @return the subcommand's name, or null for the top-level command */
+    static String operationOf(CommandLine cl) {
+        return cl.getParent() == null ? null : cl.getCommandName();
+    }
+
+    /** @return the subcommand the arguments name, or null */
+    private static String operationOf(CommandLine root, String[] args) {
+        return args.length > 0 && root.getSubcommands().containsKey(args[0]) ? args[0] : null;
     }
 
     /**

@@ -71,8 +71,8 @@ public final class MaintainCommand implements Callable<Integer> {
     boolean dryRun;
 
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text",
-            description = "Result format on stdout: text (one section per catalog and step) or json (one document with every "
-                    + "step's result); progress and logs go to stderr. Default: ${DEFAULT-VALUE}.")
+            description = "Result format on stdout: text (one section per catalog and step), json (one document with every "
+                    + "step's result) or jsonl (that document on one line); progress and logs go to stderr. Default: ${DEFAULT-VALUE}.")
     OutputOptions.Output output;
 
     @Option(names = "--verbose", description = "Print stack traces of errors to stderr. Default: off.")
@@ -250,7 +250,7 @@ public final class MaintainCommand implements Callable<Integer> {
         }
         // after SIGTERM/SIGINT the process exits with the signal's code (143/130): the document and the return value agree
         int exit = signalled.get() ? SignalExit.exitCode() : worst(outcomes);
-        if (output == OutputOptions.Output.json) {
+        if (output != OutputOptions.Output.text) {
             Render.json(out, document(cfg, outcomes, exit));
         } else {
             printText(out, cfg, outcomes, exit);

@@ -76,6 +76,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         try {
             RunOptions options = flags.toRunOptions(catalog);
             conn = catalog.connection(env).withSocketTimeoutAbove(options.statementTimeout());
+            logContext(conn, options.metadataSchema());
             push.validate(env);
             if (flags.multiSchema(catalog)) {
                 List<String> schemas = flags.allMetadataSchemas ? discover(conn) : catalog.metadataSchemas.stream().distinct().toList();
@@ -163,7 +164,9 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                     notRun.add(schema);
                     continue;
                 }
+                logContext(conn, schema);
                 note("info: == schema " + schema + " ==");
+                java.time.Instant schemaStarted = java.time.Instant.now();
                 MaintenanceRunReporter reporter = push.reporter(env, conn, schema, adapter.operation(), base.dryRun(), err);
                 reporter.started();
                 // push time counts inside --run-budget
@@ -173,7 +176,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                 try {
                     R result = op.execute();
                     reporter.succeeded(adapter.pushedGauges(result));
-                    outcomes.add(new MultiSchemaReport.Outcome<>(schema, result, null));
+                    outcomes.add(new MultiSchemaReport.Outcome<>(schema, result, null, schemaStarted, java.time.Instant.now()));
                 } catch (RuntimeException e) {
                     reporter.failed();
                     throw e;
@@ -182,11 +185,12 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                     err.println("error: schema " + schema + ": " + conn.redact(e.getMessage()));
                     err.println("hint: " + e.reason().hint());
                     err.flush();
-                    outcomes.add(new MultiSchemaReport.Outcome<>(schema, null, e));
+                    outcomes.add(new MultiSchemaReport.Outcome<>(schema, null, e, schemaStarted, java.time.Instant.now()));
                 }
             }
         } finally {
             removeHook(hook);
+            logContext(conn, null);
         }
         MultiSchemaReport<R> report = new MultiSchemaReport<>(adapter, conn, outcomes, notRun,
                 signalled.get() ? SignalExit.exitCode() : 0);
@@ -259,6 +263,15 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         } catch (IllegalStateException ignored) {
             // shutting down already
         }
+    }
+
+    /**
+     * The context of this command's log lines ({@code --log-format json}): the catalog is its label on pushed metrics
+     * ({@code --catalog-label}, else the database name), the schema
+     * the metadata schema in work (null between the schemas of a multi-schema run), the operation this command.
+     */
+    private void logContext(ConnectionSpec conn, String schema) {
+        StructuredLog.context(new StructuredLog.Context(push.label(conn), schema, adapter.operation(), false));
     }
 
     private void note(String line) {

@@ -31,9 +31,11 @@ final class MultiSchemaReport<R extends MaintenanceResult> {
      * @param schema the metadata schema
      * @param result its result, or null
      * @param error its error, or null
+     * @param startedAt when the schema's run started
+     * @param finishedAt when it ended
      * @param <R> the result type
      */
-    record Outcome<R>(String schema, R result, JanitorException error) {
+    record Outcome<R>(String schema, R result, JanitorException error, java.time.Instant startedAt, java.time.Instant finishedAt) {
         int exitCode() {
             return error == null ? 0 : error.reason().exitCode();
         }
@@ -89,6 +91,8 @@ final class MultiSchemaReport<R extends MaintenanceResult> {
         for (Outcome<R> o : outcomes) {
             Map<String, Object> s = new LinkedHashMap<>();
             s.put("schema", o.schema());
+            s.put("started_at", o.startedAt().toString());
+            s.put("finished_at", o.finishedAt().toString());
             if (o.error() == null) {
                 s.put("status", "ok");
                 s.putAll(fields(o.result()));

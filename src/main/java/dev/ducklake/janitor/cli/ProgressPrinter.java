@@ -36,7 +36,7 @@ final class ProgressPrinter implements ProgressListener {
 
     @Override
     public void detail(String message) {
-        if (verbose) {
+        if (verbose || StructuredLog.enabled(StructuredLog.Level.debug)) {
             err.println("info: " + message);
             err.flush();
         }
@@ -58,6 +58,10 @@ final class ProgressPrinter implements ProgressListener {
 
     @Override
     public void batch(BatchProgress b) {
+        if (!StructuredLog.enabled(StructuredLog.Level.info)) {
+            // --quiet / --log-level warn: progress is info, also where text mode prints it on stdout
+            return;
+        }
         // --log-format json: the batch line goes to stderr as one JSON object carrying these fields
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put("batch", b.number());

@@ -101,10 +101,18 @@ public final class PushOptions {
         return options.withRunBudget(left.isNegative() ? java.time.Duration.ZERO : left);
     }
 
+    /**
+     * @param conn the catalog database
+     * @return the catalog's name on pushed metrics and on JSON log lines: --catalog-label, else the database name
+     */
+    String label(ConnectionSpec conn) {
+        return catalogLabel != null ? catalogLabel : conn.database();
+    }
+
     MaintenanceRunReporter reporter(Map<String, String> env, ConnectionSpec conn, String schema, String operation, boolean dryRun,
                                     PrintWriter err) throws JanitorException {
         MaintenanceRunReporter.Target target = validate(env);
-        String label = catalogLabel != null ? catalogLabel : conn.database();
+        String label = label(conn);
         return MaintenanceRunReporter.create(dryRun || target == null ? null : channel, job, label, schema, operation, msg -> {
             err.println("WARN: " + msg);
             err.flush();

@@ -7,6 +7,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 
 import java.io.PrintWriter;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -17,7 +18,72 @@ final class Render {
             .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
             .enable(SerializationFeature.INDENT_OUTPUT);
 
+    /** The same mapper writing one line ({@code --output jsonl}). */
+    private static final ObjectMapper COMPACT = JSON.copy().disable(SerializationFeature.INDENT_OUTPUT);
+
+    /**
+     * What this process's command line asked for and did (one command per process, like {@link StructuredLog}'s format):
+     * the --output format, when the command started, and whether a JSON document went to stdout already.
+     */
+    private static volatile OutputOptions.Output requested = OutputOptions.Output.text;
+    private static volatile Instant started = Instant.now();
+    private static volatile boolean printed;
+
     private Render() {
+    }
+
+    /**
+     * Reads {@code --output} from the raw arguments before picocli parses them, so that a usage error (exit 2) still
+     * prints its JSON document, and notes the start of the run ({@code started_at}).
+     *
+     * @param args the command-line arguments
+     */
+    static void preScan(String[] args) {
+        requested = OutputOptions.Output.text;
+        started = Instant.now();
+        printed = false;
+        for (int i = 0; i < args.length && !args[i].equals("--"); i++) {
+            String v = args[i].startsWith("--output=") ? args[i].substring("--output=".length())
+                    : args[i].equals("--output") && i + 1 < args.length ? args[i + 1] : null;
+            for (OutputOptions.Output o : OutputOptions.Output.values()) {
+                if (o.name().equalsIgnoreCase(v)) {
+                    requested = o;
+                }
+            }
+        }
+    }
+
+    /** Sets the output format the parsed command line gives (called before the command runs). */
+    static void output(OutputOptions.Output o) {
+        requested = o;
+    }
+
+    /** @return whether stdout carries JSON (--output json or jsonl) */
+    static boolean jsonRequested() {
+        return requested != OutputOptions.Output.text;
+    }
+
+    /** @return whether a JSON document was printed on stdout by this command already */
+    static boolean printed() {
+        return printed;
+    }
+
+    /** @return when this command started (ISO-8601 UTC) */
+    static String startedAt() {
+        return started.toString();
+    }
+
+    /**
+     * The document of an error that ended the command before it printed one (a usage error, an unknown command, an
+     * internal error): the error document without a catalog connection.
+     *
+     * @param operation the command name, or null when none was recognised
+     * @param reason the exit reason
+     * @param message the message (values the user typed are never echoed: the caller passes the redacted text)
+     * @return the document
+     */
+    static Map<String, Object> error(String operation, JanitorException.Reason reason, String message) {
+        return error(operation, null, null, new JanitorException(reason, message));
     }
 
     /**
@@ -62,10 +128,25 @@ final class Render {
         return doc;
     }
 
+    /**
+     * Prints one JSON document on stdout: indented with {@code --output json}, on one line with {@code --output jsonl}
+     * (a log file that gets one line per run). A result document (one with an {@code operation} and a {@code status})
+     * gets {@code started_at} and {@code finished_at} (ISO-8601 UTC) when it does not carry them yet.
+     *
+     * @param out stdout
+     * @param doc the document
+     */
     static void json(PrintWriter out, Object doc) {
         try {
-            out.println(JSON.writeValueAsString(doc));
+            if (doc instanceof Map<?, ?> m && m.containsKey("operation") && m.containsKey("status") && !m.containsKey("started_at")) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> d = (Map<String, Object>) m;
+                d.put("started_at", startedAt());
+                d.put("finished_at", Instant.now().toString());
+            }
+            out.println((requested == OutputOptions.Output.jsonl ? COMPACT : JSON).writeValueAsString(doc));
             out.flush();
+            printed = true;
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

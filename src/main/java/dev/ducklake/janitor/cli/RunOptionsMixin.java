@@ -34,7 +34,7 @@ public final class RunOptionsMixin {
     @Option(names = "--batch-size", paramLabel = "N", defaultValue = "" + RunOptions.DEFAULT_BATCH_SIZE, descriptionKey = "batch-size",
             description = "Units of work per transaction, 1 to " + LockBudget.MAX_BATCH + ". Lowered automatically to the server's "
                     + "lock budget. Default: ${DEFAULT-VALUE}.")
-    int batchSize;
+    int batchSize = RunOptions.DEFAULT_BATCH_SIZE;
 
     /**
      * Largest --batch-size this command accepts and the unit it counts; a command whose unit of work is not a

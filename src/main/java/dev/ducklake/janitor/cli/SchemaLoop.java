@@ -72,6 +72,8 @@ final class SchemaLoop {
     static List<Outcome> run(List<String> schemas, Work work, ConnectionSpec conn, java.io.PrintWriter err) {
         List<Outcome> out = new ArrayList<>();
         for (String schema : schemas) {
+            StructuredLog.Context ctx = StructuredLog.context();
+            StructuredLog.context(new StructuredLog.Context(conn.database(), schema, ctx == null ? null : ctx.operation(), false));
             if (schemas.size() > 1) {
                 err.println("info: == schema " + schema + " ==");
                 err.flush();

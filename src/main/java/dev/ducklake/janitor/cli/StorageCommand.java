@@ -67,8 +67,28 @@ abstract class StorageCommand<R extends MaintenanceResult> extends MaintenanceCo
         }
     }
 
-    /** @return the listener that prints each file as a line on stdout (nothing with {@code --output json}) */
+    /**
+     * @return the listener that prints each file as a line on stdout: only in text output with {@code --verbose} (the
+     *     text output is a summary by default; the JSON document carries the counts)
+     */
     final FileListener filePrinter() {
-        return StorageOptions.printer(spec.commandLine().getOut(), output.json());
+        return StorageOptions.printer(spec.commandLine().getOut(), output.json() || !verbose.verbose);
+    }
+
+    /** Prints the findings the result lists, and how many it does not. */
+    static void printFindings(PrintWriter out, List<String> findings, long total) {
+        for (String f : findings) {
+            out.println("  " + f);
+        }
+        if (total > findings.size()) {
+            out.printf("  ... and %d more finding(s) not listed%n", total - findings.size());
+        }
+    }
+
+    /** In a summary (no --verbose), says where the list of files is. */
+    final void printFileListHint(PrintWriter out, long files) {
+        if (!verbose.verbose && files > 0) {
+            out.println("  (one line per file with --verbose)");
+        }
     }
 }

@@ -120,12 +120,18 @@ public final class StorageOptions {
         }
     }
 
-    /** Prints each file event as a tab-separated line to stdout (text output only; JSON carries the counts). */
-    static FileListener printer(PrintWriter out, boolean json) {
+    /**
+     * Prints each file event as a tab-separated line to stdout.
+     *
+     * @param out stdout
+     * @param silent true for no lines (JSON output, or a text summary without --verbose)
+     * @return the listener
+     */
+    static FileListener printer(PrintWriter out, boolean silent) {
         return new FileListener() {
             @Override
             public void file(String action, String address, long size, Instant mtime, String reason) {
-                if (json) {
+                if (silent) {
                     return;
                 }
                 out.println(action + "\t" + address + "\t" + (size < 0 ? "-" : size + " B")

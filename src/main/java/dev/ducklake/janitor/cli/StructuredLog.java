@@ -1,6 +1,5 @@
 package dev.ducklake.janitor.cli;
 
-import dev.ducklake.janitor.Secrets;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.ducklake.janitor.Secrets;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -40,6 +39,22 @@ public final class StructuredLog extends Writer {
     public enum Format { text, json }
 
     /**
+     * The log levels, most severe first: {@code --log-level} keeps the lines of its level and the more severe ones
+     * ({@code --quiet} is {@code warn}). A line's level is the one its JSON form carries: {@code error:} and
+     * {@code hint:} lines are error, {@code WARN:} lines warn, every other line (progress, {@code info:}, {@code note:},
+     * unprefixed) info; stack-trace lines (only printed with {@code --verbose}) go with the error they belong to and are
+     * never dropped.
+     */
+    public enum Level {
+        error, warn, info, debug;
+
+        /** @return whether a line of level {@code line} is written when this is the threshold */
+        boolean keeps(Level line) {
+            return line.ordinal() <= ordinal();
+        }
+    }
+
+    /**
      * Who is logging.
      *
      * @param catalog the catalog label, or null
@@ -54,11 +69,14 @@ public final class StructuredLog extends Writer {
     private static final ThreadLocal<Map<String, Object>> NEXT_FIELDS = new ThreadLocal<>();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern SLF4J = Pattern.compile("^\\[([^\\]]*)\\] (TRACE|DEBUG|INFO|WARN|ERROR) (\\S+) - (.*)$");
+    /** The first line of a printed stack trace ({@code java.sql.SQLException: ...}). */
+    private static final Pattern THROWABLE = Pattern.compile("^[a-zA-Z_$][\\w$]*(\\.[a-zA-Z_$][\\w$]*)+(Exception|Error|Throwable)(: .*)?$");
     private static final List<UnaryOperator<String>> REDACTORS = new CopyOnWriteArrayList<>();
 
     private final Writer target;
     private final ThreadLocal<StringBuilder> line = ThreadLocal.withInitial(StringBuilder::new);
     private static volatile Format format = Format.text;
+    private static volatile Level level = Level.info;
 
     /** @param target where the lines go (stderr) */
     public StructuredLog(Writer target) {
@@ -95,6 +113,37 @@ public final class StructuredLog extends Writer {
         format = f;
     }
 
+    /** The threshold in use (one per process, like the format). */
+    public static Level level() {
+        return level;
+    }
+
+    /** Sets the threshold. */
+    public static void level(Level l) {
+        level = l;
+    }
+
+    /**
+     * @param l a line's level
+     * @return whether lines of that level are written (progress lines printed on stdout in text mode ask this too)
+     */
+    public static boolean enabled(Level l) {
+        return level.keeps(l);
+    }
+
+    /**
+     * The threshold that {@code --log-level} and {@code --quiet} give together: {@code --quiet} alone is warn, and
+     * with a level it keeps the stricter of the two.
+     *
+     * @param given the {@code --log-level} value, or null when not given
+     * @param quiet whether {@code --quiet} was given
+     * @return the threshold
+     */
+    static Level threshold(Level given, boolean quiet) {
+        Level l = given == null ? Level.info : given;
+        return quiet && l.ordinal() > Level.warn.ordinal() ? Level.warn : l;
+    }
+
     /** Whether log lines are JSON: progress lines then go to stderr whatever --output says. */
     public static boolean json() {
         return format == Format.json;
@@ -109,7 +158,22 @@ public final class StructuredLog extends Writer {
     static void preScan(String[] args) {
         format = Format.text;
         CONTEXT.remove();
+        Level given = null;
+        boolean quiet = false;
         for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--")) {
+                break;
+            }
+            quiet |= args[i].equals("--quiet");
+            String l = args[i].startsWith("--log-level=") ? args[i].substring("--log-level=".length())
+                    : args[i].equals("--log-level") && i + 1 < args.length ? args[i + 1] : null;
+            if (l != null) {
+                for (Level candidate : Level.values()) {
+                    if (candidate.name().equalsIgnoreCase(l)) {
+                        given = candidate;
+                    }
+                }
+            }
             String v = args[i].startsWith("--log-format=") ? args[i].substring("--log-format=".length())
                     : args[i].equals("--log-format") && i + 1 < args.length ? args[i + 1] : null;
             if (v != null && v.equalsIgnoreCase("json")) {
@@ -118,6 +182,7 @@ public final class StructuredLog extends Writer {
                 format = Format.text;
             }
         }
+        level = threshold(given, quiet);
     }
 
     /** Forgets the context and redactors of a finished command (in-process runs, tests). */
@@ -136,16 +201,24 @@ public final class StructuredLog extends Writer {
     void configure(CommandLine.ParseResult parsed) {
         CommandLine.ParseResult p = parsed;
         String op = null;
+        Level given = null;
+        boolean quiet = false;
         while (p != null) {
             Object v = p.matchedOptionValue("--log-format", null);
             if (v != null) {
                 format = v instanceof Format f ? f : Format.valueOf(String.valueOf(v).toLowerCase(Locale.ROOT));
             }
+            Object l = p.matchedOptionValue("--log-level", null);
+            if (l != null) {
+                given = l instanceof Level lv ? lv : Level.valueOf(String.valueOf(l).toLowerCase(Locale.ROOT));
+            }
+            quiet |= p.hasMatchedOption("--quiet");
             if (p != parsed) {
                 op = p.commandSpec().name();
             }
             p = p.subcommand();
         }
+        level = threshold(given, quiet);
         if (op != null) {
             context(new Context(null, null, op, false));
         }
@@ -204,6 +277,9 @@ public final class StructuredLog extends Writer {
         String text = redact(raw);
         Map<String, Object> fields = NEXT_FIELDS.get();
         NEXT_FIELDS.remove();
+        if (!level.keeps(levelOf(text))) {
+            return;
+        }
         Context ctx = CONTEXT.get();
         String out;
         if (format == Format.json) {
@@ -220,6 +296,27 @@ public final class StructuredLog extends Writer {
             target.write('\n');
             target.flush();
         }
+    }
+
+    /**
+     * The level of a text line for the threshold: as {@link #json} classifies it, except that stack-trace lines count as
+     * error (they follow the error they belong to, and only with {@code --verbose}).
+     */
+    static Level levelOf(String text) {
+        Matcher m = SLF4J.matcher(text);
+        if (m.matches()) {
+            String l = m.group(2);
+            return l.equals("ERROR") ? Level.error : l.equals("WARN") ? Level.warn : l.equals("INFO") ? Level.info : Level.debug;
+        }
+        String lower = text.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("error: ") || lower.startsWith("hint: ") || text.startsWith("\tat ") || text.startsWith("Caused by: ")
+                || text.startsWith("\t... ") || THROWABLE.matcher(text).matches()) {
+            return Level.error;
+        }
+        if (lower.startsWith("warn: ") || lower.startsWith("warning: ")) {
+            return Level.warn;
+        }
+        return Level.info;
     }
 
     /** One JSON line, or null for a blank text line (nothing to log). */

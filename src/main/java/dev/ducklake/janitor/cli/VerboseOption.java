@@ -5,6 +5,6 @@ import picocli.CommandLine.Option;
 /** The --verbose mixin (read by {@link ErrorHandler} by name, and by commands that print more detail). */
 public final class VerboseOption {
 
-    @Option(names = "--verbose", description = "Print stack traces of errors and debug details to stderr. Default: off.")
+    @Option(names = "--verbose", descriptionKey = "verbose", description = "Print stack traces of errors and debug details to stderr. Default: off.")
     boolean verbose;
 }

@@ -1,6 +1,7 @@
 package dev.ducklake.janitor.ops;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 import java.util.List;
@@ -12,7 +13,8 @@ import java.util.List;
  * @param batches batches committed
  * @param retries attempts retried after a retryable error (backoff or a halved batch)
  * @param reconnects reconnects after a lost connection
- * @param batchSizeRequested the batch size asked for
+ * @param batchSizeRequested the batch size asked for (0, and absent from the JSON, for an operation without a batch
+ *     size, such as delete-orphan-files: it lists once and deletes in the store's own batches)
  * @param batchSizeStart the batch size used at the start (after the lock budget)
  * @param batchSizeFinal the batch size at the end (after halvings and growth)
  * @param stopReason why the run ended before its work was done, or {@link StopReason#COMPLETED}
@@ -21,8 +23,10 @@ import java.util.List;
  * @param warningsTruncated whether more warnings were raised than listed
  * @param warningsTotal how many warnings were raised
  */
-public record RunFigures(int batches, int retries, int reconnects, int batchSizeRequested, int batchSizeStart,
-                         int batchSizeFinal, @JsonIgnore StopReason stopReason, double elapsedSeconds,
+public record RunFigures(int batches, int retries, int reconnects,
+                         @JsonInclude(JsonInclude.Include.NON_DEFAULT) int batchSizeRequested,
+                         @JsonInclude(JsonInclude.Include.NON_DEFAULT) int batchSizeStart,
+                         @JsonInclude(JsonInclude.Include.NON_DEFAULT) int batchSizeFinal, @JsonIgnore StopReason stopReason, double elapsedSeconds,
                          List<String> warnings, boolean warningsTruncated, long warningsTotal) {
 
     /** Why a run ended. */

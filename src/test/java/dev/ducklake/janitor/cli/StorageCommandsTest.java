@@ -34,7 +34,7 @@ class StorageCommandsTest {
         cat.queue("main/test/live.parquet", true, OLD);
         cat.dataFile(1, "live.parquet", true);
 
-        CliRun dry = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema, "--dry-run");
+        CliRun dry = CliRun.run("cleanup-old-files", "--catalog", url(), "--metadata-schema", cat.schema, "--dry-run", "--verbose");
         assertThat(dry.exitCode()).as(dry.toString()).isEqualTo(12);
         assertThat(dry.out()).contains("would_delete\t" + a + "\t7 B").contains("files that would be deleted: 1");
         assertThat(Files.exists(a)).isTrue();
@@ -117,7 +117,7 @@ class StorageCommandsTest {
         CliRun run = CliRun.run("delete-orphan-files", "--catalog", url(), "--metadata-schema", cat.schema,
                 "--output", "json");
         assertThat(run.exitCode()).as(run.toString()).isZero();
-        assertThat(run.json().get("deleted").asLong()).isEqualTo(1);
+        assertThat(run.json().get("files_deleted").asLong()).isEqualTo(1);
         assertThat(run.json().get("kept_known").asLong()).isEqualTo(1);
         assertThat(Files.exists(stray)).isFalse();
     }

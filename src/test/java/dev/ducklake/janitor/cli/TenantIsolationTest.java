@@ -229,7 +229,7 @@ class TenantIsolationTest {
         CliRun ok = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
                 "--exclude-catalog-schema", "tenant_sibling", "--exclude-catalog-schema", "tenant_priv", "--yes", "--output", "json");
         assertThat(ok.exitCode()).as(ok.toString()).isZero();
-        assertThat(ok.json().get("deleted").asLong()).isEqualTo(1);
+        assertThat(ok.json().get("files_deleted").asLong()).isEqualTo(1);
         assertThat(ok.json().get("excluded_catalog_schemas")).extracting(JsonNode::asText)
                 .containsExactlyInAnyOrder("tenant_priv", "tenant_sibling");
         assertThat(Files.exists(stray)).isFalse();
@@ -286,7 +286,7 @@ class TenantIsolationTest {
                 "--no-consult-server", "--also-catalog", "dbname=" + db2 + " metadata_schema=cat2", "--yes", "--output", "json");
         assertThat(also.exitCode()).as(also.toString()).isZero();
         assertThat(also.json().get("catalogs_consulted")).extracting(JsonNode::asText).containsExactly("lake", db2 + "/cat2");
-        assertThat(also.json().get("deleted").asLong()).isEqualTo(1);
+        assertThat(also.json().get("files_deleted").asLong()).isEqualTo(1);
         assertThat(Files.exists(stray)).isFalse();
         assertAllExist(theirs);
 
@@ -338,7 +338,7 @@ class TenantIsolationTest {
             strayInner = FileCatalog.file(lake.resolve("inner/main/test/" + ducklakeName()), OLD);
         }
         CliRun dry = CliRun.run("delete-orphan-files", "--catalog", url(db), "--all-metadata-schemas", "--older-than", "7d",
-                "--dry-run");
+                "--dry-run", "--verbose");
         assertThat(dry.exitCode()).as(dry.toString()).isZero();
         List<String> lines = dry.out().lines().filter(l -> l.startsWith("would_delete")).toList();
         assertThat(lines).as(dry.toString()).hasSize(2);
@@ -353,7 +353,7 @@ class TenantIsolationTest {
         CliRun run = CliRun.run("delete-orphan-files", "--catalog", url(db), "--all-metadata-schemas", "--older-than", "7d",
                 "--yes", "--output", "json");
         assertThat(run.exitCode()).as(run.toString()).isZero();
-        assertThat(run.json().get("total").get("deleted").asLong()).isEqualTo(2);
+        assertThat(run.json().get("total").get("files_deleted").asLong()).isEqualTo(2);
         assertThat(Files.exists(strayInner)).isFalse();
         assertThat(Files.exists(strayOuter)).isFalse();
     }

@@ -7,7 +7,9 @@ import dev.ducklake.janitor.cli.JanitorCommand;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.TestPostgres;
+import dev.ducklake.janitor.testsupport.FileCatalog;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import java.io.IOException;
@@ -15,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -79,6 +82,50 @@ class OutputContractTest {
         section(actual, "error document", CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(),
                 "--metadata-schema", "no_such_schema_contract", "--dry-run", "--output", "json"));
         compare("drop-orphan-inline-tables-json-paths.txt", actual.toString());
+    }
+
+    @TempDir
+    Path dir;
+
+    /**
+     * The two storage commands, dry and execute runs, one and several schemas: their keys follow one schema
+     * ({@code files_deleted} / {@code files_would_delete}, {@code bytes_deleted} / {@code bytes_would_delete}).
+     */
+    @Test
+    void jsonMemberPathsOfTheStorageCommands() throws Exception {
+        Duration old = Duration.ofDays(3);
+        StringBuilder actual = new StringBuilder();
+        for (String command : List.of("cleanup-old-files", "delete-orphan-files")) {
+            List<FileCatalog> cats = new ArrayList<>();
+            for (String tenant : List.of("a", "b")) {
+                Path lake = dir.resolve(command + "-" + tenant);
+                FileCatalog cat = FileCatalog.create("contract_" + command.charAt(0) + tenant, lake + "/");
+                FileCatalog.file(lake.resolve("main/t/known.parquet"), old);
+                cat.dataFile(1, "main/t/known.parquet", true);
+                FileCatalog.file(lake.resolve("main/t/gone.parquet"), old);
+                FileCatalog.file(lake.resolve("main/t/stray.parquet"), old);
+                cat.queue("main/t/gone.parquet", true, old);
+                cats.add(cat);
+            }
+            String a = cats.get(0).schema;
+            String b = cats.get(1).schema;
+            // delete-orphan-files: one stray of three files is over the default ratio brake (0.5) for a small fixture
+            String ratio = command.equals("delete-orphan-files") ? "--max-orphan-ratio=1" : "--no-consult-server";
+            section(actual, command + " single dry run", ok(CliRun.run(command, "--catalog", pg.url(), "--metadata-schema", a,
+                    "--dry-run", ratio, "--output", "json")));
+            section(actual, command + " multi-schema dry run", ok(CliRun.run(command, "--catalog", pg.url(), "--metadata-schema", a,
+                    "--metadata-schema", b, "--dry-run", ratio, "--output", "json")));
+            section(actual, command + " single execute run", ok(CliRun.run(command, "--catalog", pg.url(), "--metadata-schema", a,
+                    "--yes", ratio, "--output", "json")));
+            section(actual, command + " multi-schema execute run", ok(CliRun.run(command, "--catalog", pg.url(),
+                    "--metadata-schema", a, "--metadata-schema", b, "--yes", ratio, "--output", "json")));
+        }
+        compare("storage-json-paths.txt", actual.toString());
+    }
+
+    private static CliRun ok(CliRun run) {
+        assertThat(run.json().get("status").asText()).as(run.toString()).isNotEqualTo("error");
+        return run;
     }
 
     private static void section(StringBuilder sb, String title, CliRun run) {

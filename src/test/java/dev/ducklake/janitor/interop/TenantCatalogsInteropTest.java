@@ -111,7 +111,7 @@ class TenantCatalogsInteropTest {
 
         CliRun run = CliRun.run(concat(base, "--yes"));
         assertThat(run.exitCode()).as(run.toString()).isZero();
-        assertThat(run.json().get("deleted").asLong()).isEqualTo(1);
+        assertThat(run.json().get("files_deleted").asLong()).isEqualTo(1);
         assertThat(Files.exists(debris)).isFalse();
         TreeSet<String> expected = new TreeSet<>(before);
         expected.remove(lake.relativize(debris).toString());

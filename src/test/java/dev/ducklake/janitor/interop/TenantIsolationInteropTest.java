@@ -92,7 +92,7 @@ class TenantIsolationInteropTest {
             CliRun ok = CliRun.run("delete-orphan-files", "--catalog", url, "--metadata-schema", "lake", "--older-than", "7d",
                     "--no-consult-server", "--yes", "--output", "json");
             assertThat(ok.exitCode()).as(ok.toString()).isZero();
-            assertThat(ok.json().get("deleted").asLong()).isEqualTo(1);
+            assertThat(ok.json().get("files_deleted").asLong()).isEqualTo(1);
             assertThat(Files.exists(stray)).isFalse();
             for (Path p : files) {
                 assertThat(Files.exists(p) || p.equals(stray)).as(p.toString()).isTrue();

@@ -26,6 +26,7 @@ import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -146,6 +147,10 @@ public final class CleanupOldFiles {
         long deleted;
         long bytes;
         long rowsDeleted;
+        /** Dry run: the queue rows of the files it would delete. */
+        long rowsWouldDelete;
+        long findingsTotal;
+        boolean statRefused;
         long keptLive;
         long keptUnresolvable;
         long failed;
@@ -171,6 +176,8 @@ public final class CleanupOldFiles {
 
         CleanupOldFilesResult execute() throws JanitorException, SQLException {
             boolean startedBatch = store.batchDeleteEnabled();
+            // one batch is --batch-size queue entries, fixed (no lock budget applies: no relation is dropped)
+            control.recorder().batchSizes(o.batchSize(), o.batchSize());
             countNullPaths();
             openCursor();
             try {
@@ -184,8 +191,9 @@ public final class CleanupOldFiles {
                         + " data path or --data-path does not point at where the files really are, they leak: check it.");
             }
             return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
-                    o.dryRun(), considered, deleted, o.dryRun() ? bytes : -1, rowsDeleted, keptLive, keptUnresolvable, failed,
-                    notFound, startedBatch && !store.batchDeleteEnabled(), o.allowShortRetention(), List.copyOf(findings),
+                    o.dryRun(), considered, deleted, bytes, o.dryRun() ? rowsWouldDelete : rowsDeleted, keptLive, keptUnresolvable,
+                    failed, notFound, startedBatch && !store.batchDeleteEnabled(), o.allowShortRetention(), List.copyOf(findings),
+                    findingsTotal,
                     control.figures(), consulted.labels(), consulted.excluded(), consulted.notConsulted(), stoppedDuring);
         }
 
@@ -328,6 +336,9 @@ public final class CleanupOldFiles {
             }
             Set<String> gone = new HashSet<>(doneCanonical);
             if (o.dryRun()) {
+                for (Entry e : candidates) {
+                    rowsWouldDelete += e.rows();
+                }
                 for (Map.Entry<String, String> d : toDelete.entrySet()) {
                     Optional<StoredObject> s;
                     try {
@@ -356,8 +367,14 @@ public final class CleanupOldFiles {
             for (int i = 0; i < list.size(); i += store.maxDeleteBatch()) {
                 List<Map.Entry<String, String>> chunk = list.subList(i, Math.min(list.size(), i + store.maxDeleteBatch()));
                 List<String> addresses = new ArrayList<>(chunk.size());
+                Map<String, Long> sizes = new HashMap<>();
                 for (Map.Entry<String, String> d : chunk) {
                     addresses.add(d.getValue());
+                    // the size before the delete, for bytes_deleted (the queue row has none); missing: 0 bytes freed
+                    long size = sizeBeforeDelete(d.getValue());
+                    if (size >= 0) {
+                        sizes.put(d.getValue(), size);
+                    }
                 }
                 DeleteOutcome out;
                 try {
@@ -385,7 +402,11 @@ public final class CleanupOldFiles {
                         if (missing) {
                             notFound(d.getValue());
                         }
-                        listener.file("deleted", d.getValue(), -1, null, missing ? "not found where the catalog says" : null);
+                        long size = missing ? -1 : sizes.getOrDefault(d.getValue(), -1L);
+                        if (size > 0) {
+                            bytes += size;
+                        }
+                        listener.file("deleted", d.getValue(), size, null, missing ? "not found where the catalog says" : null);
                     } else {
                         StorageException why = out.failed().get(d.getValue());
                         failed++;
@@ -407,6 +428,27 @@ public final class CleanupOldFiles {
         private void notFound(String address) {
             if (notFound++ == 0) {
                 firstNotFound = address;
+            }
+        }
+
+        /**
+         * The size of a file about to be deleted, for {@code bytes_deleted}: -1 when the store does not say (missing,
+         * or a failed stat). A store that refuses stats (a role allowed to list and delete but not to read) is not
+         * asked again in this run; the deletes go on.
+         */
+        private long sizeBeforeDelete(String address) {
+            if (statRefused) {
+                return -1;
+            }
+            try {
+                return store.stat(address).map(StoredObject::sizeBytes).orElse(-1L);
+            } catch (StorageException e) {
+                if (e.kind() == StorageException.Kind.ACCESS_DENIED) {
+                    statRefused = true;
+                    control.recorder().warn("The file store refused to stat a queued file (" + e.getMessage()
+                            + "); bytes_deleted counts only the files sized before that.");
+                }
+                return -1;
             }
         }
 
@@ -457,6 +499,7 @@ public final class CleanupOldFiles {
         }
 
         private void finding(String s) {
+            findingsTotal++;
             if (findings.size() < MAX_FINDINGS) {
                 findings.add(s);
             }

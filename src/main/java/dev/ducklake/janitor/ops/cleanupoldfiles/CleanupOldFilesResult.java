@@ -1,11 +1,15 @@
 package dev.ducklake.janitor.ops.cleanupoldfiles;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What {@link CleanupOldFiles} did.
@@ -17,19 +21,23 @@ import java.util.List;
  *     {@code default 2 days}, or one of those raised to --min-age)
  * @param dryRun whether nothing was changed
  * @param queueRowsConsidered queue rows older than the cutoff
- * @param filesDeleted distinct files deleted (dry run: that would be deleted); a missing file counts
- * @param bytesWouldDelete their sizes in bytes where the store gave them (dry run only; -1 in execute runs)
- * @param queueRowsDeleted queue rows removed (0 in a dry run)
+ * @param filesDeleted distinct files deleted (dry run: that would be deleted); a missing file counts. JSON:
+ *     {@code files_deleted} in an execute run, {@code files_would_delete} in a dry run
+ * @param bytes the sizes of those files in bytes where the store gave them (a stat before each delete; a missing file
+ *     counts 0). JSON: {@code bytes_deleted} in an execute run (the bytes freed), {@code bytes_would_delete} in a dry run
+ * @param queueRowsDeleted queue rows removed (dry run: that would be, the rows of the files counted). JSON:
+ *     {@code queue_rows_deleted} / {@code queue_rows_would_delete}
  * @param keptLive queue rows kept because a live data or delete file resolves to the same location
  * @param keptUnresolvable queue rows kept because their path or path_is_relative is NULL, or the path holds a {@code ..}
  *     segment or ends in {@code /} (ambiguous: never deleted)
- * @param failed files the store could not delete (their rows stay)
+ * @param failed files the store could not delete (their rows stay); JSON {@code files_failed}, execute runs only
  * @param filesNotFound files counted in filesDeleted that were not found where the catalog says they are (already
  *     deleted by an earlier run, or the data path or --data-path does not say where they really are); their queue rows
  *     were deleted, as DuckLake does, and a warning names the first of them
  * @param batchDeleteFallback whether the store rejected batch deletes and single deletes were used
  * @param allowShortRetention whether --allow-short-retention was given (the floor could be undercut)
  * @param findings up to 100 of the kept or failed paths with the reason, for the report
+ * @param findingsTotal how many findings there were ({@code findings_truncated} says whether the list is cut)
  * @param run the generic figures (batches, stop reason, elapsed seconds, warnings)
  * @param catalogsConsulted the catalogs whose file rows were checked before a queued file was deleted (this one first)
  * @param excludedCatalogSchemas unreadable catalogs left unread by --exclude-catalog-schema
@@ -39,10 +47,11 @@ import java.util.List;
  *     as not found) or {@code stat} (a dry run's size look-up)
  */
 public record CleanupOldFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
-                                    long queueRowsConsidered, long filesDeleted, long bytesWouldDelete, long queueRowsDeleted,
-                                    long keptLive, long keptUnresolvable, long failed, long filesNotFound, boolean batchDeleteFallback,
-                                    boolean allowShortRetention,
-                                    List<String> findings, @JsonUnwrapped RunFigures run, List<String> catalogsConsulted,
+                                    long queueRowsConsidered, @JsonIgnore long filesDeleted, @JsonIgnore long bytes,
+                                    @JsonIgnore long queueRowsDeleted,
+                                    long keptLive, long keptUnresolvable, @JsonIgnore long failed, long filesNotFound,
+                                    boolean batchDeleteFallback, boolean allowShortRetention,
+                                    List<String> findings, long findingsTotal, @JsonUnwrapped RunFigures run, List<String> catalogsConsulted,
                                     List<String> excludedCatalogSchemas,
                                     List<ConsultedCatalogs.NotConsulted> databasesNotConsulted, String stoppedDuring)
         implements MaintenanceResult {
@@ -50,6 +59,35 @@ public record CleanupOldFilesResult(String schema, String dataPath, String cutof
     @Override
     public boolean cutShort() {
         return stoppedDuring != null;
+    }
+
+    /** @return whether {@link #findings} lists fewer than {@link #findingsTotal} */
+    @com.fasterxml.jackson.annotation.JsonProperty("findings_truncated")
+    public boolean findingsTruncated() {
+        return findingsTotal > findings.size();
+    }
+
+    /**
+     * The figures whose key says whether they happened or would: {@code files_deleted}, {@code bytes_deleted},
+     * {@code queue_rows_deleted}, {@code files_failed} in an execute run; {@code files_would_delete},
+     * {@code bytes_would_delete}, {@code queue_rows_would_delete} in a dry run.
+     *
+     * @return the figures, by JSON key
+     */
+    @JsonAnyGetter
+    public Map<String, Long> doneOrWould() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        if (dryRun) {
+            m.put("files_would_delete", filesDeleted);
+            m.put("bytes_would_delete", bytes);
+            m.put("queue_rows_would_delete", queueRowsDeleted);
+        } else {
+            m.put("files_deleted", filesDeleted);
+            m.put("bytes_deleted", bytes);
+            m.put("queue_rows_deleted", queueRowsDeleted);
+            m.put("files_failed", failed);
+        }
+        return m;
     }
 
     /** Whether rows were kept that the operator should look at (exit code 12). */

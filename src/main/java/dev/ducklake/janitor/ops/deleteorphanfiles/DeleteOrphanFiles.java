@@ -169,7 +169,7 @@ public final class DeleteOrphanFiles {
                 control.recorder().warn((control.stopRequested() ? "stopped (SIGTERM/SIGINT)" : "the run budget ran out")
                         + " while listing " + root.canonical() + " after " + s.listed + " files; nothing was deleted, the"
                         + " counts are those of the files listed so far, and the next run lists again from the start");
-                return result(o, resolver, cutoff, consulted, known, s, new long[] {0, 0, 0}, findings, control, null);
+                return result(o, resolver, cutoff, consulted, known, s, new long[] {0, 0, 0, 0, 0}, findings, control, null);
             }
             if (s.candidates > 0 && s.keptKnown == 0) {
                 throw new JanitorException(Reason.BRAKE_NO_KNOWN_FILES, "None of the " + s.listed + " files listed under "
@@ -197,7 +197,7 @@ public final class DeleteOrphanFiles {
                         + root.canonical() + " would be deleted as orphans, more than --max-orphan-ratio " + o.maxOrphanRatio()
                         + ". Nothing was deleted.");
             }
-            long[] df = {0, 0, 0};
+            long[] df = {0, 0, 0, 0, 0};
             if (known.unresolved() > 0 && s.candidates > 0) {
                 findings.add(known.unresolved() + " catalog file rows have a location that cannot be worked out (a relative"
                         + " path whose table or schema row is missing, or a NULL path); the candidates were not deleted"
@@ -231,8 +231,8 @@ public final class DeleteOrphanFiles {
                                                   List<String> findings, RunControl control, TableFolders.Unknown unknownFolders) {
         return new DeleteOrphanFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                 o.dryRun(), consulted.labels(), known.rows(), known.unresolved(), s.listed, s.keptKnown, s.keptByName,
-                s.keptYoung, s.keptNonCanonical, s.candidates, s.candidateBytes, df[0], df[1], df[2],
-                o.allowShortRetention(), List.copyOf(findings), control.figures(), consulted.excluded(),
+                s.keptYoung, s.keptNonCanonical, s.candidates, s.candidateBytes, df[0], df[3], df[1], df[2],
+                o.allowShortRetention(), List.copyOf(findings), findings.size() + df[4], control.figures(), consulted.excluded(),
                 consulted.notConsulted(), unknownFolders == null ? List.of() : unknownFolders.folders(),
                 unknownFolders == null ? 0 : unknownFolders.total(), s.leftToOthersFiles, s.stoppedDuring);
     }
@@ -381,7 +381,8 @@ public final class DeleteOrphanFiles {
      * Deletes the spilled candidates batch by batch; each batch is first {@link CatalogRecheck re-checked} against the
      * catalog tables, and what a catalog row names now is kept.
      *
-     * @return deleted, failed, kept because registered during the run
+     * @return deleted, failed, kept because registered during the run, bytes deleted (the listed sizes), findings not
+     *     listed (beyond {@value #MAX_FINDINGS})
      */
     private static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c,
                                  ConsultedCatalogs consulted, RunControl control, Survey s)
@@ -389,6 +390,8 @@ public final class DeleteOrphanFiles {
         long deleted = 0;
         long failed = 0;
         long registered = 0;
+        long bytes = 0;
+        long overflow = 0;
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(spill)))) {
             List<String> batch = new ArrayList<>();
             List<long[]> meta = new ArrayList<>();
@@ -418,6 +421,8 @@ public final class DeleteOrphanFiles {
                                         "registered in a catalog during the run");
                                 if (findings.size() < MAX_FINDINGS) {
                                     findings.add("kept (registered in a catalog during the run): " + a);
+                                } else {
+                                    overflow++;
                                 }
                             } else {
                                 keep.add(a);
@@ -449,6 +454,7 @@ public final class DeleteOrphanFiles {
                         Instant mtime = Instant.ofEpochMilli(meta.get(i)[1]);
                         if (out.deleted().contains(a)) {
                             deleted++;
+                            bytes += Math.max(0, meta.get(i)[0]);
                             listener.file("deleted", a, meta.get(i)[0], mtime, null);
                         } else {
                             failed++;
@@ -456,6 +462,8 @@ public final class DeleteOrphanFiles {
                             String reason = why == null ? "not confirmed by the store" : why.getMessage();
                             if (findings.size() < MAX_FINDINGS) {
                                 findings.add("failed: " + a + ": " + reason);
+                            } else {
+                                overflow++;
                             }
                             listener.file("failed", a, meta.get(i)[0], mtime, reason);
                         }
@@ -466,6 +474,6 @@ public final class DeleteOrphanFiles {
                 }
             }
         }
-        return new long[] {deleted, failed, registered};
+        return new long[] {deleted, failed, registered, bytes, overflow};
     }
 }

@@ -1,11 +1,15 @@
 package dev.ducklake.janitor.ops.deleteorphanfiles;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What {@link DeleteOrphanFiles} did. Every listed file is in exactly one of: kept known, kept by name, kept young,
@@ -27,12 +31,16 @@ import java.util.List;
  *     segment, a backslash, a {@code %XX} escape of an unreserved character): never DuckLake files, never deleted
  * @param candidates orphans found
  * @param candidateBytes their total size in bytes
- * @param deleted orphans deleted (0 in a dry run)
- * @param failed orphans the store could not delete
+ * @param deleted orphans deleted (0 in a dry run); JSON {@code files_deleted}, execute runs only (a dry run has
+ *     {@code files_would_delete}: the candidates, or 0 when unresolved catalog rows stop the deletion)
+ * @param bytesDeleted the listed sizes of the orphans deleted, bytes; JSON {@code bytes_deleted}, execute runs only (a dry
+ *     run has {@code bytes_would_delete})
+ * @param failed orphans the store could not delete; JSON {@code files_failed}, execute runs only
  * @param keptRegisteredDuringRun candidates not deleted because the re-check just before their delete batch found a
  *     catalog row naming them (registered after the known set was read)
  * @param allowShortRetention whether --allow-short-retention was given (the floor could be undercut)
  * @param findings up to 100 notes for the operator
+ * @param findingsTotal how many notes there were ({@code findings_truncated} says whether the list is cut)
  * @param run the generic figures (elapsed seconds, stop reason, warnings)
  * @param excludedCatalogSchemas unreadable catalogs left unread by --exclude-catalog-schema (their files count as unknown)
  * @param databasesNotConsulted databases of the server that could hold a catalog but were not read (no CONNECT
@@ -49,8 +57,9 @@ import java.util.List;
 public record DeleteOrphanFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                       List<String> catalogsConsulted, long knownPaths, long unresolvedKnownRows, long listed,
                                       long keptKnown, long keptByName, long keptYoung, long keptNonCanonical, long candidates, long candidateBytes,
-                                      long deleted, long failed, long keptRegisteredDuringRun, boolean allowShortRetention,
-                                      List<String> findings,
+                                      @JsonIgnore long deleted, @JsonIgnore long bytesDeleted, @JsonIgnore long failed,
+                                      long keptRegisteredDuringRun, boolean allowShortRetention,
+                                      List<String> findings, long findingsTotal,
                                       @JsonUnwrapped RunFigures run, List<String> excludedCatalogSchemas,
                                       List<ConsultedCatalogs.NotConsulted> databasesNotConsulted, List<String> unknownTableFolders,
                                       long unknownTableFoldersTotal, long leftToOtherSchemas, String stoppedDuring)
@@ -59,6 +68,33 @@ public record DeleteOrphanFilesResult(String schema, String dataPath, String cut
     @Override
     public boolean cutShort() {
         return stoppedDuring != null;
+    }
+
+    /** @return whether {@link #findings} lists fewer than {@link #findingsTotal} */
+    @com.fasterxml.jackson.annotation.JsonProperty("findings_truncated")
+    public boolean findingsTruncated() {
+        return findingsTotal > findings.size();
+    }
+
+    /**
+     * The figures whose key says whether they happened or would: {@code files_deleted}, {@code bytes_deleted},
+     * {@code files_failed} in an execute run; {@code files_would_delete}, {@code bytes_would_delete} in a dry run (the
+     * candidates and their bytes, or 0 when unresolved catalog rows stop the deletion).
+     *
+     * @return the figures, by JSON key
+     */
+    @JsonAnyGetter
+    public Map<String, Long> doneOrWould() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        if (dryRun) {
+            m.put("files_would_delete", hasFindings() ? 0 : candidates);
+            m.put("bytes_would_delete", hasFindings() ? 0 : candidateBytes);
+        } else {
+            m.put("files_deleted", deleted);
+            m.put("bytes_deleted", bytesDeleted);
+            m.put("files_failed", failed);
+        }
+        return m;
     }
 
     /** Whether the operator should look at something (exit code 12): unresolved catalog rows stopped the deletion. */

@@ -145,7 +145,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
                     c -> InlinedTablesSurvey.unregistered(c, schema, info.hasInlinedRegistry(), info.version())).dead().size();
         }
         tally.summarizeNonEmpty(options.run().dryRun(), options.includeNonempty());
-        return tally.toResult(schema, info.version().text(), options.run().dryRun(), run.figures());
+        return tally.toResult(schema, info.version().text(), options.run().dryRun(), options.includeNonempty(), run.figures());
     }
 
     /** The batches, then one more pass, one table at a time, over the tables another session kept locked. */

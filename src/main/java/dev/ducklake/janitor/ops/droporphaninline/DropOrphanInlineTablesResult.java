@@ -59,6 +59,8 @@ import java.util.List;
  * @param unregisteredTables names of the unregistered leftovers and inlined deletion tables of unreachable ids
  *     found when the run started (at most 1,000 listed)
  * @param anomalyTables the anomalies (at most 1,000 listed)
+ * @param includeNonempty whether the run was asked to drop non-empty orphans too (--include-nonempty): a dry run's
+ *     non-empty orphans are then counted in {@code wouldDrop}
  */
 public record DropOrphanInlineTablesResult(String schema, String formatVersion, boolean dryRun, long registryRows,
                                            long orphanRows, long orphanTablesPresent, long orphanNonempty,
@@ -74,7 +76,7 @@ public record DropOrphanInlineTablesResult(String schema, String formatVersion, 
                                            boolean unregisteredTablesTruncated, long unregisteredTablesTotal,
                                            boolean anomalyTablesTruncated, long anomalyTablesTotal,
                                            List<NonEmptyTable> nonEmptyTables, List<String> unregisteredTables,
-                                           List<Anomaly> anomalyTables) implements MaintenanceResult {
+                                           List<Anomaly> anomalyTables, boolean includeNonempty) implements MaintenanceResult {
 
     /** @return batches committed ({@link RunFigures#batches()}) */
     public int batches() {

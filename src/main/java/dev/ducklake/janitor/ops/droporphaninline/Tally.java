@@ -125,7 +125,8 @@ final class Tally {
         return out;
     }
 
-    DropOrphanInlineTablesResult toResult(String schema, String formatVersion, boolean dryRun, RunFigures run) {
+    DropOrphanInlineTablesResult toResult(String schema, String formatVersion, boolean dryRun, boolean includeNonempty,
+                                          RunFigures run) {
         return new DropOrphanInlineTablesResult(
                 schema,
                 formatVersion,
@@ -163,6 +164,7 @@ final class Tally {
                 anomalyCount,
                 List.copyOf(nonEmptyTables),
                 List.copyOf(unregisteredTables),
-                List.copyOf(anomalyTables));
+                List.copyOf(anomalyTables),
+                includeNonempty);
     }
 }

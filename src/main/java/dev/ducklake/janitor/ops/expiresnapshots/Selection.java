@@ -22,7 +22,8 @@ import java.util.List;
  *
  * @param newestAtStart the newest snapshot id when the run started (never expired)
  * @param cutoff expire only {@code snapshot_time < cutoff}; null = no time criterion
- * @param retainBoundary expire only ids below this (the N-th newest id); null = no count criterion
+ * @param retainBoundary expire only ids below this (the N-th newest id; {@link Long#MIN_VALUE} when the catalog has
+ *     fewer snapshots than --retain-last keeps); null = no count criterion
  * @param versions expire only these ids; null = no list
  * @param minAgeCutoff expire only {@code snapshot_time < minAgeCutoff}; null when --min-age is 0
  * @param source where the criterion came from: {@code older_than}, {@code retain_last}, {@code versions},
@@ -88,7 +89,9 @@ record Selection(long newestAtStart, Instant cutoff, Long retainBoundary, long[]
             parts.add("snapshot_time < " + cutoff);
         }
         if (retainBoundary != null) {
-            parts.add("snapshot_id < " + retainBoundary + " (retain-last)");
+            // Long.MIN_VALUE: the catalog has no more snapshots than --retain-last keeps, so nothing is selected
+            parts.add(retainBoundary == Long.MIN_VALUE ? "none (the catalog has no more snapshots than --retain-last keeps)"
+                    : "snapshot_id < " + retainBoundary + " (retain-last)");
         }
         if (versions != null) {
             parts.add(versions.length + " listed version(s)");

@@ -88,7 +88,7 @@ class CleanupOldFilesLocalTest {
         assertThat(dry.dryRun()).isTrue();
         assertThat(dry.queueRowsConsidered()).isEqualTo(6);
         assertThat(dry.filesDeleted()).as("a, b (3 rows, 2 spellings), missing").isEqualTo(3);
-        assertThat(dry.bytesWouldDelete()).isEqualTo(14);
+        assertThat(dry.bytes()).isEqualTo(14);
         assertThat(dry.keptLive()).isEqualTo(1);
         assertThat(events).anyMatch(e -> e.startsWith("would_delete " + lake + "/main/test/a.parquet 7"));
         assertThat(Files.exists(a)).isTrue();

@@ -59,7 +59,7 @@ class S3StorageOpsTest {
             dry = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(cat.schema), FileListener.NONE);
         }
         assertThat(dry.filesDeleted()).isEqualTo(30);
-        assertThat(dry.bytesWouldDelete()).as("sizes from HeadObject").isEqualTo(300);
+        assertThat(dry.bytes()).as("sizes from HeadObject").isEqualTo(300);
 
         s3.rejectBatchDelete = true;
         int singles = s3.singleDeletes.get();
