@@ -42,13 +42,14 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     /**
      * Removes the run flags this command does not use from its model, so that they are neither offered in --help nor
-     * accepted: --batch-size (deletes go out in the store's own batches, S3 1,000 keys a request), --run-budget and
-     * --max-batches (one listing, then the deletes: one pass, not batches that a later run resumes).
+     * accepted: --batch-size (deletes go out in the store's own batches, S3 1,000 keys a request) and --max-batches (one
+     * listing, then the deletes: one pass, not batches that a later run resumes). --run-budget stays: it bounds the
+     * listing, every store call and the deletes.
      */
     static final class UnusedRunFlags implements picocli.CommandLine.IModelTransformer {
         @Override
         public picocli.CommandLine.Model.CommandSpec transform(picocli.CommandLine.Model.CommandSpec spec) {
-            for (String name : List.of("--batch-size", "--run-budget", "--max-batches")) {
+            for (String name : List.of("--batch-size", "--max-batches")) {
                 picocli.CommandLine.Model.OptionSpec o = spec.findOption(name);
                 if (o != null) {
                     spec.remove(o);
