@@ -50,7 +50,8 @@ import java.util.Set;
  *   <li>memory does not grow with the number of files: the store's listing (in byte order) is merged with the
  *       known addresses streamed from PostgreSQL ({@code ORDER BY … COLLATE "C"}); candidates are spilled to a
  *       temporary file;</li>
- *   <li>brakes before anything is deleted: a root or empty data path ({@link Reason#BRAKE_ROOT_PATH}), no known
+ *   <li>brakes before anything is deleted: a root or empty data path ({@link Reason#BRAKE_ROOT_PATH}), a candidate
+ *       whose path equals a known file's but for scheme or authority ({@link NearMatches}, {@link Reason#BRAKE_NEAR_MATCH}), no known
  *       file among the listed ones ({@link Reason#BRAKE_NO_KNOWN_FILES}), candidates above the ratio
  *       ({@link Reason#BRAKE_ORPHAN_RATIO}); catalog file rows whose location cannot be worked out stop the
  *       deletion (finding).</li>
@@ -85,7 +86,7 @@ public final class DeleteOrphanFiles {
      * @param o the options
      * @param listener receives every candidate (would_delete / deleted / failed) and progress lines
      * @return what was done
-     * @throws JanitorException the brakes (14, 15, 16), STORAGE when listing or deleting fails as a whole, the
+     * @throws JanitorException the brakes (14, 15, 16, 17, 18), STORAGE when listing or deleting fails as a whole, the
      *     inspection's reasons, USAGE for an age under --min-age, LOCK_HELD
      * @throws SQLException on database errors
      */
@@ -160,6 +161,12 @@ public final class DeleteOrphanFiles {
             Survey s = survey(c, store, root, cutoff.cutoff(), known, spill, o.includePuffin(),
                     o.dryRun() ? listener : FileListener.NONE, leftToOthers);
             List<String> findings = new ArrayList<>();
+            if (s.candidates > 0) {
+                NearMatches.Found near = NearMatches.find(known, root, spill);
+                if (near.total() > 0) {
+                    throw nearMatch(near, root);
+                }
+            }
             if (s.candidates > 0 && s.keptKnown == 0) {
                 throw new JanitorException(Reason.BRAKE_NO_KNOWN_FILES, "None of the " + s.listed + " files listed under "
                         + root.canonical() + " is known to the catalog (" + known.rows() + " known paths), yet "
@@ -215,6 +222,18 @@ public final class DeleteOrphanFiles {
                 c.setAutoCommit(true);
             }
         }
+    }
+
+    private static JanitorException nearMatch(NearMatches.Found near, StorageLocation root) {
+        List<String> pairs = new ArrayList<>();
+        for (String[] p : near.examples()) {
+            pairs.add("listed " + CatalogInspector.printable(p[0]) + ", a catalog names " + CatalogInspector.printable(p[1]));
+        }
+        return new JanitorException(Reason.BRAKE_NEAR_MATCH, near.total() + " orphan candidate(s) under " + root.canonical()
+                + " have the path of a file a consulted catalog names under another scheme, authority or host ("
+                + String.join("; ", pairs) + (near.total() > pairs.size() ? "; …" : "") + "). The two spellings may name one"
+                + " object (another scheme, endpoint or host name of the same store), which would then be live. Nothing was"
+                + " deleted.");
     }
 
     /** Counts of the merge. */
