@@ -347,6 +347,9 @@ final class MaintainSteps {
             if (storage) {
                 // a store that cannot be used (no S3 credentials) makes the step skipped, checked before it changes anything
                 ((StorageCommand<?>) adapter).storage.beforeOpen = location -> requireCredentials(location, noStore);
+                // the catalog's consult settings and the schemas of this run, as the command's flags would give them
+                ((StorageCommand<?>) adapter).configConsult = ctx.consult();
+                adapter.runSchemas(ctx.consult().runSchemas());
             }
             adapter.prepare();
             RunOptions run = runOptions(step, (MaintenanceCommand<?>) adapter, ctx.schema(), ctx.dryRun(), ctx.runBudget(), ctx.lockName());

@@ -33,6 +33,9 @@ import java.util.regex.Pattern;
  *     metadata_schema: public          # or all_metadata_schemas: true (as serve reads it)
  *     run_budget: 2400                 # seconds (or 40m) for this catalog's whole chain
  *     lock_name: ducklake-maintenance  # advisory lock every step takes (default as the commands)
+ *     also_catalogs: [${env:OTHER_DB}] # the storage steps' --also-catalog (any connection form)
+ *     exclude_catalog_schemas: [t9]    # the storage steps' --exclude-catalog-schema
+ *     consult_server: true             # false: the storage steps' --no-consult-server
  * pushgateway_url: http://pushgateway:9091   # default $PUSHGATEWAY_URL
  * pushgateway_job: ducklake_janitor
  * run_budget: 3000                     # the whole run
@@ -66,7 +69,8 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
     private static final Set<String> TOP_KEYS = Set.of("catalogs", "maintain", "pushgateway_url", "pushgateway_job", "run_budget",
             "interval_seconds", "statement_timeout_seconds", "queries");
     private static final Set<String> CATALOG_KEYS = Set.of("name", "connection", "password_file", "password_env", "metadata_schema",
-            "all_metadata_schemas", "run_budget", "lock_name", "statement_timeout_seconds", "queries");
+            "all_metadata_schemas", "run_budget", "lock_name", "statement_timeout_seconds", "queries", "also_catalogs",
+            "exclude_catalog_schemas", "consult_server");
 
     /**
      * One catalog database.
@@ -77,12 +81,28 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
      * @param allSchemas whether every schema holding a DuckLake catalog is maintained (found at run time)
      * @param runBudget the budget of this catalog's chain, or null for none
      * @param lockName the advisory lock name every step takes
+     * @param alsoCatalogs {@code also_catalogs}: other catalogs the storage steps read before deleting a file, as their
+     *     {@code --also-catalog} (parsed here against this catalog's connection, so user, host and password default to
+     *     it); default none
+     * @param excludeCatalogSchemas {@code exclude_catalog_schemas}: the storage steps' {@code --exclude-catalog-schema};
+     *     default none
+     * @param consultServer {@code consult_server}: whether the storage steps search the server's other databases (false
+     *     is their {@code --no-consult-server}); default true
      */
     public record Catalog(String name, ConnectionSpec connection, List<String> schemas, boolean allSchemas, Duration runBudget,
-                          String lockName) {
-        /** Copies the schema list. */
+                          String lockName, List<ConnectionSpec.CatalogReference> alsoCatalogs, List<String> excludeCatalogSchemas,
+                          boolean consultServer) {
+        /** Copies the lists. */
         public Catalog {
             schemas = List.copyOf(schemas);
+            alsoCatalogs = List.copyOf(alsoCatalogs);
+            excludeCatalogSchemas = List.copyOf(excludeCatalogSchemas);
+        }
+
+        /** A catalog with the default consult settings (nothing added or excluded, the server searched). */
+        public Catalog(String name, ConnectionSpec connection, List<String> schemas, boolean allSchemas, Duration runBudget,
+                       String lockName) {
+            this(name, connection, schemas, allSchemas, runBudget, lockName, List.of(), List.of(), true);
         }
     }
 
@@ -197,7 +217,34 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
                 schemas = List.of("public");
             }
             String lock = c.get("lock_name") == null ? "ducklake-maintenance" : text(tree, at + ".lock_name", c.get("lock_name"));
-            out.add(new Catalog(name, spec, schemas, all, budget(tree, at + ".run_budget", c.get("run_budget")), lock));
+            List<ConnectionSpec.CatalogReference> also = new ArrayList<>();
+            List<String> alsoTexts = texts(tree, at + ".also_catalogs", c.get("also_catalogs"));
+            for (int j = 0; j < alsoTexts.size(); j++) {
+                String where = at + ".also_catalogs[" + j + "]";
+                try {
+                    also.add(ConnectionSpec.parseCatalogReference(expand(tree, where, alsoTexts.get(j), env), connEnv, spec));
+                } catch (JanitorException e) {
+                    throw tree.error(where, dev.ducklake.janitor.Secrets.redact(spec.redact(e.getMessage())).replaceAll("\\.$", ""));
+                }
+            }
+            List<String> excluded = texts(tree, at + ".exclude_catalog_schemas", c.get("exclude_catalog_schemas"));
+            boolean consultServer = Boolean.TRUE.equals(OptionKind.BOOLEAN.check(tree, at + ".consult_server",
+                    c.getOrDefault("consult_server", Boolean.TRUE)));
+            out.add(new Catalog(name, spec, schemas, all, budget(tree, at + ".run_budget", c.get("run_budget")), lock, also,
+                    excluded, consultServer));
+        }
+        return out;
+    }
+
+    /** A list of non-empty texts (one text counts as a list of one); absent is empty. */
+    private static List<String> texts(YamlTree tree, String path, Object node) throws JanitorException {
+        if (node == null) {
+            return List.of();
+        }
+        List<?> items = node instanceof List<?> l ? l : List.of(node);
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            out.add(text(tree, node instanceof List<?> ? path + "[" + i + "]" : path, items.get(i)));
         }
         return out;
     }

@@ -5,6 +5,7 @@ import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.metrics.PushChannel;
+import dev.ducklake.janitor.ops.files.ConsultOptions;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -171,7 +172,7 @@ public final class MaintainRun {
                     o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, "an earlier step failed ("
                             + blocking.name().toLowerCase(java.util.Locale.ROOT) + ")", null, 0);
                 } else {
-                    o = step(c, schema, s, runStart, catalogStart);
+                    o = step(c, schema, schemas, s, runStart, catalogStart);
                     if (o.status() == Status.error && CATALOG_WIDE.contains(o.reason())) {
                         blocking = o.reason();
                     }
@@ -183,7 +184,8 @@ public final class MaintainRun {
         return out;
     }
 
-    private StepOutcome step(MaintainConfig.Catalog c, String schema, StepConfig s, long runStart, long catalogStart) {
+    private StepOutcome step(MaintainConfig.Catalog c, String schema, List<String> schemas, StepConfig s, long runStart,
+                             long catalogStart) {
         MaintenanceStep step = registry.get(s.name());
         if (step.unavailableReason() != null) {
             return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null, step.unavailableReason(), null, 0);
@@ -206,7 +208,8 @@ public final class MaintainRun {
             if (stop.get()) {
                 r.run();
             }
-        });
+        }, ConsultOptions.defaults().withAlsoCatalogs(c.alsoCatalogs()).withExcludedSchemas(c.excludeCatalogSchemas())
+                .withConsultServer(c.consultServer()).withRunSchemas(schemas));
         String notPossible = step.notPossibleBecause(ctx, s);
         if (notPossible != null && !s.required()) {
             // nothing pushed: a step that never starts is not a run that never succeeded
