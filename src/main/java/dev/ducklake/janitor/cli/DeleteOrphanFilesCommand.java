@@ -76,7 +76,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Override
     public void prepare() throws JanitorException {
-        base = DeleteOrphanFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
+        base = DeleteOrphanFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.store.dataPath)
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge(DeleteOrphanFilesOptions.FLOOR))
                 .withAllowShortRetention(storage.allowShortRetention).withMaxOrphanRatio(maxOrphanRatio)
                 .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin)
@@ -87,7 +87,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Override
     public MaintenanceOperation<DeleteOrphanFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
-        return new DeleteOrphanFilesAction(conn, base.withRun(options).withConsult(consultOptions(conn)), storage::open, filePrinter(),
+        return new DeleteOrphanFilesAction(conn, base.withRun(options).withConsult(consultOptions(conn)), storage.store::open, filePrinter(),
                 listener);
     }
 

@@ -356,9 +356,7 @@ public final class DeleteOrphanFiles {
      * the order of the canonical strings the merge compares).
      */
     static boolean canonicalSpelling(StoredObject obj) {
-        StorageLocation l = obj.location();
-        String expected = l.scheme().equals("file") ? l.path() : l.scheme() + "://" + l.bucket() + "/" + l.path();
-        return expected.equals(obj.address());
+        return obj.canonicalSpelling();
     }
 
     /**

@@ -142,15 +142,27 @@ public final class KnownFiles {
      * @throws SQLException on database errors
      */
     static String fileRowsSql(Connection c, String schema, String fileFilter) throws SQLException {
+        return fileRowsSql(c, schema, fileFilter, false);
+    }
+
+    /**
+     * {@link #fileRowsSql(Connection, String, String)}, with {@code details} also columns 9 kind ({@code data} or
+     * {@code delete}), 10 the file id, 11 table_id, 12 begin_snapshot, 13 end_snapshot (null: live), 14 file_size_bytes.
+     */
+    static String fileRowsSql(Connection c, String schema, String fileFilter, boolean details) throws SQLException {
         String sp = CatalogFiles.hasColumn(c, schema, "ducklake_schema", "path") ? "path, path_is_relative"
                 : "NULL::varchar AS path, NULL::boolean AS path_is_relative";
         String tp = CatalogFiles.hasColumn(c, schema, "ducklake_table", "path") ? "path, path_is_relative"
                 : "NULL::varchar AS path, NULL::boolean AS path_is_relative";
+        String dataDetails = details ? ", 'data'::text AS kind, data_file_id AS file_id, begin_snapshot, end_snapshot, file_size_bytes" : "";
+        String deleteDetails = details ? ", 'delete'::text, delete_file_id, begin_snapshot, end_snapshot, file_size_bytes" : "";
         return "SELECT f.path, f.path_is_relative, t.path, t.path_is_relative, s.path, s.path_is_relative,"
                 + " t.table_id IS NULL, s.schema_id IS NULL"
-                + " FROM (SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_data_file") + fileFilter
-                + " UNION ALL SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_delete_file")
-                + fileFilter + ") f"
+                + (details ? ", f.kind, f.file_id, f.table_id, f.begin_snapshot, f.end_snapshot, f.file_size_bytes" : "")
+                + " FROM (SELECT table_id, path, path_is_relative" + dataDetails + " FROM " + Sql.qualified(schema, "ducklake_data_file")
+                + fileFilter
+                + " UNION ALL SELECT table_id, path, path_is_relative" + deleteDetails + " FROM "
+                + Sql.qualified(schema, "ducklake_delete_file") + fileFilter + ") f"
                 + " LEFT JOIN (SELECT DISTINCT table_id, schema_id, " + tp + " FROM " + Sql.qualified(schema, "ducklake_table")
                 + ") t ON t.table_id = f.table_id"
                 + " LEFT JOIN (SELECT DISTINCT schema_id, " + sp + " FROM " + Sql.qualified(schema, "ducklake_schema")
