@@ -105,6 +105,15 @@ class StorageCheckTest {
         assertThat(text.out()).contains("missing_data_files (damage): 1").contains("fix:")
                 .doesNotContain("expired.parquet");
 
+        // maintain's check step takes the same flag
+        Path cfg = dir.resolve("maintain.yaml");
+        Files.writeString(cfg, "catalogs:\n  - name: lake\n    connection: \"" + url + "\"\n    metadata_schema: " + cat.schema
+                + "\nmaintain:\n  - check: {storage: true}\n");
+        CliRun step = CliRun.run("maintain", "--config", cfg.toString(), "--output", "json");
+        assertThat(step.exitCode()).as(step.toString()).isEqualTo(12);
+        JsonNode checkStep = step.json().get("catalogs").get(0).get("steps").get(0);
+        assertThat(checkStep.get("result").get("counts").get("missing_delete_files").asLong()).as(checkStep.toString()).isEqualTo(1);
+
         CliRun misuse = CliRun.run("check", "--catalog", url, "--metadata-schema", cat.schema, "--data-path", lake.toString());
         assertThat(misuse.exitCode()).isEqualTo(2);
         assertThat(Files.exists(lake.resolve("main/test/k0.parquet"))).isTrue();
