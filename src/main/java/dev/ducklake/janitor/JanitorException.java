@@ -53,7 +53,14 @@ public final class JanitorException extends Exception {
          * (a catalog it cannot see, e.g. on another server, may own them); exit code 17.
          */
         BRAKE_UNKNOWN_TABLE_FOLDERS(17, "Find the catalog that owns the folders named in the message and pass it with --also-catalog; "
-                + "if they really are orphans, pass --allow-unknown-table-folders for one run. Nothing was deleted.");
+                + "if they really are orphans, pass --allow-unknown-table-folders for one run. Nothing was deleted."),
+        /**
+         * delete-orphan-files refused: an orphan candidate has the path of a file a consulted catalog names under another
+         * scheme, authority or host (s3 vs r2/gs, another endpoint): the two may be one object; exit code 18.
+         */
+        BRAKE_NEAR_MATCH(18, "Check whether the two spellings named in the message reach the same object; if so, make the "
+                + "catalog's paths and the swept data path agree (--data-path in the catalog's spelling, or the catalog's own "
+                + "data_path); if they are different objects, delete the listed ones by hand. Nothing was deleted.");
 
         private final int exitCode;
         private final String hint;
@@ -63,7 +70,7 @@ public final class JanitorException extends Exception {
             this.hint = hint;
         }
 
-        /** The process exit code for this reason (1 to 17; 0 is success). */
+        /** The process exit code for this reason (1 to 18; 0 is success). */
         public int exitCode() {
             return exitCode;
         }
@@ -82,12 +89,12 @@ public final class JanitorException extends Exception {
          */
         private static final List<Reason> MOST_SEVERE_FIRST = List.of(INTERNAL, DATABASE_ERROR, CONNECTION, STORAGE,
                 PERMISSION_DENIED, UNSAFE_CATALOG_STATE, UNSUPPORTED_VERSION, NOT_A_CATALOG, BRAKE_ROOT_PATH,
-                BRAKE_NO_KNOWN_FILES, BRAKE_ORPHAN_RATIO, BRAKE_UNKNOWN_TABLE_FOLDERS, CONFIG, USAGE, ABORTED, LOCK_HELD, FINDINGS);
+                BRAKE_NO_KNOWN_FILES, BRAKE_ORPHAN_RATIO, BRAKE_UNKNOWN_TABLE_FOLDERS, BRAKE_NEAR_MATCH, CONFIG, USAGE, ABORTED, LOCK_HELD, FINDINGS);
 
         /**
          * The exit codes most severe first, ending with 0 (success).
          *
-         * @return e.g. {@code [1, 9, 3, 13, 8, 6, 5, 4, 14, 15, 16, 17, 11, 2, 10, 7, 12, 0]}
+         * @return e.g. {@code [1, 9, 3, 13, 8, 6, 5, 4, 14, 15, 16, 17, 18, 11, 2, 10, 7, 12, 0]}
          */
         public static List<Integer> exitCodesBySeverity() {
             List<Integer> codes = new java.util.ArrayList<>(MOST_SEVERE_FIRST.stream().map(Reason::exitCode).toList());

@@ -8,6 +8,7 @@ import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckResult;
 import dev.ducklake.janitor.ops.check.Finding;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
@@ -22,7 +23,8 @@ import java.util.concurrent.Callable;
                 + "orphaned stats rows, live files of unreachable tables, duplicate or still-referenced deletion-queue rows, dead "
                 + "inlined rows, leftover snapshot-change and schema-version rows, system-catalog bloat) and names the command that "
                 + "fixes each. Works on the PostgreSQL catalog directly; never opens DuckDB; takes no lock beyond what SELECT takes, "
-                + "so it is safe on a live catalog. The finding kinds are listed in the README.",
+                + "so it is safe on a live catalog. The finding kinds are listed in the README. With --storage it also compares the "
+                + "data path's objects with the catalog's file rows (missing or resized objects).",
             "Exit codes: 0 clean; 12 findings; 9 a rule failed (e.g. its --statement-timeout) and the rest is printed; "
                 + "the usual codes for connection (3), catalog (4, 5, 6) and privilege (8) errors. With several schemas: the worst."})
 public final class CheckCommand extends CatalogCommand implements Callable<Integer> {
@@ -53,6 +55,17 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
                     + "Default: ${DEFAULT-VALUE}.")
     double bloatDeadRatio;
 
+    @Option(names = "--storage",
+            description = "Also list the data path once and compare it with the catalog's data and delete file rows that a "
+                    + "retained snapshot still reaches: findings missing_data_files and missing_delete_files (the object is gone) "
+                    + "and size_mismatch_files (its size differs from file_size_bytes), all damage; each is fixed by restoring the "
+                    + "object from a versioned bucket or a backup (the janitor never deletes catalog rows). Needs read access to "
+                    + "the store (list; S3 credentials from the AWS SDK default chain). Default: off (the catalog only).")
+    boolean storage;
+
+    @Mixin
+    StoreOptions store;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -66,7 +79,11 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
             List<String> schemas = SchemaLoop.schemas(catalog, allMetadataSchemas, conn, err);
             ConnectionSpec c = conn;
             List<SchemaLoop.Outcome> outcomes = SchemaLoop.run(schemas, schema -> {
-                CheckResult r = new CatalogCheck(c, base.withMetadataSchema(schema)).execute();
+                CatalogCheck check = new CatalogCheck(c, base.withMetadataSchema(schema));
+                if (storage) {
+                    check.withStorage(store::open, store.dataPath);
+                }
+                CheckResult r = check.execute();
                 @SuppressWarnings("unchecked")
                 Map<String, Object> fields = Render.JSON.convertValue(r, Map.class);
                 return new SchemaLoop.Outcome(schema, r, fields, exitCode(r), null);
@@ -110,6 +127,9 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
      * @throws JanitorException USAGE naming the first bad flag
      */
     CheckOptions options() throws JanitorException {
+        if (store != null && store.given() && !storage) {
+            throw new JanitorException(Reason.USAGE, "--data-path and the --s3-* flags only apply with --storage.");
+        }
         CheckOptions base = CheckOptions.defaults().withStatementTimeout(SchemaLoop.pgTimeout("--statement-timeout", statementTimeout))
                 .withMaxExamples(maxExamples).withBloatThresholds(bloatMinDeadRows, bloatDeadRatio);
         base.validate();

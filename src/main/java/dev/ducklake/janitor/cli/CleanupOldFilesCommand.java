@@ -47,7 +47,7 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
 
     @Override
     public void prepare() throws JanitorException {
-        base = CleanupOldFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
+        base = CleanupOldFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.store.dataPath)
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge(CleanupOldFilesOptions.FLOOR))
                 .withAllowShortRetention(storage.allowShortRetention);
         base.validate();
@@ -56,7 +56,7 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
 
     @Override
     public MaintenanceOperation<CleanupOldFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
-        return new CleanupOldFilesAction(conn, base.withRun(options).withConsult(consultOptions(conn)), storage::open, filePrinter(),
+        return new CleanupOldFilesAction(conn, base.withRun(options).withConsult(consultOptions(conn)), storage.store::open, filePrinter(),
                 listener);
     }
 

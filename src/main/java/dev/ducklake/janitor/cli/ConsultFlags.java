@@ -62,14 +62,11 @@ public final class ConsultFlags {
      *
      * @param env the environment
      * @param conn the swept catalog's connection (the server, and the defaults of --also-catalog)
-     * @param extraAlso catalogs added by configuration ({@code maintain}'s {@code also_catalogs})
      * @return the options
      */
-    ConsultOptions options(Map<String, String> env, ConnectionSpec conn, List<String> extraAlso) {
+    ConsultOptions options(Map<String, String> env, ConnectionSpec conn) {
         List<ConnectionSpec.CatalogReference> refs = new ArrayList<>();
-        List<String> all = new ArrayList<>(alsoCatalogs);
-        all.addAll(extraAlso);
-        for (String a : all) {
+        for (String a : alsoCatalogs) {
             try {
                 refs.add(ConnectionSpec.parseCatalogReference(a, env, conn));
             } catch (JanitorException e) {

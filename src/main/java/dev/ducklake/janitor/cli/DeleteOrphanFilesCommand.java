@@ -33,7 +33,9 @@ import java.util.Set;
                 + "without a prefix) unless --allow-root-data-path; exit 15 when none of the listed files is known to the "
                 + "catalog (wrong location or --data-path); exit 16 when candidates exceed --max-orphan-ratio of the listed "
                 + "files; exit 17 when candidates make up whole DuckLake table folders no consulted catalog knows, unless "
-                + "--allow-unknown-table-folders. Exit 8 when a DuckLake catalog of the database (or of a consulted database) "
+                + "--allow-unknown-table-folders; exit 18 when a candidate has the path of a file a consulted catalog names "
+                + "under another scheme, authority or host (s3:// listed, r2:// or https:// in the catalog: maybe one object). "
+                + "Exit 8 when a DuckLake catalog of the database (or of a consulted database) "
                 + "cannot be read: its data path is unknown, so it may hold live files here (--exclude-catalog-schema for one "
                 + "proven disjoint). Exit 12 when catalog rows with an unresolvable location stopped the deletion; 13 on storage failures."})
 public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanFilesResult> {
@@ -94,7 +96,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Override
     public void prepare() throws JanitorException {
-        base = DeleteOrphanFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.dataPath)
+        base = DeleteOrphanFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.store.dataPath)
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge(DeleteOrphanFilesOptions.FLOOR))
                 .withAllowShortRetention(storage.allowShortRetention).withMaxOrphanRatio(maxOrphanRatio)
                 .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin)
@@ -105,7 +107,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Override
     public MaintenanceOperation<DeleteOrphanFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
-        return new DeleteOrphanFilesAction(conn, base.withRun(options).withConsult(consultOptions(conn)), storage::open, filePrinter(),
+        return new DeleteOrphanFilesAction(conn, base.withRun(options).withConsult(consultOptions(conn)), storage.store::open, filePrinter(),
                 listener);
     }
 

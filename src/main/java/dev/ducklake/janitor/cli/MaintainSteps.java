@@ -203,16 +203,21 @@ final class MaintainSteps {
         public Map<String, OptionKind> options() {
             return Map.of("statement-timeout", OptionKind.DURATION, "max-examples", OptionKind.POSITIVE_INT,
                     "bloat-min-dead-rows", OptionKind.POSITIVE_INT, "bloat-dead-ratio", OptionKind.RATIO,
-                    FAIL_ON, OptionKind.SEVERITY);
+                    FAIL_ON, OptionKind.SEVERITY, "storage", OptionKind.BOOLEAN, "data-path", OptionKind.TEXT,
+                    "s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT, "s3-path-style", OptionKind.BOOLEAN);
         }
 
         /** The step's own option (not a flag of the check command): the lowest severity that makes the step exit 12. */
         static final String FAIL_ON = "fail-on";
 
-        private CheckOptions options(StepConfig step) throws JanitorException {
+        private CheckCommand command(StepConfig step) {
             List<String> a = new ArrayList<>(args(name(), step));
             a.removeIf(x -> x.startsWith("--" + FAIL_ON + "="));
-            CheckOptions o = ((CheckCommand) parse(a, fileLines)).options();
+            return (CheckCommand) parse(a, fileLines);
+        }
+
+        private CheckOptions options(StepConfig step) throws JanitorException {
+            CheckOptions o = command(step).options();
             Duration timeout = step.option("statement-timeout", null);
             return timeout == null ? o : o.withStatementTimeout(timeout);
         }
@@ -230,7 +235,13 @@ final class MaintainSteps {
 
         @Override
         public StepResult run(StepContext ctx, StepConfig step) throws JanitorException {
-            CheckResult r = new CatalogCheck(ctx.connection(), options(step).withMetadataSchema(ctx.schema())).execute();
+            CatalogCheck check = new CatalogCheck(ctx.connection(), options(step).withMetadataSchema(ctx.schema()));
+            CheckCommand cmd = command(step);
+            if (cmd.storage) {
+                // check --storage: the data path compared with the retained file rows, as the command does
+                check.withStorage(cmd.store::open, cmd.store.dataPath);
+            }
+            CheckResult r = check.execute();
             return StepResult.ran(r, Map.of(), exitCode(r, step.option(FAIL_ON, CheckRules.DAMAGE)));
         }
 
@@ -357,7 +368,10 @@ final class MaintainSteps {
             AtomicReference<String> noStore = new AtomicReference<>();
             if (storage) {
                 // a store that cannot be used (no S3 credentials) makes the step skipped, checked before it changes anything
-                ((StorageCommand<?>) adapter).storage.beforeOpen = location -> requireCredentials(location, noStore);
+                ((StorageCommand<?>) adapter).storage.store.beforeOpen = location -> requireCredentials(location, noStore);
+                // the catalog's consult settings and the schemas of this run, as the command's flags would give them
+                ((StorageCommand<?>) adapter).configConsult = ctx.consult();
+                adapter.runSchemas(ctx.consult().runSchemas());
             }
             adapter.prepare();
             RunOptions run = runOptions(step, (MaintenanceCommand<?>) adapter, ctx.schema(), ctx.dryRun(), ctx.runBudget(), ctx.lockName());

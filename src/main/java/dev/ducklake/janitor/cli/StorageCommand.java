@@ -9,6 +9,7 @@ import dev.ducklake.janitor.ops.files.FileListener;
 import picocli.CommandLine.Mixin;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -29,8 +30,12 @@ abstract class StorageCommand<R extends MaintenanceResult> extends MaintenanceCo
     /** The schemas of a multi-schema run, in order (empty for one schema): each file is counted by one pass. */
     private List<String> runSchemas = List.of();
 
-    /** Catalogs that {@code maintain}'s configuration adds to --also-catalog ({@code also_catalogs}). */
-    List<String> configAlsoCatalogs = List.of();
+    /**
+     * What {@code maintain}'s configuration of the catalog adds to the consult flags: {@code also_catalogs} to
+     * --also-catalog, {@code exclude_catalog_schemas} to --exclude-catalog-schema, {@code consult_server: false} as
+     * --no-consult-server; null outside maintain.
+     */
+    ConsultOptions configConsult;
 
     StorageCommand(String operation) {
         super(operation);
@@ -51,7 +56,16 @@ abstract class StorageCommand<R extends MaintenanceResult> extends MaintenanceCo
      * @return which other catalogs a run on it reads first
      */
     final ConsultOptions consultOptions(ConnectionSpec conn) {
-        return consult.options(parent == null ? Map.of() : parent.env(), conn, configAlsoCatalogs).withRunSchemas(runSchemas);
+        ConsultOptions o = consult.options(parent == null ? Map.of() : parent.env(), conn).withRunSchemas(runSchemas);
+        if (configConsult == null) {
+            return o;
+        }
+        List<ConnectionSpec.CatalogReference> also = new ArrayList<>(o.alsoCatalogs());
+        also.addAll(configConsult.alsoCatalogs());
+        List<String> excluded = new ArrayList<>(o.excludedSchemas());
+        excluded.addAll(configConsult.excludedSchemas());
+        return o.withAlsoCatalogs(also).withExcludedSchemas(excluded).withConsultServer(o.consultServer()
+                && configConsult.consultServer());
     }
 
     /** Prints which catalogs were read, which were excluded and which databases were not consulted. */

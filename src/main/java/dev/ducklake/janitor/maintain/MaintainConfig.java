@@ -35,6 +35,9 @@ import java.util.regex.Pattern;
  *     lock_name: ducklake-maintenance  # advisory lock every step takes (default as the commands)
  *     maintain:                        # this catalog's own step options, over the chain's (steps of the chain only)
  *       delete-orphan-files: {s3-endpoint: "http://minio-b:9000"}
+ *     also_catalogs: [${env:OTHER_DB}] # the storage steps' --also-catalog (any connection form)
+ *     exclude_catalog_schemas: [t9]    # the storage steps' --exclude-catalog-schema
+ *     consult_server: true             # false: the storage steps' --no-consult-server
  * pushgateway_url: http://pushgateway:9091   # default $PUSHGATEWAY_URL
  * pushgateway_job: ducklake_janitor
  * run_budget: 3000                     # the whole run
@@ -78,7 +81,8 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
     private static final Set<String> TOP_KEYS = Set.of("catalogs", "maintain", "pushgateway_url", "pushgateway_job", "run_budget",
             "state_schema", "interval_seconds", "statement_timeout_seconds", "queries");
     private static final Set<String> CATALOG_KEYS = Set.of("name", "connection", "password_file", "password_env", "metadata_schema",
-            "all_metadata_schemas", "run_budget", "lock_name", "maintain", "statement_timeout_seconds", "queries");
+            "all_metadata_schemas", "run_budget", "lock_name", "maintain", "statement_timeout_seconds", "queries", "also_catalogs",
+            "exclude_catalog_schemas", "consult_server");
 
     /**
      * One catalog database.
@@ -92,18 +96,30 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
      * @param steps this catalog's chain: the file's steps with the catalog's own {@code maintain:} options over them
      * @param failure why this catalog cannot be maintained in this run although its configuration is valid (its
      *     password file cannot be read: {@link Reason#CONNECTION}), or null; every step of it then fails with it
+     * @param alsoCatalogs {@code also_catalogs}: other catalogs the storage steps read before deleting a file, as their
+     *     {@code --also-catalog} (parsed here against this catalog's connection, so user, host and password default to
+     *     it); default none
+     * @param excludeCatalogSchemas {@code exclude_catalog_schemas}: the storage steps' {@code --exclude-catalog-schema};
+     *     default none
+     * @param consultServer {@code consult_server}: whether the storage steps search the server's other databases (false
+     *     is their {@code --no-consult-server}); default true
      */
     public record Catalog(String name, ConnectionSpec connection, List<String> schemas, boolean allSchemas, Duration runBudget,
-                          String lockName, List<StepConfig> steps, JanitorException failure) {
+                          String lockName, List<StepConfig> steps, JanitorException failure,
+                          List<ConnectionSpec.CatalogReference> alsoCatalogs, List<String> excludeCatalogSchemas,
+                          boolean consultServer) {
         /** Copies the lists. */
         public Catalog {
             schemas = List.copyOf(schemas);
             steps = List.copyOf(steps);
+            alsoCatalogs = List.copyOf(alsoCatalogs);
+            excludeCatalogSchemas = List.copyOf(excludeCatalogSchemas);
         }
 
         /** The same catalog with only the steps {@code keep} accepts. */
         Catalog withSteps(java.util.function.Predicate<StepConfig> keep) {
-            return new Catalog(name, connection, schemas, allSchemas, runBudget, lockName, steps.stream().filter(keep).toList(), failure);
+            return new Catalog(name, connection, schemas, allSchemas, runBudget, lockName, steps.stream().filter(keep).toList(), failure,
+                    alsoCatalogs, excludeCatalogSchemas, consultServer);
         }
     }
 
@@ -295,7 +311,21 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
             }
             String lock = c.get("lock_name") == null ? "ducklake-maintenance" : text(tree, at + ".lock_name", c.get("lock_name"));
             List<StepConfig> own = ownSteps(tree, at + ".maintain", c.get("maintain"), chain, given, registry);
-            out.add(new Catalog(name, spec, schemas, all, budget(tree, at + ".run_budget", c.get("run_budget")), lock, own, failure));
+            List<ConnectionSpec.CatalogReference> also = new ArrayList<>();
+            List<String> alsoTexts = texts(tree, at + ".also_catalogs", c.get("also_catalogs"));
+            for (int j = 0; j < alsoTexts.size(); j++) {
+                String where = at + ".also_catalogs[" + j + "]";
+                try {
+                    also.add(ConnectionSpec.parseCatalogReference(expand(tree, where, alsoTexts.get(j), env), connEnv, spec));
+                } catch (JanitorException e) {
+                    throw tree.error(where, dev.ducklake.janitor.Secrets.redact(spec.redact(e.getMessage())).replaceAll("\\.$", ""));
+                }
+            }
+            List<String> excluded = texts(tree, at + ".exclude_catalog_schemas", c.get("exclude_catalog_schemas"));
+            boolean consultServer = Boolean.TRUE.equals(OptionKind.BOOLEAN.check(tree, at + ".consult_server",
+                    c.getOrDefault("consult_server", Boolean.TRUE)));
+            out.add(new Catalog(name, spec, schemas, all, budget(tree, at + ".run_budget", c.get("run_budget")), lock, own, failure,
+                    also, excluded, consultServer));
         }
         return out;
     }
@@ -342,6 +372,19 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
             Map<String, Object> merged = new LinkedHashMap<>(given.get(s.name()));
             merged.putAll(map(tree, path + "." + s.name(), mine));
             out.add(step(tree, path + "." + s.name(), s.name(), merged, registry));
+        }
+        return out;
+    }
+
+    /** A list of non-empty texts (one text counts as a list of one); absent is empty. */
+    private static List<String> texts(YamlTree tree, String path, Object node) throws JanitorException {
+        if (node == null) {
+            return List.of();
+        }
+        List<?> items = node instanceof List<?> l ? l : List.of(node);
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            out.add(text(tree, node instanceof List<?> ? path + "[" + i + "]" : path, items.get(i)));
         }
         return out;
     }

@@ -6,6 +6,7 @@ import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.metrics.PushChannel;
+import dev.ducklake.janitor.ops.files.ConsultOptions;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -206,14 +207,20 @@ public final class MaintainRun {
             for (String schema : schemas) {
                 lines.add("  schema " + schema + ":");
                 for (StepConfig s : c.steps()) {
-                    lines.add("    " + s.name() + ": " + planOf(c, schema, s));
+                    lines.add("    " + s.name() + ": " + planOf(c, schema, schemas, s));
                 }
             }
         }
         return lines;
     }
 
-    private String planOf(MaintainConfig.Catalog c, String schema, StepConfig s) {
+    /** The storage steps' consulted catalogs: the catalog's own consult keys, and the schemas this run passes over. */
+    private static ConsultOptions consultOf(MaintainConfig.Catalog c, List<String> schemas) {
+        return ConsultOptions.defaults().withAlsoCatalogs(c.alsoCatalogs()).withExcludedSchemas(c.excludeCatalogSchemas())
+                .withConsultServer(c.consultServer()).withRunSchemas(schemas);
+    }
+
+    private String planOf(MaintainConfig.Catalog c, String schema, List<String> schemas, StepConfig s) {
         MaintenanceStep step = registry.get(s.name());
         if (step.unavailableReason() != null) {
             return "skipped (" + step.unavailableReason() + ")";
@@ -225,7 +232,8 @@ public final class MaintainRun {
                     return "not due (every " + Durations.format(s.every()) + "; next due at " + due.nextDue() + ")";
                 }
             }
-            String text = step.plan(new StepContext(c.name(), c.connection(), schema, c.lockName(), true, null, r -> { }), s);
+            String text = step.plan(new StepContext(c.name(), c.connection(), schema, c.lockName(), true, null, r -> { },
+                    consultOf(c, schemas)), s);
             return text == null ? "read-only" : text;
         } catch (JanitorException | RuntimeException e) {
             return "(no count: " + c.connection().redact(String.valueOf(e.getMessage())) + ")";
@@ -260,7 +268,7 @@ public final class MaintainRun {
                             + blocking.name().toLowerCase(java.util.Locale.ROOT) + ")", null, 0);
                 } else {
                     AtomicBoolean stopSeen = new AtomicBoolean();
-                    o = stoppedIfSo(step(c, schema, s, runStart, catalogStart, stopSeen), stopSeen.get());
+                    o = stoppedIfSo(step(c, schema, schemas, s, runStart, catalogStart, stopSeen), stopSeen.get());
                     if (o.status() == Status.error && CATALOG_WIDE.contains(o.reason())) {
                         blocking = o.reason();
                     }
@@ -273,8 +281,8 @@ public final class MaintainRun {
     }
 
     /** @param stopSeen set when the stop flag was up as the step returned or failed (it was running when the stop came) */
-    private StepOutcome step(MaintainConfig.Catalog c, String schema, StepConfig s, long runStart, long catalogStart,
-                             AtomicBoolean stopSeen) {
+    private StepOutcome step(MaintainConfig.Catalog c, String schema, List<String> schemas, StepConfig s, long runStart,
+                             long catalogStart, AtomicBoolean stopSeen) {
         MaintenanceStep step = registry.get(s.name());
         if (step.unavailableReason() != null) {
             return new StepOutcome(c.name(), schema, s.name(), Status.skipped, null, step.unavailableReason(), null, 0);
@@ -316,7 +324,7 @@ public final class MaintainRun {
             if (stop.get()) {
                 r.run();
             }
-        });
+        }, consultOf(c, schemas));
         String notPossible = step.notPossibleBecause(ctx, s);
         if (notPossible != null && !s.required()) {
             // nothing pushed: a step that never starts is not a run that never succeeded

@@ -41,7 +41,8 @@ import java.util.regex.Pattern;
  * </pre>
  * Unknown keys are errors (they are usually typos). The keys of the {@code maintain} configuration, which extends this
  * file ({@code maintain}, {@code pushgateway_url}, {@code pushgateway_job}, {@code run_budget}, {@code state_schema}; per
- * catalog {@code run_budget}, {@code lock_name}, {@code maintain}) are accepted and ignored here; {@code password_env} (the environment variable
+ * catalog {@code run_budget}, {@code lock_name}, {@code maintain}, {@code also_catalogs}, {@code exclude_catalog_schemas},
+ * {@code consult_server}) are accepted and ignored here; {@code password_env} (the environment variable
  * holding the password) is honoured. Custom SQL runs in a read-only transaction with
  * {@code search_path} set to the metadata schema.
  *
@@ -63,7 +64,8 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
     private static final Set<String> TOP_KEYS = union(Set.of("interval_seconds", "statement_timeout_seconds", "catalogs", "queries"),
             MAINTAIN_TOP_KEYS);
     private static final Set<String> CATALOG_KEYS = Set.of("name", "connection", "password_file", "password_env", "metadata_schema",
-            "all_metadata_schemas", "statement_timeout_seconds", "queries", "run_budget", "lock_name", "maintain");
+            "all_metadata_schemas", "statement_timeout_seconds", "queries", "run_budget", "lock_name", "maintain", "also_catalogs",
+            "exclude_catalog_schemas", "consult_server");
     private static final Set<String> QUERY_KEYS = Set.of("name", "help", "sql", "labels", "value", "timeout_seconds");
 
     /** Copies the catalog list. */

@@ -262,6 +262,34 @@ public record StorageLocation(String scheme, String bucket, String path) {
         return scheme + "://" + bucket + "/" + path;
     }
 
+    /**
+     * The ways a canonical address can be written below its scheme and authority, for the near-match brake of
+     * delete-orphan-files (Iceberg's {@code DeleteOrphanFiles} compares locations the same way: by path, with scheme and
+     * authority apart, {@code prefixMismatchMode}): the path after {@code scheme://authority/} ({@code s3://b/lake/f} →
+     * {@code lake/f}, {@code file:///lake/f} → {@code lake/f}), and for {@code http}/{@code https} addresses also that
+     * path without its first segment, the bucket of a path-style URL ({@code https://s3.amazonaws.com/b/lake/f} →
+     * {@code lake/f}). Two addresses that differ but share one of these may name one object through two spellings of
+     * its store (another scheme such as {@code r2} or {@code gs} for the same bucket, another endpoint or host name).
+     * {@code KnownFiles} computes the same in SQL; the two are pinned together by a test.
+     *
+     * @param canonical a canonical address ({@link #canonical()})
+     * @return one or two paths (possibly empty strings), the plain one first
+     */
+    public static java.util.List<String> pathsBelowAuthority(String canonical) {
+        int s = canonical.indexOf("://");
+        int a = s < 0 ? -1 : canonical.indexOf('/', s + 3);
+        if (a < 0) {
+            return java.util.List.of("");
+        }
+        String below = canonical.substring(a + 1);
+        String scheme = canonical.substring(0, s);
+        int b = below.indexOf('/');
+        if ((scheme.equals("http") || scheme.equals("https")) && b >= 0) {
+            return java.util.List.of(below, below.substring(b + 1));
+        }
+        return java.util.List.of(below);
+    }
+
     /** The spelling a store uses to address it: the local path, or the object key. */
     public String key() {
         return path;

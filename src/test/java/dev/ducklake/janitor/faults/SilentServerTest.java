@@ -494,7 +494,7 @@ class SilentServerTest {
             assertThat(doc.get("stopped_during").asText()).isEqualTo("listing");
             assertThat(doc.get("budget_exhausted").asBoolean()).isTrue();
             assertThat(doc.get("listed").asLong()).isZero();
-            assertThat(doc.get("deleted").asLong()).isZero();
+            assertThat(doc.get("files_would_delete").asLong()).isZero();
             assertThat(doc.get("warnings").toString()).contains("the run budget ran out while listing");
 
             // cleanup-old-files: the delete call hangs; the run stops at its budget, the queue row stays
@@ -577,7 +577,7 @@ class SilentServerTest {
             assertThat(doc.get("exit_code").asInt()).isEqualTo(143);
             assertThat(doc.get("stopped_by_signal").asBoolean()).isTrue();
             assertThat(doc.get("stopped_during").asText()).isEqualTo("listing");
-            assertThat(doc.get("deleted").asLong()).isZero();
+            assertThat(doc.get("files_deleted").asLong()).isZero();
         } finally {
             p.cleanup();
         }

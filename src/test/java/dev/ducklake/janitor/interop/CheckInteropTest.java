@@ -5,6 +5,7 @@ import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckResult;
 import dev.ducklake.janitor.ops.check.Finding;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats;
+import dev.ducklake.janitor.storage.LocalFileStore;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsResult;
 import dev.ducklake.janitor.testsupport.Catalogs;
@@ -38,7 +39,7 @@ class CheckInteropTest {
 
     private CheckResult check() throws Exception {
         return new CatalogCheck(TestPostgres.get().spec(), CheckOptions.defaults().withMetadataSchema(lake.schema())
-                .withBloatThresholds(Long.MAX_VALUE, 1)).execute();
+                .withBloatThresholds(Long.MAX_VALUE, 1)).withStorage(p -> new LocalFileStore(), null).execute();
     }
 
     private static List<String> kinds(CheckResult r) {
@@ -89,7 +90,25 @@ class CheckInteropTest {
         assertThat(kinds(check())).as("after CHECKPOINT").isEmpty();
         lake.run(RealDuckLake.program().attach(lake.attach()).sql("DROP TABLE lake.p",
                 "CALL ducklake_expire_snapshots('lake', older_than => now())", "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)"));
-        assertThat(kinds(check())).as("after dropping and expiring the partitioned table").isEmpty();
+        CheckResult last = check();
+        assertThat(kinds(last)).as("after dropping and expiring the partitioned table").isEmpty();
+        // issue 21 item 6: every check above also compared the data path with the retained file rows (check --storage)
+        assertThat(last.storage().expected()).as("retained rows compared").isPositive();
+        assertThat(last.storage().notChecked()).isZero();
+
+        // an object deleted out of band is reported, with its table and snapshot range
+        java.nio.file.Path victim;
+        try (var walk = java.nio.file.Files.walk(lake.dataDir().resolve("main/a"))) {
+            victim = walk.filter(f -> f.getFileName().toString().endsWith(".parquet")
+                    && !f.getFileName().toString().contains("-delete")).findFirst().orElseThrow();
+        }
+        java.nio.file.Files.delete(victim);
+        CheckResult gone = check();
+        assertThat(kinds(gone)).as(gone.toString()).contains(CatalogCheck.MISSING_DATA);
+        Finding missing = gone.finding(CatalogCheck.MISSING_DATA).orElseThrow();
+        assertThat(missing.severity()).isEqualTo("damage");
+        assertThat(missing.examples().get(0)).contains("main.a").contains(victim.getFileName().toString()).contains("snapshots [");
+        assertThat(missing.fix()).contains("versioned bucket").contains("never deletes catalog rows");
     }
 
     /**

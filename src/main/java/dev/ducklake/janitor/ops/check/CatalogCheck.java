@@ -4,6 +4,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
+import dev.ducklake.janitor.ops.files.MissingObjects;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.pg.Transactions;
@@ -32,6 +33,8 @@ public final class CatalogCheck {
 
     private final ConnectionSpec spec;
     private final CheckOptions options;
+    private dev.ducklake.janitor.ops.files.StoreOpener storeOpener;
+    private String dataPathOverride;
 
     /**
      * @param spec where the catalog database is; its reads are bounded by the options' statement timeout plus
@@ -43,6 +46,32 @@ public final class CatalogCheck {
         this.spec = spec.withSocketTimeoutJustAbove(options.statementTimeout());
         this.options = options;
     }
+
+    /**
+     * Also compares the catalog's retained file rows with the store ({@code check --storage}, {@link MissingObjects}): the
+     * findings {@value #MISSING_DATA}, {@value #MISSING_DELETE} and {@value #SIZE_MISMATCH} (damage), and
+     * {@link CheckResult#storage()}. Default: off (the check reads the catalog only).
+     *
+     * @param opener opens the store of the data path
+     * @param override {@code --data-path}, or null for the catalog's data_path
+     * @return this check
+     */
+    public CatalogCheck withStorage(dev.ducklake.janitor.ops.files.StoreOpener opener, String override) {
+        this.storeOpener = opener;
+        this.dataPathOverride = override;
+        return this;
+    }
+
+    /** Finding kind: retained data file rows whose object is gone. */
+    public static final String MISSING_DATA = "missing_data_files";
+    /** Finding kind: retained delete file rows whose object is gone. */
+    public static final String MISSING_DELETE = "missing_delete_files";
+    /** Finding kind: retained file rows whose object's size differs from file_size_bytes. */
+    public static final String SIZE_MISMATCH = "size_mismatch_files";
+    /** The fix of the storage findings. */
+    static final String RESTORE = "restore the object at the address shown from a versioned bucket (an earlier object version)"
+            + " or a backup; nothing automatic: the janitor never deletes catalog rows for missing objects, since DuckLake still"
+            + " reads them and the object may come back";
 
     /**
      * Runs the check.
@@ -85,11 +114,37 @@ public final class CatalogCheck {
                     findings.add(o.finding());
                 }
             }
+            MissingObjects.Result storage = null;
+            if (storeOpener != null) {
+                storage = storage(conn, schema);
+                long[] n = {storage.missingData(), storage.missingDelete(), storage.sizeMismatch()};
+                String[] kinds = {MISSING_DATA, MISSING_DELETE, SIZE_MISMATCH};
+                List<List<String>> ex = List.of(storage.missingDataExamples(), storage.missingDeleteExamples(),
+                        storage.sizeMismatchExamples());
+                for (int i = 0; i < 3; i++) {
+                    counts.put(kinds[i], n[i]);
+                    if (n[i] > 0) {
+                        findings.add(new Finding(kinds[i], n[i], ex.get(i), SIZE_MISMATCH.equals(kinds[i])
+                                ? "the object at that address is not the one the catalog wrote: " + RESTORE : RESTORE));
+                    }
+                }
+            }
             String status = !findings.isEmpty() ? CheckResult.FINDINGS : errors.isEmpty() ? CheckResult.CLEAN : CheckResult.INCOMPLETE;
             return new CheckResult(schema, info.version().text(), status, findings, counts, errors, (System.nanoTime() - t0) / 1e9,
-                    seconds);
+                    seconds, storage);
         } catch (SQLException e) {
             throw databaseError("closing the connection", e);
+        }
+    }
+
+    private MissingObjects.Result storage(Connection conn, String schema) throws JanitorException {
+        try {
+            String dataPath = dev.ducklake.janitor.ops.files.CatalogFiles.resolver(conn, schema, dataPathOverride).dataPath();
+            try (dev.ducklake.janitor.storage.FileStore store = storeOpener.open(dataPath)) {
+                return MissingObjects.compare(conn, schema, store, dataPathOverride, options.maxExamples());
+            }
+        } catch (SQLException e) {
+            throw databaseError("the storage comparison", e);
         }
     }
 

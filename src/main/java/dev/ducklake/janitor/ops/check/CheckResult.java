@@ -15,9 +15,18 @@ import java.util.Map;
  * @param errors kinds whose rule failed, with the error (SQLSTATE and message); empty when all ran
  * @param elapsedSeconds wall time of the check, seconds
  * @param ruleSeconds wall time of each rule, seconds, in report order
+ * @param storage the comparison with the store ({@code check --storage}), or null (left out of JSON) without it
  */
 public record CheckResult(String schema, String formatVersion, String status, List<Finding> findings, Map<String, Long> counts,
-                          List<RuleError> errors, double elapsedSeconds, Map<String, Double> ruleSeconds) {
+                          List<RuleError> errors, double elapsedSeconds, Map<String, Double> ruleSeconds,
+                          @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                          dev.ducklake.janitor.ops.files.MissingObjects.Result storage) {
+
+    /** A result without the storage comparison. */
+    public CheckResult(String schema, String formatVersion, String status, List<Finding> findings, Map<String, Long> counts,
+                       List<RuleError> errors, double elapsedSeconds, Map<String, Double> ruleSeconds) {
+        this(schema, formatVersion, status, findings, counts, errors, elapsedSeconds, ruleSeconds, null);
+    }
 
     /** Status: nothing found, every rule ran. */
     public static final String CLEAN = "clean";

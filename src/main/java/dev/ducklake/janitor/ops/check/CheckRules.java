@@ -32,7 +32,8 @@ public final class CheckRules {
     /** The damage kinds; every other kind is {@link #DEBRIS}. */
     private static final java.util.Set<String> DAMAGE_KINDS = java.util.Set.of("registry_rows_without_table_of_reachable_tables",
             "inlined_table_anomalies", "queued_files_still_referenced", "schema_versions_migration_duplicates",
-            "rows_beyond_last_snapshot", "interrupted_migration_tables");
+            "rows_beyond_last_snapshot", "interrupted_migration_tables", CatalogCheck.MISSING_DATA, CatalogCheck.MISSING_DELETE,
+            CatalogCheck.SIZE_MISMATCH);
 
     /**
      * The severity of a finding kind: {@link #DAMAGE} for a registry row whose inlined table is gone while its table is

@@ -50,7 +50,8 @@ import java.util.Set;
  *   <li>memory does not grow with the number of files: the store's listing (in byte order) is merged with the
  *       known addresses streamed from PostgreSQL ({@code ORDER BY … COLLATE "C"}); candidates are spilled to a
  *       temporary file named per run ({@link SpillFiles}; those of earlier runs that are gone are removed at start);</li>
- *   <li>brakes before anything is deleted: a root or empty data path ({@link Reason#BRAKE_ROOT_PATH}), no known
+ *   <li>brakes before anything is deleted: a root or empty data path ({@link Reason#BRAKE_ROOT_PATH}), a candidate
+ *       whose path equals a known file's but for scheme or authority ({@link NearMatches}, {@link Reason#BRAKE_NEAR_MATCH}), no known
  *       file among the listed ones ({@link Reason#BRAKE_NO_KNOWN_FILES}), candidates above the ratio
  *       ({@link Reason#BRAKE_ORPHAN_RATIO}); catalog file rows whose location cannot be worked out stop the
  *       deletion (finding).</li>
@@ -85,7 +86,7 @@ public final class DeleteOrphanFiles {
      * @param o the options
      * @param listener receives every candidate (would_delete / deleted / failed) and progress lines
      * @return what was done
-     * @throws JanitorException the brakes (14, 15, 16), STORAGE when listing or deleting fails as a whole, the
+     * @throws JanitorException the brakes (14, 15, 16, 17, 18), STORAGE when listing or deleting fails as a whole, the
      *     inspection's reasons, USAGE for an age under --min-age, LOCK_HELD
      * @throws SQLException on database errors
      */
@@ -171,6 +172,12 @@ public final class DeleteOrphanFiles {
                         + " counts are those of the files listed so far, and the next run lists again from the start");
                 return result(o, resolver, cutoff, consulted, known, s, new long[] {0, 0, 0, 0, 0}, findings, control, null);
             }
+            if (s.candidates > 0) {
+                NearMatches.Found near = NearMatches.find(known, root, spill);
+                if (near.total() > 0) {
+                    throw nearMatch(near, root);
+                }
+            }
             if (s.candidates > 0 && s.keptKnown == 0) {
                 throw new JanitorException(Reason.BRAKE_NO_KNOWN_FILES, "None of the " + s.listed + " files listed under "
                         + root.canonical() + " is known to the catalog (" + known.rows() + " known paths), yet "
@@ -239,6 +246,18 @@ public final class DeleteOrphanFiles {
 
     /** How many listed files pass between two looks at the stop request and the run budget (besides every store call). */
     private static final int LISTING_CHECK_EVERY = 1000;
+
+    private static JanitorException nearMatch(NearMatches.Found near, StorageLocation root) {
+        List<String> pairs = new ArrayList<>();
+        for (String[] p : near.examples()) {
+            pairs.add("listed " + CatalogInspector.printable(p[0]) + ", a catalog names " + CatalogInspector.printable(p[1]));
+        }
+        return new JanitorException(Reason.BRAKE_NEAR_MATCH, near.total() + " orphan candidate(s) under " + root.canonical()
+                + " have the path of a file a consulted catalog names under another scheme, authority or host ("
+                + String.join("; ", pairs) + (near.total() > pairs.size() ? "; …" : "") + "). The two spellings may name one"
+                + " object (another scheme, endpoint or host name of the same store), which would then be live. Nothing was"
+                + " deleted.");
+    }
 
     /** Counts of the merge. */
     static final class Survey {
@@ -372,9 +391,7 @@ public final class DeleteOrphanFiles {
      * the order of the canonical strings the merge compares).
      */
     static boolean canonicalSpelling(StoredObject obj) {
-        StorageLocation l = obj.location();
-        String expected = l.scheme().equals("file") ? l.path() : l.scheme() + "://" + l.bucket() + "/" + l.path();
-        return expected.equals(obj.address());
+        return obj.canonicalSpelling();
     }
 
     /**

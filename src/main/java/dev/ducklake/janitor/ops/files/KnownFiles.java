@@ -45,6 +45,12 @@ public final class KnownFiles {
      * overlap, it cannot lie under the swept one). Null otherwise.
      */
     private String under;
+    /**
+     * While {@link #under} is set: its {@link StorageLocation#pathsBelowAuthority path below the authority}; an address
+     * of another scheme or authority whose path lies under it is kept too, so the near-match brake of
+     * delete-orphan-files sees the files such a catalog names under another spelling of the swept store.
+     */
+    private String nearUnder;
 
     private KnownFiles(Connection c) {
         this.c = c;
@@ -95,6 +101,7 @@ public final class KnownFiles {
             }
         }
         k.under = catalogs.sweptPrefix();
+        k.nearUnder = k.under == null ? null : StorageLocation.pathsBelowAuthority(k.under).get(0);
         if (k.under != null) {
             for (ConsultedCatalogs.Catalog t : catalogs.reachOnly()) {
                 Connection source = catalogs.connection(t);
@@ -108,6 +115,7 @@ public final class KnownFiles {
             }
         }
         k.under = null;
+        k.nearUnder = null;
         try (Statement st = c.createStatement()) {
             st.execute("CREATE INDEX IF NOT EXISTS ducklake_janitor_known_files_canon ON " + TABLE + " (canon COLLATE \"C\")");
             st.execute("ANALYZE " + TABLE);
@@ -134,15 +142,27 @@ public final class KnownFiles {
      * @throws SQLException on database errors
      */
     static String fileRowsSql(Connection c, String schema, String fileFilter) throws SQLException {
+        return fileRowsSql(c, schema, fileFilter, false);
+    }
+
+    /**
+     * {@link #fileRowsSql(Connection, String, String)}, with {@code details} also columns 9 kind ({@code data} or
+     * {@code delete}), 10 the file id, 11 table_id, 12 begin_snapshot, 13 end_snapshot (null: live), 14 file_size_bytes.
+     */
+    static String fileRowsSql(Connection c, String schema, String fileFilter, boolean details) throws SQLException {
         String sp = CatalogFiles.hasColumn(c, schema, "ducklake_schema", "path") ? "path, path_is_relative"
                 : "NULL::varchar AS path, NULL::boolean AS path_is_relative";
         String tp = CatalogFiles.hasColumn(c, schema, "ducklake_table", "path") ? "path, path_is_relative"
                 : "NULL::varchar AS path, NULL::boolean AS path_is_relative";
+        String dataDetails = details ? ", 'data'::text AS kind, data_file_id AS file_id, begin_snapshot, end_snapshot, file_size_bytes" : "";
+        String deleteDetails = details ? ", 'delete'::text, delete_file_id, begin_snapshot, end_snapshot, file_size_bytes" : "";
         return "SELECT f.path, f.path_is_relative, t.path, t.path_is_relative, s.path, s.path_is_relative,"
                 + " t.table_id IS NULL, s.schema_id IS NULL"
-                + " FROM (SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_data_file") + fileFilter
-                + " UNION ALL SELECT table_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_delete_file")
-                + fileFilter + ") f"
+                + (details ? ", f.kind, f.file_id, f.table_id, f.begin_snapshot, f.end_snapshot, f.file_size_bytes" : "")
+                + " FROM (SELECT table_id, path, path_is_relative" + dataDetails + " FROM " + Sql.qualified(schema, "ducklake_data_file")
+                + fileFilter
+                + " UNION ALL SELECT table_id, path, path_is_relative" + deleteDetails + " FROM "
+                + Sql.qualified(schema, "ducklake_delete_file") + fileFilter + ") f"
                 + " LEFT JOIN (SELECT DISTINCT table_id, schema_id, " + tp + " FROM " + Sql.qualified(schema, "ducklake_table")
                 + ") t ON t.table_id = f.table_id"
                 + " LEFT JOIN (SELECT DISTINCT schema_id, " + sp + " FROM " + Sql.qualified(schema, "ducklake_schema")
@@ -243,7 +263,7 @@ public final class KnownFiles {
         try {
             String canon = files ? StorageLocation.parseKnownFile(address).canonical()
                     : StorageLocation.parse(address).asPrefix().canonical();
-            if (under == null || canon.startsWith(under)) {
+            if (kept(canon)) {
                 buf.add(canon);
             }
         } catch (IllegalArgumentException e) {
@@ -253,9 +273,22 @@ public final class KnownFiles {
             return;
         }
         String rebased = files && r != null ? r.rebase(address) : null;
-        if (rebased != null && (under == null || rebased.startsWith(under))) {
+        if (rebased != null && kept(rebased)) {
             buf.add(rebased);
         }
+    }
+
+    /** Whether a canonical address enters the set: always, or while reach-only catalogs load, when under the swept prefix. */
+    private boolean kept(String canon) {
+        if (under == null || canon.startsWith(under)) {
+            return true;
+        }
+        for (String p : StorageLocation.pathsBelowAuthority(canon)) {
+            if (p.startsWith(nearUnder)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void flush(List<String> buf, String table, boolean files) throws SQLException {
@@ -329,6 +362,80 @@ public final class KnownFiles {
             }
         }
         return out;
+    }
+
+    /**
+     * The SQL twin of {@link StorageLocation#pathsBelowAuthority}: the plain path below {@code scheme://authority/} of a
+     * canonical address, and (null for other schemes) the path-style one of an {@code http}/{@code https} address.
+     */
+    static final String BELOW_AUTHORITY_SQL = "regexp_replace(canon, '^[^:]*://[^/]*/', '')";
+    static final String BELOW_AUTHORITY_PATH_STYLE_SQL = "substring(canon from '^https?://[^/]*/[^/]*/(.*)$')";
+
+    /** A known address with the path below its authority that brought it up. */
+    public record Spelling(String belowAuthority, String canonical) {
+    }
+
+    /** A cursor over {@link Spelling}s. */
+    public interface SpellingCursor extends Iterator<Spelling>, AutoCloseable {
+        @Override
+        void close() throws SQLException;
+    }
+
+    /**
+     * Streams every known address whose {@link StorageLocation#pathsBelowAuthority path below the authority} starts with
+     * a prefix, ordered by that path in byte order ({@code COLLATE "C"}) then by address, without duplicates (an address
+     * with two such paths comes up twice, once under each). PostgreSQL sorts; the JVM holds one fetch of 5,000 rows.
+     *
+     * @param belowAuthorityPrefix the prefix of the path below the authority (e.g. {@code lake/} for the swept
+     *     {@code s3://b/lake/}; empty for every address)
+     * @return the cursor; close it
+     * @throws SQLException on database errors
+     */
+    public SpellingCursor byPathBelowAuthority(String belowAuthorityPrefix) throws SQLException {
+        PreparedStatement ps = c.prepareStatement("SELECT near COLLATE \"C\", canon COLLATE \"C\" FROM ("
+                + "SELECT " + BELOW_AUTHORITY_SQL + " AS near, canon FROM " + TABLE
+                + " UNION SELECT " + BELOW_AUTHORITY_PATH_STYLE_SQL + ", canon FROM " + TABLE + ") n"
+                + " WHERE near IS NOT NULL AND left(near, char_length(?)) = ? ORDER BY 1, 2");
+        ps.setFetchSize(CHUNK);
+        ps.setString(1, belowAuthorityPrefix);
+        ps.setString(2, belowAuthorityPrefix);
+        ResultSet rs = ps.executeQuery();
+        return new SpellingCursor() {
+            private Spelling next;
+            private boolean done;
+
+            @Override
+            public boolean hasNext() {
+                if (next == null && !done) {
+                    try {
+                        if (rs.next()) {
+                            next = new Spelling(rs.getString(1), rs.getString(2));
+                        } else {
+                            done = true;
+                        }
+                    } catch (SQLException e) {
+                        throw new IllegalStateException("reading the known files failed: " + e.getMessage(), e);
+                    }
+                }
+                return next != null;
+            }
+
+            @Override
+            public Spelling next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                Spelling s = next;
+                next = null;
+                return s;
+            }
+
+            @Override
+            public void close() throws SQLException {
+                rs.close();
+                ps.close();
+            }
+        };
     }
 
     /** A cursor over known canonical addresses in byte order. */

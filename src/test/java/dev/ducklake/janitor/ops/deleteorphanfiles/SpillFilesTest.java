@@ -100,7 +100,7 @@ class SpillFilesTest {
         Path foreign = Files.writeString(temp.resolve("ducklake-janitor-spill_elsewhere_" + dead + "_1700000000000_78.bin"), "x");
         JanitorProcess p = JanitorProcess.start(Map.of("HOSTNAME", "spill-test-host", "LC_ALL", "C.UTF-8",
                         "JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + temp + ""),
-                "delete-orphan-files", "--catalog", TestPostgres.get().url(), "--metadata-schema", cat.schema, "--dry-run");
+                "delete-orphan-files", "--catalog", TestPostgres.get().url(), "--metadata-schema", cat.schema, "--dry-run", "--verbose");
         try {
             assertThat(p.waitFor(120)).as("stderr: %s", p.err()).isZero();
             assertThat(p.out()).contains("orphan.parquet");

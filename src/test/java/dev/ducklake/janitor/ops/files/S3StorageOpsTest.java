@@ -152,4 +152,60 @@ class S3StorageOpsTest {
         }
         assertThat(s3.exists("strays", "lake/main/test/stray.parquet")).isFalse();
     }
+
+    /**
+     * Issue 21 item 4 on S3: candidates whose key a catalog names under another scheme (r2://), a virtual-hosted or a
+     * path-style https URL of the same bucket stop the sweep (exit 18) with both spellings, in dry runs too; nothing is
+     * deleted. Bucket case is no near match: the bucket is lower-cased in canonical form, so that file is known.
+     */
+    @Test
+    void nearMatchesUnderAnotherSchemeOrHostStopTheSweep() throws Exception {
+        s3.createBucket("nearb");
+        FileCatalog cat = FileCatalog.create("s3_near", "s3://nearb/lake/");
+        for (int i = 0; i < 8; i++) {
+            s3.put("nearb", "lake/main/test/k" + i + ".parquet", 10);
+            cat.dataFile(1, "k" + i + ".parquet", true);
+        }
+        List<String> spellings = List.of("r2://nearb/lake/main/test/r2.parquet",
+                "https://nearb.s3.amazonaws.com/lake/main/test/vhost.parquet",
+                "https://s3.us-east-1.amazonaws.com/nearb/lake/main/test/pathstyle.parquet");
+        for (String sp : spellings) {
+            s3.put("nearb", "lake/main/test/" + sp.substring(sp.lastIndexOf('/') + 1), 10);
+            cat.dataFile(1, sp, false);
+        }
+        s3.put("nearb", "lake/main/test/case.parquet", 10);
+        cat.dataFile(1, "s3://NearB/lake/main/test/case.parquet", false);
+        s3.put("nearb", "lake/main/test/stray.parquet", 10);
+        Thread.sleep(20);
+        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO)
+                .withAllowShortRetention(true).withOlderThan(AgeThreshold.parse("0s"));
+        for (boolean dry : List.of(true, false)) {
+            assertThatThrownBy(() -> {
+                try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
+                    DeleteOrphanFiles.run(c, store, o.withDryRun(dry), FileListener.NONE);
+                }
+            }).isInstanceOfSatisfying(JanitorException.class, e -> {
+                assertThat(e.reason()).as(e.getMessage()).isEqualTo(Reason.BRAKE_NEAR_MATCH);
+                assertThat(e.getMessage()).startsWith("3 orphan candidate(s) under s3://nearb/lake/")
+                        .contains("listed 's3://nearb/lake/main/test/r2.parquet', a catalog names '" + spellings.get(0) + "'")
+                        .contains(spellings.get(1)).contains(spellings.get(2)).doesNotContain("case.parquet");
+            });
+        }
+        for (String k : List.of("r2", "vhost", "pathstyle", "case", "stray")) {
+            assertThat(s3.exists("nearb", "lake/main/test/" + k + ".parquet")).as(k).isTrue();
+        }
+        // the catalog rows spelled as the store lists them: only the stray is an orphan
+        try (Connection c = TestPostgres.get().connect()) {
+            dev.ducklake.janitor.testsupport.Catalogs.exec(c, "UPDATE " + dev.ducklake.janitor.pg.Sql.qualified(cat.schema,
+                    "ducklake_data_file") + " SET path = 's3://nearb/lake/main/test/' || regexp_replace(path, '^.*/', '')"
+                    + " WHERE path LIKE '%://%'");
+        }
+        DeleteOrphanFilesResult r;
+        try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
+            r = DeleteOrphanFiles.run(c, store, o.withDryRun(false), FileListener.NONE);
+        }
+        assertThat(r.deleted()).isEqualTo(1);
+        assertThat(s3.exists("nearb", "lake/main/test/stray.parquet")).isFalse();
+        assertThat(s3.exists("nearb", "lake/main/test/r2.parquet")).isTrue();
+    }
 }
