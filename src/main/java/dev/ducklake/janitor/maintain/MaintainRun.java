@@ -5,6 +5,7 @@ import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.metrics.PushChannel;
+import dev.ducklake.janitor.pg.Pooling;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -153,6 +154,7 @@ public final class MaintainRun {
         List<StepOutcome> out = new ArrayList<>();
         List<String> schemas;
         try {
+            requireSessionBound(c);
             schemas = c.allSchemas() ? discover(c) : c.schemas();
         } catch (JanitorException e) {
             for (StepConfig s : config.steps()) {
@@ -265,6 +267,20 @@ public final class MaintainRun {
 
     private static Duration min(Duration a, Duration b) {
         return a == null ? b : b == null ? a : a.compareTo(b) <= 0 ? a : b;
+    }
+
+    /**
+     * Refuses the whole catalog before its first step when its connection is transaction-pooled ({@link Pooling}): the
+     * steps hold session advisory locks, temporary tables and WITH HOLD cursors, and a run that did some steps and
+     * refused the others would be half done.
+     */
+    private static void requireSessionBound(MaintainConfig.Catalog c) throws JanitorException {
+        try (Connection conn = c.connection().open()) {
+            Pooling.requireSessionBound(conn, c.connection(), "maintain", "session advisory locks, temporary tables and cursors"
+                    + " held across transactions for its steps (check and metrics alone work through such a pool)");
+        } catch (SQLException e) {
+            throw c.connection().connectionFailure(e);
+        }
     }
 
     private static List<String> discover(MaintainConfig.Catalog c) throws JanitorException {

@@ -416,7 +416,9 @@ public final class ConnectionSpec {
 
     /**
      * Opens a new connection with the janitor's session settings ({@link #SESSION_SETTINGS}), leaving the driver's
-     * exception as is (used by reconnect loops).
+     * exception as is (used by reconnect loops). The connection's pooling mode is found first ({@link Pooling}, cached
+     * per server, database and user): behind a transaction-mode pooler no session setting is sent and pgJDBC's
+     * server-side prepared statements are off ({@code prepareThreshold = 0}).
      *
      * @return an open connection with autocommit on
      * @throws SQLException as thrown by the driver
@@ -441,7 +443,19 @@ public final class ConnectionSpec {
         try {
             Connection c = DriverManager.getConnection(jdbcUrl(), props);
             try {
-                startSession(c);
+                Properties probeProps = new Properties();
+                probeProps.putAll(props);
+                // the probe's second connection waits at most 10 s for a server session (a full session pool)
+                probeProps.setProperty("socketTimeout", Integer.toString(socketTimeoutSeconds == 0 ? 10
+                        : Math.min(10, socketTimeoutSeconds)));
+                Pooling.Mode mode = Pooling.detect(jdbcUrl() + "|" + user, c, () -> DriverManager.getConnection(jdbcUrl(), probeProps));
+                if (mode == Pooling.Mode.TRANSACTION_POOLED) {
+                    // no server-side prepared statements (they live on one server session) and no session SETs (they
+                    // would stay on a server session other clients use): every transaction sets what it needs locally
+                    c.unwrap(org.postgresql.PGConnection.class).setPrepareThreshold(0);
+                } else {
+                    startSession(c);
+                }
             } catch (SQLException e) {
                 try {
                     c.close();
