@@ -275,11 +275,18 @@ public final class MaintainRun {
      * refused the others would be half done.
      */
     private static void requireSessionBound(MaintainConfig.Catalog c) throws JanitorException {
-        try (Connection conn = c.connection().open()) {
+        Connection conn;
+        try {
+            conn = c.connection().open();
+        } catch (JanitorException e) {
+            // unreachable: each step reports it as before
+            return;
+        }
+        try {
             Pooling.requireSessionBound(conn, c.connection(), "maintain", "session advisory locks, temporary tables and cursors"
                     + " held across transactions for its steps (check and metrics alone work through such a pool)");
-        } catch (SQLException e) {
-            throw c.connection().connectionFailure(e);
+        } finally {
+            dev.ducklake.janitor.pg.Transactions.closeQuietly(conn);
         }
     }
 
