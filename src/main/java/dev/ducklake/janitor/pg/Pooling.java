@@ -4,9 +4,9 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -30,8 +30,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * (direct or session pooling) A's backend never changes and B never gets A's. Under transaction pooling A's backend
  * is free between A's transactions: PgBouncer hands the most recently released server to the next transaction
  * ({@code server_round_robin = 0}, the default), so B gets A's backend; with round robin A gets another one. Either
- * sighting proves transaction pooling; three rounds are run. A statement-mode pooler refuses B's transaction
- * block, which proves it too. A probe that cannot complete (B cannot log in: a full session pool, max_connections)
+ * sighting proves transaction pooling; three rounds are run. A statement-mode pooler refuses any transaction block (PgBouncer
+ * then closes the client connection), so nothing of the janitor works through it: the probe's own transaction fails
+ * and {@link ConnectionSpec#connectionFailure} reports {@link Reason#POOLER_MODE}. A probe that cannot complete (B cannot log in: a full session pool, max_connections)
  * proves nothing and counts as session-bound. The result is cached per server, database and user for
  * {@link #CACHE_MILLIS} ms, so a run that opens several connections probes once.
  *
@@ -185,10 +186,35 @@ public final class Pooling {
         return Mode.SESSION_BOUND;
     }
 
+    /**
+     * The connection's current backend, read in a transaction with {@code SET LOCAL jit = off} first (a utility
+     * statement, not planned): the probe runs before the session settings, and on a server with
+     * {@code jit_above_cost = 0} even this one-row SELECT would otherwise be JIT-compiled.
+     */
     private static long pid(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_backend_pid()"); ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
+        boolean auto = c.getAutoCommit();
+        if (auto) {
+            c.setAutoCommit(false);
+        }
+        try (Statement st = c.createStatement()) {
+            st.execute("SET LOCAL jit = off");
+            try (ResultSet rs = st.executeQuery("SELECT pg_catalog.pg_backend_pid()")) {
+                rs.next();
+                long pid = rs.getLong(1);
+                if (auto) {
+                    c.commit();
+                }
+                return pid;
+            }
+        } finally {
+            if (auto) {
+                try {
+                    c.rollback();
+                    c.setAutoCommit(true);
+                } catch (SQLException ignored) {
+                    // the connection is gone: the error that ended the statement (or its next use) tells why
+                }
+            }
         }
     }
 

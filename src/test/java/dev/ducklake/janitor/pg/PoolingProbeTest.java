@@ -37,8 +37,11 @@ class PoolingProbeTest {
         try (PgBouncer tx = PgBouncer.start(PoolMode.TRANSACTION); Connection c = tx.spec().openRaw()) {
             assertThat(Pooling.of(c)).as("pool_mode = transaction: %s", tx.log()).isEqualTo(Pooling.Mode.TRANSACTION_POOLED);
         }
-        try (PgBouncer st = PgBouncer.start(PoolMode.STATEMENT); Connection c = st.spec().openRaw()) {
-            assertThat(Pooling.of(c)).as("pool_mode = statement").isEqualTo(Pooling.Mode.TRANSACTION_POOLED);
+        try (PgBouncer st = PgBouncer.start(PoolMode.STATEMENT)) {
+            JanitorException e = catchThrowableOfType(() -> st.spec().open().close(), JanitorException.class);
+            assertThat(e).as("pool_mode = statement refuses every transaction").isNotNull();
+            assertThat(e.reason()).as(e.getMessage()).isEqualTo(JanitorException.Reason.POOLER_MODE);
+            assertThat(e.getMessage()).contains("statement pooling mode").contains("pool_mode = session");
         }
     }
 
