@@ -60,7 +60,14 @@ public final class JanitorException extends Exception {
          */
         BRAKE_NEAR_MATCH(18, "Check whether the two spellings named in the message reach the same object; if so, make the "
                 + "catalog's paths and the swept data path agree (--data-path in the catalog's spelling, or the catalog's own "
-                + "data_path); if they are different objects, delete the listed ones by hand. Nothing was deleted.");
+                + "data_path); if they are different objects, delete the listed ones by hand. Nothing was deleted."),
+        /**
+         * The catalog connection goes through a pooler in transaction (or statement) mode and the command needs state
+         * that lives longer than one transaction (a session advisory lock, a temporary table, a WITH HOLD cursor);
+         * refused at start, nothing changed; exit code 19.
+         */
+        POOLER_MODE(19, "Point --catalog at the PostgreSQL server itself or at a session-mode pool (PgBouncer pool_mode = session); "
+                + "check and metrics also work through a transaction-mode pool. Nothing was changed.");
 
         private final int exitCode;
         private final String hint;
@@ -70,7 +77,7 @@ public final class JanitorException extends Exception {
             this.hint = hint;
         }
 
-        /** The process exit code for this reason (1 to 18; 0 is success). */
+        /** The process exit code for this reason (1 to 19; 0 is success). */
         public int exitCode() {
             return exitCode;
         }
@@ -84,17 +91,24 @@ public final class JanitorException extends Exception {
          * Reasons most severe first, for the exit code of a run over several schemas (the worst wins): a bug,
          * then a database error after retries and a lost connection (work may be half done), storage, a missing
          * privilege, an unsafe catalog state, an unsupported format version, not a catalog, the
-         * delete-orphan-files brakes, configuration and usage errors, a declined confirmation, the advisory lock
+         * delete-orphan-files brakes, a connection pooler in transaction mode, configuration and usage errors, a declined confirmation, the advisory lock
          * held by another run (retry later), done with findings. Success (exit 0) ranks below all.
          */
         private static final List<Reason> MOST_SEVERE_FIRST = List.of(INTERNAL, DATABASE_ERROR, CONNECTION, STORAGE,
                 PERMISSION_DENIED, UNSAFE_CATALOG_STATE, UNSUPPORTED_VERSION, NOT_A_CATALOG, BRAKE_ROOT_PATH,
-                BRAKE_NO_KNOWN_FILES, BRAKE_ORPHAN_RATIO, BRAKE_UNKNOWN_TABLE_FOLDERS, BRAKE_NEAR_MATCH, CONFIG, USAGE, ABORTED, LOCK_HELD, FINDINGS);
+                BRAKE_NO_KNOWN_FILES, BRAKE_ORPHAN_RATIO, BRAKE_UNKNOWN_TABLE_FOLDERS, BRAKE_NEAR_MATCH, POOLER_MODE, CONFIG, USAGE,
+                ABORTED, LOCK_HELD, FINDINGS);
+
+        /**
+         * {@link #exitCodesBySeverity()} as help text shows it, a compile-time constant so that picocli descriptions can
+         * quote it ({@code ReasonTest} fails when it drifts from the list).
+         */
+        public static final String EXIT_CODE_ORDER = "1 > 9 > 3 > 13 > 8 > 6 > 5 > 4 > 14 > 15 > 16 > 17 > 18 > 19 > 11 > 2 > 10 > 7 > 12 > 0";
 
         /**
          * The exit codes most severe first, ending with 0 (success).
          *
-         * @return e.g. {@code [1, 9, 3, 13, 8, 6, 5, 4, 14, 15, 16, 17, 18, 11, 2, 10, 7, 12, 0]}
+         * @return e.g. {@code [1, 9, 3, 13, 8, 6, 5, 4, 14, 15, 16, 17, 18, 19, 11, 2, 10, 7, 12, 0]}
          */
         public static List<Integer> exitCodesBySeverity() {
             List<Integer> codes = new java.util.ArrayList<>(MOST_SEVERE_FIRST.stream().map(Reason::exitCode).toList());

@@ -31,7 +31,7 @@ import java.util.Set;
                 + "(ducklake_inlined_delete_<id>) of unreachable table_ids are always reported; --include-unregistered drops them.",
             "Several catalogs: --metadata-schema may be given several times, or --all-metadata-schemas finds every schema with "
                 + "a DuckLake catalog; each runs in turn with its own connection and lock. The exit code is then the worst "
-                + "schema's: 1 > 9 > 3 > 13 > 8 > 6 > 5 > 4 > 14 > 15 > 16 > 11 > 2 > 10 > 7 > 12 > 0."})
+                + "schema's: " + dev.ducklake.janitor.JanitorException.Reason.EXIT_CODE_ORDER + "."})
 public final class DropOrphanInlineTablesCommand extends MaintenanceCommand<DropOrphanInlineTablesResult> {
 
     static final String OPERATION = "drop-orphan-inline-tables";

@@ -46,7 +46,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
                 + "single command.",
             "The configuration is checked completely before anything runs: unknown keys, steps or options and bad values "
                 + "are errors (exit 11) naming the file, the line and the key. Exit code: the worst step's, in the order "
-                + "1 > 9 > 3 > 13 > 8 > 6 > 5 > 4 > 14 > 15 > 16 > 11 > 2 > 10 > 7 > 12 > 0. Under --output json every "
+                + Reason.EXIT_CODE_ORDER + ". Under --output json every "
                 + "failure before the run (a configuration error, exit 11) prints a JSON error document too."})
 public final class MaintainCommand implements Callable<Integer> {
 

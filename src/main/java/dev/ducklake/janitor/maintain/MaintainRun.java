@@ -7,6 +7,7 @@ import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.metrics.PushChannel;
 import dev.ducklake.janitor.ops.files.ConsultOptions;
+import dev.ducklake.janitor.pg.Pooling;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -249,6 +250,7 @@ public final class MaintainRun {
                 // e.g. its password file cannot be read: this catalog's failure, the others run
                 throw c.failure();
             }
+            requireSessionBound(c);
             schemas = c.allSchemas() ? discover(c) : c.schemas();
         } catch (JanitorException e) {
             for (StepConfig s : c.steps()) {
@@ -426,6 +428,27 @@ public final class MaintainRun {
 
     private static Duration min(Duration a, Duration b) {
         return a == null ? b : b == null ? a : a.compareTo(b) <= 0 ? a : b;
+    }
+
+    /**
+     * Refuses the whole catalog before its first step when its connection is transaction-pooled ({@link Pooling}): the
+     * steps hold session advisory locks, temporary tables and WITH HOLD cursors, and a run that did some steps and
+     * refused the others would be half done.
+     */
+    private static void requireSessionBound(MaintainConfig.Catalog c) throws JanitorException {
+        Connection conn;
+        try {
+            conn = c.connection().open();
+        } catch (JanitorException e) {
+            // unreachable: each step reports it as before
+            return;
+        }
+        try {
+            Pooling.requireSessionBound(conn, c.connection(), "maintain", "session advisory locks, temporary tables and cursors"
+                    + " held across transactions for its steps (check and metrics alone work through such a pool)");
+        } finally {
+            dev.ducklake.janitor.pg.Transactions.closeQuietly(conn);
+        }
     }
 
     private static List<String> discover(MaintainConfig.Catalog c) throws JanitorException {

@@ -456,7 +456,11 @@ public final class CatalogHealthCollector {
                     + statements + " statements separated by ';'. Nothing was run.", SqlState.SYNTAX_ERROR.code());
         }
         try (Statement st = conn.createStatement()) {
-            st.execute("SELECT pg_catalog.set_config('default_transaction_read_only', 'on', false)");
+            if (!dev.ducklake.janitor.pg.Pooling.transactionPooled(conn)) {
+                // session-level: behind a transaction-mode pooler it would stay on a server session other applications
+                // use (and make their transactions read-only); there the step's own BEGIN READ ONLY is the guard
+                st.execute("SELECT pg_catalog.set_config('default_transaction_read_only', 'on', false)");
+            }
             try {
                 st.execute(declare);
             } catch (SQLException e) {

@@ -6,6 +6,7 @@ import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.pg.SqlState;
 import dev.ducklake.janitor.pg.Transactions;
 
@@ -105,10 +106,12 @@ public final class MaintenanceSession implements AutoCloseable {
      * {@link #close()}.
      *
      * @param lockName the lock name (--lock-name)
-     * @throws JanitorException {@link Reason#LOCK_HELD} when another session holds it
+     * @throws JanitorException {@link Reason#LOCK_HELD} when another session holds it; {@link Reason#POOLER_MODE} when the
+     *     connection is transaction-pooled ({@link Pooling})
      * @throws SQLException on a database error
      */
     public void lock(String lockName) throws JanitorException, SQLException {
+        Pooling.requireSessionBound(conn, spec, "an execute run", "a session advisory lock held for the whole run");
         lock = AdvisoryLock.acquire(conn, lockName, schema);
         recorder.phase(ProgressListener.Phase.LOCKED, lock.describe());
     }
@@ -200,6 +203,11 @@ public final class MaintenanceSession implements AutoCloseable {
     }
 
     private void rememberBackend() {
+        if (Pooling.transactionPooled(conn)) {
+            // the backend serves other clients between our transactions: never end it on a reconnect
+            backend = null;
+            return;
+        }
         try (PreparedStatement ps = conn.prepareStatement("SELECT pid::text, backend_start::text FROM pg_catalog.pg_stat_activity"
                 + " WHERE pid = pg_backend_pid()"); ResultSet rs = ps.executeQuery()) {
             backend = rs.next() ? new String[] {rs.getString(1), rs.getString(2)} : null;

@@ -19,7 +19,10 @@ import java.sql.SQLException;
  *       working on different metadata schemas do not exclude each other;</li>
  *   <li>{@code hashtext(<lock name> || ':' || <schema>)} in exclusive mode: one run per catalog schema.</li>
  * </ul>
- * The lock lives on the session: after a reconnect it must be taken again with {@link #reacquire}.
+ * The lock lives on the session: after a reconnect it must be taken again with {@link #reacquire}. A session lock
+ * needs one server session for the whole run: on a transaction-pooled connection ({@link Pooling}) it is refused
+ * with {@link Reason#POOLER_MODE}, and so is a server session that already holds the lock before this run took it
+ * (another client's session handed over by a pooler).
  */
 public final class AdvisoryLock {
 
@@ -39,7 +42,8 @@ public final class AdvisoryLock {
      * @param schema the metadata schema
      * @return the held lock
      * @throws JanitorException {@link Reason#LOCK_HELD} when another session holds it, naming the lock and,
-     *     where visible, the holder's pid, the age of its session and how long it has been in its state (idle, active)
+     *     where visible, the holder's pid, the age of its session and how long it has been in its state (idle, active);
+     *     {@link Reason#POOLER_MODE} on a transaction-pooled connection or a server session already holding the lock
      * @throws SQLException on database errors
      */
     public static AdvisoryLock acquire(Connection c, String lockName, String schema) throws JanitorException, SQLException {
@@ -56,11 +60,29 @@ public final class AdvisoryLock {
      * @throws SQLException on database errors
      */
     public void reacquire(Connection c) throws JanitorException, SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock_shared(hashtext(?)::bigint)")) {
+        if (Pooling.transactionPooled(c)) {
+            throw Pooling.refusal(null, "an execute run", "a session advisory lock held for the whole run");
+        }
+        // CASE fixes the order: a server session that already holds either key before this run took it serves other
+        // clients too (a transaction-mode pooler the probe missed); pg_try_advisory_lock would "succeed" again on it
+        try (PreparedStatement ps = c.prepareStatement("SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_locks"
+                + " WHERE locktype = 'advisory' AND objsubid = 1 AND pid = pg_catalog.pg_backend_pid()"
+                + " AND ((classid::bigint << 32) | objid::bigint) IN (hashtext(?)::bigint, hashtext(?)::bigint))"
+                + " THEN NULL ELSE pg_try_advisory_lock_shared(hashtext(?)::bigint) END")) {
             ps.setString(1, lockName);
+            ps.setString(2, schemaKey());
+            ps.setString(3, lockName);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                if (!rs.getBoolean(1)) {
+                boolean got = rs.getBoolean(1);
+                if (rs.wasNull()) {
+                    throw new JanitorException(Reason.POOLER_MODE, "The server session of this connection already holds the"
+                            + " advisory lock " + describe() + " that this run was about to take: the connection goes through a"
+                            + " pooler that hands server sessions between clients (transaction or statement pooling, or session"
+                            + " pooling without server_reset_query), so the lock would protect nothing. Nothing was changed."
+                            + " Point --catalog at the PostgreSQL server itself or at a session-mode pool (pool_mode = session).");
+                }
+                if (!got) {
                     throw held(c, lockName);
                 }
             }

@@ -430,7 +430,9 @@ public final class ConnectionSpec {
 
     /**
      * Opens a new connection with the janitor's session settings ({@link #SESSION_SETTINGS}), leaving the driver's
-     * exception as is (used by reconnect loops).
+     * exception as is (used by reconnect loops). The connection's pooling mode is found first ({@link Pooling}, cached
+     * per server, database and user): behind a transaction-mode pooler no session setting is sent and pgJDBC's
+     * server-side prepared statements are off ({@code prepareThreshold = 0}).
      *
      * @return an open connection with autocommit on
      * @throws SQLException as thrown by the driver
@@ -455,7 +457,24 @@ public final class ConnectionSpec {
         try {
             Connection c = DriverManager.getConnection(jdbcUrl(), props);
             try {
-                startSession(c);
+                Properties probeProps = new Properties();
+                probeProps.putAll(props);
+                // the probe's second connection waits at most 10 s for a server session (a full session pool)
+                probeProps.setProperty("socketTimeout", Integer.toString(socketTimeoutSeconds == 0 ? 10
+                        : Math.min(10, socketTimeoutSeconds)));
+                // no server-side prepared statements while probing: pgJDBC names its COMMIT on first use unless the
+                // threshold is 0, and a named COMMIT prepared on one server session fails on the next
+                org.postgresql.PGConnection pg = c.unwrap(org.postgresql.PGConnection.class);
+                int threshold = pg.getPrepareThreshold();
+                pg.setPrepareThreshold(0);
+                Pooling.Mode mode = Pooling.detect(jdbcUrl() + "|" + user, c, () -> DriverManager.getConnection(jdbcUrl(), probeProps));
+                if (mode == Pooling.Mode.SESSION_BOUND) {
+                    pg.setPrepareThreshold(threshold);
+                    startSession(c);
+                }
+                // transaction-pooled: no server-side prepared statements (they live on one server session) and no
+                // session SETs (they would stay on a server session other clients use): every transaction sets what it
+                // needs locally
             } catch (SQLException e) {
                 try {
                     c.close();
@@ -545,6 +564,14 @@ public final class ConnectionSpec {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
         String message = e.getMessage() == null ? "" : e.getMessage();
         String what;
+        if (message.contains("statement pooling mode")) {
+            // PgBouncer pool_mode = statement refused a transaction block (and closed the connection): every command
+            // of the janitor runs transactions
+            return new JanitorException(Reason.POOLER_MODE, "The catalog connection " + describe() + " goes through a connection"
+                    + " pooler in statement pooling mode (PgBouncer pool_mode = statement), which refuses transactions; every"
+                    + " command of ducklake-janitor needs them. Nothing was changed. Point --catalog at the PostgreSQL server itself"
+                    + " or at a session-mode pool (pool_mode = session).", e);
+        }
         if (password.kind() == PasswordSource.Kind.PASSWORD_FILE && message.contains("password file")) {
             // the password file could not be read at this connect (PasswordSource.resolve)
             return new JanitorException(Reason.CONNECTION, "Cannot connect to the catalog " + describe() + ": " + message, e);

@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.cleanupoldfiles;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.AdvisoryLock;
+import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
@@ -85,6 +86,8 @@ public final class CleanupOldFiles {
      */
     public static CleanupOldFilesResult run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener)
             throws JanitorException, SQLException {
+        Pooling.requireSessionBound(c, null, "cleanup-old-files", "temporary tables, a cursor held across transactions (WITH HOLD) and,"
+                + " to execute, a session advisory lock");
         c.setAutoCommit(true);
         CatalogInspector.inspect(c, o.schema());
         AdvisoryLock lock = o.dryRun() ? null : AdvisoryLock.acquire(c, o.run().lockName(), o.schema());

@@ -33,6 +33,11 @@ public final class CleanupOldFilesAction extends StorageAction<CleanupOldFilesOp
     }
 
     @Override
+    protected String command() {
+        return "cleanup-old-files";
+    }
+
+    @Override
     protected CleanupOldFilesResult work(Connection c, FileStore store, CleanupOldFilesOptions options, FileListener files,
                                          RunControl control) throws JanitorException, SQLException {
         CleanupOldFilesOptions o = options.consult().server() == null

@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.deleteorphanfiles;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.AdvisoryLock;
+import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
 import dev.ducklake.janitor.ops.files.CatalogRecheck;
@@ -92,6 +93,8 @@ public final class DeleteOrphanFiles {
      */
     public static DeleteOrphanFilesResult run(Connection c, FileStore store, DeleteOrphanFilesOptions o, FileListener listener)
             throws JanitorException, SQLException {
+        Pooling.requireSessionBound(c, null, "delete-orphan-files", "temporary tables, a cursor held across transactions (WITH HOLD) and,"
+                + " to execute, a session advisory lock");
         c.setAutoCommit(true);
         CatalogInspector.inspect(c, o.schema());
         AdvisoryLock lock = o.dryRun() ? null : AdvisoryLock.acquire(c, o.run().lockName(), o.schema());

@@ -33,6 +33,11 @@ public final class DeleteOrphanFilesAction extends StorageAction<DeleteOrphanFil
     }
 
     @Override
+    protected String command() {
+        return "delete-orphan-files";
+    }
+
+    @Override
     protected void checkPath(PathResolver resolver, DeleteOrphanFilesOptions options) throws JanitorException {
         DeleteOrphanFiles.checkRoot(resolver, options);
     }

@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.files;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.MaintenanceRun;
+import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.ops.ProgressListener;
 import dev.ducklake.janitor.ops.StoppableOperation;
 import dev.ducklake.janitor.pg.ConnectionSpec;
@@ -73,6 +74,9 @@ public abstract class StorageAction<O extends StorageRunOptions, R extends Maint
      * @throws JanitorException on a failure with its exit code
      * @throws SQLException on database errors
      */
+    /** The command's name, for messages ({@code "cleanup-old-files"}). */
+    protected abstract String command();
+
     protected abstract R work(Connection c, FileStore store, O options, FileListener files, RunControl control)
             throws JanitorException, SQLException;
 
@@ -80,6 +84,10 @@ public abstract class StorageAction<O extends StorageRunOptions, R extends Maint
     protected final R run() throws JanitorException {
         options.validate();
         try (MaintenanceRun run = MaintenanceRun.open(spec, options.run(), listener, stopFlag())) {
+            // before anything: the known-file set lives in a session temporary table and cleanup-old-files reads the
+            // queue through a WITH HOLD cursor, dry runs too; neither survives a transaction-mode pooler
+            Pooling.requireSessionBound(run.session().connection(), spec, command() + (options.run().dryRun() ? " (also a dry run)" : ""),
+                    "temporary tables, a cursor held across transactions (WITH HOLD) and, to execute, a session advisory lock");
             run.inspectAndLock();
             Connection c = run.session().connection();
             PathResolver resolver = CatalogFiles.resolver(c, options.schema(), options.dataPathOverride());
