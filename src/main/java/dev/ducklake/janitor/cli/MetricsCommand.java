@@ -3,6 +3,7 @@ package dev.ducklake.janitor.cli;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.metrics.CatalogTarget;
+import dev.ducklake.janitor.metrics.CollectResult;
 import dev.ducklake.janitor.metrics.Exposition;
 import dev.ducklake.janitor.metrics.MetricFamily;
 import dev.ducklake.janitor.metrics.MetricsConfig;
@@ -57,6 +58,7 @@ public final class MetricsCommand extends CatalogCommand implements Callable<Int
                 err.println("WARN: catalog " + t.config().name() + ": " + (e.getKey().equals("connect") ? "" : "query " + e.getKey() + ": ")
                         + e.getValue());
                 Reason reason = e.getKey().equals("connect") ? Reason.CONNECTION
+                        : CollectResult.permissionDenied(e.getValue()) ? Reason.PERMISSION_DENIED
                         : e.getKey().equals("catalog") ? Reason.NOT_A_CATALOG : Reason.DATABASE_ERROR;
                 if (failure == null || reason.exitCode() < failure.reason().exitCode()) {
                     failure = new JanitorException(reason, "catalog " + t.config().name() + ": " + e.getValue());
