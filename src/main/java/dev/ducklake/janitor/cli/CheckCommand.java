@@ -23,8 +23,9 @@ import java.util.concurrent.Callable;
                 + "inlined rows, leftover snapshot-change and schema-version rows, system-catalog bloat) and names the command that "
                 + "fixes each. Works on the PostgreSQL catalog directly; never opens DuckDB; takes no lock beyond what SELECT takes, "
                 + "so it is safe on a live catalog. The finding kinds are listed in the README.",
-            "Exit codes: 0 clean; 12 findings; 9 a rule failed (e.g. its --statement-timeout) and the rest is printed; "
-                + "the usual codes for connection (3), catalog (4, 5, 6) and privilege (8) errors. With several schemas: the worst."})
+            "Exit codes: 0 clean; 12 findings; 9 a rule failed (e.g. its --statement-timeout) and the rest is printed, 8 when it "
+                + "failed for a missing privilege; the usual codes for connection (3), catalog (4, 5, 6) and privilege (8) errors. "
+                + "With several schemas: the worst."})
 public final class CheckCommand extends CatalogCommand implements Callable<Integer> {
 
     static final String OPERATION = "check";

@@ -24,7 +24,8 @@ import java.util.concurrent.Callable;
                 + "size bands, top partitions, format version, self-metrics) and prints them in the Prometheus text format "
                 + "(--output text, the default) or as one JSON document (--output json). Reads only.",
             "Exit code 0 when every query succeeded; 3 when a catalog cannot be reached, 4 when its metadata schema is missing, "
-                + "9 when some query failed (the gauges that could be computed are printed first)."})
+                + "8 when a query lacked a privilege, 9 when some other query failed (the gauges that could be computed are printed "
+                + "first)."})
 public final class MetricsCommand extends CatalogCommand implements Callable<Integer> {
 
     static final String OPERATION = "metrics";
