@@ -23,10 +23,11 @@ import java.util.concurrent.Callable;
                 + "orphaned stats rows, live files of unreachable tables, duplicate or still-referenced deletion-queue rows, dead "
                 + "inlined rows, leftover snapshot-change and schema-version rows, system-catalog bloat) and names the command that "
                 + "fixes each. Works on the PostgreSQL catalog directly; never opens DuckDB; takes no lock beyond what SELECT takes, "
-                + "so it is safe on a live catalog. The finding kinds are listed in the README. With --storage it also compares the "
+                + "so it is safe on a live catalog. The finding kinds are listed in docs/check.md. With --storage it also compares the "
                 + "data path's objects with the catalog's file rows (missing or resized objects).",
-            "Exit codes: 0 clean; 12 findings; 9 a rule failed (e.g. its --statement-timeout) and the rest is printed; "
-                + "the usual codes for connection (3), catalog (4, 5, 6) and privilege (8) errors. With several schemas: the worst."})
+            "Exit codes: 0 clean; 12 findings; 9 a rule failed (e.g. its --statement-timeout) and the rest is printed, 8 when it "
+                + "failed for a missing privilege; the usual codes for connection (3), catalog (4, 5, 6) and privilege (8) errors. "
+                + "With several schemas: the worst."})
 public final class CheckCommand extends CatalogCommand implements Callable<Integer> {
 
     static final String OPERATION = "check";
@@ -136,8 +137,14 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
         return base;
     }
 
-    /** 0 clean, 12 findings, 9 when a rule failed (the catalog is then not known to be clean). */
+    /**
+     * 0 clean, 12 findings, 8 when a rule failed for a missing privilege (docs/privileges.md), 9 when a rule failed
+     * otherwise (the catalog is then not known to be clean).
+     */
     static int exitCode(CheckResult r) {
+        if (r.errors().stream().anyMatch(CheckResult.RuleError::permissionDenied)) {
+            return Reason.PERMISSION_DENIED.exitCode();
+        }
         if (!r.errors().isEmpty()) {
             return Reason.DATABASE_ERROR.exitCode();
         }

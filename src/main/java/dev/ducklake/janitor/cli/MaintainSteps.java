@@ -183,7 +183,7 @@ final class MaintainSteps {
 
     /**
      * {@code check}: read-only, no lock; the options parsed by {@link CheckCommand}'s own model, the rules run by
-     * {@link CatalogCheck} as the command runs them; exit code as the command's (0 clean, 12 findings, 9 a rule failed).
+     * {@link CatalogCheck} as the command runs them; exit code as the command's (0 clean, 12 findings, 8 a rule lacked a privilege, 9 a rule failed).
      * It pushes the generic series only (the findings by kind are {@code ducklake_check_findings} of serve/metrics).
      */
     static final class CheckStep implements MaintenanceStep {
@@ -248,7 +248,7 @@ final class MaintainSteps {
         /**
          * The check command's exit code, except that findings below {@code failOn} do not fail the step: with {@code damage}
          * (the default) only damage findings give 12; with {@code debris} or {@code any} every finding does. A failed rule
-         * still gives 9 (the catalog is not known to be clean).
+         * still gives 9, or 8 for a missing privilege (the catalog is not known to be clean).
          */
         static int exitCode(CheckResult r, String failOn) {
             int code = CheckCommand.exitCode(r);

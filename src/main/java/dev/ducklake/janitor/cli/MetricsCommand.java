@@ -3,6 +3,7 @@ package dev.ducklake.janitor.cli;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.metrics.CatalogTarget;
+import dev.ducklake.janitor.metrics.CollectResult;
 import dev.ducklake.janitor.metrics.Exposition;
 import dev.ducklake.janitor.metrics.MetricFamily;
 import dev.ducklake.janitor.metrics.MetricsConfig;
@@ -23,7 +24,8 @@ import java.util.concurrent.Callable;
                 + "size bands, top partitions, format version, self-metrics) and prints them in the Prometheus text format "
                 + "(--output text, the default) or as one JSON document (--output json). Reads only.",
             "Exit code 0 when every query succeeded; 3 when a catalog cannot be reached, 4 when its metadata schema is missing, "
-                + "9 when some query failed (the gauges that could be computed are printed first)."})
+                + "8 when a query lacked a privilege, 9 when some other query failed (the gauges that could be computed are printed "
+                + "first)."})
 public final class MetricsCommand extends CatalogCommand implements Callable<Integer> {
 
     static final String OPERATION = "metrics";
@@ -57,6 +59,7 @@ public final class MetricsCommand extends CatalogCommand implements Callable<Int
                 err.println("WARN: catalog " + t.config().name() + ": " + (e.getKey().equals("connect") ? "" : "query " + e.getKey() + ": ")
                         + e.getValue());
                 Reason reason = e.getKey().equals("connect") ? Reason.CONNECTION
+                        : CollectResult.permissionDenied(e.getValue()) ? Reason.PERMISSION_DENIED
                         : e.getKey().equals("catalog") ? Reason.NOT_A_CATALOG : Reason.DATABASE_ERROR;
                 if (failure == null || reason.exitCode() < failure.reason().exitCode()) {
                     failure = new JanitorException(reason, "catalog " + t.config().name() + ": " + e.getValue());

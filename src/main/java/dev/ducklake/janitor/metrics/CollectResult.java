@@ -27,6 +27,17 @@ public record CollectResult(List<MetricFamily> families, List<String> succeeded,
     }
 
     /**
+     * Whether an error message of {@link #errors()} is a missing privilege (SQLSTATE 42501): the message format
+     * {@code SQLSTATE <code>: <text>} is written by {@link CatalogHealthCollector} only.
+     *
+     * @param message a value of {@link #errors()}
+     * @return true for insufficient_privilege
+     */
+    public static boolean permissionDenied(String message) {
+        return message != null && message.startsWith("SQLSTATE " + dev.ducklake.janitor.pg.SqlState.INSUFFICIENT_PRIVILEGE.code() + ":");
+    }
+
+    /**
      * The family with this base name, for tests and reports.
      *
      * @param name the metric's base name ({@link MetricFamily#name()})

@@ -45,7 +45,7 @@ class CheckSeverityTest {
     void failOnDecidesTheStepsExitCode() {
         CheckResult debris = result(List.of(finding("dead_inlined_rows"), finding("orphaned_stats_rows")), List.of());
         CheckResult damage = result(List.of(finding("dead_inlined_rows"), finding("queued_files_still_referenced")), List.of());
-        CheckResult failed = result(List.of(), List.of(new CheckResult.RuleError("catalog_bloat", "SQLSTATE 57014: timeout")));
+        CheckResult failed = result(List.of(), List.of(new CheckResult.RuleError("catalog_bloat", "SQLSTATE 57014: timeout", false)));
         assertThat(MaintainSteps.CheckStep.exitCode(debris, "damage")).as("debris alone passes the default").isZero();
         assertThat(MaintainSteps.CheckStep.exitCode(debris, "debris")).isEqualTo(12);
         assertThat(MaintainSteps.CheckStep.exitCode(debris, "any")).isEqualTo(12);

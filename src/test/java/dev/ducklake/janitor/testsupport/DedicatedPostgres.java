@@ -60,6 +60,7 @@ public final class DedicatedPostgres implements AutoCloseable {
             b.setDataDirectoryCustomizer(customizer);
         }
         server = b.start();
+        PgMajor.verify(Integer.parseInt(Files.readString(dataDir.resolve("PG_VERSION")).strip()), "a dedicated test server");
     }
 
     /** Stops the server (fast shutdown: sessions are terminated); the data directory stays. */

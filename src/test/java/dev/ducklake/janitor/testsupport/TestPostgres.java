@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The real PostgreSQL the tests run against: an embedded server (io.zonky) started once per JVM, or the
  * external server named by the environment variable {@code DUCKLAKE_JANITOR_TEST_PG_URL} (a JDBC URL, libpq
- * URI or key/value string). Each test works in its own fresh schema ({@link #freshSchema}).
+ * URI or key/value string). Each test works in its own fresh schema ({@link #freshSchema}). The embedded server's
+ * major is chosen with {@code mvn -Dpg.major=N} and checked on start ({@link PgMajor}).
  */
 public final class TestPostgres {
 
@@ -58,6 +59,11 @@ public final class TestPostgres {
                 } catch (IOException e) {
                     throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
                 }
+            }
+            try (Connection c = instance.connect()) {
+                PgMajor.verify(c, "the test server");
+            } catch (SQLException e) {
+                throw new IllegalStateException("cannot connect to the test server", e);
             }
         }
         return instance;

@@ -106,7 +106,8 @@ public final class CatalogCheck {
             for (Outcome o : outcomes) {
                 seconds.put(o.rule().kind(), o.seconds());
                 if (o.error() != null) {
-                    errors.add(new CheckResult.RuleError(o.rule().kind(), describe(o.error())));
+                    errors.add(new CheckResult.RuleError(o.rule().kind(), describe(o.error()),
+                            SqlState.classify(o.error()) == SqlState.Kind.PERMISSION_DENIED));
                     continue;
                 }
                 counts.put(o.rule().kind(), o.finding().count());

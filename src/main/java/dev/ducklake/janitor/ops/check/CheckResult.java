@@ -40,8 +40,10 @@ public record CheckResult(String schema, String formatVersion, String status, Li
      *
      * @param kind the finding kind
      * @param message what failed (SQLSTATE and message)
+     * @param permissionDenied whether it failed for a missing privilege (SQLSTATE 42501), which makes the check's exit
+     *     code 8 instead of 9; not in the JSON document (the message carries the SQLSTATE)
      */
-    public record RuleError(String kind, String message) {
+    public record RuleError(String kind, String message, @com.fasterxml.jackson.annotation.JsonIgnore boolean permissionDenied) {
     }
 
     /** The finding of a kind, if it was found. */
