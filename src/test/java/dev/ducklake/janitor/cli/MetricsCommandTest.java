@@ -140,9 +140,22 @@ class MetricsCommandTest {
     /** Issue 24: serve logged "schema public" for an entry with all_metadata_schemas. */
     @Test
     void serveNamesEverySchemaForAnAllMetadataSchemasEntry() throws Exception {
+        // a database of its own: the shared test database holds hundreds of catalogs by the end of the suite, more than
+        // one collection takes within this test's wait
+        TestPostgres pg = TestPostgres.get();
+        String db = "serve_all_" + ProcessHandle.current().pid();
+        try (Connection c = pg.connect(); java.sql.Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+            st.execute("CREATE DATABASE " + db);
+        }
+        try (Connection c = pg.spec().withDatabase(db).openRaw()) {
+            new dev.ducklake.janitor.demo.CatalogBuilder(c, "tenant_a", dev.ducklake.janitor.catalog.FormatVersion.V1_0).create();
+            new dev.ducklake.janitor.demo.CatalogBuilder(c, "tenant_b", dev.ducklake.janitor.catalog.FormatVersion.V1_0).create();
+        }
+        String catalog = pg.libpq().replace("dbname=" + pg.spec().database(), "dbname=" + db);
         StringWriter err = new StringWriter();
         AtomicInteger code = new AtomicInteger(-1);
-        Thread t = new Thread(() -> code.set(Main.execute(new String[] {"serve", "--catalog", TestPostgres.get().url(),
+        Thread t = new Thread(() -> code.set(Main.execute(new String[] {"serve", "--catalog", catalog,
                 "--all-metadata-schemas", "--listen", "127.0.0.1:0", "--interval", "60"}, new PrintWriter(new StringWriter()),
                 new PrintWriter(err), Map.of())));
         t.start();

@@ -169,13 +169,13 @@ class PgBouncerCommandsTest {
 
         // cleanup-old-files and delete-orphan-files
         Lake l = lake("pgb_s_files");
-        Cli.Run cofDry = Cli.run("cleanup-old-files", "--catalog", url, "--metadata-schema", l.cat().schema, "--dry-run");
+        Cli.Run cofDry = Cli.run("cleanup-old-files", "--catalog", url, "--metadata-schema", l.cat().schema, "--dry-run", "--verbose");
         assertThat(cofDry.exitCode()).as(cofDry.all()).isZero();
         assertThat(cofDry.out()).contains("would_delete\t" + l.queued());
         Cli.Run cof = Cli.run("cleanup-old-files", "--catalog", url, "--metadata-schema", l.cat().schema);
         assertThat(cof.exitCode()).as(cof.all()).isZero();
         assertThat(Files.exists(l.queued())).isFalse();
-        Cli.Run dofDry = Cli.run("delete-orphan-files", "--catalog", url, "--metadata-schema", l.cat().schema, "--dry-run");
+        Cli.Run dofDry = Cli.run("delete-orphan-files", "--catalog", url, "--metadata-schema", l.cat().schema, "--dry-run", "--verbose");
         assertThat(dofDry.exitCode()).as(dofDry.all()).isZero();
         assertThat(dofDry.out()).contains(l.orphan().toString());
         Cli.Run dof = Cli.run("delete-orphan-files", "--catalog", url, "--metadata-schema", l.cat().schema);
