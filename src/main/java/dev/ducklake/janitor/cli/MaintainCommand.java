@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
             "One catalog's failure never stops the others. Within a schema, a failure that makes the catalog unusable "
                 + "(connection, not a catalog, unsupported version, unsafe state) leaves its later steps not run; any other "
                 + "failure lets the next step run. A step that is not possible on a catalog (a storage step without S3 credentials) "
-                + "is reported as skipped, unless the file marks it 'required: true'. A check step with findings exits 12. "
+                + "is reported as skipped, unless the file marks it 'required: true'. A check step exits 12 on findings of the severities its fail-on option names (default: damage). "
                 + "A catalog whose password file cannot be read fails alone (exit 3).",
             "A step with 'every: 24h' in the file runs only when that long has passed since its last successful run on the "
                 + "catalog (recorded in the table ducklake_janitor_runs of the file's state_schema); otherwise it is skipped as "
@@ -208,7 +208,9 @@ public final class MaintainCommand implements Callable<Integer> {
                 String took = " (" + Render.seconds(o.elapsedSeconds()) + ")";
                 switch (o.status()) {
                     case ok, findings -> err.println("info: " + o.step() + ": " + o.status() + took);
-                    case skipped -> err.println("WARN: " + o.step() + " skipped: " + o.message() + took);
+                    // a step that is not due is the cadence working, not something to look at (--quiet hides it)
+                    case skipped -> err.println((MaintainRun.NOT_DUE.equals(o.skipReason()) ? "info: " : "WARN: ") + o.step()
+                            + " skipped: " + o.message() + took);
                     case not_run -> err.println("WARN: " + o.step() + " not run: " + o.message());
                     case stopped -> err.println("WARN: " + o.step() + " stopped: " + o.message() + took);
                     default -> {

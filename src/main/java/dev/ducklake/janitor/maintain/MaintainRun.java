@@ -256,6 +256,10 @@ public final class MaintainRun {
             for (StepConfig s : c.steps()) {
                 out.add(new StepOutcome(c.name(), null, s.name(), Status.error, e.reason(), c.connection().redact(e.getMessage()), null, 0));
             }
+            if (!out.isEmpty()) {
+                // said once on stderr too (not only in the result on stdout), so that a scheduler's mail shows it
+                observer.finished(out.get(0));
+            }
             return out;
         }
         for (String schema : schemas) {

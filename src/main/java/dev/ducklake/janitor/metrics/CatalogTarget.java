@@ -65,6 +65,8 @@ public final class CatalogTarget implements AutoCloseable {
     private volatile Duration collectionTimeout = Duration.ZERO;
     /** Whether the watchdog found the current (or last) collection past its deadline. */
     private volatile boolean timedOut;
+    /** Why the watchdog ended the current (or last) collection, set before {@link #timedOut}; null when it did not. */
+    private volatile String timeoutReason;
     /** Whether the collecting thread is inside the login. */
     private volatile boolean loggingIn;
     private volatile long loginStarted;
@@ -122,6 +124,10 @@ public final class CatalogTarget implements AutoCloseable {
      * @return the reason (password-free), or null when none is known
      */
     public String downReason() {
+        String recorded = timeoutReason;
+        if (timedOut && recorded != null) {
+            return recorded;
+        }
         if (stale() && !timedOut) {
             // past the deadline, before the watchdog recorded it (it then records the same message)
             synchronized (watch) {
@@ -168,6 +174,7 @@ public final class CatalogTarget implements AutoCloseable {
             collecting = Thread.currentThread();
             collectionTimeout = timeout;
             timedOut = false;
+            timeoutReason = null;
             deadline = timeout.isZero() ? 0 : nonZero(System.nanoTime() + timeout.toNanos());
         }
         try {
@@ -213,10 +220,12 @@ public final class CatalogTarget implements AutoCloseable {
             if (collecting == null || timedOut || d == 0 || System.nanoTime() - d <= 0) {
                 return;
             }
-            timedOut = true;
             t = collecting;
             c = conn;
             message = timeoutMessage(loggingIn);
+            // the reason first: /-/ready may ask between this block and the error record below
+            timeoutReason = message;
+            timedOut = true;
             if (loggingIn) {
                 t.interrupt(); // pgJDBC waits for its login thread interruptibly
             }

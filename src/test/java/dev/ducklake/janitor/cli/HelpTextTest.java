@@ -39,7 +39,7 @@ class HelpTextTest {
         assertWrapsCleanly(footer);
         String text = String.join(" ", footer);
         assertThat(text).contains("6 unsafe catalog state").contains("12 done with findings").contains("13 storage error")
-                .contains("14 to 16").contains("143 / 130");
+                .contains("14 to 18").contains("19 connection pooler").contains("143 / 130");
     }
 
     @Test

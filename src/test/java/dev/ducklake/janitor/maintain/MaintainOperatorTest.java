@@ -96,6 +96,8 @@ class MaintainOperatorTest {
             assertThat(s.get("status").asText()).isEqualTo("error");
             assertThat(s.get("reason").asText()).isEqualTo("connection");
         });
+        assertThat(run.err()).as("said on stderr too, for the scheduler's mail").contains("error: ")
+                .contains("cannot be read (it does not exist)");
         JsonNode g = doc.get("catalogs").get(1);
         assertThat(g.get("status").asText()).isEqualTo("ok");
         assertThat(steps(doc, 1).get(0).get("result").get("dropped").asLong()).isEqualTo(5);
@@ -261,6 +263,10 @@ class MaintainOperatorTest {
                 .satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_every_seconds 86400")
                         .doesNotContain("ducklake_maintenance_start_time_seconds").doesNotContain("last_success"));
         assertThat(lastSuccess(state, "drop-orphan-inline-tables")).isEqualTo(recorded);
+        Cli.Run quiet = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--quiet");
+        assertThat(quiet.exitCode()).as(quiet.all()).isZero();
+        assertThat(quiet.err()).as("a step not due is the cadence working: --quiet shows nothing, so cron mails nothing")
+                .doesNotContain("skipped");
 
         // 23h55m later: within the slack, due
         try (Connection c = TestPostgres.get().connect(); Statement st = c.createStatement()) {
