@@ -282,6 +282,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
                 }
                 connEnv = new HashMap<>(env);
                 connEnv.put("PGPASSWORD", pw);
+                connEnv.put(ConnectionSpec.PASSWORD_VARIABLE, var);
             }
             ConnectionSpec spec;
             JanitorException failure = null;

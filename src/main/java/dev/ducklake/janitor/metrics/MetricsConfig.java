@@ -141,6 +141,7 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
                 }
                 connEnv = new java.util.HashMap<>(env);
                 connEnv.put("PGPASSWORD", env.get(var));
+                connEnv.put(ConnectionSpec.PASSWORD_VARIABLE, var);
             }
             ConnectionSpec spec;
             try {

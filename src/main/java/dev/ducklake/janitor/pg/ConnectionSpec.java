@@ -49,6 +49,12 @@ public final class ConnectionSpec {
 
     private static final Set<String> KNOWN_KEYS = ConnectionStrings.KNOWN_KEYS;
 
+    /**
+     * Key of the environment map naming the variable its PGPASSWORD value was taken from (a configuration's
+     * {@code password_env}), so that messages name the variable the operator set; only messages read it.
+     */
+    public static final String PASSWORD_VARIABLE = "DUCKLAKE_JANITOR_PASSWORD_VARIABLE";
+
     /** Login timeout when neither the string nor PGCONNECT_TIMEOUT sets connect_timeout, seconds. */
     public static final int DEFAULT_CONNECT_TIMEOUT_SECONDS = 10;
     /** How much the socket timeout exceeds the statement timeout, seconds (room for the server to report the cancel). */
@@ -113,7 +119,7 @@ public final class ConnectionSpec {
         Map<String, String> kv = parseToMap(text, env);
         fillFromEnv(kv, env);
         String pgPassword = env.get("PGPASSWORD");
-        PasswordSource source = PasswordSource.choose(kv.remove("password"), passwordFile, pgPassword);
+        PasswordSource source = PasswordSource.choose(kv.remove("password"), passwordFile, pgPassword, env.get(PASSWORD_VARIABLE));
         return build(kv, env, source);
     }
 
@@ -154,7 +160,7 @@ public final class ConnectionSpec {
         fillFromEnv(kv, env);
         String inString = kv.remove("password");
         PasswordSource source = inString != null || base == null
-                ? PasswordSource.choose(inString, null, env.get("PGPASSWORD")) : base.password;
+                ? PasswordSource.choose(inString, null, env.get("PGPASSWORD"), env.get(PASSWORD_VARIABLE)) : base.password;
         ConnectionSpec spec = build(kv, env, source);
         if (base != null) {
             spec = new ConnectionSpec(spec.host, spec.port, spec.database, spec.user, spec.password, spec.jdbcParams,

@@ -40,11 +40,28 @@ public final class PasswordSource {
     private final Path file;
     /** The last value read from the file (for redaction only). */
     private volatile String lastRead;
+    /** The environment variable a {@link Kind#PGPASSWORD} password came from, as the operator named it. */
+    private String variable = "PGPASSWORD";
 
     private PasswordSource(Kind kind, String fixed, Path file) {
         this.kind = kind;
         this.fixed = fixed;
         this.file = file;
+    }
+
+    /**
+     * {@link #choose(String, Path, String)}, naming the variable the PGPASSWORD value was taken from (a configuration's
+     * {@code password_env}) in {@link #describe()}.
+     *
+     * @param variable the variable's name, or null for PGPASSWORD itself
+     */
+    public static PasswordSource choose(String inString, Path passwordFile, String pgPassword, String variable)
+            throws JanitorException {
+        PasswordSource p = choose(inString, passwordFile, pgPassword);
+        if (variable != null && !variable.isBlank()) {
+            p.variable = variable;
+        }
+        return p;
     }
 
     /**
@@ -110,7 +127,7 @@ public final class PasswordSource {
         return switch (kind) {
             case CONNECTION_STRING -> "password from the connection string";
             case PASSWORD_FILE -> "password from the password file " + file;
-            case PGPASSWORD -> "password from the PGPASSWORD environment variable";
+            case PGPASSWORD -> "password from the " + variable + " environment variable";
             case NONE -> "no password given (~/.pgpass or PGPASSFILE consulted)";
         };
     }

@@ -128,6 +128,11 @@ class MaintainConfigTest {
                 "purge-orphan-stats", "cleanup-old-files", "delete-orphan-files", "check");
         assertThat(c.catalogs()).hasSize(2);
         assertThat(dev.ducklake.janitor.metrics.MetricsConfig.load(file, env).catalogs()).hasSize(2);
+        // a login error names the variable the operator set (password_env), not PGPASSWORD, which nobody set
+        assertThat(c.catalogs().get(1).connection().passwordSource().describe())
+                .isEqualTo("password from the TENANT_B_PG_PASSWORD environment variable");
+        assertThat(dev.ducklake.janitor.metrics.MetricsConfig.load(file, env).catalogs().get(1).connection().passwordSource()
+                .describe()).isEqualTo("password from the TENANT_B_PG_PASSWORD environment variable");
     }
 
     @Test
