@@ -92,6 +92,19 @@ public final class S3TestServer implements AutoCloseable {
                 .region(software.amazon.awssdk.regions.Region.US_EAST_1).build();
     }
 
+    /**
+     * A bucket name unique to this test JVM ({@code base-<pid>-<random>}: pids repeat across containers). The bucket lives in this in-process server only, but
+     * the catalogs that name it live in the test database, which on an external server
+     * ({@code DUCKLAKE_JANITOR_TEST_PG_URL}) outlives the run: a catalog of an earlier run that names the same bucket is
+     * consulted by the next sweep and makes its files known (a near-match test then found no candidate).
+     */
+    public static String runBucket(String base) {
+        return base + "-" + RUN;
+    }
+
+    private static final String RUN = ProcessHandle.current().pid() + "-"
+            + Integer.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextInt(0x100000, 0xffffff));
+
     public void createBucket(String bucket) {
         blobs().createContainerInLocation(null, bucket);
     }

@@ -29,6 +29,11 @@ class S3StorageOpsTest {
 
     static S3TestServer s3;
 
+    static final String CLEANUP = S3TestServer.runBucket("cleanup");
+    static final String ORPHANS = S3TestServer.runBucket("orphans");
+    static final String STRAYS = S3TestServer.runBucket("strays");
+    static final String NEARB = S3TestServer.runBucket("nearb");
+
     @BeforeAll
     static void start() throws Exception {
         s3 = new S3TestServer();
@@ -43,15 +48,15 @@ class S3StorageOpsTest {
 
     @Test
     void cleanupOldFilesOnS3WithBatchesFallbackAndAFailingObject() throws Exception {
-        s3.createBucket("cleanup");
+        s3.createBucket(CLEANUP);
         // s3a spelling and no trailing slash in data_path
-        FileCatalog cat = FileCatalog.create("s3_cof", "s3a://cleanup/lake");
+        FileCatalog cat = FileCatalog.create("s3_cof", "s3a://" + CLEANUP + "/lake");
         for (int i = 0; i < 30; i++) {
-            s3.put("cleanup", "lake/main/test/q" + i + ".parquet", 10);
+            s3.put(CLEANUP, "lake/main/test/q" + i + ".parquet", 10);
             cat.queue("main/test/q" + i + ".parquet", true, OLD);
         }
-        s3.put("cleanup", "lake/main/test/live.parquet", 10);
-        cat.queue("s3://cleanup/lake/main/test/live.parquet", false, OLD);
+        s3.put(CLEANUP, "lake/main/test/live.parquet", 10);
+        cat.queue("s3://" + CLEANUP + "/lake/main/test/live.parquet", false, OLD);
         cat.dataFile(1, "live.parquet", true);
 
         CleanupOldFilesResult dry;
@@ -77,24 +82,24 @@ class S3StorageOpsTest {
         assertThat(r.failed()).isEqualTo(1);
         assertThat(r.keptLive()).isEqualTo(1);
         assertThat(cat.queueRows()).as("q7 and live stay").isEqualTo(2);
-        assertThat(s3.exists("cleanup", "lake/main/test/q7.parquet")).isTrue();
-        assertThat(s3.exists("cleanup", "lake/main/test/q8.parquet")).isFalse();
-        assertThat(s3.exists("cleanup", "lake/main/test/live.parquet")).isTrue();
+        assertThat(s3.exists(CLEANUP, "lake/main/test/q7.parquet")).isTrue();
+        assertThat(s3.exists(CLEANUP, "lake/main/test/q8.parquet")).isFalse();
+        assertThat(s3.exists(CLEANUP, "lake/main/test/live.parquet")).isTrue();
     }
 
     @Test
     void orphanSweepOnS3AndTheBucketRootBrake() throws Exception {
-        s3.createBucket("orphans");
-        FileCatalog cat = FileCatalog.create("s3_dof", "s3://orphans/lake/");
+        s3.createBucket(ORPHANS);
+        FileCatalog cat = FileCatalog.create("s3_dof", "s3://" + ORPHANS + "/lake/");
         for (int i = 0; i < 6; i++) {
-            s3.put("orphans", "lake/main/test/k" + i + ".parquet", 10);
+            s3.put(ORPHANS, "lake/main/test/k" + i + ".parquet", 10);
             cat.dataFile(1, "k" + i + ".parquet", true);
         }
-        s3.put("orphans", "lake/main/test/stray.parquet", 10);
-        s3.put("orphans", "lake/main/test/stray-delete.puffin", 10);
-        s3.put("orphans", "lake/metadata.ducklake", 10);
-        s3.put("orphans", "lake2/main/test/sibling.parquet", 10);
-        cat.deleteFile(1, "s3a://orphans/lake//main/test/k0.parquet", false); // second spelling of a known file
+        s3.put(ORPHANS, "lake/main/test/stray.parquet", 10);
+        s3.put(ORPHANS, "lake/main/test/stray-delete.puffin", 10);
+        s3.put(ORPHANS, "lake/metadata.ducklake", 10);
+        s3.put(ORPHANS, "lake2/main/test/sibling.parquet", 10);
+        cat.deleteFile(1, "s3a://" + ORPHANS + "/lake//main/test/k0.parquet", false); // second spelling of a known file
         Thread.sleep(20);
         DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO).withAllowShortRetention(true)
                 .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false);
@@ -106,18 +111,18 @@ class S3StorageOpsTest {
         assertThat(r.candidates()).isEqualTo(1);
         assertThat(r.deleted()).isEqualTo(1);
         assertThat(r.candidateBytes()).isEqualTo(10);
-        assertThat(s3.exists("orphans", "lake/main/test/stray-delete.puffin")).as("1.5.5 rule: .parquet only").isTrue();
-        assertThat(s3.exists("orphans", "lake/main/test/stray.parquet")).isFalse();
-        assertThat(s3.exists("orphans", "lake/main/test/k0.parquet")).isTrue();
-        assertThat(s3.exists("orphans", "lake/metadata.ducklake")).isTrue();
-        assertThat(s3.exists("orphans", "lake2/main/test/sibling.parquet")).isTrue();
+        assertThat(s3.exists(ORPHANS, "lake/main/test/stray-delete.puffin")).as("1.5.5 rule: .parquet only").isTrue();
+        assertThat(s3.exists(ORPHANS, "lake/main/test/stray.parquet")).isFalse();
+        assertThat(s3.exists(ORPHANS, "lake/main/test/k0.parquet")).isTrue();
+        assertThat(s3.exists(ORPHANS, "lake/metadata.ducklake")).isTrue();
+        assertThat(s3.exists(ORPHANS, "lake2/main/test/sibling.parquet")).isTrue();
 
         assertThatThrownBy(() -> {
             try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
-                DeleteOrphanFiles.run(c, store, o.withDataPath("s3://orphans"), FileListener.NONE);
+                DeleteOrphanFiles.run(c, store, o.withDataPath("s3://" + ORPHANS), FileListener.NONE);
             }
         }).isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BRAKE_ROOT_PATH));
-        assertThat(s3.exists("orphans", "lake2/main/test/sibling.parquet")).isTrue();
+        assertThat(s3.exists(ORPHANS, "lake2/main/test/sibling.parquet")).isTrue();
     }
 
     /**
@@ -126,18 +131,18 @@ class S3StorageOpsTest {
      */
     @Test
     void strayKeysThatAreNotCanonicalAreKeptAndCountedNotAnError() throws Exception {
-        s3.createBucket("strays");
-        FileCatalog cat = FileCatalog.create("s3_strays", "s3://strays/lake/");
+        s3.createBucket(STRAYS);
+        FileCatalog cat = FileCatalog.create("s3_strays", "s3://" + STRAYS + "/lake/");
         for (int i = 0; i < 6; i++) {
-            s3.put("strays", "lake/main/test/k" + i + ".parquet", 10);
+            s3.put(STRAYS, "lake/main/test/k" + i + ".parquet", 10);
             cat.dataFile(1, "k" + i + ".parquet", true);
         }
         List<String> strays = List.of("lake/main//test/k1.parquet", "lake/main/test/%6B2.parquet", "lake/main/./test/z.parquet",
                 "lake/main/te%73t/zz.parquet");
         for (String k : strays) {
-            s3.put("strays", k, 10);
+            s3.put(STRAYS, k, 10);
         }
-        s3.put("strays", "lake/main/test/stray.parquet", 10);
+        s3.put(STRAYS, "lake/main/test/stray.parquet", 10);
         Thread.sleep(20);
         DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO).withAllowShortRetention(true)
                 .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false);
@@ -148,9 +153,9 @@ class S3StorageOpsTest {
         assertThat(r.keptNonCanonical()).isEqualTo(strays.size());
         assertThat(r.deleted()).isEqualTo(1);
         for (String k : strays) {
-            assertThat(s3.exists("strays", k)).as(k).isTrue();
+            assertThat(s3.exists(STRAYS, k)).as(k).isTrue();
         }
-        assertThat(s3.exists("strays", "lake/main/test/stray.parquet")).isFalse();
+        assertThat(s3.exists(STRAYS, "lake/main/test/stray.parquet")).isFalse();
     }
 
     /**
@@ -160,25 +165,23 @@ class S3StorageOpsTest {
      */
     @Test
     void nearMatchesUnderAnotherSchemeOrHostStopTheSweep() throws Exception {
-        s3.createBucket("nearb");
-        FileCatalog cat = FileCatalog.create("s3_near", "s3://nearb/lake/");
+        s3.createBucket(NEARB);
+        FileCatalog cat = FileCatalog.create("s3_near", "s3://" + NEARB + "/lake/");
         for (int i = 0; i < 8; i++) {
-            s3.put("nearb", "lake/main/test/k" + i + ".parquet", 10);
+            s3.put(NEARB, "lake/main/test/k" + i + ".parquet", 10);
             cat.dataFile(1, "k" + i + ".parquet", true);
         }
-        List<String> spellings = List.of("r2://nearb/lake/main/test/r2.parquet",
-                "https://nearb.s3.amazonaws.com/lake/main/test/vhost.parquet",
-                "https://s3.us-east-1.amazonaws.com/nearb/lake/main/test/pathstyle.parquet");
+        List<String> spellings = List.of("r2://" + NEARB + "/lake/main/test/r2.parquet",
+                "https://" + NEARB + ".s3.amazonaws.com/lake/main/test/vhost.parquet",
+                "https://s3.us-east-1.amazonaws.com/" + NEARB + "/lake/main/test/pathstyle.parquet");
         for (String sp : spellings) {
-            s3.put("nearb", "lake/main/test/" + sp.substring(sp.lastIndexOf('/') + 1), 10);
+            s3.put(NEARB, "lake/main/test/" + sp.substring(sp.lastIndexOf('/') + 1), 10);
             cat.dataFile(1, sp, false);
         }
-        s3.put("nearb", "lake/main/test/case.parquet", 10);
-        cat.dataFile(1, "s3://NearB/lake/main/test/case.parquet", false);
-        s3.put("nearb", "lake/main/test/stray.parquet", 10);
-        // S3 times are whole seconds and the cutoff is the database's clock: wait past the second, or a candidate can
-        // still count as younger than a 0 s cutoff and the sweep has none (seen once on the JIT server)
-        Thread.sleep(1100);
+        s3.put(NEARB, "lake/main/test/case.parquet", 10);
+        cat.dataFile(1, "s3://" + NEARB.toUpperCase() + "/lake/main/test/case.parquet", false);
+        s3.put(NEARB, "lake/main/test/stray.parquet", 10);
+        Thread.sleep(20);
         DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO)
                 .withAllowShortRetention(true).withOlderThan(AgeThreshold.parse("0s"));
         for (boolean dry : List.of(true, false)) {
@@ -188,18 +191,18 @@ class S3StorageOpsTest {
                 }
             }).isInstanceOfSatisfying(JanitorException.class, e -> {
                 assertThat(e.reason()).as(e.getMessage()).isEqualTo(Reason.BRAKE_NEAR_MATCH);
-                assertThat(e.getMessage()).startsWith("3 orphan candidate(s) under s3://nearb/lake/")
-                        .contains("listed 's3://nearb/lake/main/test/r2.parquet', a catalog names '" + spellings.get(0) + "'")
+                assertThat(e.getMessage()).startsWith("3 orphan candidate(s) under s3://" + NEARB + "/lake/")
+                        .contains("listed 's3://" + NEARB + "/lake/main/test/r2.parquet', a catalog names '" + spellings.get(0) + "'")
                         .contains(spellings.get(1)).contains(spellings.get(2)).doesNotContain("case.parquet");
             });
         }
         for (String k : List.of("r2", "vhost", "pathstyle", "case", "stray")) {
-            assertThat(s3.exists("nearb", "lake/main/test/" + k + ".parquet")).as(k).isTrue();
+            assertThat(s3.exists(NEARB, "lake/main/test/" + k + ".parquet")).as(k).isTrue();
         }
         // the catalog rows spelled as the store lists them: only the stray is an orphan
         try (Connection c = TestPostgres.get().connect()) {
             dev.ducklake.janitor.testsupport.Catalogs.exec(c, "UPDATE " + dev.ducklake.janitor.pg.Sql.qualified(cat.schema,
-                    "ducklake_data_file") + " SET path = 's3://nearb/lake/main/test/' || regexp_replace(path, '^.*/', '')"
+                    "ducklake_data_file") + " SET path = 's3://" + NEARB + "/lake/main/test/' || regexp_replace(path, '^.*/', '')"
                     + " WHERE path LIKE '%://%'");
         }
         DeleteOrphanFilesResult r;
@@ -207,7 +210,7 @@ class S3StorageOpsTest {
             r = DeleteOrphanFiles.run(c, store, o.withDryRun(false), FileListener.NONE);
         }
         assertThat(r.deleted()).isEqualTo(1);
-        assertThat(s3.exists("nearb", "lake/main/test/stray.parquet")).isFalse();
-        assertThat(s3.exists("nearb", "lake/main/test/r2.parquet")).isTrue();
+        assertThat(s3.exists(NEARB, "lake/main/test/stray.parquet")).isFalse();
+        assertThat(s3.exists(NEARB, "lake/main/test/r2.parquet")).isTrue();
     }
 }
