@@ -101,6 +101,7 @@ public final class BatchLoop<I, O extends BatchOutcome> {
             try {
                 c.setAutoCommit(false);
                 Transactions.setLocalTimeouts(c, run.options().statementTimeout(), run.options().lockTimeout());
+                verifyLock(session, c);
                 O o = work.attempt(c, slice);
                 c.commit();
                 Transactions.restoreAutoCommit(c);
@@ -150,6 +151,16 @@ public final class BatchLoop<I, O extends BatchOutcome> {
                 }
                 hadRetry = true;
             }
+        }
+    }
+
+    /** The batch's server session must hold the run's advisory lock ({@link MaintenanceSession#verifyLock}); rolls back if not. */
+    private static void verifyLock(MaintenanceSession session, Connection c) throws JanitorException, SQLException {
+        try {
+            session.verifyLock(c);
+        } catch (JanitorException e) {
+            Transactions.rollbackQuietly(c);
+            throw e;
         }
     }
 

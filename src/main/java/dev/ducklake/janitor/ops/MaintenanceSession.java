@@ -117,6 +117,21 @@ public final class MaintenanceSession implements AutoCloseable {
     }
 
     /**
+     * Proves that the server session running the current transaction holds this run's advisory lock
+     * ({@link AdvisoryLock#verify}): the batch loop calls it at the start of every batch transaction, before the
+     * batch's first change. A no-op when the run took no lock (dry runs).
+     *
+     * @param c the current connection, inside the transaction about to change the catalog
+     * @throws JanitorException {@link Reason#POOLER_MODE} when another server session holds the lock (or none does)
+     * @throws SQLException on a database error (classified by the caller's retry policy)
+     */
+    public void verifyLock(Connection c) throws JanitorException, SQLException {
+        if (lock != null) {
+            lock.verify(c);
+        }
+    }
+
+    /**
      * Reopens the connection with backoff (1 s doubling to 10 s) within the reconnect timeout, ends this run's
      * previous backend if it outlived the connection, and re-takes the advisory lock. A stop request ends the wait.
      *

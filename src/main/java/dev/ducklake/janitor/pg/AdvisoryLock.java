@@ -22,7 +22,8 @@ import java.sql.SQLException;
  * The lock lives on the session: after a reconnect it must be taken again with {@link #reacquire}. A session lock
  * needs one server session for the whole run: on a transaction-pooled connection ({@link Pooling}) it is refused
  * with {@link Reason#POOLER_MODE}, and so is a server session that already holds the lock before this run took it
- * (another client's session handed over by a pooler).
+ * (another client's session handed over by a pooler). Each transaction that changes the catalog, and each delete call
+ * of the storage commands, first proves with {@link #verify} that its server session is the holder.
  */
 public final class AdvisoryLock {
 
@@ -50,6 +51,18 @@ public final class AdvisoryLock {
         AdvisoryLock lock = new AdvisoryLock(lockName, schema);
         lock.reacquire(c);
         return lock;
+    }
+
+    /**
+     * The lock of a lock name and schema as a handle for {@link #verify} only, for work that runs under a lock taken
+     * elsewhere in the run ({@link #acquire} on the same connection); takes nothing.
+     *
+     * @param lockName the lock name (--lock-name)
+     * @param schema the metadata schema
+     * @return the handle
+     */
+    public static AdvisoryLock named(String lockName, String schema) {
+        return new AdvisoryLock(lockName, schema);
     }
 
     /**
@@ -95,6 +108,47 @@ public final class AdvisoryLock {
                     release(c, false);
                     throw held(c, schemaKey());
                 }
+            }
+        }
+    }
+
+    /**
+     * Proves that the server session running the caller's current transaction is the one holding this lock (both
+     * keys), as a read of {@code pg_locks} for {@code pg_backend_pid()}. Called inside every transaction that changes
+     * the catalog, and before every delete call of the storage commands, ahead of its first change: behind a pooler
+     * that hands server sessions between clients (transaction pooling the {@link Pooling} probe missed) the lock stays
+     * on the server session it was taken on while the work runs on another, and would protect nothing.
+     *
+     * @param c the run's connection, inside the transaction about to do the work (or right before a delete call)
+     * @throws JanitorException {@link Reason#POOLER_MODE} when this server session does not hold both keys, naming this
+     *     session's pid and the holder's; nothing of the transaction has been changed by this call
+     * @throws SQLException on database errors
+     */
+    public void verify(Connection c) throws JanitorException, SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_backend_pid(),"
+                + " EXISTS (SELECT 1 FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted"
+                + " AND pid = pg_catalog.pg_backend_pid() AND mode = 'ShareLock'"
+                + " AND ((classid::bigint << 32) | objid::bigint) = hashtext(?)::bigint),"
+                + " (SELECT string_agg(DISTINCT pid::text, ', ') FROM pg_catalog.pg_locks WHERE locktype = 'advisory'"
+                + " AND objsubid = 1 AND granted AND mode = 'ExclusiveLock'"
+                + " AND ((classid::bigint << 32) | objid::bigint) = hashtext(?)::bigint)")) {
+            ps.setString(1, lockName);
+            ps.setString(2, schemaKey());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long self = rs.getLong(1);
+                boolean shared = rs.getBoolean(2);
+                String holders = rs.getString(3);
+                if (shared && String.valueOf(self).equals(holders)) {
+                    return;
+                }
+                throw new JanitorException(Reason.POOLER_MODE, "The server session running this run's work (pid " + self
+                        + ") does not hold the advisory lock " + describe() + " this run took at start ("
+                        + (holders == null ? "no session holds it now" : "held by pid " + holders) + "): the connection goes"
+                        + " through a pooler that hands server sessions between clients (transaction or statement pooling),"
+                        + " so the lock would protect nothing. Stopped before this transaction changed anything; work"
+                        + " committed before is kept. Point --catalog at the PostgreSQL server itself or at a session-mode"
+                        + " pool (pool_mode = session).");
             }
         }
     }

@@ -1,6 +1,10 @@
 package dev.ducklake.janitor.pg;
 
 import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
+import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
+import dev.ducklake.janitor.testsupport.CatalogInvariants;
 import dev.ducklake.janitor.testsupport.PgBouncer;
 import dev.ducklake.janitor.testsupport.PgBouncer.PoolMode;
 import dev.ducklake.janitor.testsupport.TestPostgres;
@@ -131,6 +135,118 @@ class PoolingProbeTest {
                     .isEqualTo(JanitorException.Reason.POOLER_MODE);
             assertThat(e.reason().exitCode()).isEqualTo(19);
             assertThat(e.getMessage()).contains("transaction").contains("--catalog").contains("pool_mode = session");
+        }
+    }
+
+    /**
+     * Issue 23 item 3, the lock's second guard: a run whose probe missed the transaction pool takes its lock on one
+     * server session, and its next transaction lands on another (here because another client holds the first one in a
+     * transaction, as PgBouncer hands the most recently released server to the next client). {@link AdvisoryLock#verify},
+     * called first in each batch transaction, must refuse it with exit 19 naming both sessions, and change nothing; on a
+     * direct connection the same check passes inside a transaction and fails once the lock is released.
+     */
+    @Test
+    void workOnAServerSessionThatDoesNotHoldTheLockIsRefused() throws Exception {
+        PgBouncer.assumeInstalled();
+        try (PgBouncer tx = PgBouncer.start(PoolMode.TRANSACTION); Connection run = bare(tx); Connection other = bare(tx)) {
+            long lockedOn = pid(run);
+            AdvisoryLock held = AdvisoryLock.acquire(run, "pool-verify-test", "s1");
+            try {
+                other.setAutoCommit(false);
+                long otherPid = pid(other);
+                run.setAutoCommit(false);
+                long workOn = pid(run);
+                assertThat(workOn).as("the run's transaction runs on another server session than the one that took the lock"
+                        + " (other client on %d)", otherPid).isNotEqualTo(otherPid);
+                JanitorException e = catchThrowableOfType(() -> held.verify(run), JanitorException.class);
+                assertThat(e).as("lock taken on pid %d (now %d's), work on pid %d", lockedOn, otherPid, workOn).isNotNull();
+                assertThat(e.reason()).isEqualTo(JanitorException.Reason.POOLER_MODE);
+                assertThat(e.reason().exitCode()).isEqualTo(19);
+                assertThat(e.getMessage()).contains("pid " + workOn).contains("held by pid " + otherPid)
+                        .contains("protect nothing").contains("pool_mode = session");
+                run.rollback();
+                other.rollback();
+            } finally {
+                run.setAutoCommit(true);
+                other.setAutoCommit(true);
+                // the lock sits on whichever server session took it: release it there (LIFO hands it back to run)
+                held.release(run);
+            }
+        }
+        try (Connection direct = TestPostgres.get().spec().openRaw()) {
+            AdvisoryLock held = AdvisoryLock.acquire(direct, "pool-verify-test", "s2");
+            direct.setAutoCommit(false);
+            held.verify(direct);
+            direct.rollback();
+            direct.setAutoCommit(true);
+            held.release(direct);
+            JanitorException gone = catchThrowableOfType(() -> held.verify(direct), JanitorException.class);
+            assertThat(gone).as("a session that no longer holds the lock fails the check").isNotNull();
+            assertThat(gone.getMessage()).contains("no session holds it now");
+            AdvisoryLock.acquire(direct, "pool-verify-test", "s2");
+            try (Connection twin = TestPostgres.get().spec().openRaw()) {
+                JanitorException notOurs = catchThrowableOfType(() -> AdvisoryLock.named("pool-verify-test", "s2").verify(twin),
+                        JanitorException.class);
+                assertThat(notOurs).as("another session's lock does not cover this one's work").isNotNull();
+                assertThat(notOurs.getMessage()).contains("held by pid " + pid(direct));
+            } finally {
+                AdvisoryLock.named("pool-verify-test", "s2").release(direct);
+            }
+        }
+    }
+
+    /**
+     * The same guard end to end: a transaction pool the probe could not classify (its second login failed, as with a
+     * full pool: counted session-bound) runs drop-orphan-inline-tables, and right after the run took its lock another
+     * client begins a transaction on the server session that took it. The run's first batch then lands on another server
+     * session; it must stop with exit 19 before dropping anything.
+     */
+    @Test
+    void anExecuteRunWhoseProbeMissedTheTransactionPoolStopsBeforeItsFirstBatch() throws Exception {
+        PgBouncer.assumeInstalled();
+        String schema = TestPostgres.get().freshSchema("pool_verify_run");
+        try (Connection direct = TestPostgres.get().connect()) {
+            dev.ducklake.janitor.testsupport.FaultCatalog.build(direct, schema, 6);
+        }
+        CatalogInvariants.Snapshot before;
+        try (Connection direct = TestPostgres.get().connect()) {
+            before = CatalogInvariants.snapshot(direct, schema);
+        }
+        try (PgBouncer tx = PgBouncer.start(PoolMode.TRANSACTION); Connection other = bare(tx)) {
+            ConnectionSpec spec = tx.spec();
+            try (Connection seed = bare(tx)) {
+                Pooling.detect(spec.jdbcUrl() + "|" + spec.user(), seed, () -> {
+                    throw new SQLException("no second login (a full pool)");
+                });
+            }
+            java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
+            ProgressListener grab = new ProgressListener() {
+                @Override
+                public void phase(Phase phase, String detail) {
+                    if (phase == Phase.LOCKED) {
+                        try {
+                            other.setAutoCommit(false);
+                            pid(other);
+                            taken.set(true);
+                        } catch (SQLException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                }
+            };
+            JanitorException e = catchThrowableOfType(() -> new DropOrphanInlineTables(spec,
+                    DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withDryRun(false), grab).execute(),
+                    JanitorException.class);
+            assertThat(taken).as("the other client took the lock's server session").isTrue();
+            assertThat(e).as("the run must not drop through a lock on another server session").isNotNull();
+            assertThat(e.reason()).as(e.getMessage()).isEqualTo(JanitorException.Reason.POOLER_MODE);
+            assertThat(e.getMessage()).contains("does not hold the advisory lock").contains("pool_mode = session");
+            other.rollback();
+        } finally {
+            Pooling.forgetCache();
+        }
+        try (Connection direct = TestPostgres.get().connect()) {
+            CatalogInvariants.assertUnchanged(direct, before);
         }
     }
 

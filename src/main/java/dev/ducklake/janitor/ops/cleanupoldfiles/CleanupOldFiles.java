@@ -206,6 +206,10 @@ public final class CleanupOldFiles {
                 if (batch.isEmpty()) {
                     break;
                 }
+                if (!o.dryRun()) {
+                    // this batch's transaction runs on the server session holding the run's lock (else a pooler moved it)
+                    AdvisoryLock.named(o.run().lockName(), o.schema()).verify(c);
+                }
                 batches++;
                 runBatch(batch, new HashSet<>());
                 c.commit();

@@ -213,7 +213,8 @@ public final class DeleteOrphanFiles {
                         + " path whose table or schema row is missing, or a NULL path); the candidates were not deleted"
                         + " because one of them could be such a file");
             } else if (!o.dryRun()) {
-                df = delete(store, spill, listener, findings, c, consulted, control, s);
+                df = delete(store, spill, listener, findings, c, consulted, control, s,
+                        AdvisoryLock.named(o.run().lockName(), o.schema()));
             }
             if (s.stoppedDuring == null) {
                 control.batchDone();
@@ -405,7 +406,7 @@ public final class DeleteOrphanFiles {
      *     listed (beyond {@value #MAX_FINDINGS})
      */
     private static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c,
-                                 ConsultedCatalogs consulted, RunControl control, Survey s)
+                                 ConsultedCatalogs consulted, RunControl control, Survey s, AdvisoryLock lock)
             throws JanitorException, IOException, SQLException {
         long deleted = 0;
         long failed = 0;
@@ -430,6 +431,9 @@ public final class DeleteOrphanFiles {
                         break;
                     }
                     Set<String> live = CatalogRecheck.named(c, consulted, batch);
+                    // the session that re-checked is the one holding the run's lock: else a pooler moved us off it
+                    lock.verify(c);
+                    c.commit();
                     if (!live.isEmpty()) {
                         List<String> keep = new ArrayList<>();
                         List<long[]> keepMeta = new ArrayList<>();

@@ -222,7 +222,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             throws SQLException, JanitorException {
         while (true) {
             try {
-                return oneBatch(c, t, tablesOnly);
+                return oneBatch(mr, c, t, tablesOnly);
             } catch (SQLException e) {
                 if (SqlState.classify(e) != SqlState.Kind.LOCK_TABLE_FULL || t.tableBudget <= 1) {
                     throw e;
@@ -240,10 +240,11 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
      * One transaction. Returns null (after rolling back) when there is nothing to do: no selected snapshot left
      * and no removable table waiting.
      */
-    private ExpireBatch.Figures oneBatch(Connection c, Tally t, boolean tablesOnly) throws SQLException, JanitorException {
+    private ExpireBatch.Figures oneBatch(MaintenanceRun mr, Connection c, Tally t, boolean tablesOnly) throws SQLException, JanitorException {
         c.setAutoCommit(false);
         try {
             Transactions.setLocalTimeouts(c, options.statementTimeout(), options.lockTimeout());
+            mr.session().verifyLock(c);
             ExpireBatch batch = new ExpireBatch(c, t.layout, false);
             batch.createTempTables();
             long[] taken = batch.takeSnapshots(t.sel, t.after, options.batchSize(), false);
@@ -286,10 +287,11 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
                 c.setAutoCommit(false);
                 try {
                     Transactions.setLocalTimeouts(c, options.statementTimeout(), options.lockTimeout());
+                    mr.session().verifyLock(c);
                     long n = InlinedRowSweep.sweep(c, t.layout, chunk, t.layout.q("ducklake_snapshot"), true);
                     c.commit();
                     return n;
-                } catch (SQLException | RuntimeException e) {
+                } catch (SQLException | JanitorException | RuntimeException e) {
                     Transactions.rollbackQuietly(c);
                     throw e;
                 } finally {
