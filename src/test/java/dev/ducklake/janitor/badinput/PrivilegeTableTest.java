@@ -35,7 +35,7 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 23 item 4: the per-command privilege table is executable. It is read from docs/privileges.md (the one
+ * Issue 23 item 4: the per-command privilege table is executable (every command but {@code maintain}). It is read from docs/privileges.md (the one
  * source the README quotes); for each command a role holding exactly the listed grants runs it successfully, and for
  * each grant a role holding all the others gets exit 8, a message naming what is missing, and an unchanged catalog.
  *
@@ -92,6 +92,77 @@ class PrivilegeTableTest {
         CASES.put("purge-orphan-stats", new Case(List.of("--yes"), orphanStats, List.of(0)));
         CASES.put("check", new Case(List.of(), leaked, List.of(0, 12)));
         CASES.put("metrics", new Case(List.of(), leaked, List.of(0)));
+        CASES.put("serve", new Case(List.of(), leaked, List.of(0)));
+        Fixture files = PrivilegeTableTest::files;
+        // the server's other databases hold the other tests' catalogs, which these roles cannot read: the storage
+        // commands consult this database only (the grants apply the same to each catalog of a consulted database)
+        CASES.put("cleanup-old-files", new Case(List.of("--no-consult-server"), files, List.of(0)));
+        CASES.put("delete-orphan-files", new Case(List.of("--no-consult-server"), files, List.of(0)));
+        CASES.put("check --storage", new Case(List.of("--storage"), files, List.of(0, 12)));
+    }
+
+    /** Where the storage fixtures' data paths are: one folder per schema. */
+    private static final Path LAKES;
+
+    static {
+        try {
+            LAKES = Files.createTempDirectory("privtable-lakes");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * A catalog for the storage commands (the leaked catalog of the other commands) whose data path is a local folder
+     * holding a live data file, a queued file 3 days old and a 3-day-old orphan.
+     */
+    private static void files(Connection c, String schema) throws SQLException {
+        FaultCatalog.build(c, schema, 6);
+        String q = Sql.ident(schema);
+        Path lake = dataPath(c, schema);
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + q + ".ducklake_data_file (data_file_id, table_id,"
+                + " begin_snapshot, path, path_is_relative, file_format) SELECT 900000, 1, max(snapshot_id), ?, false, 'parquet'"
+                + " FROM " + q + ".ducklake_snapshot")) {
+            ps.setString(1, lake.resolve("main/test/live.parquet").toString());
+            ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + q + ".ducklake_files_scheduled_for_deletion VALUES"
+                + " (900001, ?, false, now() - interval '3 days')")) {
+            ps.setString(1, lake.resolve("main/test/a.parquet").toString());
+            ps.executeUpdate();
+        }
+        try {
+            for (String f : List.of("live.parquet", "a.parquet", "stray.parquet")) {
+                dev.ducklake.janitor.testsupport.FileCatalog.file(lake.resolve("main/test/" + f), java.time.Duration.ofDays(3));
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Points the catalog's data_path at its folder under {@link #LAKES}. */
+    private static Path dataPath(Connection c, String schema) throws SQLException {
+        String q = Sql.ident(schema);
+        Path lake = LAKES.resolve(schema);
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + q + ".ducklake_metadata WHERE key = 'data_path'")) {
+            ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + q + ".ducklake_metadata VALUES ('data_path', ?, NULL, NULL)")) {
+            ps.setString(1, lake + "/");
+            ps.executeUpdate();
+        }
+        return lake;
+    }
+
+    /** The files under a schema's data path (empty for the catalogs without one). */
+    private static List<String> lakeFiles(String schema) throws IOException {
+        Path lake = LAKES.resolve(schema);
+        if (!Files.isDirectory(lake)) {
+            return List.of();
+        }
+        try (var walk = Files.walk(lake)) {
+            return walk.filter(Files::isRegularFile).map(p -> lake.relativize(p).toString()).sorted().toList();
+        }
     }
 
     private static List<String> concat(List<String> a, String b) {
@@ -233,9 +304,10 @@ class PrivilegeTableTest {
         try (Connection c = db()) {
             CatalogInvariants.assertUnchanged(c, o.before);
         }
+        assertThat(lakeFiles(schema)).as("no file deleted; stderr: %s", o.run.err()).isEqualTo(o.files);
     }
 
-    private record Outcome(Cli.Run run, CatalogInvariants.Snapshot before, String named) {
+    private record Outcome(Cli.Run run, CatalogInvariants.Snapshot before, List<String> files, String named) {
     }
 
     private Cli.Run runWith(String command, Case cs, List<Grant> grants, Grant missing) throws Exception {
@@ -249,6 +321,16 @@ class PrivilegeTableTest {
         String named;
         CatalogInvariants.Snapshot before;
         try (Connection c = db(); Statement st = c.createStatement()) {
+            // the earlier cases' catalogs go first: the storage commands would consult them (and refuse, unreadable)
+            List<String> old = new ArrayList<>();
+            try (ResultSet rs = st.executeQuery("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'pt\\_%'")) {
+                while (rs.next()) {
+                    old.add(rs.getString(1));
+                }
+            }
+            for (String o : old) {
+                st.execute("DROP SCHEMA " + Sql.ident(o) + " CASCADE");
+            }
             st.execute("DROP SCHEMA IF EXISTS " + Sql.ident(schema) + " CASCADE");
             cs.fixture().build(c, schema);
             List<String> catalogTables = tables(c, schema, false);
@@ -271,9 +353,10 @@ class PrivilegeTableTest {
             }
             before = CatalogInvariants.snapshot(c, schema);
         }
+        List<String> files = lakeFiles(schema);
         List<String> args = new ArrayList<>(List.of(command.split(" ")[0], "--catalog", url(role), "--metadata-schema", schema));
         args.addAll(cs.args());
-        Cli.Run run = Cli.run(args.toArray(new String[0]));
+        Cli.Run run = command.equals("serve") ? serveOneCollection(args) : Cli.run(args.toArray(new String[0]));
         try (Connection c = db(); Statement st = c.createStatement()) {
             st.execute("DROP OWNED BY " + Sql.ident(role) + " CASCADE");
             st.execute("REVOKE ALL ON DATABASE " + Sql.ident(DB) + " FROM " + Sql.ident(role));
@@ -281,7 +364,49 @@ class PrivilegeTableTest {
         try (Connection c = PG.connect(); Statement st = c.createStatement()) {
             st.execute("DROP OWNED BY " + Sql.ident(role) + " CASCADE");
         }
-        return new Outcome(run, before, named);
+        return new Outcome(run, before, files, named);
+    }
+
+    /**
+     * Runs {@code serve} (in this JVM, on a free port) until its first collection is served, then stops it. serve does
+     * not exit on a failed query, so the run's exit code is the one {@code metrics} would give for that collection:
+     * 8 when its log names a permission error, 0 when the catalog is up and no query failed, else 9.
+     */
+    private static Cli.Run serveOneCollection(List<String> args) throws Exception {
+        List<String> a = new ArrayList<>(args);
+        a.addAll(List.of("--listen", "127.0.0.1:0", "--interval", "3600"));
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        Thread t = new Thread(() -> dev.ducklake.janitor.cli.Main.execute(a.toArray(new String[0]), new java.io.PrintWriter(out, true),
+                new java.io.PrintWriter(err, true), Map.of()), "privtable-serve");
+        t.start();
+        String body = "";
+        try {
+            Pattern serving = Pattern.compile("serving http://127\\.0\\.0\\.1:(\\d+)/metrics");
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                Matcher m = serving.matcher(err.toString());
+                if (m.find()) {
+                    java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + m.group(1) + "/metrics")).build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
+                    if (r.body().contains("ducklake_janitor_scrape_duration_seconds")) {
+                        body = r.body();
+                        break;
+                    }
+                }
+                Thread.sleep(100);
+            }
+        } finally {
+            t.interrupt();
+            t.join(10_000);
+        }
+        String log = err.toString();
+        int code = body.isEmpty() ? -1
+                : log.contains("permission denied") || log.contains("must be owner") ? 8
+                : log.contains(": up (") && !log.contains(" failed: ") ? 0 : 9;
+        return new Cli.Run(code, body, log);
     }
 
     /** The statements that give one grant of the doc. */

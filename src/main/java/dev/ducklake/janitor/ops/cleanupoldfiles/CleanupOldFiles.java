@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.cleanupoldfiles;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.AdvisoryLock;
+import dev.ducklake.janitor.pg.TablePrivileges;
 import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.Sql;
@@ -181,6 +182,13 @@ public final class CleanupOldFiles {
             boolean startedBatch = store.batchDeleteEnabled();
             // one batch is --batch-size queue entries, fixed (no lock budget applies: no relation is dropped)
             control.recorder().batchSizes(o.batchSize(), o.batchSize());
+            if (!o.dryRun() && !TablePrivileges.missing(c, o.schema(), List.of("ducklake_files_scheduled_for_deletion"), "DELETE").isEmpty()) {
+                // before the first file goes: a file deleted whose queue row then cannot be would be a half-done run
+                c.rollback();
+                throw new JanitorException(Reason.PERMISSION_DENIED, "The catalog user lacks the DELETE privilege on"
+                        + " ducklake_files_scheduled_for_deletion in schema '" + o.schema() + "'; nothing was deleted. Grant"
+                        + " DELETE on it (docs/privileges.md).");
+            }
             countNullPaths();
             openCursor();
             try {

@@ -84,7 +84,7 @@ public final class PurgeOrphanStats extends StoppableOperation<PurgeOrphanStatsR
             before.keySet().forEach(t -> deleted.put(t, 0L));
             if (!options.run().dryRun()) {
                 List<String> denied = run.queries().readOnly("checking the DELETE privilege", options.run().statementTimeout(),
-                        c -> withoutDelete(c, schema, before.keySet()));
+                        c -> dev.ducklake.janitor.pg.TablePrivileges.missing(c, schema, before.keySet(), "DELETE"));
                 if (!denied.isEmpty()) {
                     throw new JanitorException(JanitorException.Reason.PERMISSION_DENIED, "The catalog user lacks the DELETE privilege"
                             + " on " + String.join(", ", denied) + " in schema '" + schema + "'; nothing was deleted. Grant DELETE on"
@@ -128,29 +128,6 @@ public final class PurgeOrphanStats extends StoppableOperation<PurgeOrphanStatsR
         } catch (SQLException e) {
             throw new JanitorException(JanitorException.Reason.DATABASE_ERROR, "Database error: " + spec.redact(e.getMessage()), e);
         }
-    }
-
-    /**
-     * The stats tables the session may not DELETE from, checked before the first batch so that a missing grant on a
-     * later table does not leave the earlier tables purged and the run failed halfway (issue 23: a missing privilege
-     * changes nothing).
-     *
-     * @return the table names without the privilege, in the order given; empty when all may be purged
-     */
-    private static List<String> withoutDelete(Connection c, String schema, java.util.Collection<String> tables) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.has_table_privilege(?, 'DELETE')")) {
-            for (String t : tables) {
-                ps.setString(1, Sql.qualified(schema, t));
-                try (java.sql.ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    if (!rs.getBoolean(1)) {
-                        out.add(t);
-                    }
-                }
-            }
-        }
-        return out;
     }
 
     /** Orphaned rows per stats table, with the rule's predicates. */
