@@ -105,6 +105,16 @@ class StorageMetricsTest {
         CliRun misuse = CliRun.run("metrics", "--catalog", url, "--metadata-schema", cat.schema, "--data-path", lake.toString());
         assertThat(misuse.exitCode()).as(misuse.toString()).isEqualTo(2);
         assertThat(misuse.err()).contains("only apply with --storage");
+        for (String[] bad : List.of(new String[] {"serve", "--storage-interval", "60"}, new String[] {"serve", "--storage-timeout", "60"},
+                new String[] {"serve", "--storage", "--storage-interval", "0"}, new String[] {"metrics", "--storage", "--storage-timeout", "-1"})) {
+            String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(bad), java.util.stream.Stream.of("--catalog", url,
+                    "--metadata-schema", cat.schema, "--listen", "127.0.0.1:0")).toArray(String[]::new);
+            if (bad[0].equals("metrics")) {
+                args = java.util.Arrays.copyOf(args, args.length - 2);
+            }
+            CliRun r2 = CliRun.run(args);
+            assertThat(r2.exitCode()).as(String.join(" ", bad) + ": " + r2).isEqualTo(2);
+        }
         assertThat(Files.exists(lake.resolve("main/test/stray.parquet"))).as("nothing is deleted").isTrue();
         try (Connection c = TestPostgres.get().connect()) {
             assertThat(Catalogs.scalar(c, "SELECT count(*) FROM " + Sql.qualified(cat.schema, "ducklake_data_file")
