@@ -43,8 +43,8 @@ import java.util.function.Consumer;
  * schema's counts are no longer served (stale counts are never served as fresh), {@value #SUCCESS} is 0 and
  * {@link #lastError()} says why.
  *
- * <p>Bounds: every statement runs under the catalog's statement timeout (session {@code statement_timeout}, socket
- * timeout just above it), the store's calls under their own bounds ({@code CallBounds}), and the whole comparison of
+ * <p>Bounds: every statement runs under the catalog's statement timeout (session {@code statement_timeout}, not set
+ * behind a transaction-mode pooler; socket timeout just above it), the store's calls under their own bounds ({@code CallBounds}), and the whole comparison of
  * all schemas under the storage timeout: past it the session is aborted, the store closed and the collecting thread
  * interrupted, so the comparison ends as failed. Writes only a temporary table of its own session (the sorted known set).
  * Not for concurrent use: one collection at a time.
@@ -160,9 +160,13 @@ public final class StorageGauges {
                 }
             }
             try (c) {
-                try (PreparedStatement ps = c.prepareStatement("SELECT set_config('statement_timeout', ?, false)")) {
-                    ps.setString(1, Long.toString(config.statementTimeout().toMillis()));
-                    ps.execute();
+                if (!dev.ducklake.janitor.pg.Pooling.transactionPooled(c)) {
+                    // session-level: behind a transaction-mode pooler it would stay on a server session other
+                    // applications use; there the socket timeout and the storage timeout bound the statements
+                    try (PreparedStatement ps = c.prepareStatement("SELECT set_config('statement_timeout', ?, false)")) {
+                        ps.setString(1, Long.toString(config.statementTimeout().toMillis()));
+                        ps.execute();
+                    }
                 }
                 schemas = config.allMetadataSchemas() ? CatalogDiscovery.catalogSchemas(c) : List.of(config.metadataSchema());
                 for (String schema : schemas) {

@@ -193,4 +193,54 @@ class StorageMetricsTest {
             assertThat(String.join("\n", log)).contains("catalog slow: storage comparison failed");
         }
     }
+
+    /** A catalog in schema {@code schema} of the connection's database with data_path {@code lake} and these live data files. */
+    private static void catalogIn(Connection c, String schema, Path lake, String... files) throws Exception {
+        Catalogs.loadFixture04(c, schema);
+        Catalogs.exec(c, "UPDATE " + Sql.qualified(schema, "ducklake_metadata") + " SET value = '1.0' WHERE key = 'version'");
+        Catalogs.exec(c, "DELETE FROM " + Sql.qualified(schema, "ducklake_metadata") + " WHERE key = 'data_path'");
+        Catalogs.exec(c, "INSERT INTO " + Sql.qualified(schema, "ducklake_metadata") + " VALUES ('data_path', '" + lake + "/', NULL, NULL)");
+        long id = 1000;
+        for (String f : files) {
+            Catalogs.exec(c, "INSERT INTO " + Sql.qualified(schema, "ducklake_data_file") + " (data_file_id, table_id, begin_snapshot,"
+                    + " path, path_is_relative, file_format) VALUES (" + id++ + ", 1, 1, '" + f + "', true, 'parquet')");
+        }
+    }
+
+    @Test
+    void everySchemaIsComparedAndOneLeftIsNoLongerReported() throws Exception {
+        String db = "met_storage_all_" + ProcessHandle.current().pid();
+        try (Connection c = TestPostgres.get().connect(); java.sql.Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + Sql.ident(db));
+            st.execute("CREATE DATABASE " + Sql.ident(db));
+        }
+        dev.ducklake.janitor.pg.ConnectionSpec spec = TestPostgres.get().spec().withDatabase(db);
+        Path a = dir.resolve("a");
+        Path b = dir.resolve("b");
+        FileCatalog.file(a.resolve("main/test/k.parquet"), OLD);
+        FileCatalog.file(b.resolve("main/test/k.parquet"), OLD);
+        try (Connection c = spec.open()) {
+            catalogIn(c, "tenant_a", a, "k.parquet");
+            catalogIn(c, "tenant_b", b, "k.parquet", "gone.parquet");
+        }
+        TargetConfig all = new TargetConfig("lake", spec, "public", Duration.ofSeconds(30), List.of(), true);
+        List<String> log = new CopyOnWriteArrayList<>();
+        StorageGauges g = new StorageGauges(all, p -> new LocalFileStore(), null, Duration.ofMinutes(1), log::add);
+        g.collectOnce();
+        String body = Exposition.text(g.families());
+        assertThat(g.lastError()).as(body).isNull();
+        assertThat(sample(body, series("ducklake_check_findings", "lake", "tenant_a", "kind", "missing_data_files", "severity",
+                "damage"))).as(body).isEqualTo(0.0);
+        assertThat(sample(body, series("ducklake_check_findings", "lake", "tenant_b", "kind", "missing_data_files", "severity",
+                "damage"))).isEqualTo(1.0);
+        assertThat(sample(body, series("ducklake_janitor_storage_check_success", "lake", "tenant_b"))).isEqualTo(1.0);
+        assertThat(body).doesNotContain("schema=\"\"");
+
+        try (Connection c = spec.open()) {
+            Catalogs.exec(c, "DROP SCHEMA tenant_b CASCADE");
+        }
+        g.collectOnce();
+        body = Exposition.text(g.families());
+        assertThat(body).contains("schema=\"tenant_a\"").doesNotContain("tenant_b");
+    }
 }
