@@ -175,7 +175,8 @@ class StorageMetricsTest {
                 String b = scrape(port);
                 Double errs = sample(b, series("ducklake_janitor_storage_check_errors_total", "slow", s));
                 return sample(b, series("ducklake_storage_listed_objects", "lake", s)) != null && errs != null && errs >= 2
-                        && sample(b, "ducklake_janitor_up{catalog=\"slow\"}") != null;
+                        && Double.valueOf(1.0).equals(sample(b, "ducklake_janitor_up{catalog=\"slow\"}"))
+                        && Double.valueOf(1.0).equals(sample(b, "ducklake_janitor_up{catalog=\"lake\"}"));
             });
             String body = scrape(port);
             assertThat(sample(body, series("ducklake_check_findings", "lake", s, "kind", "missing_data_files", "severity", "damage")))
@@ -185,6 +186,10 @@ class StorageMetricsTest {
             assertThat(body).doesNotContain(series("ducklake_storage_listed_objects", "slow", s));
             assertThat(sample(body, "ducklake_janitor_up{catalog=\"slow\"}")).as("storage never takes the catalog down")
                     .isEqualTo(1.0);
+            Double errs = sample(body, series("ducklake_janitor_storage_check_errors_total", "slow", s));
+            await("more failed comparisons", Duration.ofSeconds(30), () -> sample(scrape(port),
+                    series("ducklake_janitor_storage_check_errors_total", "slow", s)) > errs);
+            assertThat(sample(scrape(port), "ducklake_janitor_up{catalog=\"slow\"}")).as("still up after more failures").isEqualTo(1.0);
             assertThat(sample(body, series("ducklake_data_files_live", "slow", s))).isEqualTo(5.0);
             HttpResponse<String> ready = get(port, "/-/ready");
             assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
