@@ -85,4 +85,27 @@ class MaintainCatalogFailureTest {
         assertThat(failed).as(text.out()).isEqualTo(6);
         assertThat(text.out()).doesNotContain("not run");
     }
+
+    @Test
+    void aCatalogWhoseLockAnotherRunHoldsListsEveryStepAsLockHeld() throws Exception {
+        String schema = MaintainCommandTest.leakedCatalog("maint_locked", 2);
+        Path cfg = tmp.resolve("locked.yaml");
+        Files.writeString(cfg, "catalogs:\n" + MaintainCommandTest.catalog("locked", TestPostgres.get().url(), schema)
+                + "maintain:\n  - expire-snapshots: {retain-last: 10}\n  - drop-orphan-inline-tables: {}\n");
+        try (java.sql.Connection holder = TestPostgres.get().connect();
+             java.sql.PreparedStatement ps = holder.prepareStatement("SELECT pg_advisory_lock(hashtext(?)::bigint)")) {
+            // another run of the same catalog schema (AdvisoryLock: hashtext(lock name || ':' || schema), exclusive)
+            ps.setString(1, "ducklake-maintenance:" + schema);
+            ps.execute();
+            Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+            assertThat(run.exitCode()).as(run.all()).isEqualTo(7);
+            JsonNode cat = MaintainCommandTest.JSON.readTree(run.out()).get("catalogs").get(0);
+            assertThat(cat.get("reason").asText()).as(cat.toString()).isEqualTo("lock_held");
+            assertThat(cat.get("steps")).hasSize(2).allSatisfy(s -> {
+                assertThat(s.get("status").asText()).isEqualTo("error");
+                assertThat(s.get("reason").asText()).isEqualTo("lock_held");
+                assertThat(s.get("exit_code").asInt()).isEqualTo(7);
+            });
+        }
+    }
 }
