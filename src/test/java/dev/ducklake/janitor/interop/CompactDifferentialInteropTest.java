@@ -198,6 +198,24 @@ class CompactDifferentialInteropTest {
     }
 
     @Test
+    void capsDeferTablesAndBoundTheMergeCall() throws Exception {
+        String b = copy("cap");
+        // tables in name order: del (rewrite), evolve (two schema-version groups of two files), part, small
+        Run r = janitor("compact", b, "--max-tables", "2", "--max-input-files", "2");
+        assertThat(r.code()).as(r.err() + r.out()).isZero();
+        JsonNode j = r.json();
+        assertThat(j.path("tables_done").asLong()).isEqualTo(2);
+        assertThat(j.path("tables_deferred").asLong()).isEqualTo(2);
+        assertThat(table(j, "evolve").path("calls").get(0).asText())
+                .isEqualTo("CALL ducklake_merge_adjacent_files('lake', 'evolve', schema => 'main', max_compacted_files => 1)");
+        assertThat(table(j, "part").path("status").asText()).isEqualTo("deferred");
+        assertThat(liveFiles(b).get("evolve")).as("one merge of two files, the other group left for the next run").isEqualTo("3|200");
+        assertThat(liveFiles(b).get("part")).as("deferred: untouched").isEqualTo(liveFiles(twins.source).get("part"));
+        assertThat(j.path("remaining_tables_with_work").asLong()).as("evolve, part, small, and del's rewritten file with its neighbour")
+                .isEqualTo(4);
+    }
+
+    @Test
     void aBloatedCatalogIsRefusedBeforeAttaching() throws Exception {
         String b = copy("bl");
         Map<String, List<String>> before = twins.dump(b);
