@@ -155,6 +155,13 @@ class CompactDifferentialInteropTest {
         assertThat(capped.path("max_compacted_files").asLong()).isEqualTo(1);
         assertThat(capped.path("merge_input_files_bound").asLong()).isLessThanOrEqualTo(5);
 
+        List<String> text = new ArrayList<>(List.of("compact", "--catalog", twins.catalogArg(twins.source), "--metadata-schema",
+                ExpireTwins.SCHEMA, "--dry-run"));
+        StringWriter out = new StringWriter();
+        assertThat(Main.execute(text.toArray(new String[0]), new PrintWriter(out), new PrintWriter(new StringWriter()))).isZero();
+        assertThat(out.toString()).contains("DRY RUN, nothing changed").contains("main.small (table_id")
+                .contains("    CALL ducklake_merge_adjacent_files('lake', 'small', schema => 'main')").contains("4 of 4 table(s) with work planned");
+
         Run flush = janitor("flush-inlined-data", twins.source, "--dry-run");
         assertThat(flush.code()).as(flush.err()).isZero();
         JsonNode inl = table(flush.json(), "inl");
