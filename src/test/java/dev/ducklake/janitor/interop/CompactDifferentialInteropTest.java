@@ -223,6 +223,19 @@ class CompactDifferentialInteropTest {
     }
 
     @Test
+    void aPasswordGoesToDuckDBAsASecretAndIsNeverPrinted() throws Exception {
+        String b = copy("pw");
+        String password = "Pw-7f3a-never-printed";
+        List<String> args = List.of("flush-inlined-data", "--catalog", twins.catalogArg(b), "--metadata-schema", ExpireTwins.SCHEMA,
+                "--yes", "--verbose", "--duckdb-extension-dir", RealDuckLake.require().extensionFilesRoot().toString());
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.execute(args.toArray(new String[0]), new PrintWriter(out), new PrintWriter(err), new HashMap<>(Map.of("PGPASSWORD", password)));
+        assertThat(code).as(err + "\n" + out).isZero();
+        assertThat(out + "\n" + err).contains("engine: DuckDB v1.5.5").doesNotContain(password);
+    }
+
+    @Test
     void aBloatedCatalogIsRefusedBeforeAttaching() throws Exception {
         String b = copy("bl");
         Map<String, List<String>> before = twins.dump(b);

@@ -187,8 +187,9 @@ public final class DuckLakeEngine implements AutoCloseable {
         try (Statement st = duck.createStatement()) {
             String pw = spec.passwordSource().resolve();
             if (pw != null && !pw.isEmpty()) {
-                // the default postgres secret: postgres_scanner adds it to the ATTACH's connection string
-                st.execute("CREATE OR REPLACE TEMPORARY SECRET __default_postgres (TYPE postgres, PASSWORD " + DuckLakeCalls.literal(pw) + ")");
+                // an unnamed postgres secret is the default one: postgres_scanner takes what the ATTACH string does not say
+                // from it (duckdb.org, "PostgreSQL Extension and the Secret Manager")
+                st.execute("CREATE TEMPORARY SECRET (TYPE postgres, PASSWORD " + DuckLakeCalls.literal(pw) + ")");
             }
             st.execute("ATTACH " + DuckLakeCalls.literal("ducklake:postgres:" + conninfo) + " AS " + ALIAS + " (METADATA_SCHEMA "
                     + DuckLakeCalls.literal(metadataSchema) + (dataPath == null ? "" : ", DATA_PATH " + DuckLakeCalls.literal(dataPath)) + ")");
