@@ -30,6 +30,17 @@ import java.util.Set;
  */
 public final class LocalFileStore extends AbstractFileStore {
 
+    /**
+     * Deletes kept in flight by default: unlink is a system call bound by the kernel (and by one directory's lock
+     * when the files share a folder), so a few threads hide the stat/unlink latency without contending.
+     */
+    public static final int DELETE_CONCURRENCY = 4;
+
+    @Override
+    public int defaultDeleteConcurrency() {
+        return DELETE_CONCURRENCY;
+    }
+
     @Override
     public Listing list(StorageLocation prefix) throws StorageException {
         Path root = Paths.get(prefix.asPrefix().path());
