@@ -90,8 +90,8 @@ public interface FileStore extends Closeable {
      * caller stats the rest. By default nothing (a local stat is cheap).
      *
      * @param addresses exact addresses of objects of this store (at most a batch)
-     * @return size in bytes by address, for the addresses found; an address not in the map is unknown (not listed,
-     *     missing, or beyond the listing's bound), never "0 bytes"
+     * @return size in bytes by address; -1 for an address the listing covered and did not show (missing); an
+     *     address not in the map is unknown (beyond the listing's bound, or the listing failed)
      * @throws StorageException kind {@link StorageException.Kind#STOPPED} when the run's bounds end the look-up;
      *     other failures leave the sizes unknown instead of failing
      */

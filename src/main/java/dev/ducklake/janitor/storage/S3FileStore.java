@@ -216,6 +216,13 @@ public final class S3FileStore extends AbstractFileStore {
         /** The most pages fetched, then the listing ends; 0 for no bound. */
         private final long maxPages;
         private long pages;
+        /** Whether the page bound ended the listing before the store did. */
+        private boolean cut;
+
+        /** @return whether the page bound ended the listing before the store's last page */
+        boolean cut() {
+            return cut;
+        }
 
         Pages(String bucket, String prefix) throws StorageException {
             this(bucket, prefix, null, 0);
@@ -246,7 +253,11 @@ public final class S3FileStore extends AbstractFileStore {
                             "list s3://" + bucket + "/" + prefix));
             page = resp.contents().iterator();
             token = resp.nextContinuationToken();
-            done = !Boolean.TRUE.equals(resp.isTruncated()) || token == null || maxPages > 0 && pages >= maxPages;
+            done = !Boolean.TRUE.equals(resp.isTruncated()) || token == null;
+            if (!done && maxPages > 0 && pages >= maxPages) {
+                done = true;
+                cut = true;
+            }
         }
 
         @Override
@@ -417,8 +428,8 @@ public final class S3FileStore extends AbstractFileStore {
      * Sizes from a listing instead of a HeadObject per key: the keys are grouped by bucket and folder, and each
      * folder is listed from just before its smallest key to its largest, stopping after
      * {@value #SIZE_LISTING_SLACK} times as many pages as the keys need (a range full of other files is not worth
-     * listing; its keys stay unknown and the caller stats them). A listing failure other than a stop leaves the
-     * sizes unknown.
+     * listing; its keys stay unknown and the caller stats them). A key of a range listed to its end that the listing
+     * did not show is missing (-1). A listing failure other than a stop leaves the sizes unknown.
      */
     @Override
     public Map<String, Long> listedSizes(List<String> addresses) throws StorageException {
@@ -452,15 +463,29 @@ public final class S3FileStore extends AbstractFileStore {
             }
             long pageBound = ((keys.size() + 999L) / 1000) * SIZE_LISTING_SLACK;
             try (Pages pages = new Pages(bucket, prefix, first.substring(0, first.length() - 1), pageBound)) {
+                boolean covered = false;
+                Set<String> seen = new HashSet<>();
                 while (pages.hasNext()) {
                     StoredObject o = pages.next();
                     String key = o.address().substring(("s3://" + bucket + "/").length());
                     if (StorageLocation.compareCodePoints(key, last) > 0) {
+                        covered = true;
                         break;
                     }
                     String a = keys.get(key);
-                    if (a != null && o.sizeBytes() >= 0) {
-                        sizes.put(a, o.sizeBytes());
+                    if (a != null) {
+                        seen.add(key);
+                        if (o.sizeBytes() >= 0) {
+                            sizes.put(a, o.sizeBytes());
+                        }
+                    }
+                }
+                if (covered || !pages.cut()) {
+                    // the listing went past the range: a key of it that was not listed is not there
+                    for (Map.Entry<String, String> k : keys.entrySet()) {
+                        if (!seen.contains(k.getKey())) {
+                            sizes.put(k.getValue(), -1L);
+                        }
                     }
                 }
             } catch (UncheckedIOException e) {

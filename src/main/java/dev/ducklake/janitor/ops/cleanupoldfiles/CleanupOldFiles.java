@@ -367,9 +367,9 @@ public final class CleanupOldFiles {
                     Optional<StoredObject> s;
                     try {
                         Long size = listed.get(d.getValue());
-                        // a listed object exists: its listed size stands in for a stat
-                        s = size != null ? Optional.of(new StoredObject(StorageLocation.parseFile(d.getValue()), d.getValue(),
-                                size, null)) : stat(d.getValue());
+                        // a listed object exists, one the listing passed over is missing: no stat either way
+                        s = size == null ? stat(d.getValue()) : size < 0 ? Optional.empty()
+                                : Optional.of(new StoredObject(StorageLocation.parseFile(d.getValue()), d.getValue(), size, null));
                     } catch (StorageException e) {
                         stoppedDuring = "stat";
                         finding("stopped while looking up " + d.getValue() + " (" + e.getMessage() + "); the dry run's counts"
@@ -413,7 +413,8 @@ public final class CleanupOldFiles {
                     gone.add(d.getKey());
                     doneCanonical.add(d.getKey());
                     deleted++;
-                    boolean missing = out.alreadyMissing().contains(d.getValue());
+                    // missing: the store said so (local), or the listing just before the delete passed over it (S3)
+                    boolean missing = out.alreadyMissing().contains(d.getValue()) || Long.valueOf(-1).equals(listed.get(d.getValue()));
                     if (missing) {
                         notFound(d.getValue());
                     }

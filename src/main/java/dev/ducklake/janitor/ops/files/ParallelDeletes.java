@@ -138,7 +138,8 @@ public final class ParallelDeletes implements AutoCloseable {
      * Deletes one round of addresses.
      *
      * @param addresses distinct exact addresses, already re-checked by the caller; held by the caller (bounded)
-     * @param knownSizes sizes the caller already has (a listing), by address; may be empty
+     * @param knownSizes sizes the caller already has (a listing, {@link FileStore#listedSizes}), by address, -1 for
+     *     one known to be missing (not stat-ed); may be empty
      * @param statUnknown whether to stat, just before its delete and on the worker's thread, each address whose
      *     size is not known (cleanup-old-files' bytes_deleted); a store that refuses stats (access denied) is not
      *     asked again by this pool
@@ -245,7 +246,9 @@ public final class ParallelDeletes implements AutoCloseable {
         for (String a : addresses) {
             Long k = knownSizes.get(a);
             if (k != null) {
-                sizes.put(a, k);
+                if (k >= 0) {
+                    sizes.put(a, k);
+                }
             } else if (statUnknown && !statRefused.get()) {
                 try {
                     store.stat(a).map(StoredObject::sizeBytes).filter(s -> s >= 0).ifPresent(s -> sizes.put(a, s));
