@@ -44,7 +44,10 @@ import java.util.Set;
  * {@code schedule_start < cutoff}, default cutoff from {@code delete_older_than} else 2 days) with these
  * differences, all on the side of keeping:
  * <ul>
- *   <li>bounded batches in keyset order instead of the whole queue at once; each batch commits on its own;</li>
+ *   <li>bounded batches in keyset order instead of the whole queue at once; each batch commits on its own; a batch's
+ *       files are deleted by {@link ParallelDeletes} ({@code --delete-concurrency} calls in flight), their sizes
+ *       (bytes_deleted) taken from a listing where the store has one cheaper than a stat per file
+ *       ({@link FileStore#listedSizes}, S3), else stat-ed just before each delete;</li>
  *   <li>a queue row is deleted (matched on all its values, not by id alone) only once its object is gone; an
  *       object the store cannot delete keeps its row, is reported, and the run goes on (DuckLake: all or
  *       nothing);</li>
