@@ -67,7 +67,21 @@ public final class JanitorException extends Exception {
          * refused at start, nothing changed; exit code 19.
          */
         POOLER_MODE(19, "Point --catalog at the PostgreSQL server itself or at a session-mode pool (PgBouncer pool_mode = session); "
-                + "check and metrics also work through a transaction-mode pool. Nothing was changed.");
+                + "check and metrics also work through a transaction-mode pool. Nothing was changed."),
+        /**
+         * flush-inlined-data / compact refused before attaching: DuckDB's ATTACH of the catalog would scan a bloated
+         * metadata schema (too many inlined tables, registered or leaked, or pg_attribute rows: every one is read by
+         * ATTACH, minutes and GiB at 200,000 tables); nothing changed; exit code 20.
+         */
+        ATTACH_BLOATED(20, "Run drop-orphan-inline-tables (and expire-snapshots) first so that the metadata schema shrinks, "
+                + "or raise the threshold named in the message for one run. Nothing was changed."),
+        /**
+         * flush-inlined-data / compact cannot run DuckLake's engine: DuckDB's JDBC driver or the ducklake/postgres
+         * extension is missing, or the catalog's format is one the engine cannot write; nothing changed; exit code 21.
+         */
+        ENGINE_UNAVAILABLE(21, "Put the DuckDB JDBC driver named in the message on the classpath (next to the janitor's jar) "
+                + "and the extensions in --duckdb-extension-dir (or allow DuckDB's extension repository); for a catalog "
+                + "format the engine cannot write, use a DuckDB release that writes it. Nothing was changed.");
 
         private final int exitCode;
         private final String hint;
@@ -77,7 +91,7 @@ public final class JanitorException extends Exception {
             this.hint = hint;
         }
 
-        /** The process exit code for this reason (1 to 19; 0 is success). */
+        /** The process exit code for this reason (1 to 21; 0 is success). */
         public int exitCode() {
             return exitCode;
         }
@@ -90,25 +104,26 @@ public final class JanitorException extends Exception {
         /**
          * Reasons most severe first, for the exit code of a run over several schemas (the worst wins): a bug,
          * then a database error after retries and a lost connection (work may be half done), storage, a missing
-         * privilege, an unsafe catalog state, an unsupported format version, not a catalog, the
-         * delete-orphan-files brakes, a connection pooler in transaction mode, configuration and usage errors, a declined confirmation, the advisory lock
+         * privilege, an unsafe catalog state, an unsupported format version, DuckLake's engine unavailable (driver,
+         * extension or a format it cannot write), not a catalog, the delete-orphan-files brakes, a bloated catalog that ATTACH
+         * would scan, a connection pooler in transaction mode, configuration and usage errors, a declined confirmation, the advisory lock
          * held by another run (retry later), done with findings. Success (exit 0) ranks below all.
          */
         private static final List<Reason> MOST_SEVERE_FIRST = List.of(INTERNAL, DATABASE_ERROR, CONNECTION, STORAGE,
-                PERMISSION_DENIED, UNSAFE_CATALOG_STATE, UNSUPPORTED_VERSION, NOT_A_CATALOG, BRAKE_ROOT_PATH,
-                BRAKE_NO_KNOWN_FILES, BRAKE_ORPHAN_RATIO, BRAKE_UNKNOWN_TABLE_FOLDERS, BRAKE_NEAR_MATCH, POOLER_MODE, CONFIG, USAGE,
+                PERMISSION_DENIED, UNSAFE_CATALOG_STATE, UNSUPPORTED_VERSION, ENGINE_UNAVAILABLE, NOT_A_CATALOG, BRAKE_ROOT_PATH,
+                BRAKE_NO_KNOWN_FILES, BRAKE_ORPHAN_RATIO, BRAKE_UNKNOWN_TABLE_FOLDERS, BRAKE_NEAR_MATCH, ATTACH_BLOATED, POOLER_MODE, CONFIG, USAGE,
                 ABORTED, LOCK_HELD, FINDINGS);
 
         /**
          * {@link #exitCodesBySeverity()} as help text shows it, a compile-time constant so that picocli descriptions can
          * quote it ({@code ReasonTest} fails when it drifts from the list).
          */
-        public static final String EXIT_CODE_ORDER = "1 > 9 > 3 > 13 > 8 > 6 > 5 > 4 > 14 > 15 > 16 > 17 > 18 > 19 > 11 > 2 > 10 > 7 > 12 > 0";
+        public static final String EXIT_CODE_ORDER = "1 > 9 > 3 > 13 > 8 > 6 > 5 > 21 > 4 > 14 > 15 > 16 > 17 > 18 > 20 > 19 > 11 > 2 > 10 > 7 > 12 > 0";
 
         /**
          * The exit codes most severe first, ending with 0 (success).
          *
-         * @return e.g. {@code [1, 9, 3, 13, 8, 6, 5, 4, 14, 15, 16, 17, 18, 19, 11, 2, 10, 7, 12, 0]}
+         * @return e.g. {@code [1, 9, 3, 13, 8, 6, 5, 21, 4, 14, 15, 16, 17, 18, 20, 19, 11, 2, 10, 7, 12, 0]}
          */
         public static List<Integer> exitCodesBySeverity() {
             List<Integer> codes = new java.util.ArrayList<>(MOST_SEVERE_FIRST.stream().map(Reason::exitCode).toList());

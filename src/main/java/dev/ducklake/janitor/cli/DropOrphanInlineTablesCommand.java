@@ -125,6 +125,7 @@ public final class DropOrphanInlineTablesCommand extends MaintenanceCommand<Drop
     /** A dry run's total shows what would go, an execute run's what went (not "would drop 0" / "dropped 0"). */
     @Override
     public List<String> totalFields(boolean dryRun) {
+        // the keys of DropOrphanInlineTablesResult#doneOrWould: an execute run's figures are not in a dry run's JSON
         List<String> executeOnly = List.of("dropped", "dropped_unregistered", "dropped_inlined_delete", "dropped_nonempty",
                 "inlined_rows_dropped", "skipped_nonempty");
         return List.of("registry_rows", "orphan_rows", "unregistered_orphans", "inlined_delete_orphans",

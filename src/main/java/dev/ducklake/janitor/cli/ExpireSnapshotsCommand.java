@@ -150,7 +150,9 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
 
     @Override
     public List<String> totalFields(boolean dryRun) {
-        return List.of("snapshots_expired", "data_files_scheduled", "delete_files_scheduled", "tables_removed",
+        return dryRun ? List.of("snapshots_would_expire", "data_files_would_schedule", "delete_files_would_schedule",
+                "tables_would_remove", "inlined_tables_would_drop", "other_rows_would_delete", "inlined_rows_would_delete")
+                : List.of("snapshots_expired", "data_files_scheduled", "delete_files_scheduled", "tables_removed",
                 "inlined_tables_dropped", "other_rows_deleted", "inlined_rows_deleted", "remaining_selected");
     }
 
@@ -172,14 +174,15 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
         out.printf(Locale.ROOT, "  %-30s %s%n", "criterion", r.criterion());
         out.printf(Locale.ROOT, "  %-30s %s%n", "cutoff", r.cutoff() == null ? "-" : r.cutoff());
         out.printf(Locale.ROOT, "  %-30s %s%n", "min-age protects from", r.minAgeCutoff() == null ? "-" : r.minAgeCutoff());
-        String verb = r.dryRun() ? "would " : "";
-        row(out, verb + "expire snapshots", r.snapshotsExpired());
-        row(out, verb + "schedule data files", r.dataFilesScheduled());
-        row(out, verb + "schedule delete files", r.deleteFilesScheduled());
-        row(out, verb + "remove tables", r.tablesRemoved());
-        row(out, verb + "drop inlined tables", r.inlinedTablesDropped());
-        row(out, verb + "delete other rows", r.otherRowsDeleted());
-        row(out, verb + "delete dead inlined rows", r.inlinedRowsDeleted());
+        // a dry run says what an execute run would do, an execute run what it did (the JSON keys say the same)
+        boolean dry = r.dryRun();
+        row(out, dry ? "would expire snapshots" : "expired snapshots", r.snapshotsExpired());
+        row(out, dry ? "would schedule data files" : "scheduled data files", r.dataFilesScheduled());
+        row(out, dry ? "would schedule delete files" : "scheduled delete files", r.deleteFilesScheduled());
+        row(out, dry ? "would remove tables" : "removed tables", r.tablesRemoved());
+        row(out, dry ? "would drop inlined tables" : "dropped inlined tables", r.inlinedTablesDropped());
+        row(out, dry ? "would delete other rows" : "deleted other rows", r.otherRowsDeleted());
+        row(out, dry ? "would delete dead inlined rows" : "deleted dead inlined rows", r.inlinedRowsDeleted());
         out.printf(Locale.ROOT, "  %-30s %s%n", "oldest retained snapshot", r.oldestRetainedSnapshot());
         row(out, "batches", r.batches());
         row(out, "retries", r.run().retries());

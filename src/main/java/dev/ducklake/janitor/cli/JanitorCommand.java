@@ -8,12 +8,13 @@ import java.util.concurrent.Callable;
 /** The top-level {@code ducklake-janitor} command; it only groups the subcommands. */
 @Command(name = "ducklake-janitor", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Maintains DuckLake catalogs stored in PostgreSQL, directly over JDBC (never through DuckDB's ATTACH).",
-        subcommands = {DropOrphanInlineTablesCommand.class, ExpireSnapshotsCommand.class, CheckCommand.class, PurgeOrphanStatsCommand.class, CleanupOldFilesCommand.class, DeleteOrphanFilesCommand.class, MaintainCommand.class, MetricsCommand.class, ServeCommand.class, DemoCommand.class,
+        subcommands = {DropOrphanInlineTablesCommand.class, ExpireSnapshotsCommand.class, CheckCommand.class, PurgeOrphanStatsCommand.class, CleanupOldFilesCommand.class, DeleteOrphanFilesCommand.class, FlushInlinedDataCommand.class, CompactCommand.class, MaintainCommand.class, MetricsCommand.class, ServeCommand.class, DemoCommand.class,
             BenchCommand.class, picocli.CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 connection failed, 4 not a DuckLake catalog, "
             + "5 unsupported catalog format version, 6 unsafe catalog state, 7 advisory lock held, 8 permission denied, "
             + "9 database error after retries, 10 confirmation declined, 11 configuration error, 12 done with findings, "
-            + "13 storage error, 14 to 18 delete-orphan-files brakes, 19 connection pooler in transaction mode; 143 / 130 stopped by SIGTERM / SIGINT. "
+            + "13 storage error, 14 to 18 delete-orphan-files brakes, 19 connection pooler in transaction mode, 20 catalog too bloated for DuckDB's ATTACH, "
+            + "21 DuckLake engine unavailable (DuckDB driver or extension missing, or a catalog format it cannot write); 143 / 130 stopped by SIGTERM / SIGINT. "
             + "Without a command: the usage on stderr, exit 2."})
 public final class JanitorCommand implements Callable<Integer> {
 

@@ -306,10 +306,12 @@ public final class MaintainCommand implements Callable<Integer> {
             cat.put("exit_code", catExit);
             cat.put("status", catExit == 0 ? "ok" : catExit == Reason.FINDINGS.exitCode() ? "findings"
                     : signalled.get() && catExit == SignalExit.exitCode() ? "stopped" : "error");
-            if (c.failure() != null) {
-                // the catalog could not be maintained at all (e.g. its password file cannot be read): why, once
-                cat.put("reason", c.failure().reason().name().toLowerCase(Locale.ROOT));
-                cat.put("message", c.connection().redact(c.failure().getMessage()));
+            StepOutcome whole = wholeCatalogFailure(c, outcomes.get(i));
+            if (whole != null) {
+                // the catalog could not be maintained at all (its password file cannot be read, connection refused, not a
+                // catalog): why, once; every step says so too
+                cat.put("reason", whole.reason().name().toLowerCase(Locale.ROOT));
+                cat.put("message", c.connection().redact(whole.message()));
             }
             cat.put("steps", steps);
             cats.add(cat);
@@ -317,6 +319,20 @@ public final class MaintainCommand implements Callable<Integer> {
         doc.put("catalogs", cats);
         doc.put("summary", counts);
         return doc;
+    }
+
+    /**
+     * @return the failure that kept the whole catalog from being maintained: its configuration's (e.g. an unreadable
+     *     password file), or the first step's when every step failed with the same reason and none completed (connection
+     *     refused, not a catalog, the advisory lock held by another run, ...); null when some step ran or failed otherwise
+     */
+    static StepOutcome wholeCatalogFailure(MaintainConfig.Catalog c, List<StepOutcome> outcomes) {
+        if (c.failure() != null) {
+            return new StepOutcome(c.name(), null, "*", Status.error, c.failure().reason(), c.failure().getMessage(), null, 0);
+        }
+        boolean all = !outcomes.isEmpty() && outcomes.stream().allMatch(o -> o.status() == Status.error && o.result() == null
+                && o.reason() == outcomes.get(0).reason());
+        return all ? outcomes.get(0) : null;
     }
 
     /** A step's exit code in the document: a step stopped by SIGTERM/SIGINT carries the process's (143/130). */
@@ -358,6 +374,11 @@ public final class MaintainCommand implements Callable<Integer> {
         for (int i = 0; i < cfg.catalogs().size(); i++) {
             MaintainConfig.Catalog c = cfg.catalogs().get(i);
             out.printf(Locale.ROOT, "== catalog %s (%s)%s ==%n", c.name(), c.connection().describe(), dryRun ? ", dry run" : "");
+            StepOutcome whole = wholeCatalogFailure(c, outcomes.get(i));
+            if (whole != null) {
+                out.printf(Locale.ROOT, "catalog %s cannot be maintained (exit %d, %s): %s%n", c.name(), whole.exitCode(),
+                        whole.reason().name().toLowerCase(Locale.ROOT), c.connection().redact(whole.message()));
+            }
             for (StepOutcome o : outcomes.get(i)) {
                 counts.merge(o.status(), 1, Integer::sum);
                 out.printf(Locale.ROOT, "-- %s, schema %s: %s%s%n", o.step(), o.schema() == null ? "?" : o.schema(),

@@ -7,7 +7,7 @@ import dev.ducklake.janitor.metrics.CollectResult;
 import dev.ducklake.janitor.metrics.Exposition;
 import dev.ducklake.janitor.metrics.MetricFamily;
 import dev.ducklake.janitor.metrics.MetricsConfig;
-import dev.ducklake.janitor.metrics.TargetConfig;
+import dev.ducklake.janitor.metrics.StorageGauges;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -24,8 +24,8 @@ import java.util.concurrent.Callable;
                 + "size bands, top partitions, format version, self-metrics) and prints them in the Prometheus text format "
                 + "(--output text, the default) or as one JSON document (--output json). Reads only.",
             "Exit code 0 when every query succeeded; 3 when a catalog cannot be reached, 4 when its metadata schema is missing, "
-                + "8 when a query lacked a privilege, 9 when some other query failed (the gauges that could be computed are printed "
-                + "first)."})
+                + "8 when a query lacked a privilege, 9 when some other query failed, 13 when only the storage comparison (--storage) "
+                + "failed (the gauges that could be computed are printed first)."})
 public final class MetricsCommand extends CatalogCommand implements Callable<Integer> {
 
     static final String OPERATION = "metrics";
@@ -33,22 +33,30 @@ public final class MetricsCommand extends CatalogCommand implements Callable<Int
     @Mixin
     MetricsTargetOptions targets;
 
+    @Mixin
+    MetricsStorageOptions storage;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         MetricsConfig cfg = targets.resolve(catalog, parent.env());
+        List<StorageGauges> stores = storage.build(cfg, msg -> { });
         List<CatalogTarget> collected = new ArrayList<>();
         List<MetricFamily> families = new ArrayList<>();
-        for (TargetConfig t : cfg.catalogs()) {
-            try (CatalogTarget target = new CatalogTarget(t, msg -> { })) {
+        for (int i = 0; i < cfg.catalogs().size(); i++) {
+            try (CatalogTarget target = new CatalogTarget(cfg.catalogs().get(i), msg -> { })) {
                 target.collectOnce(cfg.interval());
                 collected.add(target);
                 families.addAll(target.families());
             }
+            if (!stores.isEmpty()) {
+                stores.get(i).collectOnce();
+                families.addAll(stores.get(i).families());
+            }
         }
         if (output.json()) {
-            Render.json(out, document(collected, Exposition.merge(families)));
+            Render.json(out, document(collected, stores, Exposition.merge(families)));
         } else {
             out.print(Exposition.text(families));
             out.flush();
@@ -66,6 +74,15 @@ public final class MetricsCommand extends CatalogCommand implements Callable<Int
                 }
             }
         }
+        for (StorageGauges g : stores) {
+            if (g.lastError() != null) {
+                err.println("WARN: catalog " + g.config().name() + ": storage comparison: " + g.lastError());
+                if (failure == null) {
+                    failure = new JanitorException(Reason.STORAGE, "catalog " + g.config().name() + ": storage comparison: "
+                            + g.lastError());
+                }
+            }
+        }
         err.flush();
         if (failure != null) {
             throw failure;
@@ -73,11 +90,12 @@ public final class MetricsCommand extends CatalogCommand implements Callable<Int
         return ExitCodes.OK;
     }
 
-    private static Map<String, Object> document(List<CatalogTarget> targets, List<MetricFamily> families) {
+    private static Map<String, Object> document(List<CatalogTarget> targets, List<StorageGauges> stores, List<MetricFamily> families) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("operation", OPERATION);
         doc.put("tool_version", VersionProvider.version());
-        boolean ok = targets.stream().allMatch(t -> t.up() && t.lastErrors().isEmpty());
+        boolean ok = targets.stream().allMatch(t -> t.up() && t.lastErrors().isEmpty())
+                && stores.stream().allMatch(g -> g.lastError() == null);
         doc.put("status", ok ? "ok" : "error");
         List<Map<String, Object>> cats = new ArrayList<>();
         for (CatalogTarget t : targets) {
@@ -85,6 +103,13 @@ public final class MetricsCommand extends CatalogCommand implements Callable<Int
             c.put("name", t.config().name());
             c.put("up", t.up());
             c.put("errors", t.lastErrors());
+            if (!stores.isEmpty()) {
+                StorageGauges g = stores.get(cats.size());
+                Map<String, Object> st = new LinkedHashMap<>();
+                st.put("status", g.lastError() == null ? "ok" : "failed");
+                st.put("error", g.lastError());
+                c.put("storage", st);
+            }
             cats.add(c);
         }
         doc.put("catalogs", cats);

@@ -90,7 +90,7 @@ public final class PurgeOrphanStatsCommand extends MaintenanceCommand<PurgeOrpha
 
     @Override
     public List<String> totalFields(boolean dryRun) {
-        return dryRun ? List.of("orphan_rows_total", "remaining")
+        return dryRun ? List.of("orphan_rows_total", "rows_would_delete_total", "remaining")
                 : List.of("orphan_rows_total", "rows_deleted_total", "table_ids_purged", "data_file_ids_purged", "remaining");
     }
 

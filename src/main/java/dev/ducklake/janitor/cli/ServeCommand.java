@@ -30,7 +30,9 @@ import java.util.concurrent.CountDownLatch;
                 + "serves them over HTTP: "
                 + "/metrics (Prometheus text), /-/healthy (liveness), /-/ready (200 while every catalog answers, or with "
                 + "--ready-policy any while at least one does; else 503). "
-                + "A broken catalog shows ducklake_janitor_up 0 and never hides the others. Reads only. Stops on SIGTERM/SIGINT."})
+                + "A broken catalog shows ducklake_janitor_up 0 and never hides the others. With --storage it also compares each "
+                + "catalog's data path with its file rows (check --storage's counts), apart from the catalog collection, every "
+                + "--storage-interval. Reads only. Stops on SIGTERM/SIGINT."})
 public final class ServeCommand implements Callable<Integer> {
 
     @ParentCommand
@@ -47,6 +49,15 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Mixin
     MetricsTargetOptions targets;
+
+    @Mixin
+    MetricsStorageOptions storage;
+
+    @Option(names = "--storage-interval", paramLabel = "SECONDS",
+            description = "With --storage: delay between the end of one storage comparison of a catalog and the start of the next, "
+                    + "in seconds (the first runs at start, on its own thread and connection, never delaying the catalog "
+                    + "gauges; its counts are served until the next one ends). Default: 3600.")
+    Double storageInterval;
 
     /** The default of --listen: loopback only, since the HTTP server has no authentication. */
     static final String DEFAULT_LISTEN = "127.0.0.1:9187";
@@ -103,7 +114,14 @@ public final class ServeCommand implements Callable<Integer> {
         } else {
             throw new JanitorException(Reason.USAGE, "--ready-policy must be all or any, got " + CatalogInspector.printable(readyPolicy) + ".");
         }
-        MetricsDaemon daemon = new MetricsDaemon(list, every, bound, msg -> log(err, msg), policy);
+        if (storageInterval != null && (!storage.storage || !(storageInterval > 0) || storageInterval > 7 * 86_400)) {
+            throw new JanitorException(Reason.USAGE, !storage.storage ? "--storage-interval only applies with --storage."
+                    : "--storage-interval must be more than 0 and at most 604800 seconds, got " + Render.number(storageInterval) + ".");
+        }
+        List<dev.ducklake.janitor.metrics.StorageGauges> stores = storage.build(cfg, msg -> log(err, msg));
+        Duration storageEvery = storageInterval != null ? dev.ducklake.janitor.Durations.ofSeconds(storageInterval)
+                : dev.ducklake.janitor.metrics.StorageGauges.DEFAULT_INTERVAL;
+        MetricsDaemon daemon = new MetricsDaemon(list, every, bound, msg -> log(err, msg), policy).withStorage(stores, storageEvery);
         try {
             daemon.start(hostPort[0], Integer.parseInt(hostPort[1]));
         } catch (IOException e) {
@@ -120,7 +138,8 @@ public final class ServeCommand implements Callable<Integer> {
         log(err, "serving http://" + hostPort[0] + ":" + daemon.port() + "/metrics for " + cfg.catalogs().size() + " catalog(s): "
                 + String.join(", ", list.stream().map(t -> t.config().name() + " (" + t.config().connection().describe() + ", "
                 + t.schemaDescription() + ")").toList()) + "; collecting every " + every.toMillis() / 1000.0 + " s, each within "
-                + bound.toMillis() / 1000.0 + " s");
+                + bound.toMillis() / 1000.0 + " s" + (stores.isEmpty() ? "" : "; comparing storage every "
+                + storageEvery.toMillis() / 1000.0 + " s"));
         try {
             stopped.await();
         } catch (InterruptedException e) {

@@ -31,7 +31,10 @@ import java.util.function.Consumer;
  * for each of its metadata schemas, each configured step in order through its {@link MaintenanceStep} adapter. Every step
  * takes the advisory lock itself (as its command does) and pushes its outcome under its own {@code operation} grouping
  * key. One catalog's failure never stops another; within a schema, a failure that makes the catalog unusable (see
- * {@link #CATALOG_WIDE}) leaves the remaining steps not run, any other failure lets the next step run.
+ * {@link #CATALOG_WIDE}) fails the remaining steps too, not started (status error, the same reason and exit code, a
+ * message naming the step that failed); any other failure lets the next step run. A catalog that cannot be maintained
+ * at all (its password file cannot be read, its schemas cannot be listed, its connection is transaction-pooled) has
+ * every configured step in the result with status error and that reason: none is missing.
  */
 public final class MaintainRun {
 
@@ -41,7 +44,7 @@ public final class MaintainRun {
     /** The per-run gauge of a step with {@code every}: its period, so that the staleness alert allows for it. */
     public static final String EVERY_GAUGE = "ducklake_maintenance_every_seconds";
 
-    /** Failures after which the remaining steps of the same schema are not run: they would fail the same way. */
+    /** Failures after which the remaining steps of the same schema are not started (status error): they would fail the same way. */
     public static final Set<Reason> CATALOG_WIDE = Set.of(Reason.CONNECTION, Reason.NOT_A_CATALOG, Reason.UNSUPPORTED_VERSION,
             Reason.UNSAFE_CATALOG_STATE, Reason.INTERNAL);
 
@@ -55,7 +58,7 @@ public final class MaintainRun {
         skipped,
         /** It failed (or a required step was not possible). */
         error,
-        /** It was not started: an earlier step failed catalog-wide, or the run was stopped. */
+        /** It was not started because the run was stopped (a catalog-wide failure makes the later steps {@link #error}). */
         not_run,
         /**
          * It was running when the run was stopped (SIGTERM/SIGINT), or a store call of it was cut short by its run
@@ -171,9 +174,14 @@ public final class MaintainRun {
                 try {
                     out.add(futures.get(i).get());
                 } catch (java.util.concurrent.ExecutionException e) {
-                    String name = config.catalogs().get(i).name();
-                    out.add(List.of(new StepOutcome(name, null, "*", Status.error, Reason.INTERNAL,
-                            "unexpected " + e.getCause().getClass().getSimpleName() + ": " + e.getCause().getMessage(), null, 0)));
+                    MaintainConfig.Catalog c = config.catalogs().get(i);
+                    String why = c.connection().redact("unexpected " + e.getCause().getClass().getSimpleName() + ": "
+                            + e.getCause().getMessage());
+                    List<StepOutcome> failed = new ArrayList<>();
+                    for (StepConfig s : c.steps()) {
+                        failed.add(new StepOutcome(c.name(), null, s.name(), Status.error, Reason.INTERNAL, why, null, 0));
+                    }
+                    out.add(failed);
                 }
             }
             return out;
@@ -263,20 +271,25 @@ public final class MaintainRun {
             return out;
         }
         for (String schema : schemas) {
-            Reason blocking = null;
+            StepOutcome blocking = null;
             for (StepConfig s : c.steps()) {
+                if (blocking != null && !stop.get()) {
+                    // the catalog cannot be used: this step fails as the first did (its status, reason and exit code),
+                    // not started; said once on stderr (by the failed step), in full in the result
+                    out.add(new StepOutcome(c.name(), schema, s.name(), Status.error, blocking.reason(), "not started: "
+                            + blocking.step() + " failed on this catalog (" + blocking.reason().name().toLowerCase(java.util.Locale.ROOT)
+                            + "): " + blocking.message(), null, 0));
+                    continue;
+                }
                 observer.starting(c, schema, s.name());
                 StepOutcome o;
                 if (stop.get()) {
                     o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, "the run was stopped (SIGTERM/SIGINT)", null, 0);
-                } else if (blocking != null) {
-                    o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, "an earlier step failed ("
-                            + blocking.name().toLowerCase(java.util.Locale.ROOT) + ")", null, 0);
                 } else {
                     AtomicBoolean stopSeen = new AtomicBoolean();
                     o = stoppedIfSo(step(c, schema, schemas, s, runStart, catalogStart, stopSeen), stopSeen.get());
                     if (o.status() == Status.error && CATALOG_WIDE.contains(o.reason())) {
-                        blocking = o.reason();
+                        blocking = o;
                     }
                 }
                 observer.finished(o);

@@ -73,7 +73,7 @@ public final class CatalogHealthCollector {
             DELETE_TABLES, UNREACHABLE, PG_ATTRIBUTE, RELATIONS, SNAPSHOTS, SNAPSHOT_OLDEST, SNAPSHOT_NEWEST, SNAPSHOT_CURRENT,
             DATA_FILES, DATA_FILES_BYTES, DELETE_FILES, DELETE_FILES_BYTES, SCHEDULED, SCHEDULED_AGE, BAND_FILES, BAND_BYTES,
             PARTITION_FILES, CATALOG_INFO + "_info", BEYOND_LAST_SNAPSHOT, UNREACHABLE_NONEMPTY,
-            CheckFindingsGauge.NAME);
+            CheckFindingsGauge.NAME, StorageGauges.LISTED, StorageGauges.COMPARED, StorageGauges.UNCHECKED);
 
     /** Size bands of live data files: label value and upper bound in bytes (exclusive; last band unbounded). */
     private static final String[] BANDS = {"lt_1mib", "1_to_10mib", "10_to_64mib", "ge_64mib"};

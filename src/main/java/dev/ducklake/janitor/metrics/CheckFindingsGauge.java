@@ -26,6 +26,10 @@ final class CheckFindingsGauge {
     /** The metric name. */
     static final String NAME = "ducklake_check_findings";
 
+    /** The metric's help text. */
+    static final String HELP = "Findings of ducklake-janitor check per kind (rows, tables or files; see the README for "
+            + "each kind's unit and fix; severity damage or debris). 0 = clean.";
+
     private CheckFindingsGauge() {
     }
 
@@ -66,8 +70,7 @@ final class CheckFindingsGauge {
                 return false;
             }
         }
-        families.add(new MetricFamily(NAME, "Findings of ducklake-janitor check per kind (rows, tables or files; see the README for "
-                + "each kind's unit and fix; severity damage or debris). 0 = clean.", MetricFamily.Type.GAUGE,
+        families.add(new MetricFamily(NAME, HELP, MetricFamily.Type.GAUGE,
                 List.of(CatalogHealthCollector.CATALOG_LABEL, "kind", "severity"),
                 samples));
         return true;

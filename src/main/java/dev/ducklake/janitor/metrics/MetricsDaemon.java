@@ -55,6 +55,8 @@ public final class MetricsDaemon implements AutoCloseable {
     private final Consumer<String> log;
     private final List<ScheduledExecutorService> schedulers = new ArrayList<>();
     private HttpServing server;
+    private List<StorageGauges> storage = List.of();
+    private Duration storageInterval = StorageGauges.DEFAULT_INTERVAL;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
@@ -101,6 +103,23 @@ public final class MetricsDaemon implements AutoCloseable {
     }
 
     /**
+     * Also runs the storage comparison of each catalog ({@code serve --storage}): on a thread and connection of its own
+     * per catalog, first at start and then {@code interval} after the end of the previous one, apart from the catalog
+     * collection (listing a data path costs far more than the catalog queries). Its gauges are served with the catalog's;
+     * a failed comparison shows as {@code ducklake_janitor_storage_check_success 0} and a {@code storage: failed} line of
+     * /-/ready, and changes neither the catalog's gauges nor the readiness status. Call before {@link #start}.
+     *
+     * @param gauges one per catalog (may be empty); the daemon closes them
+     * @param interval delay between two comparisons of a catalog
+     * @return this daemon
+     */
+    public MetricsDaemon withStorage(List<StorageGauges> gauges, Duration interval) {
+        this.storage = List.copyOf(gauges);
+        this.storageInterval = interval;
+        return this;
+    }
+
+    /**
      * Starts the collection threads (each catalog is collected at once) and the HTTP server.
      *
      * @param host the address to listen on ({@code 0.0.0.0} for all interfaces)
@@ -136,6 +155,28 @@ public final class MetricsDaemon implements AutoCloseable {
             schedulers.add(ses);
             ses.schedule(() -> cycle(ses, t), 0, TimeUnit.MILLISECONDS);
         }
+        for (StorageGauges g : storage) {
+            ScheduledExecutorService ses = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread th = new Thread(r, "storage-" + g.config().name());
+                th.setDaemon(true);
+                return th;
+            });
+            schedulers.add(ses);
+            ses.schedule(() -> storageCycle(ses, g), 0, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void storageCycle(ScheduledExecutorService ses, StorageGauges g) {
+        try {
+            g.collectOnce();
+        } catch (RuntimeException e) {
+            log.accept("catalog " + g.config().name() + ": storage comparison: unexpected " + e.getClass().getSimpleName() + ": "
+                    + e.getMessage());
+        } finally {
+            if (!ses.isShutdown()) {
+                ses.schedule(() -> storageCycle(ses, g), storageInterval.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
     }
 
     private void cycle(ScheduledExecutorService ses, CatalogTarget t) {
@@ -169,6 +210,9 @@ public final class MetricsDaemon implements AutoCloseable {
         for (CatalogTarget t : targets) {
             all.addAll(t.families());
         }
+        for (StorageGauges g : storage) {
+            all.addAll(g.families());
+        }
         return Exposition.merge(all);
     }
 
@@ -189,6 +233,11 @@ public final class MetricsDaemon implements AutoCloseable {
                         body.append(" (").append(why).append(')');
                     }
                     body.append('\n');
+                }
+                for (StorageGauges g : storage) {
+                    String why = g.lastError();
+                    body.append(g.config().name()).append(" storage: ").append(!g.everCollected() ? "not compared yet"
+                            : why == null ? "ok" : "failed (" + why + ")").append('\n');
                 }
                 reply(ex, ready() ? 200 : 503, (ready() ? "ok\n" : "not ready\n") + body);
             } else if ("/".equals(path)) {
@@ -236,6 +285,9 @@ public final class MetricsDaemon implements AutoCloseable {
         }
         for (CatalogTarget t : targets) {
             t.close();
+        }
+        for (StorageGauges g : storage) {
+            g.close();
         }
         long deadline = System.nanoTime() + STOP_WAIT.toNanos();
         for (ScheduledExecutorService ses : schedulers) {

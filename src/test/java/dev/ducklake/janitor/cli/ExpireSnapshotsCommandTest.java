@@ -80,10 +80,39 @@ class ExpireSnapshotsCommandTest {
             assertThat(r.has(f)).as(f).isTrue();
         }
         assertThat(r.get("operation").asText()).isEqualTo("expire-snapshots");
-        assertThat(r.get("snapshots_expired").asLong()).isEqualTo(3).isEqualTo(d.get("snapshots_expired").asLong());
-        assertThat(r.get("tables_removed").asLong()).isEqualTo(1).isEqualTo(d.get("tables_removed").asLong());
+        // the dry run says what the execute run would do, under would keys; the execute run what it did
+        assertThat(r.get("snapshots_expired").asLong()).isEqualTo(3).isEqualTo(d.get("snapshots_would_expire").asLong());
+        assertThat(r.get("tables_removed").asLong()).isEqualTo(1).isEqualTo(d.get("tables_would_remove").asLong());
         assertThat(r.get("oldest_retained_snapshot").asLong()).isEqualTo(3);
         assertThat(d.get("dry_run").asBoolean()).isTrue();
+        for (String done : new String[] {"snapshots_expired", "data_files_scheduled", "delete_files_scheduled", "tables_removed",
+            "inlined_tables_dropped", "other_rows_deleted", "inlined_rows_deleted"}) {
+            assertThat(d.has(done)).as("a dry run has no execute figure " + done).isFalse();
+        }
+        for (String would : new String[] {"snapshots_would_expire", "tables_would_remove", "inlined_rows_would_delete"}) {
+            assertThat(r.has(would)).as("an execute run has no would figure " + would).isFalse();
+        }
+    }
+
+    @Test
+    void textSaysWouldInADryRunAndWhatWasDoneInAnExecuteRun() throws Exception {
+        String s = catalog("exp_cli_text");
+        Cli.Run dry = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
+                "--dry-run");
+        assertThat(dry.exitCode()).as(dry.err()).isZero();
+        assertThat(dry.out()).containsPattern("would expire snapshots +3").containsPattern("would remove tables +1")
+                .doesNotContain("expired snapshots");
+        Cli.Run run = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
+                "--yes");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).containsPattern("expired snapshots +3").containsPattern("removed tables +1").doesNotContain("would ");
+        String a = catalog("exp_cli_text_a");
+        String b = catalog("exp_cli_text_b");
+        Cli.Run total = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", a, "--metadata-schema", b,
+                "--retain-last", "1", "--min-age", "0s", "--dry-run");
+        assertThat(total.exitCode()).as(total.err()).isZero();
+        assertThat(total.out()).as("the multi-schema total").containsPattern("snapshots would expire +6")
+                .doesNotContain("snapshots expired");
     }
 
     @Test

@@ -48,6 +48,8 @@ class TenantIsolationTest {
     private static final String PASSWORD = "tenant-iso-pw";
     private static final String JANITOR = "janitor_iso";
     private static final String TENANT = "tenant_iso";
+    /** Unique to this test JVM: catalogs of earlier runs on an external server name the same keys otherwise. */
+    private static final String TENANTS = S3TestServer.runBucket("tenants");
 
     static DedicatedPostgres pg;
 
@@ -363,31 +365,31 @@ class TenantIsolationTest {
         String db = database("iso_s3");
         String db2 = database("iso_s3_other");
         try (S3TestServer s3 = new S3TestServer()) {
-            s3.createBucket("tenants");
+            s3.createBucket(TENANTS);
             try (Connection c = su(db)) {
-                catalog(c, "lake", "s3://tenants/lake/");
+                catalog(c, "lake", "s3://" + TENANTS + "/lake/");
                 grantRead(c, "lake");
                 for (int i = 0; i < 6; i++) {
                     String n = ducklakeName();
-                    s3.put("tenants", "lake/main/test/" + n, 10);
+                    s3.put(TENANTS, "lake/main/test/" + n, 10);
                     dataFile(c, "lake", n);
                 }
-                s3.put("tenants", "lake/main/test/" + ducklakeName(), 10);
+                s3.put(TENANTS, "lake/main/test/" + ducklakeName(), 10);
                 Catalogs.exec(c, "GRANT CREATE ON DATABASE " + Sql.ident(db) + " TO " + TENANT);
                 Catalogs.exec(c, "SET ROLE " + TENANT);
-                catalog(c, "tenant_priv", "s3://tenants/lake/priv/");
+                catalog(c, "tenant_priv", "s3://" + TENANTS + "/lake/priv/");
                 String n = ducklakeName();
-                s3.put("tenants", "lake/priv/main/test/" + n, 10);
+                s3.put(TENANTS, "lake/priv/main/test/" + n, 10);
                 dataFile(c, "tenant_priv", n);
                 Catalogs.exec(c, "RESET ROLE");
             }
             String theirs = null;
             try (Connection c = su(db2)) {
-                catalog(c, "cat2", "s3a://tenants/lake/db2");
+                catalog(c, "cat2", "s3a://" + TENANTS + "/lake/db2");
                 grantRead(c, "cat2");
                 String n = ducklakeName();
                 theirs = "lake/db2/main/test/" + n;
-                s3.put("tenants", theirs, 10);
+                s3.put(TENANTS, theirs, 10);
                 dataFile(c, "cat2", n);
             }
             Thread.sleep(20);
@@ -398,14 +400,14 @@ class TenantIsolationTest {
             try (Connection c = janitor.openRaw(); FileStore store = s3.store()) {
                 assertThat(reason(() -> DeleteOrphanFiles.run(c, store, o, FileListener.NONE))).isEqualTo(Reason.PERMISSION_DENIED);
             }
-            assertThat(s3.exists("tenants", theirs)).isTrue();
+            assertThat(s3.exists(TENANTS, theirs)).isTrue();
             DeleteOrphanFilesResult r;
             try (Connection c = janitor.openRaw(); FileStore store = s3.store()) {
                 r = DeleteOrphanFiles.run(c, store, o.withConsult(o.consult().withExcludedSchemas(List.of("tenant_priv"))),
                         FileListener.NONE);
             } catch (JanitorException e) {
                 assertThat(e.reason()).as(e.getMessage()).isEqualTo(Reason.BRAKE_UNKNOWN_TABLE_FOLDERS);
-                assertThat(e.getMessage()).contains("s3://tenants/lake/priv/main/test/").doesNotContain("lake/db2");
+                assertThat(e.getMessage()).contains("s3://" + TENANTS + "/lake/priv/main/test/").doesNotContain("lake/db2");
                 r = null;
             }
             assertThat(r).as("the excluded nested catalog's folder stops the run").isNull();
@@ -415,7 +417,7 @@ class TenantIsolationTest {
                         .as("without the server's other databases their folder is unknown too")
                         .isEqualTo(Reason.BRAKE_UNKNOWN_TABLE_FOLDERS);
             }
-            assertThat(s3.exists("tenants", theirs)).isTrue();
+            assertThat(s3.exists(TENANTS, theirs)).isTrue();
         }
     }
 

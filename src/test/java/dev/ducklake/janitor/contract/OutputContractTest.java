@@ -84,6 +84,38 @@ class OutputContractTest {
         compare("drop-orphan-inline-tables-json-paths.txt", actual.toString());
     }
 
+    /**
+     * expire-snapshots and purge-orphan-stats, dry and execute runs, one and several schemas: a dry run's figures are
+     * {@code would} keys ({@code snapshots_would_expire}, {@code rows_would_delete_total}), an execute run's what it did.
+     */
+    @Test
+    void jsonMemberPathsOfExpireAndPurge() throws Exception {
+        StringBuilder actual = new StringBuilder();
+        for (String command : List.of("expire-snapshots", "purge-orphan-stats")) {
+            String a = pg.freshSchema("contract_" + command.charAt(0) + "a");
+            String b = pg.freshSchema("contract_" + command.charAt(0) + "b");
+            try (Connection c = pg.connect()) {
+                fixture(c, a);
+                fixture(c, b);
+            }
+            List<String> extra = command.equals("expire-snapshots") ? List.of("--retain-last", "1") : List.of();
+            section(actual, command + " single dry run", ok(run(command, extra, "--metadata-schema", a, "--dry-run")));
+            section(actual, command + " multi-schema dry run", ok(run(command, extra, "--metadata-schema", a,
+                    "--metadata-schema", b, "--dry-run")));
+            section(actual, command + " single execute run", ok(run(command, extra, "--metadata-schema", a, "--yes")));
+            section(actual, command + " multi-schema execute run", ok(run(command, extra, "--metadata-schema", a,
+                    "--metadata-schema", b, "--yes")));
+        }
+        compare("expire-purge-json-paths.txt", actual.toString());
+    }
+
+    private CliRun run(String command, List<String> extra, String... args) {
+        List<String> all = new ArrayList<>(List.of(command, "--catalog", pg.url(), "--output", "json"));
+        all.addAll(extra);
+        all.addAll(List.of(args));
+        return CliRun.run(all.toArray(new String[0]));
+    }
+
     @TempDir
     Path dir;
 

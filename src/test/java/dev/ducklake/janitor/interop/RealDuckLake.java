@@ -224,6 +224,16 @@ public final class RealDuckLake {
         return check.path("extensions").path("ducklake").asText();
     }
 
+    /**
+     * The directory that holds the packaged {@code ducklake} and {@code postgres_scanner} extension files (the venv's
+     * site-packages: each wheel keeps its file under {@code duckdb_extension_<name>/extensions/v<duckdb>/}), for
+     * {@code --duckdb-extension-dir}.
+     */
+    public Path extensionFilesRoot() {
+        Path ducklake = Paths.get(check.path("extension_files").path("ducklake").asText());
+        return ducklake.getParent().getParent().getParent().getParent();
+    }
+
     /** The postgres_scanner extension's version string. */
     public String postgresExtensionVersion() {
         return check.path("extensions").path("postgres_scanner").asText();

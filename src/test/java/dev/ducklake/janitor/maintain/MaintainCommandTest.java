@@ -134,7 +134,11 @@ class MaintainCommandTest {
         assertThat(bDrop.get("reason").asText()).isEqualTo("not_a_catalog");
         assertThat(bDrop.get("message").asText()).contains(missing);
         for (int i = 1; i < 4; i++) {
-            assertThat(broken.get("steps").get(i).get("status").asText()).as("after a catalog-wide failure").isEqualTo("not_run");
+            JsonNode later = broken.get("steps").get(i);
+            assertThat(later.get("status").asText()).as("after a catalog-wide failure: an error, not started").isEqualTo("error");
+            assertThat(later.get("reason").asText()).isEqualTo("not_a_catalog");
+            assertThat(later.get("exit_code").asInt()).isEqualTo(4);
+            assertThat(later.get("message").asText()).startsWith("not started: expire-snapshots failed on this catalog");
         }
         assertThat(doc.get("summary").get("steps_ok").asInt()).as("expire, drop, cleanup, and check: debris only, below fail-on damage").isEqualTo(4);
 
@@ -227,7 +231,7 @@ class MaintainCommandTest {
         Cli.Run alone = Cli.run(Map.of(), "expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", s,
                 "--retain-last", "1", "--min-age", "0s", "--dry-run", "--output", "json");
         assertThat(alone.exitCode()).as(alone.all()).isZero();
-        long expected = JSON.readTree(alone.out()).get("snapshots_expired").asLong();
+        long expected = JSON.readTree(alone.out()).get("snapshots_would_expire").asLong();
         assertThat(expected).isPositive();
 
         // the command's own parser refuses a combination it refuses on the command line: a configuration error before anything runs
@@ -247,7 +251,7 @@ class MaintainCommandTest {
                 .satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_snapshots_expired_last_run " + expected));
         Cli.Run after = Cli.run(Map.of(), "expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", s,
                 "--retain-last", "1", "--min-age", "0s", "--dry-run", "--output", "json");
-        assertThat(JSON.readTree(after.out()).get("snapshots_expired").asLong()).as("the chain really expired them").isZero();
+        assertThat(JSON.readTree(after.out()).get("snapshots_would_expire").asLong()).as("the chain really expired them").isZero();
     }
 
     @Test

@@ -259,12 +259,15 @@ class DropOrphanInlineTablesTest {
         assertThat(j.get("orphan_tables_present").asLong()).isEqualTo(27);
         assertThat(j.get("orphan_nonempty").asLong()).isEqualTo(1);
         assertThat(j.get("kept_by_name_guard").asLong()).isZero();
-        assertThat(j.get("dropped").asLong()).isZero();
+        assertThat(j.get("would_drop").asLong()).as("the empty orphans an execute run would drop").isEqualTo(26);
         assertThat(j.get("remaining").asLong()).isEqualTo(27);
         for (String field : List.of("dry_run", "registry_rows", "orphan_rows", "orphan_tables_present", "orphan_nonempty",
-                "kept_by_name_guard", "dropped", "rows_deleted", "missing_tables", "skipped_nonempty", "remaining", "batches",
+                "kept_by_name_guard", "would_drop", "remaining", "batches",
                 "retries", "batch_size_start", "batch_size_final", "budget_exhausted", "elapsed_seconds")) {
             assertThat(j.has(field)).as("JSON field " + field).isTrue();
+        }
+        for (String field : List.of("dropped", "rows_deleted", "missing_tables", "skipped_nonempty", "skipped_locked")) {
+            assertThat(j.has(field)).as("a dry run has no execute figure " + field + " (it says would_drop)").isFalse();
         }
         assertThat(inlinedTables()).isEqualTo(tables);
         assertThat(registryNames()).isEqualTo(registry);

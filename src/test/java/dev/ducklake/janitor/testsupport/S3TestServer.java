@@ -110,10 +110,12 @@ public final class S3TestServer implements AutoCloseable {
     }
 
     /**
-     * A bucket name unique to this test JVM ({@code base-<pid>-<random>}: pids repeat across containers). The bucket lives in this in-process server only, but
-     * the catalogs that name it live in the test database, which on an external server
-     * ({@code DUCKLAKE_JANITOR_TEST_PG_URL}) outlives the run: a catalog of an earlier run that names the same bucket is
-     * consulted by the next sweep and makes its files known (a near-match test then found no candidate).
+     * A bucket name unique to this test JVM ({@code base-<pid>-<random>}: pids repeat across containers).
+     *
+     * <p>The bucket lives in this in-process server only, but the catalogs that name it live in the test database,
+     * which on an external server ({@code DUCKLAKE_JANITOR_TEST_PG_URL}) outlives the run: a catalog of an earlier run
+     * that names the same bucket is consulted by the next sweep and makes its files known (a near-match test then
+     * found no candidate).
      */
     public static String runBucket(String base) {
         return base + "-" + RUN;

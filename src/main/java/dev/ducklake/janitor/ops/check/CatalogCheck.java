@@ -140,12 +140,34 @@ public final class CatalogCheck {
 
     private MissingObjects.Result storage(Connection conn, String schema) throws JanitorException {
         try {
-            String dataPath = dev.ducklake.janitor.ops.files.CatalogFiles.resolver(conn, schema, dataPathOverride).dataPath();
-            try (dev.ducklake.janitor.storage.FileStore store = storeOpener.open(dataPath)) {
-                return MissingObjects.compare(conn, schema, store, dataPathOverride, options.maxExamples());
-            }
+            return compareStorage(conn, schema, storeOpener, dataPathOverride, options.maxExamples(), store -> { });
         } catch (SQLException e) {
             throw databaseError("the storage comparison", e);
+        }
+    }
+
+    /**
+     * The storage comparison of {@code check --storage} ({@link MissingObjects#compare}) with the store opened for the
+     * catalog's data path (or the override) and closed afterwards; shared with the metrics side's storage gauges.
+     *
+     * @param conn an open connection to the catalog database (schema already inspected)
+     * @param schema the metadata schema
+     * @param opener opens the store of the data path
+     * @param override {@code --data-path}, or null for the catalog's data_path
+     * @param maxExamples examples per finding kind
+     * @param opened told the store once it is open (so that a caller bounding the comparison can close it early)
+     * @return the counts and examples
+     * @throws JanitorException STORAGE when the store cannot be opened or listed; BRAKE_ROOT_PATH for an unusable path
+     * @throws SQLException on database errors
+     */
+    public static MissingObjects.Result compareStorage(Connection conn, String schema, dev.ducklake.janitor.ops.files.StoreOpener opener,
+                                                       String override, int maxExamples,
+                                                       java.util.function.Consumer<dev.ducklake.janitor.storage.FileStore> opened)
+            throws JanitorException, SQLException {
+        String dataPath = dev.ducklake.janitor.ops.files.CatalogFiles.resolver(conn, schema, override).dataPath();
+        try (dev.ducklake.janitor.storage.FileStore store = opener.open(dataPath)) {
+            opened.accept(store);
+            return MissingObjects.compare(conn, schema, store, override, maxExamples);
         }
     }
 

@@ -3,11 +3,11 @@ package dev.ducklake.janitor.ops.cleanupoldfiles;
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.ducklake.janitor.ops.DoneOrWould;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -76,18 +76,10 @@ public record CleanupOldFilesResult(String schema, String dataPath, String cutof
      */
     @JsonAnyGetter
     public Map<String, Long> doneOrWould() {
-        Map<String, Long> m = new LinkedHashMap<>();
-        if (dryRun) {
-            m.put("files_would_delete", filesDeleted);
-            m.put("bytes_would_delete", bytes);
-            m.put("queue_rows_would_delete", queueRowsDeleted);
-        } else {
-            m.put("files_deleted", filesDeleted);
-            m.put("bytes_deleted", bytes);
-            m.put("queue_rows_deleted", queueRowsDeleted);
-            m.put("files_failed", failed);
-        }
-        return m;
+        return DoneOrWould.<Long>of(dryRun).figure("files_deleted", "files_would_delete", filesDeleted)
+                .figure("bytes_deleted", "bytes_would_delete", bytes)
+                .figure("queue_rows_deleted", "queue_rows_would_delete", queueRowsDeleted)
+                .done("files_failed", failed).map();
     }
 
     /** Whether rows were kept that the operator should look at (exit code 12). */

@@ -3,11 +3,11 @@ package dev.ducklake.janitor.ops.deleteorphanfiles;
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.ducklake.janitor.ops.DoneOrWould;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -85,16 +85,9 @@ public record DeleteOrphanFilesResult(String schema, String dataPath, String cut
      */
     @JsonAnyGetter
     public Map<String, Long> doneOrWould() {
-        Map<String, Long> m = new LinkedHashMap<>();
-        if (dryRun) {
-            m.put("files_would_delete", hasFindings() ? 0 : candidates);
-            m.put("bytes_would_delete", hasFindings() ? 0 : candidateBytes);
-        } else {
-            m.put("files_deleted", deleted);
-            m.put("bytes_deleted", bytesDeleted);
-            m.put("files_failed", failed);
-        }
-        return m;
+        return DoneOrWould.<Long>of(dryRun).figure("files_deleted", "files_would_delete", dryRun ? hasFindings() ? 0 : candidates : deleted)
+                .figure("bytes_deleted", "bytes_would_delete", dryRun ? hasFindings() ? 0 : candidateBytes : bytesDeleted)
+                .done("files_failed", failed).map();
     }
 
     /** Whether the operator should look at something (exit code 12): unresolved catalog rows stopped the deletion. */

@@ -1,10 +1,14 @@
 package dev.ducklake.janitor.ops.droporphaninline;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.ducklake.janitor.ops.DoneOrWould;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a run of {@link DropOrphanInlineTables} found and did. Counts are registry rows or tables as named;
@@ -40,7 +44,10 @@ import java.util.List;
  * @param unregisteredAnomalies tables that look like inlined tables but are never dropped: an unregistered
  *     data table whose table_id is reachable, a name that is not exactly DuckLake's form, a relation that is
  *     not a plain table, or columns that are not DuckLake's system columns (listed in {@code anomalyTables})
- * @param wouldDrop dry run: tables an execute run with the same options would drop (0 in execute runs)
+ * @param wouldDrop dry run: tables an execute run with the same options would drop (0 in execute runs). The JSON keys
+ *     of this and of the execute run's figures say which run it was ({@link #doneOrWould()}): {@code would_drop} in a
+ *     dry run only; {@code dropped}, {@code rows_deleted}, {@code missing_tables}, {@code dropped_*},
+ *     {@code inlined_rows_dropped}, {@code skipped_*} in an execute run only
  * @param droppedUnregistered unregistered leftover data tables dropped
  * @param droppedInlinedDelete inlined deletion tables dropped
  * @param droppedNonempty tables dropped although they held rows ({@code includeNonempty}), of any kind
@@ -64,19 +71,41 @@ import java.util.List;
  */
 public record DropOrphanInlineTablesResult(String schema, String formatVersion, boolean dryRun, long registryRows,
                                            long orphanRows, long orphanTablesPresent, long orphanNonempty,
-                                           long keptByNameGuard, long keptNotATable, long dropped, long rowsDeleted,
-                                           long missingTables, long skippedNonempty, long skippedLocked, long remaining,
+                                           long keptByNameGuard, long keptNotATable, @JsonIgnore long dropped,
+                                           @JsonIgnore long rowsDeleted, @JsonIgnore long missingTables,
+                                           @JsonIgnore long skippedNonempty, @JsonIgnore long skippedLocked, long remaining,
                                            @JsonUnwrapped RunFigures run,
                                            long unregisteredOrphans, long inlinedDeleteOrphans, long inlinedDeleteLive,
-                                           long unregisteredNonempty, long unregisteredAnomalies, long wouldDrop,
-                                           long droppedUnregistered, long droppedInlinedDelete, long droppedNonempty,
-                                           long inlinedRowsDropped, long remainingUnregistered,
-                                           long skippedNonemptyRegistered, long skippedNonemptyUnregistered,
-                                           long skippedNonemptyInlinedDelete,
+                                           long unregisteredNonempty, long unregisteredAnomalies, @JsonIgnore long wouldDrop,
+                                           @JsonIgnore long droppedUnregistered, @JsonIgnore long droppedInlinedDelete,
+                                           @JsonIgnore long droppedNonempty, @JsonIgnore long inlinedRowsDropped,
+                                           long remainingUnregistered, @JsonIgnore long skippedNonemptyRegistered,
+                                           @JsonIgnore long skippedNonemptyUnregistered, @JsonIgnore long skippedNonemptyInlinedDelete,
                                            boolean unregisteredTablesTruncated, long unregisteredTablesTotal,
                                            boolean anomalyTablesTruncated, long anomalyTablesTotal,
                                            List<NonEmptyTable> nonEmptyTables, List<String> unregisteredTables,
                                            List<Anomaly> anomalyTables, boolean includeNonempty) implements MaintenanceResult {
+
+    /**
+     * The figures whose key says whether they happened or would ({@link DoneOrWould}): a dry run has {@code would_drop}
+     * (the tables an execute run with the same options would drop); an execute run has {@code dropped},
+     * {@code rows_deleted}, {@code missing_tables}, {@code dropped_unregistered}, {@code dropped_inlined_delete},
+     * {@code dropped_nonempty}, {@code inlined_rows_dropped}, {@code skipped_nonempty} (and its split by kind) and
+     * {@code skipped_locked}, which a dry run, changing nothing and locking nothing, cannot have.
+     *
+     * @return the figures, by JSON key
+     */
+    @JsonAnyGetter
+    public Map<String, Long> doneOrWould() {
+        return DoneOrWould.<Long>of(dryRun).figure("dropped", "would_drop", dryRun ? wouldDrop : dropped)
+                .done("rows_deleted", rowsDeleted).done("missing_tables", missingTables)
+                .done("dropped_unregistered", droppedUnregistered).done("dropped_inlined_delete", droppedInlinedDelete)
+                .done("dropped_nonempty", droppedNonempty).done("inlined_rows_dropped", inlinedRowsDropped)
+                .done("skipped_nonempty", skippedNonempty).done("skipped_nonempty_registered", skippedNonemptyRegistered)
+                .done("skipped_nonempty_unregistered", skippedNonemptyUnregistered)
+                .done("skipped_nonempty_inlined_delete", skippedNonemptyInlinedDelete)
+                .done("skipped_locked", skippedLocked).map();
+    }
 
     /** @return batches committed ({@link RunFigures#batches()}) */
     public int batches() {

@@ -1,10 +1,14 @@
 package dev.ducklake.janitor.ops.expiresnapshots;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.ducklake.janitor.ops.DoneOrWould;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * What one {@link ExpireSnapshots} run did (execute) or would do (dry run). Counts are rows or relations;
@@ -17,7 +21,9 @@ import java.util.List;
  *     {@code older_than+retain_last}, {@code versions} or {@code catalog_option}
  * @param cutoff the time cutoff as ISO-8601 (snapshot_time strictly before it), or null without a time criterion
  * @param minAgeCutoff snapshots younger than this were protected by --min-age (ISO-8601), or null for 0s
- * @param snapshotsExpired snapshots expired (dry run: that would be)
+ * @param snapshotsExpired snapshots expired (dry run: that would be). The JSON keys of this and the next six figures
+ *     say which ({@link #doneOrWould()}): {@code snapshots_expired} in an execute run, {@code snapshots_would_expire} in a
+ *     dry run
  * @param dataFilesScheduled data files removed from the catalog and queued in
  *     ducklake_files_scheduled_for_deletion
  * @param deleteFilesScheduled delete files removed and queued
@@ -26,7 +32,7 @@ import java.util.List;
  * @param otherRowsDeleted closed rows of ducklake_schema, _view, _view_column_tag, _tag and _macro deleted
  * @param inlinedRowsDeleted dead rows deleted from the inlined-data tables of reachable tables: rows that no retained
  *     snapshot can see (DuckLake's fix for duckdb/ducklake#1390, after 1.5.5); 0 when the run was stopped by a signal or its
- *     budget before that step
+ *     budget before that step (dry run: that would be)
  * @param oldestRetainedSnapshot the oldest snapshot id left after the run (dry run: that would be)
  * @param newestSnapshot the newest snapshot id (never expired)
  * @param remainingSelected snapshots the selection still allows after the run (0 unless stopped early)
@@ -39,9 +45,10 @@ import java.util.List;
  *     reason, elapsed seconds, warnings), flattened into the JSON
  */
 public record ExpireSnapshotsResult(String schema, String formatVersion, boolean dryRun, String criterion,
-                                    String cutoff, String minAgeCutoff, long snapshotsExpired, long dataFilesScheduled,
-                                    long deleteFilesScheduled, long tablesRemoved, long inlinedTablesDropped,
-                                    long otherRowsDeleted, long inlinedRowsDeleted, Long oldestRetainedSnapshot,
+                                    String cutoff, String minAgeCutoff, @JsonIgnore long snapshotsExpired,
+                                    @JsonIgnore long dataFilesScheduled, @JsonIgnore long deleteFilesScheduled,
+                                    @JsonIgnore long tablesRemoved, @JsonIgnore long inlinedTablesDropped,
+                                    @JsonIgnore long otherRowsDeleted, @JsonIgnore long inlinedRowsDeleted, Long oldestRetainedSnapshot,
                                     long newestSnapshot, long remainingSelected, int tableBudget, List<Batch> batchList,
                                     List<RemovedTable> removedTables, List<SnapshotRange> expiredRanges,
                                     @JsonUnwrapped RunFigures run) implements MaintenanceResult {
@@ -49,6 +56,26 @@ public record ExpireSnapshotsResult(String schema, String formatVersion, boolean
     /** @return batches committed (dry run: simulated) */
     public int batches() {
         return run.batches();
+    }
+
+    /**
+     * The figures whose key says whether they happened or would ({@link DoneOrWould}): {@code snapshots_expired},
+     * {@code data_files_scheduled}, {@code delete_files_scheduled}, {@code tables_removed}, {@code inlined_tables_dropped},
+     * {@code other_rows_deleted}, {@code inlined_rows_deleted} in an execute run; {@code snapshots_would_expire},
+     * {@code data_files_would_schedule}, {@code delete_files_would_schedule}, {@code tables_would_remove},
+     * {@code inlined_tables_would_drop}, {@code other_rows_would_delete}, {@code inlined_rows_would_delete} in a dry run.
+     *
+     * @return the figures, by JSON key
+     */
+    @JsonAnyGetter
+    public Map<String, Long> doneOrWould() {
+        return DoneOrWould.<Long>of(dryRun).figure("snapshots_expired", "snapshots_would_expire", snapshotsExpired)
+                .figure("data_files_scheduled", "data_files_would_schedule", dataFilesScheduled)
+                .figure("delete_files_scheduled", "delete_files_would_schedule", deleteFilesScheduled)
+                .figure("tables_removed", "tables_would_remove", tablesRemoved)
+                .figure("inlined_tables_dropped", "inlined_tables_would_drop", inlinedTablesDropped)
+                .figure("other_rows_deleted", "other_rows_would_delete", otherRowsDeleted)
+                .figure("inlined_rows_deleted", "inlined_rows_would_delete", inlinedRowsDeleted).map();
     }
 
 

@@ -1,0 +1,49 @@
+package dev.ducklake.janitor.cli;
+
+import dev.ducklake.janitor.ops.compact.CompactMode;
+import dev.ducklake.janitor.ops.compact.CompactOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ducklake-janitor compact}: DuckLake's merge_adjacent_files and rewrite_data_files, planned over JDBC, table by table. */
+@Command(name = "compact", mixinStandardHelpOptions = true,
+        resourceBundle = "dev.ducklake.janitor.cli.EngineCommand",
+        description = {"Merges adjacent small Parquet files (ducklake_merge_adjacent_files) and rewrites files with many deleted "
+                + "rows (ducklake_rewrite_data_files) with DuckLake's own functions, one table per call, in an in-process DuckDB "
+                + "(DuckDB's JDBC driver org.duckdb:duckdb_jdbc:1.5.5.0 with the ducklake and postgres extensions; the catalog "
+                + "is ATTACHed read-write with the same connection settings). The plan is made over JDBC from the catalog alone, "
+                + "no ATTACH: per table, live files below the target size grouped per schema version and partition as DuckLake "
+                + "groups them, and files whose deleted-row fraction reaches the threshold.",
+            "A dry run (--dry-run) prints the plan with its figures and the exact CALLs, and starts no DuckDB. An execute run "
+                + "holds the advisory lock (--lock-name), asks for confirmation on a terminal unless --yes, refuses a catalog that "
+                + "ATTACH would take too long to read (exit 20) and a catalog format the engine cannot write (exit 21).",
+            "The replaced files stay readable at older snapshots; expire-snapshots and cleanup-old-files remove them later. "
+                + "Several catalogs: --metadata-schema several times, or --all-metadata-schemas; the exit code is then the worst "
+                + "schema's: " + dev.ducklake.janitor.JanitorException.Reason.EXIT_CODE_ORDER + "."})
+public final class CompactCommand extends EngineCommand {
+
+    @Option(names = "--target-file-size", paramLabel = "BYTES",
+            description = "Merge files below this size, up to about this size per merged file. Default: DuckLake's: the "
+                    + "catalog's target_file_size option (table, schema, global), else 536870912 (512 MiB).")
+    Long targetFileSize;
+
+    @Option(names = "--delete-threshold", paramLabel = "FRACTION",
+            description = "Rewrite files whose deleted rows make up at least this fraction (0 to 1). Default: DuckLake's: the "
+                    + "catalog's rewrite_delete_threshold option, else 0.95.")
+    Double deleteThreshold;
+
+    @Option(names = "--max-input-files", paramLabel = "N",
+            description = "At most N input files per merge call (DuckLake binds about 0.2 MB per input file): the call's "
+                    + "max_compacted_files is chosen so that no order of DuckLake's groups exceeds N; the rest is merged by the "
+                    + "next run. At least 2. Default: no limit.")
+    int maxInputFiles;
+
+    public CompactCommand() {
+        super(CompactMode.COMPACT);
+    }
+
+    @Override
+    CompactOptions modeOptions(CompactOptions defaults) {
+        return defaults.withThresholds(targetFileSize, deleteThreshold).withCaps(defaults.maxTables(), maxInputFiles);
+    }
+}

@@ -1,0 +1,223 @@
+package dev.ducklake.janitor.ops.compact;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.catalog.CatalogInfo;
+import dev.ducklake.janitor.catalog.FormatVersion;
+import dev.ducklake.janitor.ops.MaintenanceRun;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.RetryPolicy;
+import dev.ducklake.janitor.ops.RunFigures;
+import dev.ducklake.janitor.ops.StoppableOperation;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.SqlState;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code flush-inlined-data} and {@code compact}: plans over JDBC ({@link CompactionPlanner}, no ATTACH), then, for an
+ * execute run, calls DuckLake's own function table by table in an in-process DuckDB ({@link DuckLakeEngine}).
+ *
+ * <p>Order of an execute run: inspect the catalog and take the advisory lock (the shared runtime,
+ * {@link MaintenanceRun}); refuse a format the engine cannot write ({@link Reason#ENGINE_UNAVAILABLE}: DuckLake 1.5.5
+ * writes {@value DuckLakeEngine#WRITABLE_FORMAT} and would migrate anything else); measure what ATTACH would scan and refuse
+ * a bloated schema ({@link Reason#ATTACH_BLOATED}); plan; start DuckDB only when a table has work; then per table (at most
+ * --max-tables) its calls in DuckLake CHECKPOINT's order (flush; merge, then rewrite), each in its own DuckDB transaction.
+ * A transaction conflict (a writer committing at the same time) is retried by {@link RetryPolicy} with its backoff; the run
+ * budget and the stop signal are checked before each call (a call in flight runs to its end). Each call commits on its
+ * own, so a stopped or failed run leaves consistent tables: run it again. Afterwards the catalog is planned again for
+ * {@code remaining_tables_with_work}. A dry run plans and reports the exact calls; it takes no lock and starts no DuckDB.
+ */
+public final class CompactTables extends StoppableOperation<CompactResult> {
+
+    private final ConnectionSpec spec;
+    private final CompactOptions options;
+    private final ProgressListener listener;
+
+    /**
+     * @param spec where the catalog database is
+     * @param options what to do
+     * @param listener where progress goes
+     */
+    public CompactTables(ConnectionSpec spec, CompactOptions options, ProgressListener listener) {
+        this.spec = spec;
+        this.options = options;
+        this.listener = listener;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws JanitorException USAGE for invalid options; CONNECTION, NOT_A_CATALOG, UNSUPPORTED_VERSION, LOCK_HELD from the
+     *     runtime; ENGINE_UNAVAILABLE for a format the engine cannot write, a missing driver or extension; ATTACH_BLOATED when
+     *     ATTACH would scan more than the limits; DATABASE_ERROR when a call failed (after retries for conflicts); the
+     *     tables done before are kept
+     */
+    @Override
+    protected CompactResult run() throws JanitorException {
+        options.validate();
+        boolean dry = options.run().dryRun();
+        try (MaintenanceRun run = MaintenanceRun.open(spec, options.run(), listener, stopFlag())) {
+            CatalogInfo info = run.inspectAndLock();
+            String schema = info.schema();
+            if (!plannable(info.version())) {
+                throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "The catalog in schema '" + schema + "' has format "
+                        + info.version().text() + "; DuckLake 1.5.5 (the engine of " + options.mode().operation() + ") writes format "
+                        + DuckLakeEngine.WRITABLE_FORMAT + " and would have to migrate this one first. Nothing was changed.");
+            }
+            if (!dry && !DuckLakeEngine.WRITABLE_FORMAT.equals(info.version().text())) {
+                throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "The catalog in schema '" + schema + "' has format "
+                        + info.version().text() + ", which DuckLake 1.5.5 (the engine of " + options.mode().operation()
+                        + ") cannot write: it writes format " + DuckLakeEngine.WRITABLE_FORMAT + " only. Use DuckLake's own "
+                        + "functions from a DuckDB release that writes " + info.version().text() + ". Nothing was changed.");
+            }
+            AttachCost cost = run.queries().readOnly("measuring what ATTACH would scan", options.run().statementTimeout(),
+                    c -> AttachCost.measure(c, schema));
+            String bloat = bloat(cost);
+            if (bloat != null) {
+                if (!dry) {
+                    throw new JanitorException(Reason.ATTACH_BLOATED, "Refusing to ATTACH the catalog in schema '" + schema + "': "
+                            + bloat + ". Run drop-orphan-inline-tables (and expire-snapshots) first. Nothing was changed.");
+                }
+                run.recorder().warn("an execute run would refuse to ATTACH (exit 20): " + bloat);
+            }
+            List<TablePlan> plans = plan(run, info);
+            List<TablePlan> work = plans.stream().filter(TablePlan::hasWork).toList();
+            run.recorder().info(String.format(Locale.ROOT, "%s: %d live table(s), %d with work", options.mode().operation(), plans.size(),
+                    work.size()));
+            List<TableOutcome> outcomes = new ArrayList<>();
+            String duckdbVersion = null;
+            Map<String, String> extensions = null;
+            long done = 0;
+            long calls = 0;
+            if (dry) {
+                work.forEach(p -> outcomes.add(new TableOutcome(p, "planned", 0, 0, null)));
+            } else if (!work.isEmpty()) {
+                String dataPath = run.queries().readOnly("reading the data path", options.run().statementTimeout(), c -> dataPath(c, schema));
+                try (DuckLakeEngine engine = DuckLakeEngine.open(options.engine(), spec, schema, dataPath)) {
+                    duckdbVersion = engine.duckdbVersion();
+                    extensions = engine.extensionVersions();
+                    run.recorder().info("DuckLake engine: DuckDB " + duckdbVersion + ", extensions " + extensions);
+                    int i = 0;
+                    for (TablePlan p : work) {
+                        if (options.maxTables() > 0 && i >= options.maxTables()) {
+                            outcomes.add(new TableOutcome(p, "deferred", 0, 0, null));
+                            continue;
+                        }
+                        if (options.run().maxBatches() > 0 && calls >= options.run().maxBatches()) {
+                            run.recorder().stopped(RunFigures.StopReason.MAX_BATCHES);
+                            outcomes.add(new TableOutcome(p, "deferred", 0, 0, null));
+                            continue;
+                        }
+                        if (run.budget().shouldStop()) {
+                            run.recorder().stopped(run.budget().stopRequested() ? RunFigures.StopReason.STOP_REQUESTED
+                                    : RunFigures.StopReason.RUN_BUDGET);
+                            outcomes.add(new TableOutcome(p, "deferred", 0, 0, null));
+                            continue;
+                        }
+                        i++;
+                        TableOutcome o = execute(run, engine, p);
+                        outcomes.add(o);
+                        calls += p.calls().size();
+                        done++;
+                    }
+                }
+            }
+            long remaining = dry ? work.size() : plan(run, info).stream().filter(TablePlan::hasWork).count();
+            return new CompactResult(schema, info.version().text(), options.mode().operation(), dry, duckdbVersion, extensions, cost,
+                    plans.size(), work.size(), done, dry ? 0 : work.size() - done, calls,
+                    work.stream().mapToLong(TablePlan::inlinedRows).sum(), work.stream().mapToLong(TablePlan::mergeInputFiles).sum(),
+                    work.stream().mapToLong(TablePlan::rewriteFiles).sum(), remaining, List.copyOf(outcomes), run.figures());
+        } catch (SQLException e) {
+            throw new JanitorException(Reason.DATABASE_ERROR, "Database error: " + spec.redact(e.getMessage()), e);
+        }
+    }
+
+    /** Formats whose layout the planner reads (ducklake_schema_versions.table_id exists from 0.4 on). */
+    private static boolean plannable(FormatVersion v) {
+        return switch (v) {
+            case V0_1, V0_2, V0_3_DEV1, V0_3 -> false;
+            default -> true;
+        };
+    }
+
+    private List<TablePlan> plan(MaintenanceRun run, CatalogInfo info) throws JanitorException {
+        return run.queries().readOnly("planning " + options.mode().operation(), options.run().statementTimeout(),
+                c -> new CompactionPlanner(c, info, options).plan());
+    }
+
+    /** @return why ATTACH would be too costly, or null */
+    private String bloat(AttachCost cost) {
+        EngineSettings e = options.engine();
+        if (e.maxAttachInlinedTables() > 0 && cost.inlinedTables() > e.maxAttachInlinedTables()) {
+            return String.format(Locale.ROOT, "the metadata schema holds %,d inlined tables (registered or leaked), more than "
+                    + "--max-attach-inlined-tables %,d", cost.inlinedTables(), e.maxAttachInlinedTables());
+        }
+        if (e.maxAttachColumns() > 0 && cost.columns() > e.maxAttachColumns()) {
+            return String.format(Locale.ROOT, "the metadata schema's tables have %,d pg_attribute rows, more than "
+                    + "--max-attach-columns %,d", cost.columns(), e.maxAttachColumns());
+        }
+        return null;
+    }
+
+    /** Runs a table's calls, retrying transaction conflicts. */
+    private TableOutcome execute(MaintenanceRun run, DuckLakeEngine engine, TablePlan p) throws JanitorException {
+        long t0 = System.nanoTime();
+        int attempts = 0;
+        List<String> output = new ArrayList<>();
+        for (String call : p.calls()) {
+            int attempt = 1;
+            while (true) {
+                attempts++;
+                try {
+                    output.addAll(engine.call(call));
+                    run.recorder().batchCommitted();
+                    break;
+                } catch (SQLException e) {
+                    SqlState.Kind kind = DuckLakeEngine.isConflict(e) ? SqlState.Kind.RETRYABLE : SqlState.Kind.FATAL;
+                    RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(kind, attempt, 0, false);
+                    String what = p.schemaName() + "." + p.tableName() + ": " + call;
+                    if (d.action() != RetryPolicy.Action.RETRY || run.budget().wouldPassDeadlineAfter(d.backoffMillis())
+                            || run.budget().stopRequested()) {
+                        throw new JanitorException(Reason.DATABASE_ERROR, "DuckLake failed on " + what + " (attempt " + attempt
+                                + "): " + engine.redact(e.getMessage()) + ". The tables before it are done; rerun to continue.", e);
+                    }
+                    run.recorder().retried();
+                    run.recorder().warn("transaction conflict on " + what + ", retrying in " + d.backoffMillis() + " ms: "
+                            + engine.redact(e.getMessage()));
+                    sleep(d.backoffMillis());
+                    attempt++;
+                }
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        run.recorder().info(String.format(Locale.ROOT, "%s.%s: %s in %.2f s%s", p.schemaName(), p.tableName(),
+                String.join(", ", p.reasons()), seconds, output.isEmpty() ? "" : " -> " + output));
+        return new TableOutcome(p, "done", attempts, seconds, List.copyOf(output));
+    }
+
+    private static void sleep(long millis) throws JanitorException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JanitorException(Reason.DATABASE_ERROR, "interrupted while waiting to retry", e);
+        }
+    }
+
+    /** The catalog's global {@code data_path}, or null. */
+    private static String dataPath(Connection c, String schema) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT value FROM " + Sql.qualified(schema, "ducklake_metadata")
+                + " WHERE key = 'data_path' AND scope IS NULL LIMIT 1"); ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+}

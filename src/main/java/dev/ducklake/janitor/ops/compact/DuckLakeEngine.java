@@ -1,0 +1,283 @@
+package dev.ducklake.janitor.ops.compact;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * DuckLake's own engine, in process: DuckDB through its JDBC driver ({@value #DRIVER_ARTIFACT}, not shaded into the
+ * janitor's jar: it is loaded by class name only by flush-inlined-data and compact), the {@code ducklake} and
+ * {@code postgres_scanner} extensions, and the catalog ATTACHed read-write as {@value #ALIAS}.
+ *
+ * <p>The password never enters a statement DuckDB could echo with the connection string: it goes into a temporary DuckDB
+ * secret of type postgres (the default one, which postgres_scanner merges into the ATTACH's connection string), and every
+ * DuckDB message the janitor prints passes {@link ConnectionSpec#redact}.
+ */
+public final class DuckLakeEngine implements AutoCloseable {
+
+    /** The DuckDB catalog alias of the attached DuckLake catalog in every planned call. */
+    public static final String ALIAS = "lake";
+    /** The driver's class. */
+    public static final String DRIVER_CLASS = "org.duckdb.DuckDBDriver";
+    /** The driver artifact the janitor is proven with (DuckDB 1.5.5, DuckLake d8a1881e). */
+    public static final String DRIVER_ARTIFACT = "org.duckdb:duckdb_jdbc:1.5.5.0";
+    /** The file name the jar's manifest Class-Path names, next to ducklake-janitor.jar. */
+    public static final String DRIVER_JAR = "duckdb_jdbc-1.5.5.0.jar";
+    /** The catalog format DuckLake 1.5.5 writes without migrating it ({@code ducklake_initializer.cpp}: anything else needs AUTOMATIC_MIGRATION). */
+    public static final String WRITABLE_FORMAT = "1.0";
+
+    /**
+     * DuckLake's transaction conflicts (a writer committing at the same time: "Transaction conflict", DuckDB's
+     * "Conflict on ...") and PostgreSQL's serialization failures and deadlocks reported through postgres_scanner: retried.
+     */
+    private static final Pattern CONFLICT = Pattern.compile("(?i)(transaction conflict|conflict on|could not serialize|deadlock detected"
+            + "|concurrent update)");
+
+    private final Connection duck;
+    private final ConnectionSpec spec;
+    private final String duckdbVersion;
+    private final Map<String, String> extensionVersions;
+
+    private DuckLakeEngine(Connection duck, ConnectionSpec spec, String duckdbVersion, Map<String, String> extensionVersions) {
+        this.duck = duck;
+        this.spec = spec;
+        this.duckdbVersion = duckdbVersion;
+        this.extensionVersions = extensionVersions;
+    }
+
+    /**
+     * Loads the DuckDB JDBC driver by class name.
+     *
+     * @param className the driver class ({@link #DRIVER_CLASS})
+     * @return the driver
+     * @throws JanitorException ENGINE_UNAVAILABLE naming the artifact to add
+     */
+    static Driver loadDriver(String className) throws JanitorException {
+        try {
+            Class<?> k = Class.forName(className, true, DuckLakeEngine.class.getClassLoader());
+            return (Driver) k.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
+            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "DuckDB's JDBC driver (" + className + ") is not on the classpath: "
+                    + "flush-inlined-data and compact run DuckLake's own functions in an in-process DuckDB. Add " + DRIVER_ARTIFACT
+                    + " (the file " + DRIVER_JAR + " next to ducklake-janitor.jar, which its manifest names, or on the -cp of a "
+                    + "classpath launch). Nothing was changed.", e);
+        }
+    }
+
+    /**
+     * Starts DuckDB, loads the extensions and ATTACHes the catalog read-write.
+     *
+     * @param settings memory limit, threads, temp directory, extension directory
+     * @param spec the catalog's connection (the janitor's own settings: host, port, database, user, password)
+     * @param metadataSchema the metadata schema
+     * @param dataPath the catalog's data_path ({@code ducklake_metadata}), passed as DATA_PATH
+     * @return the engine; close it
+     * @throws JanitorException ENGINE_UNAVAILABLE when the driver or an extension is missing; CONNECTION when the ATTACH fails
+     */
+    public static DuckLakeEngine open(EngineSettings settings, ConnectionSpec spec, String metadataSchema, String dataPath)
+            throws JanitorException {
+        Driver driver = loadDriver(DRIVER_CLASS);
+        Properties props = new Properties();
+        props.setProperty("memory_limit", settings.memoryLimit());
+        props.setProperty("threads", Integer.toString(settings.threads()));
+        Path temp = settings.tempDirectory() != null ? settings.tempDirectory()
+                : Path.of(System.getProperty("java.io.tmpdir"), "ducklake-janitor-duckdb");
+        props.setProperty("temp_directory", temp.toString());
+        props.setProperty("autoload_known_extensions", "false");
+        props.setProperty("autoinstall_known_extensions", "false");
+        Connection duck;
+        try {
+            duck = driver.connect("jdbc:duckdb:", props);
+        } catch (SQLException | RuntimeException | LinkageError e) {
+            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "DuckDB could not start in process (" + DRIVER_ARTIFACT + "): "
+                    + e.getMessage(), e);
+        }
+        try {
+            loadExtensions(duck, settings.extensionDir());
+            String version = scalar(duck, "SELECT version()");
+            Map<String, String> ext = new LinkedHashMap<>();
+            try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery("SELECT extension_name, extension_version"
+                    + " FROM duckdb_extensions() WHERE loaded AND extension_name IN ('ducklake', 'postgres_scanner') ORDER BY 1")) {
+                while (rs.next()) {
+                    ext.put(rs.getString(1), rs.getString(2));
+                }
+            }
+            DuckLakeEngine engine = new DuckLakeEngine(duck, spec, version, ext);
+            engine.attach(metadataSchema, dataPath);
+            return engine;
+        } catch (JanitorException e) {
+            closeQuietly(duck);
+            throw e;
+        } catch (SQLException e) {
+            closeQuietly(duck);
+            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "DuckDB failed while starting: " + spec.redact(e.getMessage()), e);
+        }
+    }
+
+    private static void loadExtensions(Connection duck, Path dir) throws JanitorException {
+        String where;
+        List<String> statements = new ArrayList<>();
+        if (dir != null) {
+            where = "the directory " + dir + " (--duckdb-extension-dir)";
+            String ducklake = findExtension(dir, "ducklake");
+            String postgres = findExtension(dir, "postgres_scanner");
+            if (ducklake == null || postgres == null) {
+                throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "No " + (ducklake == null ? "ducklake" : "postgres_scanner")
+                        + ".duckdb_extension file under " + where + ": put the ducklake and postgres_scanner extension files of "
+                        + "DuckDB 1.5.5 there (e.g. from the duckdb-extension-ducklake and duckdb-extension-postgres-scanner wheels). "
+                        + "Nothing was changed.");
+            }
+            statements.add("LOAD " + DuckLakeCalls.literal(postgres));
+            statements.add("LOAD " + DuckLakeCalls.literal(ducklake));
+        } else {
+            where = "DuckDB's extension repository (INSTALL; or give --duckdb-extension-dir for an air-gapped image)";
+            statements.add("INSTALL postgres");
+            statements.add("INSTALL ducklake");
+            statements.add("LOAD postgres");
+            statements.add("LOAD ducklake");
+        }
+        try (Statement st = duck.createStatement()) {
+            for (String s : statements) {
+                st.execute(s);
+            }
+        } catch (SQLException e) {
+            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "Could not load DuckDB's ducklake and postgres extensions from "
+                    + where + ": " + e.getMessage() + " Nothing was changed.", e);
+        }
+    }
+
+    /**
+     * The extension file under a directory (searched recursively), preferring a path that names DuckDB's version
+     * directory {@code v1.5.5}.
+     *
+     * @return its path, or null
+     */
+    static String findExtension(Path dir, String name) throws JanitorException {
+        String file = name + ".duckdb_extension";
+        try (Stream<Path> s = Files.walk(dir, 8)) {
+            List<Path> found = s.filter(p -> p.getFileName() != null && p.getFileName().toString().equals(file)).sorted().toList();
+            return found.stream().filter(p -> p.toString().contains("/v1.5.5/")).findFirst()
+                    .or(() -> found.stream().findFirst()).map(Path::toString).orElse(null);
+        } catch (IOException | java.io.UncheckedIOException e) {
+            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "Cannot read the extension directory " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void attach(String metadataSchema, String dataPath) throws JanitorException {
+        StringBuilder conninfo = new StringBuilder();
+        conninfo.append("host=").append(libpq(spec.host())).append(" port=").append(libpq(spec.port())).append(" dbname=")
+                .append(libpq(spec.database())).append(" user=").append(libpq(spec.user()))
+                .append(" application_name=ducklake-janitor");
+        try (Statement st = duck.createStatement()) {
+            String pw = spec.passwordSource().resolve();
+            if (pw != null && !pw.isEmpty()) {
+                // an unnamed postgres secret is the default one: postgres_scanner takes what the ATTACH string does not say
+                // from it (duckdb.org, "PostgreSQL Extension and the Secret Manager")
+                st.execute("CREATE TEMPORARY SECRET (TYPE postgres, PASSWORD " + DuckLakeCalls.literal(pw) + ")");
+            }
+            st.execute("ATTACH " + DuckLakeCalls.literal("ducklake:postgres:" + conninfo) + " AS " + ALIAS + " (METADATA_SCHEMA "
+                    + DuckLakeCalls.literal(metadataSchema) + (dataPath == null ? "" : ", DATA_PATH " + DuckLakeCalls.literal(dataPath)) + ")");
+        } catch (SQLException e) {
+            throw new JanitorException(Reason.CONNECTION, "DuckLake could not attach the catalog " + spec.describe() + " schema '"
+                    + metadataSchema + "': " + spec.redact(e.getMessage()), e);
+        }
+    }
+
+    /** A libpq connection-string value, single-quoted with {@code \} and {@code '} escaped. */
+    static String libpq(String v) {
+        return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'";
+    }
+
+    /**
+     * Runs one DuckLake call (its own DuckDB transaction, autocommit).
+     *
+     * @param sql a statement from {@link DuckLakeCalls}
+     * @return the rows it returned, each row's columns joined by {@code |}
+     * @throws SQLException DuckDB's error (classify with {@link #isConflict}; redact with {@link #redact})
+     */
+    public List<String> call(String sql) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Statement st = duck.createStatement()) {
+            if (st.execute(sql)) {
+                try (ResultSet rs = st.getResultSet()) {
+                    int n = rs.getMetaData().getColumnCount();
+                    while (rs.next()) {
+                        StringBuilder sb = new StringBuilder();
+                        for (int i = 1; i <= n; i++) {
+                            sb.append(i == 1 ? "" : "|").append(rs.getString(i));
+                        }
+                        rows.add(sb.toString());
+                    }
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** @return whether DuckDB's error is a transaction conflict worth retrying ({@link #CONFLICT}) */
+    public static boolean isConflict(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && CONFLICT.matcher(t.getMessage()).find()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return a DuckDB message without the catalog's password */
+    public String redact(String message) {
+        return spec.redact(message);
+    }
+
+    /** @return DuckDB's version, e.g. {@code v1.5.5} */
+    public String duckdbVersion() {
+        return duckdbVersion;
+    }
+
+    /** @return the loaded extensions' versions by name ({@code ducklake}, {@code postgres_scanner}) */
+    public Map<String, String> extensionVersions() {
+        return Map.copyOf(extensionVersions);
+    }
+
+    private static String scalar(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException ignored) {
+            // closing after a failure
+        }
+    }
+
+    /** Detaches and shuts DuckDB down. */
+    @Override
+    public void close() {
+        try (Statement st = duck.createStatement()) {
+            st.execute("DETACH " + ALIAS);
+        } catch (SQLException ignored) {
+            // not attached, or already gone
+        }
+        closeQuietly(duck);
+    }
+}

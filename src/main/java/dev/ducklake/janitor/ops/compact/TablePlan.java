@@ -1,0 +1,44 @@
+package dev.ducklake.janitor.ops.compact;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+import java.util.List;
+
+/**
+ * What {@link CompactionPlanner} found for one live DuckLake table, and the DuckLake {@code CALL}s an execute run issues for it.
+ * Figures of the other mode are 0 (a flush plan does not read data files, a compaction plan does not count inlined rows).
+ *
+ * @param schemaName the DuckLake schema's name
+ * @param tableName the DuckLake table's name
+ * @param tableId its table_id
+ * @param reasons why it is planned, e.g. {@code inlined_rows}, {@code small_files}, {@code deleted_rows}; empty = nothing to do
+ * @param inlinedTables registered inlined-data tables of the table that exist
+ * @param inlinedRows rows in them (what the flush writes to Parquet: DuckLake flushes every committed row, deleted ones
+ *     included, with their snapshot ids)
+ * @param liveInlinedRows of those, rows no snapshot deleted ({@code end_snapshot IS NULL})
+ * @param inlinedDeletions rows of {@code ducklake_inlined_delete_<table_id>} (deletions of Parquet rows, also flushed)
+ * @param liveDataFiles live data files of the table ({@code end_snapshot IS NULL})
+ * @param targetFileSize the merge target, bytes (the flag, or the catalog's option, or DuckLake's 512 MiB)
+ * @param smallFiles merge candidates: live files below the target without any delete file or inlined deletion
+ * @param mergeGroups groups (schema version, partition, partition values) with at least two candidates
+ * @param mergeInputFiles files DuckLake's greedy pass merges, without a cap
+ * @param mergeOutputFiles files those merges write
+ * @param maxCompactedFiles the {@code max_compacted_files} argument of the call (from --max-input-files); null = none
+ * @param mergeInputFilesBound the most input files the call can merge with that argument (equals mergeInputFiles without a cap)
+ * @param deleteThreshold the rewrite threshold (the flag, or the catalog's option, or DuckLake's 0.95)
+ * @param rewriteFiles live files whose deleted-row fraction is at least the threshold
+ * @param rewriteDeletedRows deleted rows in those files (active delete file plus inlined deletions)
+ * @param calls the exact statements an execute run issues, in order (the DuckDB catalog alias is {@value DuckLakeEngine#ALIAS})
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record TablePlan(String schemaName, String tableName, long tableId, List<String> reasons, long inlinedTables,
+                        long inlinedRows, long liveInlinedRows, long inlinedDeletions, long liveDataFiles, long targetFileSize,
+                        long smallFiles, long mergeGroups, long mergeInputFiles, long mergeOutputFiles, Long maxCompactedFiles,
+                        long mergeInputFilesBound, double deleteThreshold, long rewriteFiles, long rewriteDeletedRows,
+                        List<String> calls) {
+
+    /** @return whether an execute run would call anything for this table */
+    public boolean hasWork() {
+        return !calls.isEmpty();
+    }
+}

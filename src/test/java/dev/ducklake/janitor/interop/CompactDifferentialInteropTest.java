@@ -1,0 +1,296 @@
+package dev.ducklake.janitor.interop;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ducklake.janitor.cli.Main;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 26: flush-inlined-data and compact against real DuckLake 1.5.5. A catalog with small files, partitions, two schema
+ * versions, a file with 99% of its rows deleted and inlined rows is written by DuckLake; the janitor's dry-run plan must
+ * name exactly what DuckLake's functions do; then on two {@code CREATE DATABASE … TEMPLATE} copies DuckLake's own
+ * whole-catalog call and the janitor's command must leave every table with the same rows at every snapshot of the source
+ * and at the newest, and the same live files per table (count and rows).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CompactDifferentialInteropTest {
+
+    static final String[] WORKLOAD = {
+        "CREATE TABLE lake.small(id INTEGER, v VARCHAR)",
+        "INSERT INTO lake.small SELECT i, 'a' || i FROM range(0, 100) t(i)",
+        "INSERT INTO lake.small SELECT i, 'b' || i FROM range(100, 200) t(i)",
+        "INSERT INTO lake.small SELECT i, 'c' || i FROM range(200, 300) t(i)",
+        "INSERT INTO lake.small SELECT i, 'd' || i FROM range(300, 400) t(i)",
+        "INSERT INTO lake.small SELECT i, 'e' || i FROM range(400, 500) t(i)",
+        "INSERT INTO lake.small SELECT i, 'f' || i FROM range(500, 600) t(i)",
+        "CREATE TABLE lake.part(k INTEGER, d VARCHAR)",
+        "ALTER TABLE lake.part SET PARTITIONED BY (k)",
+        "INSERT INTO lake.part SELECT i % 2, 'p' || i FROM range(40) t(i)",
+        "INSERT INTO lake.part SELECT i % 2, 'q' || i FROM range(40) t(i)",
+        "INSERT INTO lake.part SELECT i % 2, 'r' || i FROM range(40) t(i)",
+        "CREATE TABLE lake.del(id INTEGER)",
+        "INSERT INTO lake.del SELECT i FROM range(1000) t(i)",
+        "DELETE FROM lake.del WHERE id >= 10",
+        "INSERT INTO lake.del SELECT i FROM range(2000, 2100) t(i)",
+        "CREATE TABLE lake.evolve(a INTEGER)",
+        "INSERT INTO lake.evolve SELECT i FROM range(50) t(i)",
+        "INSERT INTO lake.evolve SELECT i FROM range(50, 100) t(i)",
+        "ALTER TABLE lake.evolve ADD COLUMN b VARCHAR",
+        "INSERT INTO lake.evolve SELECT i, 'x' FROM range(100, 150) t(i)",
+        "INSERT INTO lake.evolve SELECT i, 'y' FROM range(150, 200) t(i)",
+        "CREATE TABLE lake.inl(id INTEGER, v VARCHAR)",
+        "INSERT INTO lake.inl VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "INSERT INTO lake.inl VALUES (4, 'd')",
+        "DELETE FROM lake.inl WHERE id = 2",
+        "UPDATE lake.inl SET v = 'z' WHERE id = 3",
+        "INSERT INTO lake.small VALUES (1000, 'inlined')",
+        "DELETE FROM lake.small WHERE id = 5",
+    };
+    static final List<String> TABLES = List.of("small", "part", "del", "evolve", "inl");
+
+    private ExpireTwins twins;
+    private final List<String> dbs = new ArrayList<>();
+    private long newestSource;
+
+    @BeforeAll
+    void writeCatalog() throws Exception {
+        RealDuckLake.require();
+        twins = new ExpireTwins("cx");
+        dbs.add(twins.source);
+        RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(twins.source).inliningRowLimit(10)).sql(WORKLOAD)).assertOk();
+        newestSource = Long.parseLong(twins.rows(twins.source, "SELECT max(snapshot_id) FROM " + ExpireTwins.SCHEMA + ".ducklake_snapshot").get(0));
+    }
+
+    @AfterAll
+    void dropDatabases() {
+        if (twins != null) {
+            twins.dropAll(dbs);
+        }
+    }
+
+    private String copy(String suffix) throws Exception {
+        String db = twins.copy(suffix);
+        dbs.add(db);
+        return db;
+    }
+
+    record Run(int code, String out, String err) {
+        JsonNode json() {
+            try {
+                return RealDuckLake.JSON.readTree(out);
+            } catch (IOException e) {
+                throw new AssertionError(out + "\n" + err, e);
+            }
+        }
+    }
+
+    Run janitor(String command, String db, String... args) {
+        List<String> all = new ArrayList<>(List.of("--duckdb-extension-dir", RealDuckLake.require().extensionFilesRoot().toString()));
+        all.addAll(List.of(args));
+        return janitorWithout(command, db, all.toArray(new String[0]));
+    }
+
+    /** The janitor without the test's --duckdb-extension-dir. */
+    Run janitorWithout(String command, String db, String... args) {
+        List<String> all = new ArrayList<>(List.of(command, "--catalog", twins.catalogArg(db), "--metadata-schema", ExpireTwins.SCHEMA,
+                "--output", "json", "--yes"));
+        all.addAll(List.of(args));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.execute(all.toArray(new String[0]), new PrintWriter(out), new PrintWriter(err));
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private static JsonNode table(JsonNode result, String name) {
+        for (JsonNode t : result.path("tables")) {
+            if (t.path("table_name").asText().equals(name)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void theDryRunPlansWhatDuckLakeDoes() {
+        Run r = janitor("compact", twins.source, "--dry-run");
+        assertThat(r.code()).as(r.err()).isZero();
+        JsonNode j = r.json();
+        JsonNode small = table(j, "small");
+        assertThat(small.path("merge_input_files").asLong()).as("six 100-row files, one with a delete: five merge").isEqualTo(5);
+        assertThat(small.path("merge_output_files").asLong()).isEqualTo(1);
+        assertThat(small.path("calls").get(0).asText()).isEqualTo("CALL ducklake_merge_adjacent_files('lake', 'small', schema => 'main')");
+        JsonNode part = table(j, "part");
+        assertThat(part.path("merge_groups").asLong()).as("one group per partition value").isEqualTo(2);
+        assertThat(part.path("merge_input_files").asLong()).isEqualTo(6);
+        assertThat(part.path("merge_output_files").asLong()).isEqualTo(2);
+        JsonNode evolve = table(j, "evolve");
+        assertThat(evolve.path("merge_groups").asLong()).as("one group per schema version").isEqualTo(2);
+        assertThat(evolve.path("merge_output_files").asLong()).isEqualTo(2);
+        JsonNode del = table(j, "del");
+        assertThat(del.path("rewrite_files").asLong()).as("990 of 1000 rows deleted").isEqualTo(1);
+        assertThat(del.path("rewrite_deleted_rows").asLong()).isEqualTo(990);
+        assertThat(del.path("merge_input_files").asLong()).isZero();
+        assertThat(del.path("calls").get(0).asText())
+                .isEqualTo("CALL ducklake_rewrite_data_files('lake', 'del', schema => 'main', delete_threshold => 0.95)");
+        assertThat(table(j, "inl")).as("only inlined rows: nothing to compact").isNull();
+        assertThat(j.path("dry_run").asBoolean()).isTrue();
+        assertThat(j.path("duckdb_version").isMissingNode()).as("a dry run starts no DuckDB").isTrue();
+
+        Run cap = janitor("compact", twins.source, "--dry-run", "--max-input-files", "3");
+        JsonNode capped = table(cap.json(), "small");
+        assertThat(capped.path("max_compacted_files").asLong()).isEqualTo(1);
+        assertThat(capped.path("merge_input_files_bound").asLong()).isLessThanOrEqualTo(5);
+
+        List<String> text = new ArrayList<>(List.of("compact", "--catalog", twins.catalogArg(twins.source), "--metadata-schema",
+                ExpireTwins.SCHEMA, "--dry-run"));
+        StringWriter out = new StringWriter();
+        assertThat(Main.execute(text.toArray(new String[0]), new PrintWriter(out), new PrintWriter(new StringWriter()))).isZero();
+        assertThat(out.toString()).contains("DRY RUN, nothing changed").contains("main.small (table_id")
+                .contains("    CALL ducklake_merge_adjacent_files('lake', 'small', schema => 'main')").contains("4 of 4 table(s) with work planned");
+
+        Run flush = janitor("flush-inlined-data", twins.source, "--dry-run");
+        assertThat(flush.code()).as(flush.err()).isZero();
+        JsonNode inl = table(flush.json(), "inl");
+        assertThat(inl.path("inlined_rows").asLong()).as("4 inserted + 1 updated version").isEqualTo(5);
+        assertThat(inl.path("live_inlined_rows").asLong()).isEqualTo(3);
+        assertThat(inl.path("calls").get(0).asText())
+                .isEqualTo("CALL ducklake_flush_inlined_data('lake', schema_name => 'main', table_name => 'inl')");
+        assertThat(table(flush.json(), "small").path("inlined_rows").asLong()).isEqualTo(1);
+    }
+
+    @Test
+    void compactEqualsDuckLakesOwnFunctions() throws Exception {
+        String a = copy("ca");
+        String b = copy("cb");
+        RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(a))
+                .sql("CALL ducklake_merge_adjacent_files('lake')", "CALL ducklake_rewrite_data_files('lake')")).assertOk();
+        Run r = janitor("compact", b);
+        assertThat(r.code()).as(r.err() + r.out()).isZero();
+        JsonNode j = r.json();
+        assertThat(j.path("tables_done").asLong()).isEqualTo(4);
+        assertThat(j.path("duckdb_version").asText()).isEqualTo("v1.5.5");
+        assertThat(j.path("extension_versions").path("ducklake").asText()).isEqualTo(RealDuckLake.require().ducklakeExtensionVersion());
+        assertThat(liveFiles(b)).as("live files per table").isEqualTo(liveFiles(a)).isNotEqualTo(liveFiles(twins.source));
+        assertThat(rowsEverywhere(b)).isEqualTo(rowsEverywhere(a));
+    }
+
+    @Test
+    void flushEqualsDuckLakesOwnFunction() throws Exception {
+        String a = copy("fa");
+        String b = copy("fb");
+        RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(a)).sql("CALL ducklake_flush_inlined_data('lake')")).assertOk();
+        Run r = janitor("flush-inlined-data", b);
+        assertThat(r.code()).as(r.err() + r.out()).isZero();
+        JsonNode j = r.json();
+        assertThat(j.path("tables_done").asLong()).as("inl and small hold inlined rows").isEqualTo(2);
+        assertThat(j.path("remaining_tables_with_work").asLong()).isZero();
+        assertThat(liveFiles(b)).isEqualTo(liveFiles(a)).isNotEqualTo(liveFiles(twins.source));
+        assertThat(rowsEverywhere(b)).isEqualTo(rowsEverywhere(a));
+        Run again = janitor("flush-inlined-data", b, "--dry-run");
+        assertThat(again.json().path("tables_with_work").asLong()).as("nothing left to flush").isZero();
+    }
+
+    @Test
+    void capsDeferTablesAndBoundTheMergeCall() throws Exception {
+        String b = copy("cap");
+        // tables in name order: del (rewrite), evolve (two schema-version groups of two files), part, small
+        Run r = janitor("compact", b, "--max-tables", "2", "--max-input-files", "2");
+        assertThat(r.code()).as(r.err() + r.out()).isZero();
+        JsonNode j = r.json();
+        assertThat(j.path("tables_done").asLong()).isEqualTo(2);
+        assertThat(j.path("tables_deferred").asLong()).isEqualTo(2);
+        assertThat(table(j, "evolve").path("calls").get(0).asText())
+                .isEqualTo("CALL ducklake_merge_adjacent_files('lake', 'evolve', schema => 'main', max_compacted_files => 1)");
+        assertThat(table(j, "part").path("status").asText()).isEqualTo("deferred");
+        assertThat(liveFiles(b).get("evolve")).as("one merge of two files, the other group left for the next run").isEqualTo("3|200");
+        assertThat(liveFiles(b).get("part")).as("deferred: untouched").isEqualTo(liveFiles(twins.source).get("part"));
+        assertThat(j.path("remaining_tables_with_work").asLong()).as("evolve, part, small, and del's rewritten file with its neighbour")
+                .isEqualTo(4);
+    }
+
+    @Test
+    void aPasswordGoesToDuckDBAsASecretAndIsNeverPrinted() throws Exception {
+        String b = copy("pw");
+        String password = "Pw-7f3a-never-printed";
+        List<String> args = List.of("flush-inlined-data", "--catalog", twins.catalogArg(b), "--metadata-schema", ExpireTwins.SCHEMA,
+                "--yes", "--verbose", "--duckdb-extension-dir", RealDuckLake.require().extensionFilesRoot().toString());
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.execute(args.toArray(new String[0]), new PrintWriter(out), new PrintWriter(err), new HashMap<>(Map.of("PGPASSWORD", password)));
+        assertThat(code).as(err + "\n" + out).isZero();
+        assertThat(out + "\n" + err).contains("engine: DuckDB v1.5.5").doesNotContain(password);
+    }
+
+    @Test
+    void aBloatedCatalogIsRefusedBeforeAttaching() throws Exception {
+        String b = copy("bl");
+        Map<String, List<String>> before = twins.dump(b);
+        Run r = janitor("compact", b, "--max-attach-inlined-tables", "1");
+        assertThat(r.code()).as(r.err()).isEqualTo(20);
+        assertThat(r.out()).contains("drop-orphan-inline-tables");
+        assertThat(twins.dump(b)).as("nothing changed").isEqualTo(before);
+    }
+
+    @Test
+    void aFormatTheEngineCannotWriteAndAMissingExtensionAreExit21() throws Exception {
+        String b = copy("fv");
+        try (var c = twins.connect(b); var st = c.createStatement()) {
+            st.executeUpdate("UPDATE " + ExpireTwins.SCHEMA + ".ducklake_metadata SET value = '0.4' WHERE key = 'version'");
+        }
+        Run r = janitor("flush-inlined-data", b);
+        assertThat(r.code()).as(r.err()).isEqualTo(21);
+        assertThat(r.out()).contains("0.4").contains("1.0");
+        String c2 = copy("nx");
+        Map<String, List<String>> before = twins.dump(c2);
+        java.nio.file.Path empty = Files.createTempDirectory("no-extensions");
+        Run missing = janitorWithout("compact", c2, "--duckdb-extension-dir", empty.toString());
+        assertThat(missing.code()).as(missing.err()).isEqualTo(21);
+        assertThat(missing.out()).contains(empty.toString()).contains("ducklake");
+        assertThat(twins.dump(c2)).isEqualTo(before);
+    }
+
+    /** Live data files per table name: count and summed record_count. */
+    private Map<String, String> liveFiles(String db) throws Exception {
+        Map<String, String> out = new TreeMap<>();
+        for (String row : twins.rows(db, "SELECT t.table_name, count(f.data_file_id), COALESCE(sum(f.record_count), 0) FROM "
+                + ExpireTwins.SCHEMA + ".ducklake_table t LEFT JOIN " + ExpireTwins.SCHEMA + ".ducklake_data_file f ON f.table_id = t.table_id"
+                + " AND f.end_snapshot IS NULL WHERE t.end_snapshot IS NULL GROUP BY 1")) {
+            String[] p = row.split("\\|", 2);
+            out.put(p[0], p[1]);
+        }
+        return out;
+    }
+
+    /** Every table's rows at every snapshot of the source from the table's creation on, and at the twin's newest. */
+    private Map<String, JsonNode> rowsEverywhere(String db) throws Exception {
+        Map<String, Long> begin = new HashMap<>();
+        for (String row : twins.rows(db, "SELECT table_name, min(begin_snapshot) FROM " + ExpireTwins.SCHEMA + ".ducklake_table GROUP BY 1")) {
+            String[] p = row.split("\\|");
+            begin.put(p[0], Long.parseLong(p[1]));
+        }
+        RealDuckLake.Program prog = RealDuckLake.program().attach(twins.attach(db));
+        for (String t : TABLES) {
+            for (long s = begin.get(t); s <= newestSource; s++) {
+                prog.query(t + "@" + s, "SELECT * FROM lake." + t + " AT (VERSION => " + s + ") ORDER BY ALL");
+            }
+            prog.query(t + "@newest", "SELECT * FROM lake." + t + " ORDER BY ALL");
+        }
+        Map<String, JsonNode> rows = RealDuckLake.require().run(prog).assertOk().namedRows();
+        assertThat(rows).hasSizeGreaterThan(TABLES.size() * 3);
+        return rows;
+    }
+}

@@ -1,0 +1,85 @@
+package dev.ducklake.janitor.ops.compact;
+
+import dev.ducklake.janitor.JanitorException;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The planner's pure parts: DuckLake's greedy merge pass, its size grammar, the spelled calls and the missing driver. */
+class CompactionPlannerTest {
+
+    private static CompactionPlanner.DataFile file(long id, long size, Long schemaVersion, List<String> partition) {
+        return new CompactionPlanner.DataFile(id, 10, size, schemaVersion, partition.isEmpty() ? null : 1L, partition, false, 0, 0);
+    }
+
+    @Test
+    void greedyRunsStopOnceTheSumReachesTheTarget() {
+        List<CompactionPlanner.DataFile> files = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            files.add(file(i, 40, 1L, List.of()));
+        }
+        // target 100: 40+40 = 80 < 100, +40 = 120: the third file is added while the sum was below the target (DuckLake adds
+        // before checking), so runs of three: [0,1,2], [3,4,5], then [6] alone
+        CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(files, 100);
+        assertThat(p.inputFiles()).isEqualTo(6);
+        assertThat(p.outputFiles()).isEqualTo(2);
+        assertThat(p.iterations()).containsExactly(3, 3, 0);
+    }
+
+    @Test
+    void schemaVersionsAndPartitionValuesAreSeparateGroupsAndASingleFileIsNoMerge() {
+        List<CompactionPlanner.DataFile> files = List.of(file(1, 10, 1L, List.of("a")), file(2, 10, 2L, List.of("a")),
+                file(3, 10, 1L, List.of("b")), file(4, 10, 1L, List.of("a")), file(5, 10, null, new ArrayList<>(java.util.Arrays.asList((String) null))),
+                file(6, 10, null, new ArrayList<>(java.util.Arrays.asList((String) null))));
+        CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(files, 1000);
+        assertThat(p.groups()).as("(1,a) and (null,NULL) have two files; (2,a), (1,b) one").isEqualTo(2);
+        assertThat(p.inputFiles()).isEqualTo(4);
+        assertThat(p.outputFiles()).isEqualTo(2);
+    }
+
+    @Test
+    void aFileAtTheTargetEndsTheRun() {
+        List<CompactionPlanner.DataFile> files = List.of(file(1, 10, 1L, List.of()), file(2, 10, 1L, List.of()), file(3, 100, 1L, List.of()),
+                file(4, 10, 1L, List.of()));
+        CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(files, 100);
+        assertThat(p.iterations()).containsExactly(2, 0, 0);
+    }
+
+    @Test
+    void sizesReadAsDuckDBReadsThem() {
+        assertThat(CompactionPlanner.parseSize("1048576", 7)).isEqualTo(1_048_576);
+        assertThat(CompactionPlanner.parseSize("10MB", 7)).isEqualTo(10_000_000);
+        assertThat(CompactionPlanner.parseSize("1 GiB", 7)).isEqualTo(1L << 30);
+        assertThat(CompactionPlanner.parseSize("lots", 7)).isEqualTo(7);
+        assertThat(CompactionPlanner.parseSize(null, 7)).isEqualTo(7);
+    }
+
+    @Test
+    void callsQuoteNamesAsDuckDBStringLiterals() {
+        assertThat(DuckLakeCalls.flush("ma'in", "t")).isEqualTo("CALL ducklake_flush_inlined_data('lake', schema_name => 'ma''in', table_name => 't')");
+        assertThat(DuckLakeCalls.merge("s", "x'); DROP TABLE y; --", 3L))
+                .isEqualTo("CALL ducklake_merge_adjacent_files('lake', 'x''); DROP TABLE y; --', schema => 's', max_compacted_files => 3)");
+        assertThat(DuckLakeCalls.rewrite("s", "t", 0.5)).isEqualTo("CALL ducklake_rewrite_data_files('lake', 't', schema => 's', delete_threshold => 0.5)");
+        assertThat(DuckLakeEngine.libpq("a b'c\\")).isEqualTo("'a b\\'c\\\\'");
+    }
+
+    @Test
+    void aMissingDriverIsExit21NamingTheArtifact() {
+        assertThatThrownBy(() -> DuckLakeEngine.loadDriver("org.duckdb.NoSuchDriver"))
+                .isInstanceOfSatisfying(JanitorException.class, e -> {
+                    assertThat(e.reason().exitCode()).isEqualTo(21);
+                    assertThat(e.getMessage()).contains("org.duckdb:duckdb_jdbc:1.5.5.0").contains(DuckLakeEngine.DRIVER_JAR);
+                });
+    }
+
+    @Test
+    void conflictsAreRetriedOtherErrorsAreNot() {
+        assertThat(DuckLakeEngine.isConflict(new java.sql.SQLException("TransactionContext Error: Failed to commit: Transaction conflict"
+                + " - attempting to merge files of table t"))).isTrue();
+        assertThat(DuckLakeEngine.isConflict(new java.sql.SQLException("Binder Error: table t does not exist"))).isFalse();
+    }
+}
