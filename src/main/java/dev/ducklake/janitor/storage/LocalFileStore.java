@@ -31,10 +31,12 @@ import java.util.Set;
 public final class LocalFileStore extends AbstractFileStore {
 
     /**
-     * Deletes kept in flight by default: unlink is a system call bound by the kernel (and by one directory's lock
-     * when the files share a folder), so a few threads hide the stat/unlink latency without contending.
+     * Deletes kept in flight by default: one. Unlink is a system call bound by the kernel (and by one directory's lock
+     * when the files share a folder); the only local measurement so far (docs/benchmark.md, issue 27: 50,000 queued
+     * files on 2 cores) found concurrency 4 no faster than 1, the run being bound by catalog work, so parallel unlinks
+     * stay opt-in ({@code --delete-concurrency}) until a measurement shows a gain.
      */
-    public static final int DELETE_CONCURRENCY = 4;
+    public static final int DELETE_CONCURRENCY = 1;
 
     @Override
     public int defaultDeleteConcurrency() {
