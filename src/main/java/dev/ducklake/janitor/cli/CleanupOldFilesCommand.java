@@ -49,7 +49,8 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
     public void prepare() throws JanitorException {
         base = CleanupOldFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.store.dataPath)
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge(CleanupOldFilesOptions.FLOOR))
-                .withAllowShortRetention(storage.allowShortRetention);
+                .withAllowShortRetention(storage.allowShortRetention)
+                .withDeleteConcurrency(storage.deleteConcurrency());
         base.validate();
         validateConsult();
     }

@@ -98,7 +98,8 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
     public void prepare() throws JanitorException {
         base = DeleteOrphanFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.store.dataPath)
                 .withOlderThan(storage.olderThan()).withMinAge(storage.minAge(DeleteOrphanFilesOptions.FLOOR))
-                .withAllowShortRetention(storage.allowShortRetention).withMaxOrphanRatio(maxOrphanRatio)
+                .withAllowShortRetention(storage.allowShortRetention)
+                .withDeleteConcurrency(storage.deleteConcurrency()).withMaxOrphanRatio(maxOrphanRatio)
                 .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin)
                 .withAllowUnknownTableFolders(allowUnknownTableFolders);
         base.validate();

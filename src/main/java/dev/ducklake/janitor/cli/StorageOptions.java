@@ -41,6 +41,25 @@ public final class StorageOptions {
                     + "(allow_short_retention) and on pushed gauges (label short_retention). Default: off.")
     boolean allowShortRetention;
 
+    @Option(names = "--delete-concurrency", paramLabel = "N",
+            description = "Delete calls in flight at once (1 to 64): S3 DeleteObjects requests of up to 1,000 keys, local "
+                    + "unlinks in pieces. 1 deletes one call at a time. The store's answers stay exact per file (a queue row "
+                    + "goes only after its file is gone) and throttling (SlowDown) lowers the concurrency until calls succeed. "
+                    + "Default: 8 on an object store, 1 on a local file system.")
+    Integer deleteConcurrency;
+
+    /**
+     * @return --delete-concurrency, or 0 for the store's default
+     * @throws JanitorException USAGE for a value under 1 (the options refuse one above the maximum)
+     */
+    int deleteConcurrency() throws JanitorException {
+        if (deleteConcurrency != null && deleteConcurrency < 1) {
+            throw new JanitorException(Reason.USAGE, "--delete-concurrency must be between 1 and "
+                    + dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY + ", got " + deleteConcurrency + ".");
+        }
+        return deleteConcurrency == null ? 0 : deleteConcurrency;
+    }
+
     AgeThreshold olderThan() throws JanitorException {
         if (olderThan == null) {
             return null;

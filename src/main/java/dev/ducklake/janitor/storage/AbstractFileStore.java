@@ -10,7 +10,21 @@ public abstract class AbstractFileStore implements FileStore {
     /** The largest batch {@link #delete} accepts. */
     public static final int MAX_DELETE_BATCH = 1000;
 
+    /** Delete calls kept in flight on an object store by default ({@link FileStore#defaultDeleteConcurrency}). */
+    public static final int OBJECT_STORE_DELETE_CONCURRENCY = 8;
+
     private volatile boolean batch = true;
+    private final java.util.concurrent.atomic.AtomicLong throttles = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Counts one "slow down" answer ({@link #throttleEvents}); called by the retry loop. */
+    protected final void throttled() {
+        throttles.incrementAndGet();
+    }
+
+    @Override
+    public final long throttleEvents() {
+        return throttles.get();
+    }
 
     @Override
     public int maxDeleteBatch() {

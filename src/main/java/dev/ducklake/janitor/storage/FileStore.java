@@ -63,6 +63,43 @@ public interface FileStore extends Closeable {
     boolean batchDeleteEnabled();
 
     /**
+     * How many delete calls a storage command keeps in flight on this store when {@code --delete-concurrency} is not
+     * given: object stores are latency-bound ({@value AbstractFileStore#OBJECT_STORE_DELETE_CONCURRENCY} requests),
+     * a local file system is bound by the kernel ({@link LocalFileStore}: {@value LocalFileStore#DELETE_CONCURRENCY}).
+     *
+     * @return at least 1
+     */
+    default int defaultDeleteConcurrency() {
+        return AbstractFileStore.OBJECT_STORE_DELETE_CONCURRENCY;
+    }
+
+    /**
+     * How many times the store has answered "slow down" (HTTP 429/503, SlowDown, also per key in a batch delete) since
+     * it was opened, counted by the retry loop before each backoff; a caller that keeps several calls in flight lowers
+     * its concurrency when this grows.
+     *
+     * @return a count that only grows; 0 for a store that is never throttled (local)
+     */
+    default long throttleEvents() {
+        return 0;
+    }
+
+    /**
+     * The sizes of these objects where the store can give them cheaper than one stat each (S3: a bounded listing of
+     * the key range each folder of the list spans, 1,000 keys per request, instead of a HeadObject per key); a
+     * caller stats the rest. By default nothing (a local stat is cheap).
+     *
+     * @param addresses exact addresses of objects of this store (at most a batch)
+     * @return size in bytes by address; -1 for an address the listing covered and did not show (missing); an
+     *     address not in the map is unknown (beyond the listing's bound, or the listing failed)
+     * @throws StorageException kind {@link StorageException.Kind#STOPPED} when the run's bounds end the look-up;
+     *     other failures leave the sizes unknown instead of failing
+     */
+    default java.util.Map<String, Long> listedSizes(List<String> addresses) throws StorageException {
+        return java.util.Map.of();
+    }
+
+    /**
      * Bounds every later call by the run's budget and stop request ({@link CallBounds}); by default a store does
      * nothing (local calls do not hang), an object store caps each call's timeout and its retries and abandons a call
      * in flight on a stop.

@@ -30,6 +30,19 @@ import java.util.Set;
  */
 public final class LocalFileStore extends AbstractFileStore {
 
+    /**
+     * Deletes kept in flight by default: one. Unlink is a system call bound by the kernel (and by one directory's lock
+     * when the files share a folder); the only local measurement so far (docs/benchmark.md, issue 27: 50,000 queued
+     * files on 2 cores) found concurrency 4 no faster than 1, the run being bound by catalog work, so parallel unlinks
+     * stay opt-in ({@code --delete-concurrency}) until a measurement shows a gain.
+     */
+    public static final int DELETE_CONCURRENCY = 1;
+
+    @Override
+    public int defaultDeleteConcurrency() {
+        return DELETE_CONCURRENCY;
+    }
+
     @Override
     public Listing list(StorageLocation prefix) throws StorageException {
         Path root = Paths.get(prefix.asPrefix().path());

@@ -29,6 +29,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -138,6 +139,17 @@ public final class S3FileStore extends AbstractFileStore {
                 .overrideConfiguration(ClientOverrideConfiguration.builder()
                         .apiCallAttemptTimeout(timeouts.attempt())
                         .apiCallTimeout(timeouts.call())
+                        // every attempt answered 503/429 (the SDK retries some itself) counts as throttling
+                        .addExecutionInterceptor(new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+                            @Override
+                            public void afterTransmission(software.amazon.awssdk.core.interceptor.Context.AfterTransmission ctx,
+                                                          software.amazon.awssdk.core.interceptor.ExecutionAttributes attrs) {
+                                int status = ctx.httpResponse().statusCode();
+                                if (status == 503 || status == 429) {
+                                    throttled();
+                                }
+                            }
+                        })
                         .build())
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .region(Region.of(region(settings.region())))
@@ -158,7 +170,7 @@ public final class S3FileStore extends AbstractFileStore {
     }
 
     private StorageRetry retry() {
-        return StorageRetry.within(bounds);
+        return StorageRetry.within(bounds, this::throttled);
     }
 
     /** @return the client's time bounds */
@@ -199,10 +211,28 @@ public final class S3FileStore extends AbstractFileStore {
         private boolean done;
         private Iterator<S3Object> page = List.<S3Object>of().iterator();
         private StoredObject next;
+        /** Keys after this one only (ListObjectsV2 StartAfter), or null. */
+        private final String startAfter;
+        /** The most pages fetched, then the listing ends; 0 for no bound. */
+        private final long maxPages;
+        private long pages;
+        /** Whether the page bound ended the listing before the store did. */
+        private boolean cut;
+
+        /** @return whether the page bound ended the listing before the store's last page */
+        boolean cut() {
+            return cut;
+        }
 
         Pages(String bucket, String prefix) throws StorageException {
+            this(bucket, prefix, null, 0);
+        }
+
+        Pages(String bucket, String prefix, String startAfter, long maxPages) throws StorageException {
             this.bucket = bucket;
             this.prefix = prefix;
+            this.startAfter = startAfter == null || startAfter.isEmpty() ? null : startAfter;
+            this.maxPages = maxPages;
             fetch();
         }
 
@@ -213,7 +243,10 @@ public final class S3FileStore extends AbstractFileStore {
             }
             if (token != null) {
                 r.continuationToken(token);
+            } else if (startAfter != null) {
+                r.startAfter(startAfter);
             }
+            pages++;
             ListObjectsV2Request req = r.build();
             ListObjectsV2Response resp = retry().call("list s3://" + bucket + "/" + prefix,
                     () -> call(ov -> client.listObjectsV2(ov == null ? req : req.toBuilder().overrideConfiguration(ov).build()),
@@ -221,6 +254,10 @@ public final class S3FileStore extends AbstractFileStore {
             page = resp.contents().iterator();
             token = resp.nextContinuationToken();
             done = !Boolean.TRUE.equals(resp.isTruncated()) || token == null;
+            if (!done && maxPages > 0 && pages >= maxPages) {
+                done = true;
+                cut = true;
+            }
         }
 
         @Override
@@ -320,37 +357,152 @@ public final class S3FileStore extends AbstractFileStore {
         return new DeleteOutcome(deleted, missing, failed);
     }
 
+    /**
+     * One DeleteObjects request in quiet mode (the answer lists only the keys that failed), inside the one retry
+     * loop: a key the answer says is throttled or hit an internal error ({@code SlowDown}, {@code InternalError},
+     * {@code ServiceUnavailable}) is sent again, alone with the others like it, after the policy's backoff; when the
+     * policy gives up they are failed (each with its reason), not the whole call. Keys deleted by an earlier
+     * attempt stay deleted.
+     */
     private void batchDelete(String bucket, Map<String, String> keys, Set<String> deleted,
                              Map<String, StorageException> failed) throws StorageException {
-        List<ObjectIdentifier> ids = new ArrayList<>(keys.size());
-        for (String k : keys.keySet()) {
-            ids.add(ObjectIdentifier.builder().key(k).build());
-        }
-        Delete d = Delete.builder().objects(ids).quiet(false).build();
-        DeleteObjectsResponse resp = retry().call("delete batch in s3://" + bucket, () -> call(
-                ov -> client.deleteObjects(r -> r.bucket(bucket).delete(d).overrideConfiguration(ov)), "s3://" + bucket + " (DeleteObjects)"));
-        Set<String> errored = new HashSet<>();
-        for (S3Error err : resp.errors()) {
-            String address = keys.get(err.key());
-            if (address == null) {
-                continue;
+        Map<String, String> pending = new LinkedHashMap<>(keys);
+        Map<String, StorageException> retrying = new LinkedHashMap<>();
+        StorageException[] perKey = new StorageException[1];
+        try {
+            retry().call("delete batch in s3://" + bucket, () -> {
+                List<ObjectIdentifier> ids = new ArrayList<>(pending.size());
+                for (String k : pending.keySet()) {
+                    ids.add(ObjectIdentifier.builder().key(k).build());
+                }
+                Delete d = Delete.builder().objects(ids).quiet(true).build();
+                DeleteObjectsResponse resp = call(ov -> client.deleteObjects(r -> r.bucket(bucket).delete(d)
+                        .overrideConfiguration(ov)), "s3://" + bucket + " (DeleteObjects)");
+                retrying.clear();
+                Map<String, String> errored = new LinkedHashMap<>();
+                boolean throttledKey = false;
+                for (S3Error err : resp.errors()) {
+                    String address = pending.get(err.key());
+                    if (address == null) {
+                        continue;
+                    }
+                    errored.put(err.key(), address);
+                    String code = err.code();
+                    if ("NoSuchKey".equals(code)) {
+                        deleted.add(address);
+                    } else if ("SlowDown".equals(code) || "InternalError".equals(code) || "ServiceUnavailable".equals(code)) {
+                        throttledKey |= "SlowDown".equals(code);
+                        retrying.put(err.key(), new StorageException("SlowDown".equals(code) ? StorageException.Kind.THROTTLED
+                                : StorageException.Kind.TRANSIENT, address + ": " + code + " " + err.message(), null));
+                    } else {
+                        StorageException.Kind kind = "AccessDenied".equals(code) ? StorageException.Kind.ACCESS_DENIED
+                                : StorageException.Kind.OTHER;
+                        failed.put(address, new StorageException(kind, address + ": " + code + " " + err.message(), null));
+                    }
+                }
+                for (Map.Entry<String, String> k : pending.entrySet()) {
+                    if (!errored.containsKey(k.getKey())) {
+                        deleted.add(k.getValue());
+                    }
+                }
+                pending.keySet().retainAll(retrying.keySet());
+                if (!retrying.isEmpty()) {
+                    throw perKey[0] = new StorageException(throttledKey ? StorageException.Kind.THROTTLED : StorageException.Kind.TRANSIENT,
+                            "s3://" + bucket + " (DeleteObjects): " + retrying.size() + " key(s) answered "
+                                    + (throttledKey ? "SlowDown" : "InternalError"), null);
+                }
+                return null;
+            });
+        } catch (StorageException e) {
+            if (e != perKey[0] || retrying.isEmpty()) {
+                throw e;
             }
-            errored.add(err.key());
-            if ("NoSuchKey".equals(err.code())) {
-                deleted.add(address);
-            } else {
-                StorageException.Kind kind = "AccessDenied".equals(err.code()) ? StorageException.Kind.ACCESS_DENIED
-                        : "SlowDown".equals(err.code()) || "InternalError".equals(err.code())
-                        ? StorageException.Kind.TRANSIENT : StorageException.Kind.OTHER;
-                failed.put(address, new StorageException(kind, address + ": " + err.code() + " " + err.message(), null));
-            }
-        }
-        for (Map.Entry<String, String> k : keys.entrySet()) {
-            if (!errored.contains(k.getKey())) {
-                deleted.add(k.getValue());
+            // the policy gave up on the keys the store kept refusing: they fail, the rest of the call stands
+            for (Map.Entry<String, StorageException> k : retrying.entrySet()) {
+                failed.put(keys.get(k.getKey()), k.getValue());
             }
         }
     }
+
+    /**
+     * Sizes from a listing instead of a HeadObject per key: the keys are grouped by bucket and folder, and each
+     * folder is listed from just before its smallest key to its largest, stopping after
+     * {@value #SIZE_LISTING_SLACK} times as many pages as the keys need (a range full of other files is not worth
+     * listing; its keys stay unknown and the caller stats them). A key of a range listed to its end that the listing
+     * did not show is missing (-1). A listing failure other than a stop leaves the sizes unknown.
+     */
+    @Override
+    public Map<String, Long> listedSizes(List<String> addresses) throws StorageException {
+        Map<String, java.util.TreeMap<String, String>> byFolder = new LinkedHashMap<>();
+        for (String a : addresses) {
+            String[] bk;
+            try {
+                bk = split(a);
+            } catch (StorageException e) {
+                continue;
+            }
+            int slash = bk[1].lastIndexOf('/');
+            String folder = bk[0] + "/" + (slash < 0 ? "" : bk[1].substring(0, slash + 1));
+            byFolder.computeIfAbsent(folder, f -> new java.util.TreeMap<>()).put(bk[1], a);
+        }
+        Map<String, Long> sizes = new HashMap<>();
+        for (Map.Entry<String, java.util.TreeMap<String, String>> f : byFolder.entrySet()) {
+            String bucket = f.getKey().substring(0, f.getKey().indexOf('/'));
+            String prefix = f.getKey().substring(bucket.length() + 1);
+            java.util.TreeMap<String, String> keys = f.getValue();
+            String first = keys.firstKey();
+            String last = keys.lastKey();
+            // S3 orders keys by UTF-8 bytes; the TreeMap by UTF-16 units: list from the byte-smallest key's predecessor
+            for (String k : keys.keySet()) {
+                if (StorageLocation.compareCodePoints(k, first) < 0) {
+                    first = k;
+                }
+                if (StorageLocation.compareCodePoints(k, last) > 0) {
+                    last = k;
+                }
+            }
+            long pageBound = ((keys.size() + 999L) / 1000) * SIZE_LISTING_SLACK;
+            try (Pages pages = new Pages(bucket, prefix, first.substring(0, first.length() - 1), pageBound)) {
+                boolean covered = false;
+                Set<String> seen = new HashSet<>();
+                while (pages.hasNext()) {
+                    StoredObject o = pages.next();
+                    String key = o.address().substring(("s3://" + bucket + "/").length());
+                    if (StorageLocation.compareCodePoints(key, last) > 0) {
+                        covered = true;
+                        break;
+                    }
+                    String a = keys.get(key);
+                    if (a != null) {
+                        seen.add(key);
+                        if (o.sizeBytes() >= 0) {
+                            sizes.put(a, o.sizeBytes());
+                        }
+                    }
+                }
+                if (covered || !pages.cut()) {
+                    // the listing went past the range: a key of it that was not listed is not there
+                    for (Map.Entry<String, String> k : keys.entrySet()) {
+                        if (!seen.contains(k.getKey())) {
+                            sizes.put(k.getValue(), -1L);
+                        }
+                    }
+                }
+            } catch (UncheckedIOException e) {
+                if (e.getCause() instanceof StorageException se && se.kind() == StorageException.Kind.STOPPED) {
+                    throw se;
+                }
+            } catch (StorageException e) {
+                if (e.kind() == StorageException.Kind.STOPPED) {
+                    throw e;
+                }
+            }
+        }
+        return sizes;
+    }
+
+    /** How many times the pages a folder's keys need a size listing may read before it gives up. */
+    static final int SIZE_LISTING_SLACK = 3;
 
     @Override
     public Optional<StoredObject> stat(String address) throws StorageException {

@@ -21,9 +21,26 @@ public final class StorageRetry {
     public static final StorageRetry DEFAULT = new StorageRetry(CallBounds.NONE);
 
     private final CallBounds bounds;
+    /** Told of each throttled attempt (before its backoff), or null. */
+    private final Runnable onThrottle;
 
     private StorageRetry(CallBounds bounds) {
+        this(bounds, null);
+    }
+
+    private StorageRetry(CallBounds bounds, Runnable onThrottle) {
         this.bounds = bounds;
+        this.onThrottle = onThrottle;
+    }
+
+    /**
+     * @param bounds the run's budget and stop request
+     * @param onThrottle told of each attempt that failed with {@link StorageException.Kind#THROTTLED} (so that a
+     *     caller with several calls in flight can lower its concurrency); called on the calling thread
+     * @return a retry loop within the bounds that reports throttling
+     */
+    public static StorageRetry within(CallBounds bounds, Runnable onThrottle) {
+        return new StorageRetry(bounds, onThrottle);
     }
 
     /**
@@ -73,6 +90,9 @@ public final class StorageRetry {
             } catch (StorageException e) {
                 if (e.kind() == StorageException.Kind.STOPPED) {
                     throw e;
+                }
+                if (e.kind() == StorageException.Kind.THROTTLED && onThrottle != null) {
+                    onThrottle.run();
                 }
                 RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(kindOf(e), attempt, 0, false);
                 if (d.action() != RetryPolicy.Action.RETRY) {

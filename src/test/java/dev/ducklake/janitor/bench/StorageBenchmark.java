@@ -120,6 +120,179 @@ class StorageBenchmark {
         System.out.println("BENCH DuckLake step doc: " + res.step("cleanup"));
     }
 
+    /** Wall seconds of {@code find DIR -type f -delete} (the unlink floor). */
+    private static double findDelete(Path dir) throws Exception {
+        long t0 = System.nanoTime();
+        Process p = new ProcessBuilder("find", dir.toString(), "-type", "f", "-delete").inheritIO().start();
+        assertThat(p.waitFor()).isZero();
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** Wall seconds of DuckLake's function on its own catalog, minus an identical run without it (start-up, ATTACH). */
+    private static double duckLake(InteropCatalog dl, String sql) {
+        long t0 = System.nanoTime();
+        dl.run(RealDuckLake.program().attach(dl.attach()).query("baseline", "SELECT 1"));
+        double baseline = (System.nanoTime() - t0) / 1e9;
+        t0 = System.nanoTime();
+        dl.run(RealDuckLake.program().attach(dl.attach()).query("step", sql));
+        return (System.nanoTime() - t0) / 1e9 - baseline;
+    }
+
+    private static double cleanupOurs(int n, int concurrency) throws Exception {
+        Path lake = Files.createTempDirectory("bench-pcof-");
+        FileCatalog cat = FileCatalog.create("bench_pcof", lake + "/");
+        makeFiles(lake.resolve("main/q"), n);
+        try (Connection c = TestPostgres.get().connect()) {
+            queue(c, cat.schema, n);
+        }
+        long t0 = System.nanoTime();
+        CleanupOldFilesResult r;
+        try (Connection c = TestPostgres.get().connect()) {
+            r = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false)
+                    .withBatchSize(2000).withDeleteConcurrency(concurrency), FileListener.NONE);
+        }
+        double secs = (System.nanoTime() - t0) / 1e9;
+        assertThat(r.filesDeleted()).isEqualTo(n);
+        assertThat(r.bytes()).isEqualTo(16L * n);
+        return secs;
+    }
+
+    private static double orphansOurs(int n, int concurrency) throws Exception {
+        Path lake = Files.createTempDirectory("bench-pdof-");
+        FileCatalog cat = FileCatalog.create("bench_pdof", lake + "/");
+        makeFiles(lake.resolve("main/o"), n);
+        FileCatalog.file(lake.resolve("main/test/known.parquet"), Duration.ofDays(3)); // table 1 of fixture 0.4 lives at main/test/
+        cat.dataFile(1, "known.parquet", true);
+        Thread.sleep(20);
+        long t0 = System.nanoTime();
+        DeleteOrphanFilesResult r;
+        try (Connection c = TestPostgres.get().connect()) {
+            r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false)
+                    .withMinAge(Duration.ZERO).withAllowShortRetention(true).withOlderThan(AgeThreshold.parse("0s"))
+                    .withMaxOrphanRatio(1.0).withDeleteConcurrency(concurrency), FileListener.NONE);
+        }
+        double secs = (System.nanoTime() - t0) / 1e9;
+        assertThat(r.deleted()).isEqualTo(n);
+        return secs;
+    }
+
+    /**
+     * Issue 27: cleanup-old-files and delete-orphan-files over local files at each size of {@code -Dducklake.bench.sizes}
+     * (default 50000,100000): ours at --delete-concurrency 4 and at 1 (the local default), after one warm-up run of each
+     * command at 2,000 files so that neither pays the cold JVM; DuckLake's own function on an identical copy (its wall
+     * time minus an ATTACH-only run), and {@code find -delete} of an identical directory.
+     */
+    @Test
+    void parallelDeletesLocal() throws Exception {
+        gate();
+        cleanupOurs(2000, 1);
+        orphansOurs(2000, 1);
+        for (String size : System.getProperty("ducklake.bench.sizes", "50000,100000").split(",")) {
+            int n = Integer.parseInt(size.trim());
+            double oursDefault = cleanupOurs(n, 4);
+            double oursOne = cleanupOurs(n, 1);
+            InteropCatalog dl = InteropCatalog.fresh("bench_pcof_dl");
+            dl.run(RealDuckLake.program().attach(dl.attach()).sql("CREATE TABLE lake.t(i INTEGER)"));
+            makeFiles(dl.dataDir().resolve("main/q"), n);
+            try (Connection c = dl.connect()) {
+                queue(c, dl.schema(), n);
+            }
+            double duck = duckLake(dl, "SELECT count(*) FROM ducklake_cleanup_old_files('lake', cleanup_all => true)");
+            try (Connection c = dl.connect()) {
+                assertThat(Catalogs.scalar(c, "SELECT count(*) FROM " + Sql.qualified(dl.schema(), "ducklake_files_scheduled_for_deletion"))).isZero();
+            }
+            Path floorDir = Files.createTempDirectory("bench-floor-");
+            makeFiles(floorDir, n);
+            double floor = findDelete(floorDir);
+            System.out.printf(java.util.Locale.ROOT, "BENCH issue27 cleanup-old-files local n=%d: ours(4) %.2f s, ours(1) %.2f s,"
+                    + " DuckLake %.2f s, find -delete %.2f s; DuckLake/ours(4) %.2fx, floor/ours(4) %.2fx, ours(4)/ours(1) speed-up %.2fx%n", n,
+                    oursDefault, oursOne, duck, floor, duck / oursDefault, floor / oursDefault,
+                    oursOne / oursDefault);
+
+            double oDefault = orphansOurs(n, 4);
+            double oOne = orphansOurs(n, 1);
+            InteropCatalog dl2 = InteropCatalog.fresh("bench_pdof_dl");
+            dl2.run(RealDuckLake.program().attach(dl2.attach()).sql("CREATE TABLE lake.t(i INTEGER)"));
+            makeFiles(dl2.dataDir().resolve("main/o"), n);
+            double duck2 = duckLake(dl2, "SELECT count(*) FROM ducklake_delete_orphaned_files('lake', cleanup_all => true)");
+            try (var files = Files.walk(dl2.dataDir().resolve("main/o"))) {
+                assertThat(files.filter(Files::isRegularFile).count()).as("DuckLake deleted the orphans").isZero();
+            }
+            Path floorDir2 = Files.createTempDirectory("bench-floor-");
+            makeFiles(floorDir2, n);
+            double floor2 = findDelete(floorDir2);
+            System.out.printf(java.util.Locale.ROOT, "BENCH issue27 delete-orphan-files local n=%d: ours(4) %.2f s, ours(1) %.2f s,"
+                    + " DuckLake %.2f s, find -delete %.2f s; DuckLake/ours(4) %.2fx, floor/ours(4) %.2fx, ours(4)/ours(1) speed-up %.2fx%n", n,
+                    oDefault, oOne, duck2, floor2, duck2 / oDefault, floor2 / oDefault,
+                    oOne / oDefault);
+        }
+    }
+
+    /**
+     * Issue 27: both commands on S3 (S3Proxy behind the fault proxy, {@code -Dducklake.bench.latency} ms per request,
+     * default 20) at concurrency 1 and at the default (8), {@code -Dducklake.bench.n} files (default 20,000).
+     */
+    @Test
+    void parallelDeletesS3() throws Exception {
+        gate();
+        int n = n(20_000);
+        int latency = Integer.getInteger("ducklake.bench.latency", 20);
+        try (S3TestServer s3 = new S3TestServer()) {
+            double[] cof = new double[2];
+            double[] dof = new double[2];
+            int[] conc = {1, 0};
+            for (int k = 0; k < 2; k++) {
+                String bucket = S3TestServer.runBucket("benchp" + k);
+                s3.createBucket(bucket);
+                FileCatalog cat = FileCatalog.create("bench_s3cof", "s3://" + bucket + "/lake/");
+                for (int i = 0; i < n; i++) {
+                    s3.put(bucket, "lake/main/q/f" + i + ".parquet", 16);
+                }
+                try (Connection c = TestPostgres.get().connect()) {
+                    queue(c, cat.schema, n);
+                }
+                s3.latencyMillis = latency;
+                long t0 = System.nanoTime();
+                CleanupOldFilesResult r;
+                try (Connection c = TestPostgres.get().connect(); FileStore store = s3.faultyStore()) {
+                    r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false)
+                            .withBatchSize(2000).withDeleteConcurrency(conc[k]), FileListener.NONE);
+                } finally {
+                    s3.latencyMillis = 0;
+                }
+                cof[k] = (System.nanoTime() - t0) / 1e9;
+                assertThat(r.filesDeleted()).isEqualTo(n);
+                assertThat(r.bytes()).isEqualTo(16L * n);
+
+                FileCatalog cat2 = FileCatalog.create("bench_s3dof", "s3://" + bucket + "/lake2/");
+                for (int i = 0; i < n; i++) {
+                    s3.put(bucket, "lake2/main/o/f" + i + ".parquet", 16);
+                }
+                s3.put(bucket, "lake2/main/t/known.parquet", 16);
+                cat2.dataFile(1, "known.parquet", true);
+                Thread.sleep(1100); // S3 times are whole seconds
+                s3.latencyMillis = latency;
+                t0 = System.nanoTime();
+                DeleteOrphanFilesResult o;
+                try (Connection c = TestPostgres.get().connect(); FileStore store = s3.faultyStore()) {
+                    o = DeleteOrphanFiles.run(c, store, DeleteOrphanFilesOptions.defaults(cat2.schema).withDryRun(false)
+                            .withMinAge(Duration.ZERO).withAllowShortRetention(true).withOlderThan(AgeThreshold.parse("0s"))
+                            .withMaxOrphanRatio(1.0).withDeleteConcurrency(conc[k]), FileListener.NONE);
+                } finally {
+                    s3.latencyMillis = 0;
+                }
+                dof[k] = (System.nanoTime() - t0) / 1e9;
+                assertThat(o.deleted()).isEqualTo(n);
+            }
+            System.out.printf(java.util.Locale.ROOT, "BENCH issue27 S3 (%d ms per request) n=%d cleanup-old-files: concurrency 1 %.2f s"
+                    + " (%.0f files/s), default 8 %.2f s (%.0f files/s), %.2fx%n", latency, n, cof[0], n / cof[0], cof[1], n / cof[1],
+                    cof[0] / cof[1]);
+            System.out.printf(java.util.Locale.ROOT, "BENCH issue27 S3 (%d ms per request) n=%d delete-orphan-files: concurrency 1 %.2f s"
+                    + " (%.0f files/s), default 8 %.2f s (%.0f files/s), %.2fx%n", latency, n, dof[0], n / dof[0], dof[1], n / dof[1],
+                    dof[0] / dof[1]);
+        }
+    }
+
     /** Query plans of the cleanup's statements on a 100,000-row queue (for tuning). */
     @Test
     void cleanupPlans() throws Exception {

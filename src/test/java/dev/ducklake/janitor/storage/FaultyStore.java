@@ -15,7 +15,7 @@ import java.util.function.Predicate;
 public final class FaultyStore extends ForwardingStore {
 
     private final Predicate<String> failing;
-    public final List<Integer> deleteCalls = new ArrayList<>();
+    public final List<Integer> deleteCalls = java.util.Collections.synchronizedList(new ArrayList<>());
 
     public FaultyStore(FileStore inner, Predicate<String> failing) {
         super(inner);

@@ -1,6 +1,7 @@
 package dev.ducklake.janitor.storage;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -44,6 +45,21 @@ public abstract class ForwardingStore implements FileStore {
     @Override
     public boolean batchDeleteEnabled() {
         return inner.batchDeleteEnabled();
+    }
+
+    @Override
+    public int defaultDeleteConcurrency() {
+        return inner.defaultDeleteConcurrency();
+    }
+
+    @Override
+    public long throttleEvents() {
+        return inner.throttleEvents();
+    }
+
+    @Override
+    public Map<String, Long> listedSizes(List<String> addresses) throws StorageException {
+        return inner.listedSizes(addresses);
     }
 
     @Override

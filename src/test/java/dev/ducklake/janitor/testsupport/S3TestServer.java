@@ -46,6 +46,17 @@ public final class S3TestServer implements AutoCloseable {
     public final AtomicInteger requests = new AtomicInteger();
     public final AtomicInteger batchDeletes = new AtomicInteger();
     public final AtomicInteger singleDeletes = new AtomicInteger();
+    /** HeadObject requests seen by the fault proxy. */
+    public final AtomicInteger heads = new AtomicInteger();
+    /** Milliseconds the fault proxy waits before forwarding each request (a store far away). */
+    public volatile int latencyMillis;
+    /** This many next DeleteObjects requests are answered 200 with a per-key SlowDown error for every key. */
+    public final AtomicInteger slowDownKeysNext = new AtomicInteger();
+    /** Requests the fault proxy is handling now, and the most at once. */
+    public final AtomicInteger inFlight = new AtomicInteger();
+    public final AtomicInteger maxInFlight = new AtomicInteger();
+    /** The most keys one DeleteObjects request carried. */
+    public final AtomicInteger maxBatchKeys = new AtomicInteger();
 
     public S3TestServer() throws Exception {
         System.setProperty("aws.accessKeyId", "janitor-test");
@@ -60,6 +71,12 @@ public final class S3TestServer implements AutoCloseable {
         }
         faults = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         faults.createContext("/", this::handle);
+        // several requests at once (concurrent deletes); daemon threads so that a test JVM exits
+        faults.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "s3-fault-proxy");
+            t.setDaemon(true);
+            return t;
+        }));
         faults.start();
     }
 
@@ -121,8 +138,26 @@ public final class S3TestServer implements AutoCloseable {
     }
 
     private void handle(HttpExchange ex) throws IOException {
+        int now = inFlight.incrementAndGet();
+        maxInFlight.accumulateAndGet(now, Math::max);
+        try {
+            handleOne(ex);
+        } finally {
+            inFlight.decrementAndGet();
+        }
+    }
+
+    private void handleOne(HttpExchange ex) throws IOException {
         try (ex) {
             requests.incrementAndGet();
+            if (latencyMillis > 0) {
+                try {
+                    Thread.sleep(latencyMillis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException(e);
+                }
+            }
             String query = ex.getRequestURI().getRawQuery();
             String method = ex.getRequestMethod();
             boolean batch = "POST".equals(method) && query != null && List.of(query.split("&")).contains("delete")
@@ -135,14 +170,34 @@ public final class S3TestServer implements AutoCloseable {
                 error(ex, 501, "NotImplemented", "A header you provided implies functionality that is not implemented.");
                 return;
             }
-            if (batch) {
-                batchDeletes.incrementAndGet();
-            } else if ("DELETE".equals(method)) {
-                singleDeletes.incrementAndGet();
-            }
             byte[] body;
             try (InputStream in = ex.getRequestBody()) {
                 body = in.readAllBytes();
+            }
+            if (batch) {
+                batchDeletes.incrementAndGet();
+                String xml = new String(body, java.nio.charset.StandardCharsets.UTF_8);
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("<Key>(.*?)</Key>").matcher(xml);
+                StringBuilder errors = new StringBuilder();
+                int keys = 0;
+                while (m.find()) {
+                    keys++;
+                    errors.append("<Error><Key>").append(m.group(1)).append("</Key><Code>SlowDown</Code><Message>Please reduce"
+                            + " your request rate.</Message></Error>");
+                }
+                maxBatchKeys.accumulateAndGet(keys, Math::max);
+                if (slowDownKeysNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    byte[] b = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><DeleteResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                            + errors + "</DeleteResult>").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    ex.getResponseHeaders().set("Content-Type", "application/xml");
+                    ex.sendResponseHeaders(200, b.length);
+                    ex.getResponseBody().write(b);
+                    return;
+                }
+            } else if ("DELETE".equals(method)) {
+                singleDeletes.incrementAndGet();
+            } else if ("HEAD".equals(method)) {
+                heads.incrementAndGet();
             }
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(endpoint() + ex.getRequestURI().getRawPath()
                     + (query == null ? "" : "?" + query)))

@@ -8,12 +8,13 @@ import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
+import dev.ducklake.janitor.ops.files.DeleteProgress;
+import dev.ducklake.janitor.ops.files.ParallelDeletes;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.KnownFiles;
 import dev.ducklake.janitor.ops.files.RunControl;
-import dev.ducklake.janitor.storage.DeleteOutcome;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageException;
@@ -28,7 +29,6 @@ import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,7 +45,10 @@ import java.util.Set;
  * {@code schedule_start < cutoff}, default cutoff from {@code delete_older_than} else 2 days) with these
  * differences, all on the side of keeping:
  * <ul>
- *   <li>bounded batches in keyset order instead of the whole queue at once; each batch commits on its own;</li>
+ *   <li>bounded batches in keyset order instead of the whole queue at once; each batch commits on its own; a batch's
+ *       files are deleted by {@link ParallelDeletes} ({@code --delete-concurrency} calls in flight), their sizes
+ *       (bytes_deleted) taken from a listing where the store has one cheaper than a stat per file
+ *       ({@link FileStore#listedSizes}, S3), else stat-ed just before each delete;</li>
  *   <li>a queue row is deleted (matched on all its values, not by id alone) only once its object is gone; an
  *       object the store cannot delete keeps its row, is reported, and the run goes on (DuckLake: all or
  *       nothing);</li>
@@ -163,6 +166,9 @@ public final class CleanupOldFiles {
         long batches;
         /** Where a stop or the run budget cut a batch short ("deleting", "stat"), or null. */
         String stoppedDuring;
+        /** The delete workers (execute runs); null until {@link #execute} opens them. */
+        ParallelDeletes deletes;
+        final DeleteProgress progress;
 
         Run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener, PathResolver resolver,
             FileAges.Cutoff cutoff, KnownFiles known, RunControl control, ConsultedCatalogs consulted) {
@@ -176,6 +182,7 @@ public final class CleanupOldFiles {
             this.cutoff = cutoff;
             this.known = known;
             this.queue = Sql.qualified(o.schema(), "ducklake_files_scheduled_for_deletion");
+            this.progress = new DeleteProgress(listener);
         }
 
         CleanupOldFilesResult execute() throws JanitorException, SQLException {
@@ -191,10 +198,16 @@ public final class CleanupOldFiles {
             }
             countNullPaths();
             openCursor();
-            try {
+            try (ParallelDeletes pool = new ParallelDeletes(store, o.deleteConcurrency(), control)) {
+                deletes = pool;
                 runBatches();
             } finally {
                 closeCursor();
+            }
+            if (deletes.throttledPieces() > 0) {
+                control.recorder().warn("The file store throttled the deletes (SlowDown) " + deletes.throttledPieces()
+                        + " time(s); the delete concurrency went down to " + deletes.lowestLimit() + " of "
+                        + deletes.concurrency() + " (--delete-concurrency) and back up as calls succeeded.");
             }
             if (notFound > 0) {
                 control.recorder().warn(notFound + " queued files were not found where the catalog says they are (first: "
@@ -219,11 +232,13 @@ public final class CleanupOldFiles {
                     AdvisoryLock.named(o.run().lockName(), o.schema()).verify(c);
                 }
                 batches++;
+                long deletedBefore = deleted;
+                long bytesBefore = bytes;
                 runBatch(batch, new HashSet<>());
                 c.commit();
-                listener.progress(String.format("batch %d: %d queue rows, %s %d objects, %d rows deleted, %d kept, %d failed",
-                        batches, considered, o.dryRun() ? "would delete" : "deleted", deleted, rowsDeleted,
-                        keptLive + keptUnresolvable, failed));
+                progress.add(deleted - deletedBefore, bytes - bytesBefore, String.format(java.util.Locale.ROOT,
+                        "batch %d: %d queue rows, %s %d objects, %d rows deleted, %d kept, %d failed", batches, considered,
+                        o.dryRun() ? "would delete" : "deleted", deleted, rowsDeleted, keptLive + keptUnresolvable, failed));
                 boolean mayContinue = control.batchDone();
                 if (stoppedDuring != null) {
                     control.stoppedByBounds();
@@ -354,10 +369,22 @@ public final class CleanupOldFiles {
                 for (Entry e : candidates) {
                     rowsWouldDelete += e.rows();
                 }
+                Map<String, Long> listed;
+                try {
+                    listed = toDelete.isEmpty() ? Map.of() : store.listedSizes(new ArrayList<>(toDelete.values()));
+                } catch (StorageException e) {
+                    stoppedDuring = "stat";
+                    finding("stopped while looking up the sizes of " + toDelete.size() + " files (" + e.getMessage()
+                            + "); the dry run's counts are those of the files looked at so far");
+                    return;
+                }
                 for (Map.Entry<String, String> d : toDelete.entrySet()) {
                     Optional<StoredObject> s;
                     try {
-                        s = stat(d.getValue());
+                        Long size = listed.get(d.getValue());
+                        // a listed object exists, one the listing passed over is missing: no stat either way
+                        s = size == null ? stat(d.getValue()) : size < 0 ? Optional.empty()
+                                : Optional.of(new StoredObject(StorageLocation.parseFile(d.getValue()), d.getValue(), size, null));
                     } catch (StorageException e) {
                         stoppedDuring = "stat";
                         finding("stopped while looking up " + d.getValue() + " (" + e.getMessage() + "); the dry run's counts"
@@ -378,58 +405,70 @@ public final class CleanupOldFiles {
                 }
                 return;
             }
-            List<Map.Entry<String, String>> list = new ArrayList<>(toDelete.entrySet());
-            for (int i = 0; i < list.size(); i += store.maxDeleteBatch()) {
-                List<Map.Entry<String, String>> chunk = list.subList(i, Math.min(list.size(), i + store.maxDeleteBatch()));
-                List<String> addresses = new ArrayList<>(chunk.size());
-                Map<String, Long> sizes = new HashMap<>();
-                for (Map.Entry<String, String> d : chunk) {
-                    addresses.add(d.getValue());
-                    // the size before the delete, for bytes_deleted (the queue row has none); missing: 0 bytes freed
-                    long size = sizeBeforeDelete(d.getValue());
-                    if (size >= 0) {
-                        sizes.put(d.getValue(), size);
+            List<String> addresses = new ArrayList<>(toDelete.values());
+            Map<String, Long> listed;
+            try {
+                // sizes for bytes_deleted (the queue row has none): from a listing where the store lists cheaper than
+                // a stat per file (S3); the rest are stat-ed just before their delete, on the worker
+                listed = statRefused || addresses.isEmpty() ? Map.of() : store.listedSizes(addresses);
+            } catch (StorageException ex) {
+                stoppedDuring = "deleting";
+                finding("stopped before the delete calls of " + addresses.size() + " queued files (" + ex.getMessage()
+                        + "): their rows are kept");
+                return;
+            }
+            ParallelDeletes.Round out = deletes.delete(addresses, listed, !statRefused);
+            if (deletes.statRefusal() != null && !statRefused) {
+                statRefused = true;
+                control.recorder().warn("The file store refused to stat a queued file (" + deletes.statRefusal().getMessage()
+                        + "); bytes_deleted counts only the files sized before that.");
+            }
+            for (Map.Entry<String, String> d : toDelete.entrySet()) {
+                if (out.deleted().contains(d.getValue())) {
+                    gone.add(d.getKey());
+                    doneCanonical.add(d.getKey());
+                    deleted++;
+                    // missing: the store said so (local), or the listing just before the delete passed over it (S3)
+                    boolean missing = out.alreadyMissing().contains(d.getValue()) || Long.valueOf(-1).equals(listed.get(d.getValue()));
+                    if (missing) {
+                        notFound(d.getValue());
+                    }
+                    long size = missing ? -1 : out.sizes().getOrDefault(d.getValue(), -1L);
+                    if (size > 0) {
+                        bytes += size;
+                    }
+                    listener.file("deleted", d.getValue(), size, null, missing ? "not found where the catalog says" : null);
+                } else if (out.failed().containsKey(d.getValue())) {
+                    StorageException why = out.failed().get(d.getValue());
+                    failed++;
+                    String reason = why == null ? "not confirmed by the store" : why.getMessage();
+                    finding("failed: " + d.getValue() + ": " + reason);
+                    listener.file("failed", d.getValue(), -1, null, reason);
+                }
+                // neither: a call the bounds abandoned or never started, or one that failed as a whole; the row stays
+            }
+            int unsettled = out.unsettled(addresses.size());
+            if (out.stopped() != null) {
+                // abandoned in flight or not started: those files may or may not be gone; their rows stay (a later run
+                // finds them missing and removes the rows), the rows of the files gone are deleted below
+                stoppedDuring = "deleting";
+                finding("stopped during the delete calls of " + unsettled + " queued files (" + out.stopped().getMessage()
+                        + "): their rows are kept");
+            }
+            if (out.failure() != null) {
+                // the files the other calls deleted are gone: their rows go and commit, then the run fails
+                List<Entry> rows = new ArrayList<>();
+                for (Entry e : candidates) {
+                    if (gone.contains(e.canonical())) {
+                        rows.add(e);
                     }
                 }
-                DeleteOutcome out;
-                try {
-                    out = store.delete(addresses);
-                } catch (StorageException ex) {
-                    if (ex.kind() == StorageException.Kind.STOPPED) {
-                        // abandoned in flight: its files may or may not be gone; their rows stay (a later run finds
-                        // them missing and removes the rows), the rows of the files gone before are deleted below
-                        stoppedDuring = "deleting";
-                        finding("stopped during a delete call of " + addresses.size() + " queued files (" + ex.getMessage()
-                                + "): their rows are kept");
-                        break;
-                    }
-                    c.rollback();
-                    throw new JanitorException(Reason.STORAGE, "The file store failed while deleting queued files ("
-                            + ex.kind() + "): " + ex.getMessage() + ". Batches committed before stay committed; the rows of"
-                            + " files not deleted are kept.", ex);
-                }
-                for (Map.Entry<String, String> d : chunk) {
-                    if (out.deleted().contains(d.getValue())) {
-                        gone.add(d.getKey());
-                        doneCanonical.add(d.getKey());
-                        deleted++;
-                        boolean missing = out.alreadyMissing().contains(d.getValue());
-                        if (missing) {
-                            notFound(d.getValue());
-                        }
-                        long size = missing ? -1 : sizes.getOrDefault(d.getValue(), -1L);
-                        if (size > 0) {
-                            bytes += size;
-                        }
-                        listener.file("deleted", d.getValue(), size, null, missing ? "not found where the catalog says" : null);
-                    } else {
-                        StorageException why = out.failed().get(d.getValue());
-                        failed++;
-                        String reason = why == null ? "not confirmed by the store" : why.getMessage();
-                        finding("failed: " + d.getValue() + ": " + reason);
-                        listener.file("failed", d.getValue(), -1, null, reason);
-                    }
-                }
+                deleteRows(rows);
+                c.commit();
+                StorageException ex = out.failure();
+                throw new JanitorException(Reason.STORAGE, "The file store failed while deleting queued files ("
+                        + ex.kind() + "): " + ex.getMessage() + ". Batches committed before stay committed, as do the rows"
+                        + " of the files this batch deleted; the rows of " + unsettled + " files not deleted are kept.", ex);
             }
             List<Entry> rows = new ArrayList<>();
             for (Entry e : candidates) {
@@ -443,27 +482,6 @@ public final class CleanupOldFiles {
         private void notFound(String address) {
             if (notFound++ == 0) {
                 firstNotFound = address;
-            }
-        }
-
-        /**
-         * The size of a file about to be deleted, for {@code bytes_deleted}: -1 when the store does not say (missing,
-         * or a failed stat). A store that refuses stats (a role allowed to list and delete but not to read) is not
-         * asked again in this run; the deletes go on.
-         */
-        private long sizeBeforeDelete(String address) {
-            if (statRefused) {
-                return -1;
-            }
-            try {
-                return store.stat(address).map(StoredObject::sizeBytes).orElse(-1L);
-            } catch (StorageException e) {
-                if (e.kind() == StorageException.Kind.ACCESS_DENIED) {
-                    statRefused = true;
-                    control.recorder().warn("The file store refused to stat a queued file (" + e.getMessage()
-                            + "); bytes_deleted counts only the files sized before that.");
-                }
-                return -1;
             }
         }
 

@@ -22,9 +22,12 @@ import java.time.Duration;
  * @param consult which other catalogs are read for the live-file check (a queued file that another catalog still
  *     references is kept); an unreadable one refuses the run, as for delete-orphan-files ({@link ConsultOptions})
  * @param allowShortRetention whether {@code minAge} may go below {@link #FLOOR} ({@code --allow-short-retention})
+ * @param deleteConcurrency {@code --delete-concurrency}: delete calls in flight at once ({@link
+ *     dev.ducklake.janitor.ops.files.ParallelDeletes}); 0 = the store's default (8 on an object store, 4 on a local
+ *     file system), 1 = one call at a time
  */
 public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge,
-                                     ConsultOptions consult, boolean allowShortRetention) implements StorageRunOptions {
+                                     ConsultOptions consult, boolean allowShortRetention, int deleteConcurrency) implements StorageRunOptions {
 
     /** The floor under which --min-age needs --allow-short-retention. */
     public static final Duration FLOOR = Duration.ofHours(1);
@@ -36,12 +39,16 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
     public static CleanupOldFilesOptions defaults(String schema) {
         return new CleanupOldFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true)
                 .withBatchSize(DEFAULT_BATCH_SIZE), null, null, FLOOR,
-                ConsultOptions.defaults(), false);
+                ConsultOptions.defaults(), false, 0);
     }
 
     /** @throws JanitorException USAGE for a bad value */
     public void validate() throws JanitorException {
         run.validate();
+        if (deleteConcurrency < 0 || deleteConcurrency > dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY) {
+            throw new JanitorException(JanitorException.Reason.USAGE, "--delete-concurrency must be between 1 and "
+                    + dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY + ", got " + deleteConcurrency + ".");
+        }
         dev.ducklake.janitor.ops.files.FileAges.checkFloor(minAge, FLOOR, allowShortRetention, "cleanup-old-files");
     }
 
@@ -62,37 +69,46 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
 
     /** @return a copy with other run options */
     public CleanupOldFilesOptions withRun(RunOptions r) {
-        return new CleanupOldFilesOptions(r, dataPathOverride, olderThan, minAge, consult, allowShortRetention);
+        return new CleanupOldFilesOptions(r, dataPathOverride, olderThan, minAge, consult, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy with the data path override */
     public CleanupOldFilesOptions withDataPath(String p) {
-        return new CleanupOldFilesOptions(run, p, olderThan, minAge, consult, allowShortRetention);
+        return new CleanupOldFilesOptions(run, p, olderThan, minAge, consult, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy with the age limit */
     public CleanupOldFilesOptions withOlderThan(AgeThreshold t) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, t, minAge, consult, allowShortRetention);
+        return new CleanupOldFilesOptions(run, dataPathOverride, t, minAge, consult, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy with the floor */
     public CleanupOldFilesOptions withMinAge(Duration d) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, d, consult, allowShortRetention);
+        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, d, consult, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy with other consulted catalogs */
     public CleanupOldFilesOptions withConsult(ConsultOptions c) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, c, allowShortRetention);
+        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, c, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy that may (true) or may not go below {@link #FLOOR} */
     public CleanupOldFilesOptions withAllowShortRetention(boolean a) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, consult, a);
+        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, consult, a, deleteConcurrency);
     }
 
     /** @return a copy with the batch size */
     public CleanupOldFilesOptions withBatchSize(int n) {
         return withRun(run.withBatchSize(n));
+    }
+
+    /**
+     * @param n delete calls in flight at once, 1 to {@value dev.ducklake.janitor.ops.files.ParallelDeletes#MAX_CONCURRENCY};
+     *     0 = the store's default
+     * @return a copy with that concurrency
+     */
+    public CleanupOldFilesOptions withDeleteConcurrency(int n) {
+        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, consult, allowShortRetention, n);
     }
 
     /** @return a copy that deletes (false) or only lists (true) */

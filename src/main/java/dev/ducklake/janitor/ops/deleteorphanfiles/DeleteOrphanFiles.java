@@ -8,11 +8,12 @@ import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
 import dev.ducklake.janitor.ops.files.CatalogRecheck;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
+import dev.ducklake.janitor.ops.files.DeleteProgress;
+import dev.ducklake.janitor.ops.files.ParallelDeletes;
 import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.KnownFiles;
 import dev.ducklake.janitor.ops.files.RunControl;
-import dev.ducklake.janitor.storage.DeleteOutcome;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageException;
@@ -32,7 +33,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -213,7 +216,7 @@ public final class DeleteOrphanFiles {
                         + " path whose table or schema row is missing, or a NULL path); the candidates were not deleted"
                         + " because one of them could be such a file");
             } else if (!o.dryRun()) {
-                df = delete(store, spill, listener, findings, c, consulted, control, s,
+                df = delete(store, spill, listener, findings, c, consulted, control, s, o.deleteConcurrency(),
                         AdvisoryLock.named(o.run().lockName(), o.schema()));
             }
             if (s.stoppedDuring == null) {
@@ -399,34 +402,45 @@ public final class DeleteOrphanFiles {
     }
 
     /**
-     * Deletes the spilled candidates batch by batch; each batch is first {@link CatalogRecheck re-checked} against the
-     * catalog tables, and what a catalog row names now is kept.
+     * Deletes the spilled candidates round by round: a round is up to {@code --delete-concurrency} ×
+     * {@link FileStore#maxDeleteBatch} candidates read from the spill file (memory bounded by a round), first
+     * {@link CatalogRecheck re-checked} against the catalog (what a catalog row names now is kept), then deleted by
+     * {@link ParallelDeletes} with that many delete calls in flight. No round starts once a stop is requested or the
+     * run budget is spent.
      *
      * @return deleted, failed, kept because registered during the run, bytes deleted (the listed sizes), findings not
      *     listed (beyond {@value #MAX_FINDINGS})
      */
     private static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c,
-                                 ConsultedCatalogs consulted, RunControl control, Survey s, AdvisoryLock lock)
+                                 ConsultedCatalogs consulted, RunControl control, Survey s, int concurrency,
+                                 AdvisoryLock lock)
             throws JanitorException, IOException, SQLException {
         long deleted = 0;
         long failed = 0;
         long registered = 0;
         long bytes = 0;
         long overflow = 0;
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(spill)))) {
+        DeleteProgress progress = new DeleteProgress(listener);
+        try (ParallelDeletes deletes = new ParallelDeletes(store, concurrency, control);
+             DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(spill)))) {
+            int round = deletes.concurrency() * store.maxDeleteBatch();
             List<String> batch = new ArrayList<>();
-            List<long[]> meta = new ArrayList<>();
+            Map<String, long[]> meta = new HashMap<>();
             boolean eof = false;
             while (!eof) {
                 try {
-                    batch.add(in.readUTF());
-                    meta.add(new long[] {in.readLong(), in.readLong()});
+                    String a = in.readUTF();
+                    long size = in.readLong();
+                    long mtime = in.readLong();
+                    if (meta.putIfAbsent(a, new long[] {size, mtime}) == null) {
+                        batch.add(a);
+                    }
                 } catch (EOFException e) {
                     eof = true;
                 }
-                if (batch.size() >= store.maxDeleteBatch() || eof && !batch.isEmpty()) {
+                if (batch.size() >= round || eof && !batch.isEmpty()) {
                     if (control.exhausted()) {
-                        // a clean stop between delete batches: the candidates left stay for the next run
+                        // a clean stop between delete rounds: the candidates left stay for the next run
                         control.stoppedByBounds();
                         break;
                     }
@@ -436,13 +450,11 @@ public final class DeleteOrphanFiles {
                     c.commit();
                     if (!live.isEmpty()) {
                         List<String> keep = new ArrayList<>();
-                        List<long[]> keepMeta = new ArrayList<>();
-                        for (int i = 0; i < batch.size(); i++) {
-                            String a = batch.get(i);
+                        for (String a : batch) {
                             if (live.contains(a)) {
                                 registered++;
-                                listener.file("kept", a, meta.get(i)[0], Instant.ofEpochMilli(meta.get(i)[1]),
-                                        "registered in a catalog during the run");
+                                long[] m = meta.get(a);
+                                listener.file("kept", a, m[0], Instant.ofEpochMilli(m[1]), "registered in a catalog during the run");
                                 if (findings.size() < MAX_FINDINGS) {
                                     findings.add("kept (registered in a catalog during the run): " + a);
                                 } else {
@@ -450,37 +462,22 @@ public final class DeleteOrphanFiles {
                                 }
                             } else {
                                 keep.add(a);
-                                keepMeta.add(meta.get(i));
                             }
                         }
                         batch.clear();
                         batch.addAll(keep);
-                        meta.clear();
-                        meta.addAll(keepMeta);
                     }
-                    DeleteOutcome out;
-                    try {
-                        out = batch.isEmpty() ? new DeleteOutcome(Set.of(), Set.of(), java.util.Map.of()) : store.delete(batch);
-                    } catch (StorageException ex) {
-                        if (ex.kind() == StorageException.Kind.STOPPED) {
-                            // the call in flight was abandoned: its files may or may not be gone (all were orphans, re-checked)
-                            s.stoppedDuring = "deleting";
-                            control.stoppedByBounds();
-                            findings.add("stopped during a delete call of " + batch.size() + " orphans (" + ex.getMessage()
-                                    + "): they are counted neither deleted nor failed; the next run finds those still there");
-                            break;
-                        }
-                        throw new JanitorException(Reason.STORAGE, "Deleting orphans failed (" + ex.kind() + "): "
-                                + ex.getMessage() + "; " + deleted + " were deleted before.", ex);
-                    }
-                    for (int i = 0; i < batch.size(); i++) {
-                        String a = batch.get(i);
-                        Instant mtime = Instant.ofEpochMilli(meta.get(i)[1]);
+                    ParallelDeletes.Round out = deletes.delete(batch, Map.of(), false);
+                    long deletedBefore = deleted;
+                    long bytesBefore = bytes;
+                    for (String a : batch) {
+                        long[] m = meta.get(a);
+                        Instant mtime = Instant.ofEpochMilli(m[1]);
                         if (out.deleted().contains(a)) {
                             deleted++;
-                            bytes += Math.max(0, meta.get(i)[0]);
-                            listener.file("deleted", a, meta.get(i)[0], mtime, null);
-                        } else {
+                            bytes += Math.max(0, m[0]);
+                            listener.file("deleted", a, m[0], mtime, null);
+                        } else if (out.failed().containsKey(a)) {
                             failed++;
                             StorageException why = out.failed().get(a);
                             String reason = why == null ? "not confirmed by the store" : why.getMessage();
@@ -489,13 +486,35 @@ public final class DeleteOrphanFiles {
                             } else {
                                 overflow++;
                             }
-                            listener.file("failed", a, meta.get(i)[0], mtime, reason);
+                            listener.file("failed", a, m[0], mtime, reason);
                         }
+                        // neither: a call the bounds abandoned or never started, or one that failed as a whole
                     }
-                    listener.progress(String.format("deleted %d orphans, %d failed", deleted, failed));
+                    int unsettled = out.unsettled(batch.size());
+                    if (out.stopped() != null) {
+                        // the calls in flight were abandoned: their files may or may not be gone (all were orphans,
+                        // re-checked); those not started stay for the next run
+                        s.stoppedDuring = "deleting";
+                        control.stoppedByBounds();
+                        findings.add("stopped during the delete calls of " + unsettled + " orphans (" + out.stopped().getMessage()
+                                + "): they are counted neither deleted nor failed; the next run finds those still there");
+                        break;
+                    }
+                    if (out.failure() != null) {
+                        StorageException ex = out.failure();
+                        throw new JanitorException(Reason.STORAGE, "Deleting orphans failed (" + ex.kind() + "): "
+                                + ex.getMessage() + "; " + deleted + " were deleted before.", ex);
+                    }
+                    progress.add(deleted - deletedBefore, bytes - bytesBefore,
+                            String.format(java.util.Locale.ROOT, "deleted %d orphans, %d failed", deleted, failed));
                     batch.clear();
                     meta.clear();
                 }
+            }
+            if (deletes.throttledPieces() > 0) {
+                control.recorder().warn("The file store throttled the deletes (SlowDown) " + deletes.throttledPieces()
+                        + " time(s); the delete concurrency went down to " + deletes.lowestLimit() + " of "
+                        + deletes.concurrency() + " (--delete-concurrency) and back up as calls succeeded.");
             }
         }
         return new long[] {deleted, failed, registered, bytes, overflow};

@@ -29,11 +29,14 @@ import java.time.Duration;
  *     knows (default false: such folders stop the run with {@code BRAKE_UNKNOWN_TABLE_FOLDERS}, because a catalog the
  *     run cannot see, e.g. on another server sharing the bucket, may own them)
  * @param allowShortRetention whether {@code minAge} may go below {@link #FLOOR} ({@code --allow-short-retention})
+ * @param deleteConcurrency {@code --delete-concurrency}: delete calls in flight at once ({@link
+ *     dev.ducklake.janitor.ops.files.ParallelDeletes}); 0 = the store's default (8 on an object store, 4 on a local
+ *     file system), 1 = one call at a time
  */
 public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge,
                                        double maxOrphanRatio, boolean allowRootPath, boolean includePuffin,
                                        ConsultOptions consult, boolean allowUnknownTableFolders,
-                                       boolean allowShortRetention) implements StorageRunOptions {
+                                       boolean allowShortRetention, int deleteConcurrency) implements StorageRunOptions {
 
     /** The floor under which --min-age needs --allow-short-retention. */
     public static final Duration FLOOR = Duration.ofHours(24);
@@ -41,12 +44,16 @@ public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, 
     /** Defaults for a schema (dry run). */
     public static DeleteOrphanFilesOptions defaults(String schema) {
         return new DeleteOrphanFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true), null, null,
-                FLOOR, 0.5, false, false, ConsultOptions.defaults(), false, false);
+                FLOOR, 0.5, false, false, ConsultOptions.defaults(), false, false, 0);
     }
 
     /** @throws JanitorException USAGE for a bad value */
     public void validate() throws JanitorException {
         run.validate();
+        if (deleteConcurrency < 0 || deleteConcurrency > dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY) {
+            throw new JanitorException(JanitorException.Reason.USAGE, "--delete-concurrency must be between 1 and "
+                    + dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY + ", got " + deleteConcurrency + ".");
+        }
         dev.ducklake.janitor.ops.files.FileAges.checkFloor(minAge, FLOOR, allowShortRetention, "delete-orphan-files");
         if (!(maxOrphanRatio >= 0 && maxOrphanRatio <= 1)) {
             throw new JanitorException(JanitorException.Reason.USAGE, "--max-orphan-ratio must be between 0 and 1, got "
@@ -67,61 +74,71 @@ public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, 
     /** @return a copy with other run options */
     public DeleteOrphanFilesOptions withRun(RunOptions r) {
         return new DeleteOrphanFilesOptions(r, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy with the data path override */
     public DeleteOrphanFilesOptions withDataPath(String p) {
         return new DeleteOrphanFilesOptions(run, p, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy with the age limit */
     public DeleteOrphanFilesOptions withOlderThan(AgeThreshold t) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, t, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy with the floor */
     public DeleteOrphanFilesOptions withMinAge(Duration d) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, d, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy with the ratio brake */
     public DeleteOrphanFilesOptions withMaxOrphanRatio(double r) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, r, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy that may sweep a root */
     public DeleteOrphanFilesOptions withAllowRootPath(boolean a) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, a, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy that also sweeps unknown .puffin files */
     public DeleteOrphanFilesOptions withIncludePuffin(boolean p) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, p,
-                consult, allowUnknownTableFolders, allowShortRetention);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy with other consulted catalogs */
     public DeleteOrphanFilesOptions withConsult(ConsultOptions c) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                c, allowUnknownTableFolders, allowShortRetention);
+                c, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy that deletes (true) or stops at (false) unknown DuckLake table folders */
     public DeleteOrphanFilesOptions withAllowUnknownTableFolders(boolean a) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, a, allowShortRetention);
+                consult, a, allowShortRetention, deleteConcurrency);
     }
 
     /** @return a copy that may (true) or may not go below {@link #FLOOR} */
     public DeleteOrphanFilesOptions withAllowShortRetention(boolean a) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, a);
+                consult, allowUnknownTableFolders, a, deleteConcurrency);
+    }
+
+    /**
+     * @param n delete calls in flight at once, 1 to {@value dev.ducklake.janitor.ops.files.ParallelDeletes#MAX_CONCURRENCY};
+     *     0 = the store's default
+     * @return a copy with that concurrency
+     */
+    public DeleteOrphanFilesOptions withDeleteConcurrency(int n) {
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin, consult,
+                allowUnknownTableFolders, allowShortRetention, n);
     }
 
     /** @return a copy that deletes (false) or only lists (true) */

@@ -34,9 +34,10 @@ import java.util.Set;
  * {@link KnownFiles#fileRowsSql}) and compared in canonical form; a matching row whose table or schema row is missing
  * keeps every address it could name. The catalog has no index on {@code path}: each statement is a sequential scan
  * with a hashed {@code = ANY} (about 0.5 s at 1,000,000 data file rows on PostgreSQL 15, nearly independent of the
- * batch size up to 5,000 addresses), once per delete batch.
+ * batch size up to 5,000 addresses), once per delete round (cleanup-old-files: per batch; delete-orphan-files:
+ * per {@code --delete-concurrency} × 1,000 candidates, {@link ParallelDeletes}).
  *
- * <p>What it does not see: a row registered after it ran (the window is one batch's delete call), and a row
+ * <p>What it does not see: a row registered after it ran (the window is one round's delete calls), and a row
  * registered during the run under a spelling that is none of the above ({@code ./x.parquet}, {@code ../t/x.parquet},
  * another URL scheme). The age floor covers both: only files last modified before the cutoff (24 h by default) are
  * candidates, so a file must be both old and registered in that instant.

@@ -152,6 +152,46 @@ class CleanupOldFilesLocalTest {
         assertThat(r.findings()).anyMatch(f -> f.contains("f2.parquet") && f.contains("injected failure"));
     }
 
+    /**
+     * Issue 27: deletes in parallel (4 calls in flight per batch), a file whose delete fails keeps its queue row and
+     * is counted; every other row goes, bytes_deleted is exact (sizes stat-ed just before each delete).
+     */
+    @Test
+    void concurrentDeletesKeepTheRowOfEachFailedFileAndCountBytesExactly() throws Exception {
+        Path lake = dir.resolve("lakepar");
+        FileCatalog cat = FileCatalog.create("cof_par", lake + "/");
+        for (int i = 0; i < 1_200; i++) {
+            FileCatalog.file(lake.resolve("main/test/p" + i + ".parquet"), OLD);
+            cat.queue("main/test/p" + i + ".parquet", true, OLD);
+        }
+        FaultyStore store = new FaultyStore(new LocalFileStore(), a -> a.endsWith("/p5.parquet") || a.endsWith("/p999.parquet")
+                || a.endsWith("/p1100.parquet"));
+        List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+        CleanupOldFilesResult r = run(cat, store, o -> o.withDryRun(false).withBatchSize(500).withDeleteConcurrency(4), events);
+        assertThat(r.failed()).isEqualTo(3);
+        assertThat(r.filesDeleted()).isEqualTo(1_197);
+        assertThat(r.queueRowsDeleted()).isEqualTo(1_197);
+        assertThat(r.bytes()).as("7 bytes per deleted file").isEqualTo(1_197 * 7L);
+        assertThat(cat.queueRows()).as("the rows of the failed files stay").isEqualTo(3);
+        assertThat(store.deleteCalls).as("batches of 500, 500, 200 in 4 pieces each").containsExactlyInAnyOrder(
+                125, 125, 125, 125, 125, 125, 125, 125, 50, 50, 50, 50);
+        assertThat(Files.exists(lake.resolve("main/test/p999.parquet"))).isTrue();
+        assertThat(Files.exists(lake.resolve("main/test/p998.parquet"))).isFalse();
+        assertThat(events).filteredOn(e -> e.startsWith("failed ")).hasSize(3);
+        assertThat(r.findings()).anyMatch(f -> f.contains("p1100.parquet") && f.contains("injected failure"));
+
+        // the rerun (one at a time) finds the three files again; they still fail and keep their rows
+        CleanupOldFilesResult again = run(cat, store, o -> o.withDryRun(false).withDeleteConcurrency(1), new ArrayList<>());
+        assertThat(again.failed()).isEqualTo(3);
+        assertThat(cat.queueRows()).isEqualTo(3);
+    }
+
+    @Test
+    void aDeleteConcurrencyOutsideOneToSixtyFourIsRefused() {
+        assertThatThrownBy(() -> CleanupOldFilesOptions.defaults("s").withDeleteConcurrency(65).validate())
+                .isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.getMessage()).contains("--delete-concurrency"));
+    }
+
     @Test
     void ageRules() throws Exception {
         Path lake = dir.resolve("lake3");

@@ -69,6 +69,72 @@ class DeleteOrphanFilesLocalTest {
         void run() throws Exception;
     }
 
+    /**
+     * Issue 27: orphans deleted in parallel rounds (4 calls in flight); a failed orphan is counted and stays, a file
+     * registered after the listing is kept by the round's re-check, everything known stays.
+     */
+    @Test
+    void concurrentDeletesAreExactPerFileAndTheRoundIsReCheckedFirst() throws Exception {
+        Path lake = dir.resolve("lakepar");
+        FileCatalog cat = FileCatalog.create("dof_par", lake + "/");
+        knownFiles(cat, lake, 3_000);
+        for (int i = 0; i < 2_500; i++) {
+            FileCatalog.file(lake.resolve("main/test/o" + i + ".parquet"), OLD);
+        }
+        Path late = lake.resolve("main/test/o1700.parquet");
+        FileStore hooked = new dev.ducklake.janitor.storage.ForwardingStore(new LocalFileStore()) {
+            @Override
+            public Listing list(dev.ducklake.janitor.storage.StorageLocation prefix) throws dev.ducklake.janitor.storage.StorageException {
+                Listing l = inner.list(prefix);
+                return new Listing() {
+                    boolean registered;
+
+                    @Override
+                    public boolean hasNext() {
+                        boolean more = l.hasNext();
+                        if (!more && !registered) {
+                            registered = true;
+                            // registered after the listing, before the deletes: the re-check must keep it
+                            try {
+                                cat.dataFile(1, "o1700.parquet", true);
+                            } catch (java.sql.SQLException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        }
+                        return more;
+                    }
+
+                    @Override
+                    public dev.ducklake.janitor.storage.StoredObject next() {
+                        return l.next();
+                    }
+
+                    @Override
+                    public void close() {
+                        l.close();
+                    }
+                };
+            }
+        };
+        FaultyStore store = new FaultyStore(hooked, a -> a.endsWith("/o42.parquet"));
+        List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+        DeleteOrphanFilesResult r = run(cat, store, o -> o.withDryRun(false).withDeleteConcurrency(4), events);
+        assertThat(r.candidates()).isEqualTo(2_500);
+        assertThat(r.deleted()).isEqualTo(2_498);
+        assertThat(r.failed()).isEqualTo(1);
+        assertThat(r.keptRegisteredDuringRun()).isEqualTo(1);
+        assertThat(r.bytesDeleted()).isEqualTo(2_498 * 7L);
+        assertThat(Files.exists(late)).isTrue();
+        assertThat(Files.exists(lake.resolve("main/test/o42.parquet"))).isTrue();
+        assertThat(Files.exists(lake.resolve("main/test/o43.parquet"))).isFalse();
+        for (int i = 0; i < 3_000; i += 97) {
+            assertThat(Files.exists(lake.resolve("main/test/k" + i + ".parquet"))).isTrue();
+        }
+        assertThat(store.deleteCalls).as("one round of 2,499 in 4 pieces").hasSize(4)
+                .allMatch(n -> n <= 1000);
+        assertThat(events).filteredOn(e -> e.startsWith("deleted ")).hasSize(2_498);
+    }
+
     @Test
     void deletesExactlyDuckLakesCandidatesAndNothingKnown() throws Exception {
         Path lake = dir.resolve("lake");

@@ -33,6 +33,7 @@ class S3StorageOpsTest {
     static final String ORPHANS = S3TestServer.runBucket("orphans");
     static final String STRAYS = S3TestServer.runBucket("strays");
     static final String NEARB = S3TestServer.runBucket("nearb");
+    static final String PARALLEL = S3TestServer.runBucket("cofpar");
 
     @BeforeAll
     static void start() throws Exception {
@@ -85,6 +86,56 @@ class S3StorageOpsTest {
         assertThat(s3.exists(CLEANUP, "lake/main/test/q7.parquet")).isTrue();
         assertThat(s3.exists(CLEANUP, "lake/main/test/q8.parquet")).isFalse();
         assertThat(s3.exists(CLEANUP, "lake/main/test/live.parquet")).isTrue();
+    }
+
+    /**
+     * Issue 27: concurrent DeleteObjects requests (8 in flight), sizes for bytes_deleted from a listing (no HeadObject
+     * per file), a file whose delete fails keeps its queue row, one that is already gone loses its row and is counted.
+     */
+    @Test
+    void cleanupOldFilesOnS3InParallelWithoutAHeadPerFile() throws Exception {
+        s3.createBucket(PARALLEL);
+        FileCatalog cat = FileCatalog.create("s3_cofpar", "s3://" + PARALLEL + "/lake/");
+        try (Connection c = TestPostgres.get().connect(); var ps = c.prepareStatement("INSERT INTO "
+                + dev.ducklake.janitor.pg.Sql.qualified(cat.schema, "ducklake_files_scheduled_for_deletion")
+                + " SELECT 1000 + g, 'main/t/f' || lpad(g::text, 5, '0') || '.parquet', true, now() - interval '3 days'"
+                + " FROM generate_series(0, 2999) g")) {
+            ps.executeUpdate();
+        }
+        long expected = 0;
+        for (int i = 0; i < 3_000; i++) {
+            if (i == 1_500) {
+                continue; // queued, already gone
+            }
+            int size = 1 + i % 5;
+            s3.put(PARALLEL, String.format("lake/main/t/f%05d.parquet", i), size);
+            if (i != 77) {
+                expected += size;
+            }
+        }
+        int heads = s3.heads.get();
+        s3.maxInFlight.set(0);
+        s3.latencyMillis = 5;
+        CleanupOldFilesResult r;
+        FaultyStore store = new FaultyStore(s3.faultyStore(), a -> a.endsWith("/f00077.parquet"));
+        try (Connection c = TestPostgres.get().connect(); store) {
+            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false).withBatchSize(2_000)
+                    .withDeleteConcurrency(8), FileListener.NONE);
+        } finally {
+            s3.latencyMillis = 0;
+        }
+        assertThat(r.failed()).isEqualTo(1);
+        assertThat(r.filesDeleted()).isEqualTo(2_999);
+        assertThat(r.bytes()).as("exact bytes from the listing").isEqualTo(expected);
+        assertThat(r.queueRowsDeleted()).isEqualTo(2_999);
+        assertThat(r.filesNotFound()).as("the listing passed over f01500").isEqualTo(1);
+        assertThat(cat.queueRows()).as("the failed file's row stays").isEqualTo(1);
+        assertThat(s3.heads.get() - heads).as("no HeadObject: S3 does not say a key was missing, so the listing decides")
+                .isZero();
+        assertThat(s3.maxInFlight.get()).isGreaterThan(1);
+        assertThat(store.deleteCalls).as("batches of 2,000 and 1,000, 8 requests each").hasSize(16).allMatch(n -> n <= 250);
+        assertThat(s3.exists(PARALLEL, "lake/main/t/f00077.parquet")).isTrue();
+        assertThat(s3.exists(PARALLEL, "lake/main/t/f00078.parquet")).isFalse();
     }
 
     @Test
