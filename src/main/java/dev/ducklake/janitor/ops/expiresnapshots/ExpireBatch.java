@@ -74,6 +74,8 @@ final class ExpireBatch {
     private final Connection c;
     /** The relation of remaining snapshots: the catalog's ducklake_snapshot, or the dry run's temp copy. */
     private final String remaining;
+    /** Whether the re-check is narrowed to rows overlapping the batch ({@link #narrowToBatch}). */
+    private boolean narrow;
 
     ExpireBatch(Connection c, CatalogLayout layout, boolean dryRun) {
         this.c = c;
@@ -88,6 +90,43 @@ final class ExpireBatch {
 
     private String closedUncovered(String alias) {
         return alias + ".end_snapshot IS NOT NULL AND NOT " + covers(alias);
+    }
+
+    /**
+     * Whether a row's interval {@code [begin_snapshot, end_snapshot)} can hold a snapshot of this batch: it lies within
+     * {@code begin_snapshot <= max(batch) AND end_snapshot > min(batch)} (the batch's ids are in {@code dj_exp_snap},
+     * each bound evaluated once). A row that was covered before the batch and is not after it held a removed snapshot,
+     * so it passes this test; rows that fail it were judged by an earlier batch.
+     */
+    private String overlapsBatch(String alias) {
+        return alias + ".begin_snapshot <= (SELECT max(snapshot_id) FROM pg_temp.dj_exp_snap) AND " + alias
+                + ".end_snapshot > (SELECT min(snapshot_id) FROM pg_temp.dj_exp_snap)";
+    }
+
+    /**
+     * The rows this batch must judge: closed and uncovered, and, in a narrowed batch, overlapping the batch (see
+     * {@link #narrowToBatch}).
+     */
+    private String expiring(String alias) {
+        return narrow ? closedUncoveredWithin(alias) : closedUncovered(alias);
+    }
+
+    private String closedUncoveredWithin(String alias) {
+        return alias + ".end_snapshot IS NOT NULL AND " + overlapsBatch(alias) + " AND NOT " + covers(alias);
+    }
+
+    /**
+     * Narrows this batch's re-check to the rows its snapshots can affect (issue 27: a backlog of millions of snapshots
+     * no longer costs a full liveness pass per batch). Equivalent to the full pass when the run's previous batch
+     * committed a full or narrowed pass with nothing pending: every rule is monotone in the remaining snapshots, and a
+     * row (or table) that becomes removable only now held one of this batch's snapshots. Rows a full pass would find
+     * outside the batch (left by a writer that closed them against already expired snapshots, or by another expiry
+     * meanwhile) are left for the next run's first batch, which is always a full pass: the narrowed pass only ever
+     * removes a subset of what the full one removes. Execute runs only; the dry run counts cumulatively over one
+     * simulation and keeps the full pass.
+     */
+    void narrowToBatch() {
+        this.narrow = true;
     }
 
     /** Creates this transaction's temporary work tables (dropped at commit or rollback). */
@@ -160,10 +199,10 @@ final class ExpireBatch {
 
         exec("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
                 + layout.q("ducklake_data_file") + " f WHERE f.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables) OR ("
-                + closedUncovered("f") + ")");
+                + expiring("f") + ")");
         exec("INSERT INTO pg_temp.dj_exp_del SELECT d.delete_file_id, d.table_id, d.path, d.path_is_relative FROM "
                 + layout.q("ducklake_delete_file") + " d WHERE d.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables)"
-                + " OR d.data_file_id IN (SELECT id FROM pg_temp.dj_exp_data) OR (" + closedUncovered("d") + ")");
+                + " OR d.data_file_id IN (SELECT id FROM pg_temp.dj_exp_data) OR (" + expiring("d") + ")");
         long dataFiles = count("pg_temp.dj_exp_data");
         long deleteFiles = count("pg_temp.dj_exp_del");
         List<String> drops = inlinedTablesToDrop(registry, warnings);
@@ -207,7 +246,7 @@ final class ExpireBatch {
         }
         if (!pending) {
             for (String t : closedVersioned()) {
-                otherRows += exec("DELETE FROM " + layout.q(t) + " x WHERE " + closedUncovered("x"));
+                otherRows += exec("DELETE FROM " + layout.q(t) + " x WHERE " + expiring("x"));
             }
             if (layout.has("ducklake_macro", "macro_id")) {
                 for (String t : new String[] {"ducklake_macro_impl", "ducklake_macro_parameters"}) {
@@ -233,7 +272,11 @@ final class ExpireBatch {
     }
 
     private String removableQuery() {
-        return "SELECT t.table_id FROM " + layout.q("ducklake_table") + " t WHERE t.table_id IS NOT NULL"
+        // narrowed: only tables with a row overlapping the batch can have become removable; every row of such a table
+        // is still judged (a table goes only when all its rows are closed and uncovered)
+        String within = narrow ? " AND t.table_id IN (SELECT o.table_id FROM " + layout.q("ducklake_table") + " o WHERE "
+                + overlapsBatch("o") + ")" : "";
+        return "SELECT t.table_id FROM " + layout.q("ducklake_table") + " t WHERE t.table_id IS NOT NULL" + within
                 + " GROUP BY t.table_id HAVING bool_and(" + closedUncovered("t") + ")";
     }
 

@@ -201,28 +201,52 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
 
     private void executeBatches(MaintenanceRun mr, Tally t) throws JanitorException {
         boolean pending = false;
+        boolean judgedBefore = false;
+        boolean narrowedSinceFullPass = false;
         while (!shouldStop(mr, t)) {
             long t0 = System.nanoTime();
+            // the run's first batch, and the one after a batch that left tables pending, judge the whole catalog; the
+            // others only the rows their snapshots can affect (ExpireBatch.narrowToBatch). When the selection is used up
+            // after narrowed batches, one closing full pass (no snapshot) judges the whole catalog again, so the run
+            // ends in exactly the state of full passes even if a writer closed rows against expired snapshots meanwhile.
             final boolean tablesOnly = pending;
-            ExpireBatch.Figures f = mr.queries().withRetries("batch " + (t.batchCount + 1), c -> halvingOnFullLockTable(mr, t, c, tablesOnly));
+            final boolean narrow = judgedBefore && !pending;
+            ExpireBatch.Figures f = mr.queries().withRetries("batch " + (t.batchCount + 1),
+                    c -> halvingOnFullLockTable(mr, t, c, tablesOnly, narrow));
+            if (f == null && narrowedSinceFullPass && !shouldStop(mr, t)) {
+                f = mr.queries().withRetries("closing full pass", c -> halvingOnFullLockTable(mr, t, c, true, false));
+                if (f != null && removedNothing(f)) {
+                    // the narrowed batches found everything (the rule when no writer raced): not a batch of its own
+                    mr.recorder().info("closing full pass: nothing left that the narrowed batches missed");
+                    break;
+                }
+            }
             if (f == null) {
                 break;
             }
+            // a full pass with nothing pending resets it; a pending one is followed by full passes anyway
+            narrowedSinceFullPass = narrow && f.snapshots() > 0 || narrowedSinceFullPass && f.tablesPending();
             mr.recorder().batchCommitted();
             if (f.lastSnapshot() >= 0) {
                 t.after = f.lastSnapshot();
             }
             t.add(f, (System.nanoTime() - t0) / 1e9, mr.recorder(), false);
             pending = f.tablesPending();
+            judgedBefore = true;
         }
     }
 
+    private static boolean removedNothing(ExpireBatch.Figures f) {
+        return f.snapshots() == 0 && f.dataFiles() == 0 && f.deleteFiles() == 0 && f.tables() == 0 && f.inlinedTables() == 0
+                && f.otherRows() == 0 && !f.tablesPending();
+    }
+
     /** One batch; a full lock table (53200) halves the batch's inlined-table budget and tries again. */
-    private ExpireBatch.Figures halvingOnFullLockTable(MaintenanceRun mr, Tally t, Connection c, boolean tablesOnly)
-            throws SQLException, JanitorException {
+    private ExpireBatch.Figures halvingOnFullLockTable(MaintenanceRun mr, Tally t, Connection c, boolean tablesOnly,
+                                                       boolean narrow) throws SQLException, JanitorException {
         while (true) {
             try {
-                return oneBatch(mr, c, t, tablesOnly);
+                return oneBatch(mr, c, t, tablesOnly, narrow);
             } catch (SQLException e) {
                 if (SqlState.classify(e) != SqlState.Kind.LOCK_TABLE_FULL || t.tableBudget <= 1) {
                     throw e;
@@ -240,7 +264,8 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
      * One transaction. Returns null (after rolling back) when there is nothing to do: no selected snapshot left
      * and no removable table waiting.
      */
-    private ExpireBatch.Figures oneBatch(MaintenanceRun mr, Connection c, Tally t, boolean tablesOnly) throws SQLException, JanitorException {
+    private ExpireBatch.Figures oneBatch(MaintenanceRun mr, Connection c, Tally t, boolean tablesOnly, boolean narrow)
+            throws SQLException, JanitorException {
         c.setAutoCommit(false);
         try {
             Transactions.setLocalTimeouts(c, options.statementTimeout(), options.lockTimeout());
@@ -251,6 +276,9 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             if (taken[0] == 0 && !tablesOnly && !batch.removableTablesExist()) {
                 c.rollback();
                 return null;
+            }
+            if (narrow && taken[0] > 0) {
+                batch.narrowToBatch();
             }
             ExpireBatch.Figures f = batch.clean(taken, t.tableBudget, false);
             c.commit();

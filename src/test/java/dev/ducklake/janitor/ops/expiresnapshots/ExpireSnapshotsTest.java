@@ -282,4 +282,81 @@ class ExpireSnapshotsTest {
         assertThat(count(small, "SELECT count(*) FROM pg_tables WHERE schemaname = '" + small + "'"))
                 .isEqualTo(count(big, "SELECT count(*) FROM pg_tables WHERE schemaname = '" + big + "'"));
     }
+
+    /**
+     * Issue 27: after the run's first batch, each batch re-checks only the rows whose interval can hold one of its
+     * snapshots (ExpireBatch.narrowToBatch). Files closed in the middle of later batches (interval [i, i + 2), and a
+     * long-lived one [1, n - 2)) and a table created, renamed and dropped mid-run must go exactly as in one batch holding every
+     * snapshot, and the narrowed batches must be the ones that remove them.
+     */
+    @Test
+    void narrowedBatchesRemoveExactlyWhatOneFullPassRemoves() throws Exception {
+        String narrow = pg.freshSchema("exp_narrow");
+        String full = pg.freshSchema("exp_full");
+        for (String s : List.of(narrow, full)) {
+            try (Connection c = pg.connect()) {
+                CatalogBuilder b = new CatalogBuilder(c, s, FormatVersion.V1_0).create();
+                long t = b.createTable("t", 1);
+                long gone = -1;
+                for (int i = 0; i < 20; i++) {
+                    b.insertRows(t, 1);
+                    if (i == 2) {
+                        gone = b.createTable("gone", 1);
+                    } else if (i == 4) {
+                        // a rename as DuckLake writes it: the table's row closes, a row with the new name opens
+                        b.addColumn(gone);
+                        try (PreparedStatement ps = c.prepareStatement("WITH closed AS (UPDATE " + Sql.qualified(s, "ducklake_table")
+                                + " SET end_snapshot = ? WHERE table_id = ? AND end_snapshot IS NULL RETURNING *) INSERT INTO "
+                                + Sql.qualified(s, "ducklake_table") + " SELECT table_id, table_uuid, end_snapshot, NULL, schema_id,"
+                                + " 'gone2', path, path_is_relative FROM closed")) {
+                            ps.setLong(1, b.snapshot());
+                            ps.setLong(2, gone);
+                            ps.executeUpdate();
+                        }
+                    } else if (i == 12) {
+                        b.dropTable(gone);
+                    }
+                }
+                long n = b.snapshot();
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + Sql.qualified(s, "ducklake_data_file")
+                        + " (data_file_id, table_id, begin_snapshot, end_snapshot, path, path_is_relative, file_format)"
+                        + " SELECT 900000 + g, ?, g, CASE WHEN g = 1 THEN ? - 2 ELSE g + 2 END, 'narrow-' || g || '.parquet', true,"
+                        + " 'parquet' FROM generate_series(1, ? - 3) g")) {
+                    ps.setLong(1, t);
+                    ps.setLong(2, n);
+                    ps.setLong(3, n);
+                    ps.executeUpdate();
+                }
+            }
+        }
+        ExpireSnapshotsResult r = run(narrow, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO).withBatchSize(3));
+        ExpireSnapshotsResult all = run(full, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO)
+                .withBatchSize(1_000_000));
+        assertThat(all.batches()).isEqualTo(1);
+        assertThat(r.batches()).isGreaterThan(5);
+        assertThat(r.batchList().stream().skip(1).mapToLong(ExpireSnapshotsResult.Batch::dataFiles).sum())
+                .as("files removed by the narrowed batches").isGreaterThan(10);
+        assertThat(r.batchList().stream().skip(1).mapToLong(ExpireSnapshotsResult.Batch::tables).sum())
+                .as("the table dropped mid-run, removed by a narrowed batch").isEqualTo(1);
+        assertThat(r.batchList()).as("every batch expired snapshots: the closing full pass found nothing the narrowed"
+                + " batches missed, so it is not listed").allSatisfy(b -> assertThat(b.snapshots()).isPositive());
+        assertThat(r.tablesRemoved()).isEqualTo(all.tablesRemoved()).isEqualTo(1);
+        String tables = "SELECT string_agg(table_id || ':' || begin_snapshot, ',' ORDER BY table_id, begin_snapshot) FROM $s.ducklake_table";
+        assertThat(text(narrow, tables)).isEqualTo(text(full, tables));
+        String columns = "SELECT string_agg(column_id || ':' || table_id, ',' ORDER BY column_id, table_id) FROM $s.ducklake_column";
+        assertThat(text(narrow, columns)).isEqualTo(text(full, columns));
+        String files = "SELECT coalesce(string_agg(data_file_id::text, ',' ORDER BY data_file_id), '') FROM $s.ducklake_data_file";
+        String queued = "SELECT coalesce(string_agg(path, ',' ORDER BY path), '') FROM $s.ducklake_files_scheduled_for_deletion";
+        assertThat(text(narrow, files)).isEqualTo(text(full, files));
+        assertThat(text(narrow, queued)).isEqualTo(text(full, queued)).contains("narrow-1.parquet");
+        assertThat(r.dataFilesScheduled()).isEqualTo(all.dataFilesScheduled()).isPositive();
+    }
+
+    private String text(String schema, String sql) throws SQLException {
+        try (Connection c = pg.connect(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery(sql.replace("$s", Sql.ident(schema)))) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
 }
