@@ -21,6 +21,7 @@ public final class PartitionProxy implements AutoCloseable {
     private final int targetPort;
     private final List<Socket[]> pairs = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
+    private volatile boolean refusing;
 
     /**
      * Starts listening on a free local port.
@@ -45,6 +46,10 @@ public final class PartitionProxy implements AutoCloseable {
         while (!listener.isClosed()) {
             try {
                 Socket client = listener.accept();
+                if (refusing) {
+                    client.close();
+                    continue;
+                }
                 Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                 pairs.add(new Socket[] {client, server});
                 pump(client, server);
@@ -81,6 +86,23 @@ public final class PartitionProxy implements AutoCloseable {
         for (Socket[] p : pairs) {
             try {
                 p[0].close();
+            } catch (IOException ignored) {
+                // already closed
+            }
+        }
+    }
+
+    /**
+     * A server that does not come back: every connection so far is closed and each new one is closed as soon as it is
+     * accepted, while the port stays bound (after {@link #close} another process on the machine may take the port, and
+     * a reconnect would then reach that process instead of failing).
+     */
+    public void refuseFromNowOn() {
+        refusing = true;
+        for (Socket[] p : pairs) {
+            try {
+                p[0].close();
+                p[1].close();
             } catch (IOException ignored) {
                 // already closed
             }
