@@ -76,12 +76,15 @@ public final class JanitorException extends Exception {
         ATTACH_BLOATED(20, "Run drop-orphan-inline-tables (and expire-snapshots) first so that the metadata schema shrinks, "
                 + "or raise the threshold named in the message for one run. Nothing was changed."),
         /**
-         * flush-inlined-data / compact cannot run DuckLake's engine: DuckDB's JDBC driver or the ducklake/postgres
-         * extension is missing, or the catalog's format is one the engine cannot write; nothing changed; exit code 21.
+         * A command's engine is not there: flush-inlined-data / compact cannot run DuckLake's engine (DuckDB's JDBC driver
+         * or the ducklake/postgres extension is missing, or the catalog's format is one the engine cannot write), or
+         * demo / bench cannot start the embedded PostgreSQL (its binaries are not next to the jar); nothing changed;
+         * exit code 21.
          */
-        ENGINE_UNAVAILABLE(21, "Put the DuckDB JDBC driver named in the message on the classpath (next to the janitor's jar) "
-                + "and the extensions in --duckdb-extension-dir (or allow DuckDB's extension repository); for a catalog "
-                + "format the engine cannot write, use a DuckDB release that writes it. Nothing was changed.");
+        ENGINE_UNAVAILABLE(21, "Put the jar named in the message next to the janitor's jar (the build's target/lib/ holds "
+                + "them): DuckDB's JDBC driver, with the extensions in --duckdb-extension-dir (or DuckDB's extension "
+                + "repository), for flush-inlined-data and compact; the embedded PostgreSQL binaries for demo and bench. For a "
+                + "catalog format the engine cannot write, use a DuckDB release that writes it. Nothing was changed.");
 
         private final int exitCode;
         private final String hint;

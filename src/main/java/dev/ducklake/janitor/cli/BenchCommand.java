@@ -159,7 +159,7 @@ public final class BenchCommand implements Callable<Integer> {
                     builder.setServerConfig("logging_collector", "on").setServerConfig("log_destination", "csvlog")
                             .setServerConfig("log_directory", logDir.toString()).setServerConfig("log_min_duration_statement", "0");
                 }
-                try (EmbeddedPostgres pg = builder.start()) {
+                try (EmbeddedPostgres pg = EmbeddedServers.start(builder, "bench")) {
                     reports.put("fsync " + config, run(ConnectionSpec.parse(pg.getJdbcUrl("postgres", "postgres"), Map.of(), null),
                             opts, err, dir));
                 }

@@ -62,7 +62,7 @@ public final class DemoCommand implements Callable<Integer> {
         boolean json = output != OutputOptions.Output.text;
         err.println("demo: starting an embedded PostgreSQL ...");
         err.flush();
-        try (EmbeddedPostgres pg = EmbeddedPostgres.builder().start()) {
+        try (EmbeddedPostgres pg = EmbeddedServers.start(EmbeddedPostgres.builder(), "demo")) {
             String url = pg.getJdbcUrl("postgres", "postgres");
             ConnectionSpec conn = ConnectionSpec.parse(url, Map.of(), null);
             long t0 = System.nanoTime();

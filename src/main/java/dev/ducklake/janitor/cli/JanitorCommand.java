@@ -14,7 +14,7 @@ import java.util.concurrent.Callable;
             + "5 unsupported catalog format version, 6 unsafe catalog state, 7 advisory lock held, 8 permission denied, "
             + "9 database error after retries, 10 confirmation declined, 11 configuration error, 12 done with findings, "
             + "13 storage error, 14 to 18 delete-orphan-files brakes, 19 connection pooler in transaction mode, 20 catalog too bloated for DuckDB's ATTACH, "
-            + "21 DuckLake engine unavailable (DuckDB driver or extension missing, or a catalog format it cannot write); 143 / 130 stopped by SIGTERM / SIGINT. "
+            + "21 engine unavailable (DuckDB driver or extension missing, a catalog format it cannot write, or the embedded PostgreSQL of demo/bench not next to the jar); 143 / 130 stopped by SIGTERM / SIGINT. "
             + "Without a command: the usage on stderr, exit 2."})
 public final class JanitorCommand implements Callable<Integer> {
 

