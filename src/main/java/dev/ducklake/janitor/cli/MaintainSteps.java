@@ -16,6 +16,7 @@ import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckResult;
 import dev.ducklake.janitor.ops.check.CheckRules;
+import dev.ducklake.janitor.ops.compact.CompactMode;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.LockBudget;
 import dev.ducklake.janitor.storage.StorageLocation;
@@ -68,7 +69,8 @@ final class MaintainSteps {
     }
 
     /**
-     * The registry, in the chain's natural order (DuckLake's CHECKPOINT minus compaction).
+     * The registry, in the chain's natural order (DuckLake's CHECKPOINT, with the janitor's own steps where they must run:
+     * the leak dropped before anything ATTACHes).
      *
      * @param listener a progress listener for the step running on the calling thread
      * @param fileLines where the storage steps' per-file lines go (stderr: stdout holds the result)
@@ -88,6 +90,18 @@ final class MaintainSteps {
         drop.put("include-nonempty", OptionKind.BOOLEAN);
         add(r, new CommandStep(DropOrphanInlineTablesCommand.OPERATION, drop, listener, fileLines, false));
         add(r, new CommandStep(PurgeOrphanStatsCommand.OPERATION, timeouts, listener, fileLines, false));
+        // issue 26: the Parquet half of CHECKPOINT through DuckLake's own functions (after the drop step: a leaked schema
+        // is refused before ATTACH, exit 20; a missing DuckDB driver or extension is this step's exit 21, not the run's)
+        Map<String, OptionKind> engine = new LinkedHashMap<>(timeouts);
+        engine.putAll(Map.of("duckdb-extension-dir", OptionKind.TEXT, "duckdb-memory-limit", OptionKind.TEXT,
+                "duckdb-threads", OptionKind.POSITIVE_INT, "duckdb-temp-directory", OptionKind.TEXT,
+                "max-attach-inlined-tables", OptionKind.POSITIVE_INT, "max-attach-columns", OptionKind.POSITIVE_INT,
+                "max-tables", OptionKind.POSITIVE_INT));
+        add(r, new CommandStep(CompactMode.FLUSH_INLINED_DATA.operation(), engine, listener, fileLines, false));
+        Map<String, OptionKind> compact = new LinkedHashMap<>(engine);
+        compact.putAll(Map.of("target-file-size", OptionKind.POSITIVE_INT, "delete-threshold", OptionKind.RATIO,
+                "max-input-files", OptionKind.POSITIVE_INT));
+        add(r, new CommandStep(CompactMode.COMPACT.operation(), compact, listener, fileLines, false));
         Map<String, OptionKind> cleanup = new LinkedHashMap<>(timeouts);
         cleanup.putAll(Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT,
                 "s3-path-style", OptionKind.BOOLEAN, "older-than", OptionKind.DURATION_OR_INSTANT, "min-age", OptionKind.DURATION,

@@ -125,7 +125,7 @@ class DeployManifestsTest {
         Map<String, dev.ducklake.janitor.maintain.MaintenanceStep> registry = MaintainStepsAccess.registry();
         MaintainConfig m = MaintainConfig.load(file, env, registry);
         assertThat(m.steps()).extracting(s -> s.name()).containsExactly("expire-snapshots", "drop-orphan-inline-tables",
-                "purge-orphan-stats", "cleanup-old-files", "delete-orphan-files", "check");
+                "purge-orphan-stats", "flush-inlined-data", "compact", "cleanup-old-files", "delete-orphan-files", "check");
         // every step of the chain is one this build runs (none would be skipped as unavailable)
         for (var s : m.steps()) {
             assertThat(registry.get(s.name()).unavailableReason()).as(s.name()).isNull();

