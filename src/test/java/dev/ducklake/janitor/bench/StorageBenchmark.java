@@ -268,7 +268,7 @@ class StorageBenchmark {
                 for (int i = 0; i < n; i++) {
                     s3.put(bucket, "lake2/main/o/f" + i + ".parquet", 16);
                 }
-                s3.put(bucket, "lake2/main/t/known.parquet", 16);
+                s3.put(bucket, "lake2/main/test/known.parquet", 16); // table 1 of fixture 0.4 lives at main/test/
                 cat2.dataFile(1, "known.parquet", true);
                 Thread.sleep(1100); // S3 times are whole seconds
                 s3.latencyMillis = latency;
