@@ -45,7 +45,7 @@ public final class StorageOptions {
             description = "Delete calls in flight at once (1 to 64): S3 DeleteObjects requests of up to 1,000 keys, local "
                     + "unlinks in pieces. 1 deletes one call at a time. The store's answers stay exact per file (a queue row "
                     + "goes only after its file is gone) and throttling (SlowDown) lowers the concurrency until calls succeed. "
-                    + "Default: 8 on an object store, 1 on a local file system.")
+                    + "Default: 8 on an object store, 4 on a local file system.")
     Integer deleteConcurrency;
 
     /**

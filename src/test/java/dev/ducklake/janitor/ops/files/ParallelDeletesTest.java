@@ -67,8 +67,7 @@ class ParallelDeletesTest {
         FaultyStore store = new FaultyStore(new LocalFileStore(), a -> a.endsWith("/f17.parquet") || a.endsWith("/f2400.parquet"));
         ParallelDeletes.Round r;
         try (ParallelDeletes pd = new ParallelDeletes(store, 0, CallBounds.NONE)) {
-            assertThat(pd.concurrency()).as("the local default: one call at a time").isEqualTo(LocalFileStore.DELETE_CONCURRENCY)
-                    .isEqualTo(1);
+            assertThat(pd.concurrency()).as("the local default").isEqualTo(LocalFileStore.DELETE_CONCURRENCY).isEqualTo(4);
         }
         try (ParallelDeletes pd = new ParallelDeletes(store, 4, CallBounds.NONE)) {
             r = pd.delete(files, Map.of(), true);
