@@ -163,6 +163,8 @@ public final class CleanupOldFiles {
         long failed;
         long notFound;
         String firstNotFound;
+        /** Files deleted (or that would be) whose size the store did not give; bytes leaves them out. */
+        long unsized;
         long batches;
         /** Where a stop or the run budget cut a batch short ("deleting", "stat"), or null. */
         String stoppedDuring;
@@ -214,9 +216,14 @@ public final class CleanupOldFiles {
                         + firstNotFound + "); their queue rows " + (o.dryRun() ? "would be" : "were") + " deleted. If the"
                         + " data path or --data-path does not point at where the files really are, they leak: check it.");
             }
+            if (unsized > 0) {
+                control.recorder().warn(unsized + " files " + (o.dryRun() ? "that would be deleted" : "deleted") + " have no"
+                        + " size from the store (the size listing did not show them and their stat failed): bytes_"
+                        + (o.dryRun() ? "would_delete" : "deleted") + " leaves them out (files_unsized).");
+            }
             return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                     o.dryRun(), considered, deleted, bytes, o.dryRun() ? rowsWouldDelete : rowsDeleted, keptLive, keptUnresolvable,
-                    failed, notFound, startedBatch && !store.batchDeleteEnabled(), o.allowShortRetention(), List.copyOf(findings),
+                    failed, notFound, unsized, startedBatch && !store.batchDeleteEnabled(), o.allowShortRetention(), List.copyOf(findings),
                     findingsTotal,
                     control.figures(), consulted.labels(), consulted.excluded(), consulted.notConsulted(), stoppedDuring);
         }
@@ -394,6 +401,8 @@ public final class CleanupOldFiles {
                     long size = s.map(StoredObject::sizeBytes).orElse(-1L);
                     if (size > 0) {
                         bytes += size;
+                    } else if (size < 0 && s.isPresent()) {
+                        unsized++;
                     }
                     deleted++;
                     if (s.isEmpty()) {
@@ -436,6 +445,8 @@ public final class CleanupOldFiles {
                     long size = missing ? -1 : out.sizes().getOrDefault(d.getValue(), -1L);
                     if (size > 0) {
                         bytes += size;
+                    } else if (size < 0 && !missing) {
+                        unsized++;
                     }
                     listener.file("deleted", d.getValue(), size, null, missing ? "not found where the catalog says" : null);
                 } else if (out.failed().containsKey(d.getValue())) {
@@ -485,7 +496,11 @@ public final class CleanupOldFiles {
             }
         }
 
-        /** @throws StorageException kind STOPPED only: the bounds ended the look-up */
+        /**
+         * @return the object; empty when the store says it is missing; an object of size -1 when the stat failed for
+         *     another reason (its size is unknown, and it is never taken for missing)
+         * @throws StorageException kind STOPPED only: the bounds ended the look-up
+         */
         private Optional<StoredObject> stat(String address) throws JanitorException, StorageException {
             try {
                 return store.stat(address);
@@ -496,7 +511,8 @@ public final class CleanupOldFiles {
                 if (e.kind() == StorageException.Kind.ACCESS_DENIED) {
                     throw new JanitorException(Reason.STORAGE, "The file store refused access: " + e.getMessage(), e);
                 }
-                return Optional.empty();
+                // the stat failed: the file may well be there (never counted as missing), its size is unknown
+                return Optional.of(new StoredObject(StorageLocation.parseFile(address), address, -1, null));
             }
         }
 

@@ -34,6 +34,10 @@ import java.util.Map;
  * @param filesNotFound files counted in filesDeleted that were not found where the catalog says they are (already
  *     deleted by an earlier run, or the data path or --data-path does not say where they really are); their queue rows
  *     were deleted, as DuckLake does, and a warning names the first of them
+ * @param filesUnsized files counted in filesDeleted (present, not missing) whose size the store did not give: the
+ *     listing did not show them and the stat just before the delete failed (a timeout, a throttled call that ran out of
+ *     retries, a refused stat); {@code bytes} leaves them out, so it is a lower bound whenever this is above 0. JSON:
+ *     {@code files_unsized}
  * @param batchDeleteFallback whether the store rejected batch deletes and single deletes were used
  * @param allowShortRetention whether --allow-short-retention was given (the floor could be undercut)
  * @param findings up to 100 of the kept or failed paths with the reason, for the report
@@ -49,7 +53,7 @@ import java.util.Map;
 public record CleanupOldFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                     long queueRowsConsidered, @JsonIgnore long filesDeleted, @JsonIgnore long bytes,
                                     @JsonIgnore long queueRowsDeleted,
-                                    long keptLive, long keptUnresolvable, @JsonIgnore long failed, long filesNotFound,
+                                    long keptLive, long keptUnresolvable, @JsonIgnore long failed, long filesNotFound, long filesUnsized,
                                     boolean batchDeleteFallback, boolean allowShortRetention,
                                     List<String> findings, long findingsTotal, @JsonUnwrapped RunFigures run, List<String> catalogsConsulted,
                                     List<String> excludedCatalogSchemas,

@@ -153,6 +153,46 @@ class CleanupOldFilesLocalTest {
     }
 
     /**
+     * Issue 27 (bytes_deleted short under load): a stat that fails for another reason than a refusal (a timeout, a
+     * throttled call out of retries) left the file's size out of bytes_deleted without a word, and a dry run counted
+     * the file as missing. Now the file is deleted as before, counted in files_unsized (with a warning), never in
+     * files_not_found, and bytes_deleted holds exactly the sizes the store gave.
+     */
+    @Test
+    void aFailedStatIsCountedUnsizedNotMissing() throws Exception {
+        Path lake = dir.resolve("lakestat");
+        FileCatalog cat = FileCatalog.create("cof_stat", lake + "/");
+        for (int i = 0; i < 6; i++) {
+            FileCatalog.file(lake.resolve("main/test/s" + i + ".parquet"), OLD);
+            cat.queue("main/test/s" + i + ".parquet", true, OLD);
+        }
+        FileStore store = new dev.ducklake.janitor.storage.ForwardingStore(new LocalFileStore()) {
+            @Override
+            public java.util.Optional<dev.ducklake.janitor.storage.StoredObject> stat(String address)
+                    throws dev.ducklake.janitor.storage.StorageException {
+                if (address.endsWith("/s1.parquet") || address.endsWith("/s4.parquet")) {
+                    throw new dev.ducklake.janitor.storage.StorageException(
+                            dev.ducklake.janitor.storage.StorageException.Kind.OTHER, address + ": injected timeout", null);
+                }
+                return super.stat(address);
+            }
+        };
+        CleanupOldFilesResult dry = run(cat, store, o -> o, new ArrayList<>());
+        assertThat(dry.filesNotFound()).as("a failed stat is not a missing file").isZero();
+        assertThat(dry.filesUnsized()).isEqualTo(2);
+        assertThat(dry.bytes()).isEqualTo(4 * 7L);
+        assertThat(dry.run().warnings()).anyMatch(w -> w.contains("files_unsized"));
+
+        CleanupOldFilesResult r = run(cat, store, o -> o.withDryRun(false), new ArrayList<>());
+        assertThat(r.filesDeleted()).isEqualTo(6);
+        assertThat(r.filesNotFound()).isZero();
+        assertThat(r.filesUnsized()).isEqualTo(2);
+        assertThat(r.bytes()).as("the four sizes the store gave").isEqualTo(4 * 7L);
+        assertThat(cat.queueRows()).isZero();
+        assertThat(r.run().warnings()).anyMatch(w -> w.contains("2 files deleted have no size"));
+    }
+
+    /**
      * Issue 27: deletes in parallel (4 calls in flight per batch), a file whose delete fails keeps its queue row and
      * is counted; every other row goes, bytes_deleted is exact (sizes stat-ed just before each delete).
      */
