@@ -675,6 +675,42 @@ public final class ConnectionSpec {
         return password;
     }
 
+    /**
+     * The connection's security and routing parameters in libpq spelling, for a client that speaks libpq (DuckDB's
+     * postgres extension, which DuckLake's ATTACH uses): {@code sslmode}, {@code sslrootcert}, {@code sslcert},
+     * {@code sslkey}, {@code gssencmode}, {@code channel_binding}, {@code target_session_attrs}, {@code options} as the
+     * connection string or the {@code PGSSL*} environment gave them, and {@code connect_timeout} in seconds (when not
+     * 0). Never the password nor {@code sslpassword} (see {@link #hasSslPassword}).
+     *
+     * @return libpq key to value, in a stable order; empty values left out
+     */
+    public Map<String, String> libpqParameters() {
+        Map<String, String> out = new LinkedHashMap<>();
+        String[][] names = {{"sslmode", "sslmode"}, {"sslrootcert", "sslrootcert"}, {"sslcert", "sslcert"},
+                {"sslkey", "sslkey"}, {"gssEncMode", "gssencmode"}, {"channelBinding", "channel_binding"},
+                {"options", "options"}};
+        for (String[] n : names) {
+            String v = jdbcParams.get(n[0]);
+            if (v != null && !v.isEmpty()) {
+                out.put(n[1], v);
+            }
+        }
+        String target = jdbcParams.get("targetServerType");
+        if (target != null && !target.isEmpty()) {
+            out.put("target_session_attrs", "primary".equals(target) ? "read-write" : target);
+        }
+        if (connectTimeoutSeconds > 0) {
+            out.put("connect_timeout", Integer.toString(connectTimeoutSeconds));
+        }
+        return out;
+    }
+
+    /** Whether the connection names an {@code sslpassword} (the client key's passphrase; a secret, never exposed). */
+    public boolean hasSslPassword() {
+        String v = jdbcParams.get("sslpassword");
+        return v != null && !v.isEmpty();
+    }
+
     @Override
     public String toString() {
         return "ConnectionSpec[" + describe() + (hasPassword() ? ", password=***" : "") + "]";

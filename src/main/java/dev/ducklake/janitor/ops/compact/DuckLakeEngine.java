@@ -88,10 +88,12 @@ public final class DuckLakeEngine implements AutoCloseable {
      * @param metadataSchema the metadata schema
      * @param dataPath the catalog's data_path ({@code ducklake_metadata}), passed as DATA_PATH
      * @return the engine; close it
-     * @throws JanitorException ENGINE_UNAVAILABLE when the driver or an extension is missing; CONNECTION when the ATTACH fails
+     * @throws JanitorException ENGINE_UNAVAILABLE when the driver or an extension is missing; CONNECTION when the ATTACH fails;
+     *     USAGE when the connection names an sslpassword ({@link #conninfo})
      */
     public static DuckLakeEngine open(EngineSettings settings, ConnectionSpec spec, String metadataSchema, String dataPath)
             throws JanitorException {
+        conninfo(spec); // refuses what DuckDB cannot be given safely, before DuckDB starts
         Driver driver = loadDriver(DRIVER_CLASS);
         Properties props = new Properties();
         props.setProperty("memory_limit", settings.memoryLimit());
@@ -179,11 +181,35 @@ public final class DuckLakeEngine implements AutoCloseable {
         }
     }
 
-    private void attach(String metadataSchema, String dataPath) throws JanitorException {
+    /**
+     * The libpq connection string DuckDB's postgres extension gets for the catalog: host, port, database, user, the
+     * janitor's application name and {@link ConnectionSpec#libpqParameters} (TLS, routing, connect timeout); never
+     * the password (it goes into a temporary DuckDB secret).
+     *
+     * @throws JanitorException USAGE when the connection names an sslpassword (it would have to be in the string)
+     */
+    static String conninfo(ConnectionSpec spec) throws JanitorException {
         StringBuilder conninfo = new StringBuilder();
         conninfo.append("host=").append(libpq(spec.host())).append(" port=").append(libpq(spec.port())).append(" dbname=")
                 .append(libpq(spec.database())).append(" user=").append(libpq(spec.user()))
                 .append(" application_name=ducklake-janitor");
+        // the catalog's TLS and routing settings reach DuckDB as they reach the JDBC driver: a catalog that demands
+        // sslmode=verify-full is attached with the same verification, never with libpq's default
+        for (Map.Entry<String, String> p : spec.libpqParameters().entrySet()) {
+            conninfo.append(' ').append(p.getKey()).append('=').append(libpq(p.getValue()));
+        }
+        if (spec.hasSslPassword()) {
+            throw new JanitorException(Reason.USAGE, "The catalog connection names an sslpassword (the passphrase of the"
+                    + " client key); DuckDB's postgres extension would get it inside its connection string, which it may"
+                    + " echo in errors, so the engine commands refuse it. Give flush-inlined-data and compact a client key"
+                    + " without a passphrase (readable only by the janitor's user), or run them on a connection without"
+                    + " a client certificate.");
+        }
+        return conninfo.toString();
+    }
+
+    private void attach(String metadataSchema, String dataPath) throws JanitorException {
+        String conninfo = conninfo(spec);
         try (Statement st = duck.createStatement()) {
             String pw = spec.passwordSource().resolve();
             if (pw != null && !pw.isEmpty()) {
