@@ -38,12 +38,20 @@ public final class CompactCommand extends EngineCommand {
                     + "next run. At least 2. Default: no limit.")
     int maxInputFiles;
 
+    @Option(names = "--max-bytes", paramLabel = "BYTES",
+            description = "Act on tables, in plan order, while the input bytes of the tables taken (their merge inputs and "
+                    + "rewrite files, file_size_bytes; with --max-input-files the most its capped merge can take) stay within "
+                    + "BYTES; a table that would go beyond is deferred to the next run and the next tables that fit are still "
+                    + "taken; a table above BYTES on its own is never taken (a warning names it). Default: 0 (no limit).")
+    long maxBytes;
+
     public CompactCommand() {
         super(CompactMode.COMPACT);
     }
 
     @Override
     CompactOptions modeOptions(CompactOptions defaults) {
-        return defaults.withThresholds(targetFileSize, deleteThreshold).withCaps(defaults.maxTables(), maxInputFiles);
+        return defaults.withThresholds(targetFileSize, deleteThreshold).withCaps(defaults.maxTables(), maxInputFiles)
+                .withMaxBytes(maxBytes);
     }
 }

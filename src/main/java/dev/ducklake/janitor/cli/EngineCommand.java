@@ -84,6 +84,10 @@ abstract class EngineCommand extends MaintenanceCommand<CompactResult> {
         out.printf(Locale.ROOT, "  %d of %d table(s) with work %s, %d call(s), %d retries, %d deferred, %d remaining, %s%s%n",
                 r.dryRun() ? r.tablesWithWork() : r.tablesDone(), r.tablesWithWork(), r.dryRun() ? "planned" : "done", r.callsIssued(),
                 f.retries(), r.tablesDeferred(), r.remainingTablesWithWork(), Render.seconds(f.elapsedSeconds()), stop);
+        if (mode == CompactMode.COMPACT) {
+            out.printf(Locale.ROOT, "  input bytes: %,d planned%s%n", r.inputBytes(),
+                    r.dryRun() ? "" : String.format(Locale.ROOT, ", %,d taken by this run", r.inputBytesTaken()));
+        }
         out.flush();
     }
 
@@ -93,10 +97,10 @@ abstract class EngineCommand extends MaintenanceCommand<CompactResult> {
                     p.inlinedRows(), p.liveInlinedRows(), p.inlinedTables(), p.inlinedDeletions());
         }
         return String.format(Locale.ROOT, "%,d live files, %,d below %,d bytes; merge %,d files into %,d in %d group(s)%s; rewrite %,d "
-                        + "files (%,d deleted rows, threshold %s)", p.liveDataFiles(), p.smallFiles(), p.targetFileSize(), p.mergeInputFiles(),
+                        + "files (%,d deleted rows, threshold %s); %,d input bytes", p.liveDataFiles(), p.smallFiles(), p.targetFileSize(), p.mergeInputFiles(),
                 p.mergeOutputFiles(), p.mergeGroups(), p.maxCompactedFiles() == null ? ""
                         : String.format(Locale.ROOT, " (this call at most %,d: max_compacted_files %d)", p.mergeInputFilesBound(), p.maxCompactedFiles()),
-                p.rewriteFiles(), p.rewriteDeletedRows(), p.deleteThreshold());
+                p.rewriteFiles(), p.rewriteDeletedRows(), p.deleteThreshold(), p.inputBytes());
     }
 
     @Override

@@ -100,7 +100,7 @@ final class MaintainSteps {
         add(r, new CommandStep(CompactMode.FLUSH_INLINED_DATA.operation(), engine, listener, fileLines, false));
         Map<String, OptionKind> compact = new LinkedHashMap<>(engine);
         compact.putAll(Map.of("target-file-size", OptionKind.POSITIVE_INT, "delete-threshold", OptionKind.RATIO,
-                "max-input-files", OptionKind.POSITIVE_INT));
+                "max-input-files", OptionKind.POSITIVE_INT, "max-bytes", OptionKind.POSITIVE_INT));
         add(r, new CommandStep(CompactMode.COMPACT.operation(), compact, listener, fileLines, false));
         Map<String, OptionKind> cleanup = new LinkedHashMap<>(timeouts);
         cleanup.putAll(Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT,

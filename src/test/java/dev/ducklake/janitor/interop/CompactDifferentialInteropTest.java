@@ -222,6 +222,50 @@ class CompactDifferentialInteropTest {
                 .isEqualTo(4);
     }
 
+    /**
+     * --max-bytes (issue 26): tables are taken in plan order while their input bytes fit; one that would go beyond is
+     * deferred and left untouched while a later one that fits is still taken; a cap below every table takes none and
+     * warns, changing nothing.
+     */
+    @Test
+    void maxBytesTakesTheTablesThatFitAndDefersTheRest() throws Exception {
+        JsonNode plan = janitor("compact", twins.source, "--dry-run").json();
+        Map<String, Long> bytes = new TreeMap<>();
+        for (JsonNode t : plan.path("tables")) {
+            bytes.put(t.path("table_name").asText(), t.path("input_bytes").asLong());
+        }
+        assertThat(bytes.keySet()).containsExactly("del", "evolve", "part", "small");
+        assertThat(bytes.values()).allMatch(v -> v > 0);
+        assertThat(plan.path("input_bytes").asLong()).isEqualTo(bytes.values().stream().mapToLong(Long::longValue).sum());
+        // the cap fits del and the smallest of the others; in plan order (del, evolve, part, small) what does not fit is
+        // deferred and the scan goes on
+        String smallest = bytes.entrySet().stream().filter(e -> !e.getKey().equals("del")).min(Map.Entry.comparingByValue())
+                .orElseThrow().getKey();
+        long cap = bytes.get("del") + bytes.get(smallest);
+        String b = copy("mb");
+        Map<String, String> before = liveFiles(b);
+        Run r = janitor("compact", b, "--max-bytes", Long.toString(cap));
+        assertThat(r.code()).as(r.err() + r.out()).isZero();
+        JsonNode j = r.json();
+        for (String t : bytes.keySet()) {
+            boolean taken = t.equals("del") || t.equals(smallest);
+            assertThat(table(j, t).path("status").asText()).as(t).isEqualTo(taken ? "done" : "deferred");
+            if (!taken) {
+                assertThat(liveFiles(b).get(t)).as(t + " deferred: untouched").isEqualTo(before.get(t));
+            }
+        }
+        assertThat(j.path("input_bytes_taken").asLong()).isEqualTo(cap);
+        assertThat(j.path("tables_deferred").asLong()).isEqualTo(2);
+
+        String c2 = copy("mb1");
+        Map<String, List<String>> dump = twins.dump(c2);
+        Run none = janitor("compact", c2, "--max-bytes", Long.toString(bytes.values().stream().mapToLong(Long::longValue).min().orElseThrow() - 1));
+        assertThat(none.code()).as(none.err() + none.out()).isZero();
+        assertThat(none.json().path("tables_done").asLong()).isZero();
+        assertThat(none.json().path("warnings").toString()).contains("more than --max-bytes");
+        assertThat(twins.dump(c2)).as("nothing changed").isEqualTo(dump);
+    }
+
     @Test
     void aPasswordGoesToDuckDBAsASecretAndIsNeverPrinted() throws Exception {
         String b = copy("pw");

@@ -26,6 +26,8 @@ import java.util.Map;
  * @param inlinedRows inlined rows of the tables with work (flush)
  * @param mergeInputFiles files the planned merges take (compact, without the cap)
  * @param rewriteFiles files planned for a rewrite (compact)
+ * @param inputBytes input bytes of the tables with work ({@link TablePlan#inputBytes}; compact)
+ * @param inputBytesTaken of those, the input bytes of the tables the run acted on (what --max-bytes caps; 0 in a dry run)
  * @param remainingTablesWithWork tables with work after the run (planned again after an execute run; the dry run's plan otherwise)
  * @param tables every table with work, in plan order
  * @param run the generic figures (batches = calls, retries, elapsed, warnings), flattened into the JSON
@@ -34,6 +36,6 @@ import java.util.Map;
 public record CompactResult(String schema, String formatVersion, String mode, boolean dryRun, String duckdbVersion,
                             Map<String, String> extensionVersions, AttachCost attachCost, long tablesScanned, long tablesWithWork,
                             long tablesDone, long tablesDeferred, long callsIssued, long inlinedRows, long mergeInputFiles,
-                            long rewriteFiles, long remainingTablesWithWork, List<TableOutcome> tables,
+                            long rewriteFiles, long inputBytes, long inputBytesTaken, long remainingTablesWithWork, List<TableOutcome> tables,
                             @JsonUnwrapped RunFigures run) implements MaintenanceResult {
 }

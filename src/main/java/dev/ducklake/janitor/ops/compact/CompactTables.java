@@ -98,6 +98,7 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
             Map<String, String> extensions = null;
             long done = 0;
             long calls = 0;
+            long bytesTaken = 0;
             if (dry) {
                 work.forEach(p -> outcomes.add(new TableOutcome(p, "planned", 0, 0, null)));
             } else if (!work.isEmpty()) {
@@ -123,7 +124,18 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                             outcomes.add(new TableOutcome(p, "deferred", 0, 0, null));
                             continue;
                         }
+                        if (options.maxBytes() > 0 && bytesTaken + p.inputBytes() > options.maxBytes()) {
+                            if (p.inputBytes() > options.maxBytes()) {
+                                run.recorder().warn(String.format(Locale.ROOT, "%s.%s needs %d input bytes, more than --max-bytes"
+                                        + " (%d) on its own: it is never compacted under this cap; raise --max-bytes or bound"
+                                        + " its merge with --max-input-files", p.schemaName(), p.tableName(), p.inputBytes(),
+                                        options.maxBytes()));
+                            }
+                            outcomes.add(new TableOutcome(p, "deferred", 0, 0, null));
+                            continue;
+                        }
                         i++;
+                        bytesTaken += p.inputBytes();
                         TableOutcome o = execute(run, engine, p);
                         outcomes.add(o);
                         calls += p.calls().size();
@@ -135,7 +147,8 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
             return new CompactResult(schema, info.version().text(), options.mode().operation(), dry, duckdbVersion, extensions, cost,
                     plans.size(), work.size(), done, dry ? 0 : work.size() - done, calls,
                     work.stream().mapToLong(TablePlan::inlinedRows).sum(), work.stream().mapToLong(TablePlan::mergeInputFiles).sum(),
-                    work.stream().mapToLong(TablePlan::rewriteFiles).sum(), remaining, List.copyOf(outcomes), run.figures());
+                    work.stream().mapToLong(TablePlan::rewriteFiles).sum(), work.stream().mapToLong(TablePlan::inputBytes).sum(),
+                    bytesTaken, remaining, List.copyOf(outcomes), run.figures());
         } catch (SQLException e) {
             throw new JanitorException(Reason.DATABASE_ERROR, "Database error: " + spec.redact(e.getMessage()), e);
         }

@@ -204,7 +204,7 @@ public final class CompactionPlanner {
         }
         List<String> calls = reasons.isEmpty() ? List.of() : List.of(DuckLakeCalls.flush(schemaName, tableName));
         return new TablePlan(schemaName, tableName, tableId, reasons, inlined.size(), rows, live, deletions, 0, 0, 0, 0, 0, 0,
-                null, 0, 0, 0, 0, calls);
+                null, 0, 0, 0, 0, 0, calls);
     }
 
     private TablePlan planCompaction(String schemaName, String tableName, long tableId, long schemaId) throws SQLException {
@@ -216,6 +216,7 @@ public final class CompactionPlanner {
         List<DataFile> small = new ArrayList<>();
         long rewriteFiles = 0;
         long rewriteRows = 0;
+        long rewriteBytes = 0;
         for (DataFile f : files) {
             if (f.sizeBytes() < target && !f.anyDeleteFile() && f.inlinedDeletes() == 0) {
                 small.add(f);
@@ -225,11 +226,13 @@ public final class CompactionPlanner {
             if (deleted > 0 && ratio >= threshold) {
                 rewriteFiles++;
                 rewriteRows += deleted;
+                rewriteBytes += Math.max(0, f.sizeBytes());
             }
         }
         MergePlan merge = simulateMerge(small, target);
         Long maxCompacted = null;
         long bound = merge.inputFiles();
+        long mergeBytes = merge.inputBytes();
         if (options.maxInputFiles() > 0 && merge.inputFiles() > options.maxInputFiles()) {
             List<Integer> sizes = new ArrayList<>(merge.iterations());
             sizes.sort(Collections.reverseOrder());
@@ -244,6 +247,14 @@ public final class CompactionPlanner {
             }
             maxCompacted = k;
             bound = sum;
+            // which k steps DuckLake takes depends on its group order: the k largest by bytes bound them all
+            List<Long> stepBytes = new ArrayList<>(merge.iterationBytes());
+            stepBytes.sort(Collections.reverseOrder());
+            long bytes = 0;
+            for (int n = 0; n < k && n < stepBytes.size(); n++) {
+                bytes += stepBytes.get(n);
+            }
+            mergeBytes = Math.min(mergeBytes, bytes);
         }
         List<String> reasons = new ArrayList<>();
         List<String> calls = new ArrayList<>();
@@ -257,7 +268,7 @@ public final class CompactionPlanner {
         }
         return new TablePlan(schemaName, tableName, tableId, reasons, 0, 0, 0, 0, files.size(), target, small.size(),
                 merge.groups(), merge.inputFiles(), merge.outputFiles(), maxCompacted, bound, threshold, rewriteFiles, rewriteRows,
-                List.copyOf(calls));
+                (merge.outputFiles() > 0 ? mergeBytes : 0) + rewriteBytes, List.copyOf(calls));
     }
 
     /** Live data files of one table in DuckLake's compaction order, with their delete figures. */
@@ -311,8 +322,11 @@ public final class CompactionPlanner {
      * @param outputFiles merged files written
      * @param iterations per step of the pass that counts against {@code max_compacted_files}, the files it merges (0 for a
      *     file left alone), in DuckLake's order within each group
+     * @param inputBytes bytes of the files merged
+     * @param iterationBytes per step, the bytes of the files it merges (0 for a file left alone), parallel to iterations
      */
-    record MergePlan(long groups, long inputFiles, long outputFiles, List<Integer> iterations) {
+    record MergePlan(long groups, long inputFiles, long outputFiles, List<Integer> iterations, long inputBytes,
+                     List<Long> iterationBytes) {
     }
 
     /**
@@ -339,6 +353,8 @@ public final class CompactionPlanner {
         long outputs = 0;
         long groupCount = 0;
         List<Integer> iterations = new ArrayList<>();
+        List<Long> iterationBytes = new ArrayList<>();
+        long mergedBytes = 0;
         for (List<DataFile> g : groups.values()) {
             if (g.size() <= 1) {
                 continue;
@@ -363,13 +379,16 @@ public final class CompactionPlanner {
                     merged += count;
                     outputs++;
                     iterations.add(count);
+                    iterationBytes.add(sum);
+                    mergedBytes += sum;
                     start += count - 1;
                 } else {
                     iterations.add(0);
+                    iterationBytes.add(0L);
                 }
             }
         }
-        return new MergePlan(groupCount, merged, outputs, List.copyOf(iterations));
+        return new MergePlan(groupCount, merged, outputs, List.copyOf(iterations), mergedBytes, List.copyOf(iterationBytes));
     }
 
     /**

@@ -28,6 +28,9 @@ import java.util.List;
  * @param deleteThreshold the rewrite threshold (the flag, or the catalog's option, or DuckLake's 0.95)
  * @param rewriteFiles live files whose deleted-row fraction is at least the threshold
  * @param rewriteDeletedRows deleted rows in those files (active delete file plus inlined deletions)
+ * @param inputBytes bytes of the data files the calls read and rewrite ({@code file_size_bytes}): the merge inputs (with a
+ *     {@code max_compacted_files} cap, the largest that many merge steps can take: an upper bound) plus the rewrite files;
+ *     what {@code --max-bytes} counts; 0 for a flush plan
  * @param calls the exact statements an execute run issues, in order (the DuckDB catalog alias is {@value DuckLakeEngine#ALIAS})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -35,7 +38,7 @@ public record TablePlan(String schemaName, String tableName, long tableId, List<
                         long inlinedRows, long liveInlinedRows, long inlinedDeletions, long liveDataFiles, long targetFileSize,
                         long smallFiles, long mergeGroups, long mergeInputFiles, long mergeOutputFiles, Long maxCompactedFiles,
                         long mergeInputFilesBound, double deleteThreshold, long rewriteFiles, long rewriteDeletedRows,
-                        List<String> calls) {
+                        long inputBytes, List<String> calls) {
 
     /** @return whether an execute run would call anything for this table */
     public boolean hasWork() {

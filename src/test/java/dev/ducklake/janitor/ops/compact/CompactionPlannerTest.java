@@ -28,6 +28,8 @@ class CompactionPlannerTest {
         assertThat(p.inputFiles()).isEqualTo(6);
         assertThat(p.outputFiles()).isEqualTo(2);
         assertThat(p.iterations()).containsExactly(3, 3, 0);
+        assertThat(p.inputBytes()).as("what --max-bytes counts: the six merged files").isEqualTo(240);
+        assertThat(p.iterationBytes()).containsExactly(120L, 120L, 0L);
     }
 
     @Test
