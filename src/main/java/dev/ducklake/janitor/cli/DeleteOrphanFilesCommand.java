@@ -86,6 +86,16 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
                     + "with --also-catalog instead).")
     boolean allowUnknownTableFolders;
 
+    @Option(names = "--inventory", paramLabel = "FILE",
+            description = "Read the store's objects from this inventory instead of listing the data path: a plain list (one "
+                    + "address per line as the store spells it: a local path, file:// or s3://bucket/key; optionally a tab, the "
+                    + "size in bytes, a tab and the last-modified ISO-8601 instant) or a local copy of an S3 Inventory "
+                    + "manifest.json with CSV listings (gzip'd or not, looked up beside the manifest; Parquet and ORC refused). "
+                    + "Entries outside the data path are ignored; every brake applies as to a listing, and every candidate is "
+                    + "confirmed with a stat of the store just before its delete round (gone: skipped; modified since the "
+                    + "cutoff: kept). A dry run reports the inventory's view. Default: none (list the store).")
+    java.nio.file.Path inventory;
+
     private DeleteOrphanFilesOptions base;
 
     @Override
@@ -101,7 +111,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
                 .withAllowShortRetention(storage.allowShortRetention)
                 .withDeleteConcurrency(storage.deleteConcurrency()).withMaxOrphanRatio(maxOrphanRatio)
                 .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin)
-                .withAllowUnknownTableFolders(allowUnknownTableFolders);
+                .withAllowUnknownTableFolders(allowUnknownTableFolders).withInventory(inventory);
         base.validate();
         validateConsult();
     }
@@ -142,8 +152,16 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
         if (r.leftToOtherSchemas() > 0) {
             out.printf("  %d files left to the pass of a schema of this run whose data path lies deeper%n", r.leftToOtherSchemas());
         }
+        if ("inventory".equals(r.listingSource())) {
+            out.printf("  from the inventory (%d entries): the counts below are its entries under the data path%n",
+                    r.inventoryEntries());
+        }
         out.printf("  listed %d files: kept %d known, %d by name (not a DuckLake data file name), %d younger than the cutoff%n",
                 r.listed(), r.keptKnown(), r.keptByName(), r.keptYoung());
+        if (r.inventoryGone() + r.inventoryModified() + r.inventoryStatFailed() > 0) {
+            out.printf("  confirmed with the store before deleting: %d gone since the inventory, %d modified since (kept), %d not"
+                    + " confirmed (stat failed, kept)%n", r.inventoryGone(), r.inventoryModified(), r.inventoryStatFailed());
+        }
         if (r.dryRun()) {
             long would = r.doneOrWould().get("files_would_delete");
             out.printf("  orphans: %d (%d bytes); would delete %d (%d bytes)%n", r.candidates(), r.candidateBytes(), would,

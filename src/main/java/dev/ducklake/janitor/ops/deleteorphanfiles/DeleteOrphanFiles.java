@@ -167,7 +167,7 @@ public final class DeleteOrphanFiles {
             SpillFiles spills = SpillFiles.ofThisProcess();
             spills.removeStale(control.recorder()::info);
             spill = spills.create();
-            Survey s = survey(c, store, root, cutoff.cutoff(), known, spill, o.includePuffin(),
+            Survey s = survey(c, store, o.inventory(), root, cutoff.cutoff(), known, spill, o.includePuffin(),
                     o.dryRun() ? listener : FileListener.NONE, leftToOthers, control);
             List<String> findings = new ArrayList<>();
             if (s.stoppedDuring != null) {
@@ -217,7 +217,7 @@ public final class DeleteOrphanFiles {
                         + " because one of them could be such a file");
             } else if (!o.dryRun()) {
                 df = delete(store, spill, listener, findings, c, consulted, control, s, o.deleteConcurrency(),
-                        AdvisoryLock.named(o.run().lockName(), o.schema()));
+                        AdvisoryLock.named(o.run().lockName(), o.schema()), o.inventory() == null ? null : cutoff.cutoff());
             }
             if (s.stoppedDuring == null) {
                 control.batchDone();
@@ -248,7 +248,9 @@ public final class DeleteOrphanFiles {
                 s.keptYoung, s.keptNonCanonical, s.candidates, s.candidateBytes, df[0], df[3], df[1], df[2],
                 o.allowShortRetention(), List.copyOf(findings), findings.size() + df[4], control.figures(), consulted.excluded(),
                 consulted.notConsulted(), unknownFolders == null ? List.of() : unknownFolders.folders(),
-                unknownFolders == null ? 0 : unknownFolders.total(), s.leftToOthersFiles, s.stoppedDuring);
+                unknownFolders == null ? 0 : unknownFolders.total(), s.leftToOthersFiles, s.stoppedDuring,
+                o.inventory() == null ? "store" : "inventory", s.inventory.read, s.inventoryGone, s.inventoryModified,
+                s.inventoryStatFailed);
     }
 
     /** How many listed files pass between two looks at the stop request and the run budget (besides every store call). */
@@ -280,6 +282,12 @@ public final class DeleteOrphanFiles {
         long candidateBytes;
         /** Where a stop or the run budget cut the run short ("listing", "deleting"), or null. */
         String stoppedDuring;
+        /** What reading an inventory found (zero when the store was listed). */
+        final Inventory.Counts inventory = new Inventory.Counts();
+        /** Inventory candidates the stat before their delete round found gone, modified since (or timeless and young), or could not stat. */
+        long inventoryGone;
+        long inventoryModified;
+        long inventoryStatFailed;
 
         Survey(String prefix, List<String> leftToOthers) {
             this.folders = new TableFolders(prefix);
@@ -305,10 +313,23 @@ public final class DeleteOrphanFiles {
     static Survey survey(Connection c, FileStore store, StorageLocation root, Instant cutoff, KnownFiles known, Path spill,
                          boolean includePuffin, FileListener listener, List<String> leftToOthers, RunControl control)
             throws JanitorException, SQLException, IOException {
+        return survey(c, store, null, root, cutoff, known, spill, includePuffin, listener, leftToOthers, control);
+    }
+
+    /**
+     * As {@link #survey(Connection, FileStore, StorageLocation, Instant, KnownFiles, Path, boolean, FileListener, List,
+     * RunControl)}, from an inventory instead of the store's listing when one is given: an entry without a last-modified
+     * time is then a candidate too (its delete round stats it first, as every inventory candidate).
+     */
+    static Survey survey(Connection c, FileStore store, Path inventory, StorageLocation root, Instant cutoff, KnownFiles known,
+                         Path spill, boolean includePuffin, FileListener listener, List<String> leftToOthers, RunControl control)
+            throws JanitorException, SQLException, IOException {
         String prefix = root.asPrefix().canonical();
         Survey s = new Survey(prefix, leftToOthers);
+        boolean confirmLater = inventory != null;
         try (KnownFiles.Cursor k = known.ordered(prefix);
-             FileStore.Listing listing = store.list(root);
+             FileStore.Listing listing = confirmLater ? Inventory.open(inventory, root, spill.toAbsolutePath().getParent(), s.inventory)
+                     : store.list(root);
              DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(spill)))) {
             String kc = k.hasNext() ? k.next() : null;
             String prev = null;
@@ -349,14 +370,15 @@ public final class DeleteOrphanFiles {
                 }
                 prev = cur;
                 prevKnown = isKnown;
-                boolean candidate = !isKnown && ducklakeFileName(obj.address(), includePuffin) && obj.lastModified() != null
-                        && obj.lastModified().isBefore(cutoff);
+                // from an inventory, an entry without a time is left to the stat of its delete round
+                boolean old = obj.lastModified() != null ? obj.lastModified().isBefore(cutoff) : confirmLater;
+                boolean candidate = !isKnown && ducklakeFileName(obj.address(), includePuffin) && old;
                 s.folders.observe(cur, isKnown, candidate);
                 if (isKnown) {
                     s.keptKnown++;
                 } else if (!ducklakeFileName(obj.address(), includePuffin)) {
                     s.keptByName++;
-                } else if (obj.lastModified() == null || !obj.lastModified().isBefore(cutoff)) {
+                } else if (!old) {
                     s.keptYoung++;
                 } else {
                     s.candidates++;
@@ -365,7 +387,7 @@ public final class DeleteOrphanFiles {
                     }
                     out.writeUTF(obj.address());
                     out.writeLong(obj.sizeBytes());
-                    out.writeLong(obj.lastModified().toEpochMilli());
+                    out.writeLong(obj.lastModified() == null ? Long.MIN_VALUE : obj.lastModified().toEpochMilli());
                     listener.file("would_delete", obj.address(), obj.sizeBytes(), obj.lastModified(), null);
                 }
                 if (s.listed % 100_000 == 0) {
@@ -413,7 +435,7 @@ public final class DeleteOrphanFiles {
      */
     private static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c,
                                  ConsultedCatalogs consulted, RunControl control, Survey s, int concurrency,
-                                 AdvisoryLock lock)
+                                 AdvisoryLock lock, Instant confirmBefore)
             throws JanitorException, IOException, SQLException {
         long deleted = 0;
         long failed = 0;
@@ -454,7 +476,8 @@ public final class DeleteOrphanFiles {
                             if (live.contains(a)) {
                                 registered++;
                                 long[] m = meta.get(a);
-                                listener.file("kept", a, m[0], Instant.ofEpochMilli(m[1]), "registered in a catalog during the run");
+                                listener.file("kept", a, m[0], m[1] == Long.MIN_VALUE ? null : Instant.ofEpochMilli(m[1]),
+                                        "registered in a catalog during the run");
                                 if (findings.size() < MAX_FINDINGS) {
                                     findings.add("kept (registered in a catalog during the run): " + a);
                                 } else {
@@ -467,12 +490,20 @@ public final class DeleteOrphanFiles {
                         batch.clear();
                         batch.addAll(keep);
                     }
+                    if (confirmBefore != null) {
+                        // from an inventory: the store says now whether each candidate is still there and still old
+                        if (!confirm(store, batch, meta, confirmBefore, deletes.concurrency(), listener, findings, s)) {
+                            s.stoppedDuring = "deleting";
+                            control.stoppedByBounds();
+                            break;
+                        }
+                    }
                     ParallelDeletes.Round out = deletes.delete(batch, Map.of(), false);
                     long deletedBefore = deleted;
                     long bytesBefore = bytes;
                     for (String a : batch) {
                         long[] m = meta.get(a);
-                        Instant mtime = Instant.ofEpochMilli(m[1]);
+                        Instant mtime = m[1] == Long.MIN_VALUE ? null : Instant.ofEpochMilli(m[1]);
                         if (out.deleted().contains(a)) {
                             deleted++;
                             bytes += Math.max(0, m[0]);
@@ -518,5 +549,78 @@ public final class DeleteOrphanFiles {
             }
         }
         return new long[] {deleted, failed, registered, bytes, overflow};
+    }
+
+    /**
+     * Confirms inventory candidates with the store just before their delete round: a candidate the store no longer has
+     * is dropped (gone since the inventory; counted, not failed), one whose modification time is now at or after the
+     * cutoff is kept (modified since), one the store cannot stat is kept (counted, a finding). What stays in the batch
+     * takes the store's size and time. Stats run {@code concurrency} at a time.
+     *
+     * @return false when the run's bounds stopped the stats (nothing of this round is deleted)
+     */
+    private static boolean confirm(FileStore store, List<String> batch, Map<String, long[]> meta, Instant cutoff, int concurrency,
+                                   FileListener listener, List<String> findings, Survey s) throws JanitorException {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(Math.max(1, concurrency), r -> {
+            Thread t = new Thread(r, "inventory-stat");
+            t.setDaemon(true);
+            return t;
+        });
+        List<java.util.concurrent.Future<Object>> results = new ArrayList<>();
+        try {
+            for (String a : batch) {
+                results.add(pool.submit(() -> {
+                    try {
+                        return store.stat(a);
+                    } catch (StorageException e) {
+                        return e;
+                    }
+                }));
+            }
+            List<String> keep = new ArrayList<>();
+            for (int i = 0; i < batch.size(); i++) {
+                String a = batch.get(i);
+                Object r;
+                try {
+                    r = results.get(i).get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    r = new StorageException(StorageException.Kind.OTHER, String.valueOf(e.getCause()), e.getCause());
+                }
+                long[] m = meta.get(a);
+                if (r instanceof StorageException e) {
+                    if (e.kind() == StorageException.Kind.STOPPED) {
+                        return false;
+                    }
+                    s.inventoryStatFailed++;
+                    listener.file("kept", a, m[0], null, "the store could not confirm it: " + e.getMessage());
+                    if (findings.size() < MAX_FINDINGS) {
+                        findings.add("kept (the stat confirming an inventory entry failed): " + a + ": " + e.getMessage());
+                    }
+                    continue;
+                }
+                @SuppressWarnings("unchecked")
+                java.util.Optional<StoredObject> now = (java.util.Optional<StoredObject>) r;
+                if (now.isEmpty()) {
+                    s.inventoryGone++;
+                    listener.file("kept", a, m[0], null, "no longer in the store (gone since the inventory)");
+                } else if (now.get().lastModified() == null || !now.get().lastModified().isBefore(cutoff)) {
+                    s.inventoryModified++;
+                    listener.file("kept", a, now.get().sizeBytes(), now.get().lastModified(), "modified since the inventory,"
+                            + " or the store gives no time");
+                } else {
+                    m[0] = now.get().sizeBytes();
+                    m[1] = now.get().lastModified().toEpochMilli();
+                    keep.add(a);
+                }
+            }
+            batch.clear();
+            batch.addAll(keep);
+            return true;
+        } finally {
+            pool.shutdownNow();
+        }
     }
 }

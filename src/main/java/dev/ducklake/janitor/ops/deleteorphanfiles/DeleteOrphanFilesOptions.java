@@ -32,11 +32,14 @@ import java.time.Duration;
  * @param deleteConcurrency {@code --delete-concurrency}: delete calls in flight at once ({@link
  *     dev.ducklake.janitor.ops.files.ParallelDeletes}); 0 = the store's default (8 on an object store, 4 on a local
  *     file system), 1 = one call at a time
+ * @param inventory {@code --inventory}: a file list or an S3 Inventory manifest read instead of listing the store
+ *     ({@link Inventory}; every candidate is confirmed with a stat before its delete round); null (default) = list the store
  */
 public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge,
                                        double maxOrphanRatio, boolean allowRootPath, boolean includePuffin,
                                        ConsultOptions consult, boolean allowUnknownTableFolders,
-                                       boolean allowShortRetention, int deleteConcurrency) implements StorageRunOptions {
+                                       boolean allowShortRetention, int deleteConcurrency,
+                                       java.nio.file.Path inventory) implements StorageRunOptions {
 
     /** The floor under which --min-age needs --allow-short-retention. */
     public static final Duration FLOOR = Duration.ofHours(24);
@@ -44,7 +47,7 @@ public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, 
     /** Defaults for a schema (dry run). */
     public static DeleteOrphanFilesOptions defaults(String schema) {
         return new DeleteOrphanFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true), null, null,
-                FLOOR, 0.5, false, false, ConsultOptions.defaults(), false, false, 0);
+                FLOOR, 0.5, false, false, ConsultOptions.defaults(), false, false, 0, null);
     }
 
     /** @throws JanitorException USAGE for a bad value */
@@ -74,61 +77,61 @@ public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, 
     /** @return a copy with other run options */
     public DeleteOrphanFilesOptions withRun(RunOptions r) {
         return new DeleteOrphanFilesOptions(r, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
     }
 
     /** @return a copy with the data path override */
     public DeleteOrphanFilesOptions withDataPath(String p) {
         return new DeleteOrphanFilesOptions(run, p, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
     }
 
     /** @return a copy with the age limit */
     public DeleteOrphanFilesOptions withOlderThan(AgeThreshold t) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, t, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
     }
 
     /** @return a copy with the floor */
     public DeleteOrphanFilesOptions withMinAge(Duration d) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, d, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
     }
 
     /** @return a copy with the ratio brake */
     public DeleteOrphanFilesOptions withMaxOrphanRatio(double r) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, r, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
     }
 
     /** @return a copy that may sweep a root */
     public DeleteOrphanFilesOptions withAllowRootPath(boolean a) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, a, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
     }
 
     /** @return a copy that also sweeps unknown .puffin files */
     public DeleteOrphanFilesOptions withIncludePuffin(boolean p) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, p,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
+                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
     }
 
     /** @return a copy with other consulted catalogs */
     public DeleteOrphanFilesOptions withConsult(ConsultOptions c) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                c, allowUnknownTableFolders, allowShortRetention, deleteConcurrency);
+                c, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
     }
 
     /** @return a copy that deletes (true) or stops at (false) unknown DuckLake table folders */
     public DeleteOrphanFilesOptions withAllowUnknownTableFolders(boolean a) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, a, allowShortRetention, deleteConcurrency);
+                consult, a, allowShortRetention, deleteConcurrency, inventory);
     }
 
     /** @return a copy that may (true) or may not go below {@link #FLOOR} */
     public DeleteOrphanFilesOptions withAllowShortRetention(boolean a) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, a, deleteConcurrency);
+                consult, allowUnknownTableFolders, a, deleteConcurrency, inventory);
     }
 
     /**
@@ -138,7 +141,13 @@ public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, 
      */
     public DeleteOrphanFilesOptions withDeleteConcurrency(int n) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin, consult,
-                allowUnknownTableFolders, allowShortRetention, n);
+                allowUnknownTableFolders, allowShortRetention, n, inventory);
+    }
+
+    /** @return a copy that reads this inventory instead of listing the store (null = list the store) */
+    public DeleteOrphanFilesOptions withInventory(java.nio.file.Path file) {
+        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin, consult,
+                allowUnknownTableFolders, allowShortRetention, deleteConcurrency, file);
     }
 
     /** @return a copy that deletes (false) or only lists (true) */

@@ -53,6 +53,14 @@ import java.util.Map;
  * @param stoppedDuring null for a run that listed everything and deleted what it would; else where a stop request
  *     or the run budget cut it short inside the work ({@code listing}: nothing deleted, the counts are those of the
  *     files listed so far, no brake judged; {@code deleting}: the delete call in flight was abandoned)
+ * @param listingSource {@code store} (the store was listed) or {@code inventory} ({@code --inventory}: {@code listed}
+ *     and the other counts are the inventory's entries under the data path)
+ * @param inventoryEntries entries the inventory held (those outside the data path included); 0 without one
+ * @param inventoryGone inventory candidates the store no longer had when their delete round stat-ed them (not deleted,
+ *     not failed)
+ * @param inventoryModified inventory candidates kept because the store's modification time was at or after the cutoff
+ *     (modified since the inventory, or no time)
+ * @param inventoryStatFailed inventory candidates kept because the stat confirming them failed
  */
 public record DeleteOrphanFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                       List<String> catalogsConsulted, long knownPaths, long unresolvedKnownRows, long listed,
@@ -62,7 +70,9 @@ public record DeleteOrphanFilesResult(String schema, String dataPath, String cut
                                       List<String> findings, long findingsTotal,
                                       @JsonUnwrapped RunFigures run, List<String> excludedCatalogSchemas,
                                       List<ConsultedCatalogs.NotConsulted> databasesNotConsulted, List<String> unknownTableFolders,
-                                      long unknownTableFoldersTotal, long leftToOtherSchemas, String stoppedDuring)
+                                      long unknownTableFoldersTotal, long leftToOtherSchemas, String stoppedDuring,
+                                      String listingSource, long inventoryEntries, long inventoryGone,
+                                      long inventoryModified, long inventoryStatFailed)
         implements MaintenanceResult {
 
     @Override

@@ -1,0 +1,235 @@
+package dev.ducklake.janitor.ops.deleteorphanfiles;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.storage.LocalFileStore;
+import dev.ducklake.janitor.storage.StorageLocation;
+import dev.ducklake.janitor.storage.StoredObject;
+import dev.ducklake.janitor.testsupport.FileCatalog;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.function.UnaryOperator;
+import java.util.zip.GZIPOutputStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * delete-orphan-files --inventory (issue 27): the store's objects read from an inventory instead of a listing. The
+ * inventory is unsorted, repeats entries, names files outside the data path and is stale: the sweep must delete
+ * exactly what a listing of the store deletes, never a file the catalog knows, and confirm each candidate with the
+ * store (gone since: skipped; rewritten since: kept).
+ */
+class InventorySweepTest {
+
+    private static final Duration OLD = Duration.ofDays(3);
+
+    @TempDir
+    Path dir;
+
+    private static DeleteOrphanFilesResult run(FileCatalog cat, FileStore store, UnaryOperator<DeleteOrphanFilesOptions> opts,
+                                               List<String> events) throws Exception {
+        try (Connection c = TestPostgres.get().connect()) {
+            return DeleteOrphanFiles.run(c, store, opts.apply(DeleteOrphanFilesOptions.defaults(cat.schema)), new FileListener() {
+                @Override
+                public void file(String action, String address, long size, Instant mtime, String reason) {
+                    events.add(action + " " + address);
+                }
+            });
+        }
+    }
+
+    /** A lake of 20 known files, 5 orphans, one young orphan and a file DuckLake would not consider. */
+    private FileCatalog lake(String name, Path lake) throws Exception {
+        FileCatalog cat = FileCatalog.create(name, lake + "/");
+        for (int i = 0; i < 20; i++) {
+            FileCatalog.file(lake.resolve("main/test/k" + i + ".parquet"), OLD);
+            cat.dataFile(1, "k" + i + ".parquet", true);
+        }
+        for (int i = 0; i < 5; i++) {
+            FileCatalog.file(lake.resolve("main/test/o" + i + ".parquet"), OLD);
+        }
+        FileCatalog.file(lake.resolve("main/test/young.parquet"), Duration.ofMinutes(5));
+        FileCatalog.file(lake.resolve("main/test/notes.txt"), OLD);
+        return cat;
+    }
+
+    private static TreeSet<String> files(Path lake) throws Exception {
+        TreeSet<String> out = new TreeSet<>();
+        try (var s = Files.walk(lake)) {
+            s.filter(Files::isRegularFile).forEach(p -> out.add(lake.relativize(p).toString()));
+        }
+        return out;
+    }
+
+    @Test
+    void aStaleUnsortedInventoryDeletesWhatAListingDeletesAndConfirmsEachCandidate() throws Exception {
+        Path a = dir.resolve("lake_a");
+        Path b = dir.resolve("lake_b");
+        FileCatalog catA = lake("inv_a", a);
+        FileCatalog catB = lake("inv_b", b);
+
+        DeleteOrphanFilesResult listed = run(catA, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>());
+        assertThat(listed.deleted()).isEqualTo(5);
+
+        // the inventory of b, taken "yesterday": unsorted, o1 twice, no time for o3, an entry outside the data path,
+        // a file since deleted (gone), a file since rewritten (its inventory time is old, the store's is new)
+        FileCatalog.file(b.resolve("main/test/rewritten.parquet"), Duration.ofMinutes(1));
+        String old = Instant.now().minus(OLD).toString();
+        List<String> lines = new ArrayList<>();
+        for (int i = 19; i >= 0; i--) {
+            lines.add(b.resolve("main/test/k" + i + ".parquet") + "\t7\t" + old);
+        }
+        lines.add("# comment");
+        lines.add(b.resolve("main/test/o4.parquet") + "\t7\t" + old);
+        lines.add(b.resolve("main/test/o1.parquet") + "\t7\t" + old);
+        lines.add(b.resolve("main/test/o0.parquet").toString());
+        lines.add(b.resolve("main/test/o1.parquet") + "\t7\t" + old);
+        lines.add(b.resolve("main/test/o3.parquet") + "\t7\t");
+        lines.add(b.resolve("main/test/o2.parquet") + "\t7\t" + old);
+        lines.add(b.resolve("main/test/young.parquet") + "\t7\t" + Instant.now());
+        lines.add(b.resolve("main/test/notes.txt") + "\t7\t" + old);
+        lines.add(b.resolve("main/test/gone.parquet") + "\t7\t" + old);
+        lines.add(b.resolve("main/test/rewritten.parquet") + "\t7\t" + old);
+        lines.add("");
+        lines.add(dir.resolve("elsewhere/x.parquet") + "\t7\t" + old);
+        Collections.shuffle(lines, new java.util.Random(3));
+        Path inv = dir.resolve("inventory.tsv");
+        Files.write(inv, lines, StandardCharsets.UTF_8);
+        Path outside = dir.resolve("elsewhere/x.parquet");
+        FileCatalog.file(outside, OLD);
+
+        List<String> events = new ArrayList<>();
+        DeleteOrphanFilesResult dry = run(catB, new LocalFileStore(), o -> o.withInventory(inv), events);
+        assertThat(dry.listingSource()).isEqualTo("inventory");
+        assertThat(dry.listed()).as("entries under the data path, duplicates once").isEqualTo(29);
+        assertThat(dry.candidates()).as("the inventory's view: o0..o4, gone, rewritten").isEqualTo(7);
+        assertThat(files(b)).as("a dry run deletes nothing").contains("main/test/o0.parquet", "main/test/o4.parquet");
+
+        DeleteOrphanFilesResult r = run(catB, new LocalFileStore(), o -> o.withDryRun(false).withInventory(inv), events);
+        assertThat(r.deleted()).isEqualTo(5);
+        assertThat(r.failed()).isZero();
+        assertThat(r.inventoryGone()).isEqualTo(1);
+        assertThat(r.inventoryModified()).as("rewritten since the inventory").isEqualTo(1);
+        assertThat(r.inventoryEntries()).as("every entry read, o1 twice and the one outside included").isEqualTo(31);
+        TreeSet<String> left = files(b);
+        left.remove("main/test/rewritten.parquet");
+        assertThat(left).as("the same files remain as after a listing").isEqualTo(files(a));
+        assertThat(Files.exists(b.resolve("main/test/rewritten.parquet"))).isTrue();
+        assertThat(Files.exists(outside)).as("outside the data path: never touched").isTrue();
+    }
+
+    @Test
+    void anInventoryEntryTheCatalogKnowsIsKeptAndABadLineIsAnErrorNamingIt() throws Exception {
+        Path b = dir.resolve("lake_k");
+        FileCatalog cat = lake("inv_k", b);
+        String old = Instant.now().minus(OLD).toString();
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            lines.add(b.resolve("main/test/k" + i + ".parquet") + "\t7\t" + old);
+        }
+        lines.add(b.resolve("main/test/o0.parquet") + "\t7\t" + old);
+        lines.add(b.resolve("main/test/o1.parquet") + "\t7\t" + old);
+        Path inv = dir.resolve("inv-k.tsv");
+        Files.write(inv, lines);
+        // o1 registered after the inventory was taken
+        cat.dataFile(1, "o1.parquet", true);
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        assertThat(r.deleted()).isEqualTo(1);
+        assertThat(Files.exists(b.resolve("main/test/o1.parquet"))).isTrue();
+        assertThat(Files.exists(b.resolve("main/test/o0.parquet"))).isFalse();
+        for (int i = 0; i < 20; i++) {
+            assertThat(Files.exists(b.resolve("main/test/k" + i + ".parquet"))).isTrue();
+        }
+
+        Path bad = dir.resolve("bad.tsv");
+        Files.write(bad, List.of(b.resolve("main/test/o2.parquet") + "\t7\t" + old, b.resolve("main/test/o3.parquet") + "\tseven\t" + old));
+        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(bad), new ArrayList<>()))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("line 2").hasMessageContaining("seven")
+                .extracting(e -> ((JanitorException) e).reason()).isEqualTo(Reason.USAGE);
+        assertThat(Files.exists(b.resolve("main/test/o2.parquet"))).as("nothing deleted").isTrue();
+    }
+
+    /** An S3 Inventory manifest with gzip'd CSV listings, laid out as the destination bucket holds it. */
+    @Test
+    void anS3InventoryManifestIsReadSortedAndDecodedAndParquetIsRefused() throws Exception {
+        Path dest = dir.resolve("dest/src-bucket/cfg");
+        Files.createDirectories(dest.resolve("data"));
+        Files.createDirectories(dest.resolve("2026-12-01T01-00Z"));
+        try (OutputStream o = new GZIPOutputStream(Files.newOutputStream(dest.resolve("data/part-1.csv.gz")))) {
+            o.write(("\"src-bucket\",\"lake/main/t/b%20file.parquet\",\"10\",\"2026-11-01T00:00:00.000Z\"\n"
+                    + "\"src-bucket\",\"lake/main/t/a.parquet\",\"20\",\"2026-11-02T00:00:00.000Z\"\n"
+                    + "\"src-bucket\",\"other/x.parquet\",\"30\",\"2026-11-02T00:00:00.000Z\"\n").getBytes(StandardCharsets.UTF_8));
+        }
+        try (OutputStream o = new GZIPOutputStream(Files.newOutputStream(dest.resolve("data/part-2.csv.gz")))) {
+            o.write("\"src-bucket\",\"lake/main/t/a%2Bb.parquet\",\"5\",\"2026-11-03T00:00:00.000Z\"\n".getBytes(StandardCharsets.UTF_8));
+        }
+        Path manifest = dest.resolve("2026-12-01T01-00Z/manifest.json");
+        Files.writeString(manifest, "{\"sourceBucket\":\"src-bucket\",\"destinationBucket\":\"arn:aws:s3:::dest\",\"fileFormat\":\"CSV\","
+                + "\"fileSchema\":\"Bucket, Key, Size, LastModifiedDate\",\"files\":[{\"key\":\"src-bucket/cfg/data/part-1.csv.gz\"},"
+                + "{\"key\":\"src-bucket/cfg/data/part-2.csv.gz\"}]}");
+        Inventory.Counts counts = new Inventory.Counts();
+        List<StoredObject> got = new ArrayList<>();
+        try (FileStore.Listing l = Inventory.open(manifest, StorageLocation.parse("s3://src-bucket/lake/"), dir, counts)) {
+            l.forEachRemaining(got::add);
+        }
+        assertThat(got).extracting(StoredObject::address).containsExactly("s3://src-bucket/lake/main/t/a+b.parquet",
+                "s3://src-bucket/lake/main/t/a.parquet", "s3://src-bucket/lake/main/t/b file.parquet");
+        assertThat(got.get(2).sizeBytes()).isEqualTo(10);
+        assertThat(got.get(2).lastModified()).isEqualTo(Instant.parse("2026-11-01T00:00:00Z"));
+        assertThat(counts.read).isEqualTo(4);
+        assertThat(counts.underRoot).isEqualTo(3);
+        try (var s = Files.list(dir)) {
+            assertThat(s.map(p -> p.getFileName().toString())).as("the sorted chunks are removed").noneMatch(n -> n.startsWith("ducklake-janitor-inventory-"));
+        }
+
+        Path parquet = dir.resolve("pq/manifest.json");
+        Files.createDirectories(parquet.getParent());
+        Files.writeString(parquet, "{\"sourceBucket\":\"src-bucket\",\"fileFormat\":\"Parquet\",\"fileSchema\":\"message s3.inventory {}\","
+                + "\"files\":[{\"key\":\"x.parquet\"}]}");
+        assertThatThrownBy(() -> Inventory.open(parquet, StorageLocation.parse("s3://src-bucket/lake/"), dir, new Inventory.Counts()))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("Parquet").hasMessageContaining("CSV");
+    }
+
+    /** Memory: the entries are sorted chunk by chunk; more entries than a chunk still come out in order. */
+    @Test
+    void moreEntriesThanAChunkComeOutInByteOrder() throws Exception {
+        Path inv = dir.resolve("big.tsv");
+        int n = Inventory.CHUNK * 2 + 17;
+        try (var w = Files.newBufferedWriter(inv)) {
+            for (int i = 0; i < n; i++) {
+                w.write("/lake/main/t/f" + ((i * 7919L) % n) + ".parquet\t1\t2026-11-01T00:00:00Z\n");
+            }
+        }
+        Inventory.Counts counts = new Inventory.Counts();
+        long seen = 0;
+        String prev = null;
+        try (FileStore.Listing l = Inventory.open(inv, StorageLocation.parse("/lake/"), dir, counts)) {
+            while (l.hasNext()) {
+                String c = l.next().location().canonical();
+                if (prev != null) {
+                    assertThat(StorageLocation.compareCodePoints(prev, c)).isNegative();
+                }
+                prev = c;
+                seen++;
+            }
+        }
+        assertThat(seen).isEqualTo(n);
+    }
+}
