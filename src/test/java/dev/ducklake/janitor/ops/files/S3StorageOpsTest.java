@@ -34,6 +34,7 @@ class S3StorageOpsTest {
     static final String STRAYS = S3TestServer.runBucket("strays");
     static final String NEARB = S3TestServer.runBucket("nearb");
     static final String PARALLEL = S3TestServer.runBucket("cofpar");
+    static final String INVENTORY = S3TestServer.runBucket("inv");
 
     @BeforeAll
     static void start() throws Exception {
@@ -174,6 +175,53 @@ class S3StorageOpsTest {
             }
         }).isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BRAKE_ROOT_PATH));
         assertThat(s3.exists(ORPHANS, "lake2/main/test/sibling.parquet")).isTrue();
+    }
+
+    /**
+     * Issue 27: the orphan sweep from an S3 Inventory (manifest with a gzip'd CSV listing, keys URL-encoded) instead of a
+     * LIST: the addresses the inventory yields are the ones the S3 store stats and deletes; an orphan the inventory
+     * lists but that is gone since is skipped, not failed; the known files and the keys outside the data path stay.
+     */
+    @Test
+    void orphanSweepOnS3FromAnInventoryManifest(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        s3.createBucket(INVENTORY);
+        FileCatalog cat = FileCatalog.create("s3_inv", "s3://" + INVENTORY + "/lake/");
+        StringBuilder csv = new StringBuilder();
+        for (int i = 0; i < 6; i++) {
+            s3.put(INVENTORY, "lake/main/test/k" + i + ".parquet", 10);
+            cat.dataFile(1, "k" + i + ".parquet", true);
+            csv.append('"').append(INVENTORY).append("\",\"lake/main/test/k").append(i).append(".parquet\",\"10\",\"2026-01-01T00:00:00.000Z\"\n");
+        }
+        s3.put(INVENTORY, "lake/main/test/stray one.parquet", 10);
+        s3.put(INVENTORY, "lake2/main/test/sibling.parquet", 10);
+        csv.append('"').append(INVENTORY).append("\",\"lake/main/test/stray%20one.parquet\",\"10\",\"2026-01-01T00:00:00.000Z\"\n");
+        csv.append('"').append(INVENTORY).append("\",\"lake/main/test/gone.parquet\",\"10\",\"2026-01-01T00:00:00.000Z\"\n");
+        csv.append('"').append(INVENTORY).append("\",\"lake2/main/test/sibling.parquet\",\"10\",\"2026-01-01T00:00:00.000Z\"\n");
+        java.nio.file.Path data = tmp.resolve("inv/" + INVENTORY + "/cfg/data");
+        java.nio.file.Files.createDirectories(data);
+        try (var out = new java.util.zip.GZIPOutputStream(java.nio.file.Files.newOutputStream(data.resolve("a.csv.gz")))) {
+            out.write(csv.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        java.nio.file.Path manifest = tmp.resolve("inv/" + INVENTORY + "/cfg/2026-12-01T00-00Z/manifest.json");
+        java.nio.file.Files.createDirectories(manifest.getParent());
+        java.nio.file.Files.writeString(manifest, "{\"sourceBucket\":\"" + INVENTORY + "\",\"fileFormat\":\"CSV\","
+                + "\"fileSchema\":\"Bucket, Key, Size, LastModifiedDate\",\"files\":[{\"key\":\"" + INVENTORY + "/cfg/data/a.csv.gz\"}]}");
+        Thread.sleep(20);
+        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO).withAllowShortRetention(true)
+                .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false).withInventory(manifest);
+        DeleteOrphanFilesResult r;
+        try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
+            r = DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
+        }
+        assertThat(r.listingSource()).isEqualTo("inventory");
+        assertThat(r.listed()).isEqualTo(8);
+        assertThat(r.candidates()).isEqualTo(2);
+        assertThat(r.deleted()).isEqualTo(1);
+        assertThat(r.inventoryGone()).isEqualTo(1);
+        assertThat(r.failed()).isZero();
+        assertThat(s3.exists(INVENTORY, "lake/main/test/stray one.parquet")).isFalse();
+        assertThat(s3.exists(INVENTORY, "lake/main/test/k3.parquet")).isTrue();
+        assertThat(s3.exists(INVENTORY, "lake2/main/test/sibling.parquet")).isTrue();
     }
 
     /**
