@@ -327,6 +327,10 @@ final class Inventory {
 
         void add(String source, long line, String address, long size, Instant time) throws JanitorException {
             counts.read++;
+            if (address.strip().endsWith("/")) {
+                // a folder marker (S3 Inventory lists the console's zero-byte "dir/" objects): never a file, as in a listing
+                return;
+            }
             StoredObject o;
             try {
                 o = new StoredObject(StorageLocation.parseFile(address.strip()), address.strip(), size, time);

@@ -178,7 +178,8 @@ class InventorySweepTest {
                     + "\"src-bucket\",\"other/x.parquet\",\"30\",\"2026-11-02T00:00:00.000Z\"\n").getBytes(StandardCharsets.UTF_8));
         }
         try (OutputStream o = new GZIPOutputStream(Files.newOutputStream(dest.resolve("data/part-2.csv.gz")))) {
-            o.write("\"src-bucket\",\"lake/main/t/a%2Bb.parquet\",\"5\",\"2026-11-03T00:00:00.000Z\"\n".getBytes(StandardCharsets.UTF_8));
+            o.write(("\"src-bucket\",\"lake/main/t/a%2Bb.parquet\",\"5\",\"2026-11-03T00:00:00.000Z\"\n"
+                    + "\"src-bucket\",\"lake/main/t/\",\"0\",\"2026-11-03T00:00:00.000Z\"\n").getBytes(StandardCharsets.UTF_8));
         }
         Path manifest = dest.resolve("2026-12-01T01-00Z/manifest.json");
         Files.writeString(manifest, "{\"sourceBucket\":\"src-bucket\",\"destinationBucket\":\"arn:aws:s3:::dest\",\"fileFormat\":\"CSV\","
@@ -193,7 +194,7 @@ class InventorySweepTest {
                 "s3://src-bucket/lake/main/t/a.parquet", "s3://src-bucket/lake/main/t/b file.parquet");
         assertThat(got.get(2).sizeBytes()).isEqualTo(10);
         assertThat(got.get(2).lastModified()).isEqualTo(Instant.parse("2026-11-01T00:00:00Z"));
-        assertThat(counts.read).isEqualTo(4);
+        assertThat(counts.read).as("the folder marker lake/main/t/ read, skipped").isEqualTo(5);
         assertThat(counts.underRoot).isEqualTo(3);
         try (var s = Files.list(dir)) {
             assertThat(s.map(p -> p.getFileName().toString())).as("the sorted chunks are removed").noneMatch(n -> n.startsWith("ducklake-janitor-inventory-"));
