@@ -93,7 +93,7 @@ public final class DuckLakeEngine implements AutoCloseable {
      */
     public static DuckLakeEngine open(EngineSettings settings, ConnectionSpec spec, String metadataSchema, String dataPath)
             throws JanitorException {
-        conninfo(spec); // refuses what DuckDB cannot be given safely, before DuckDB starts
+        String conninfo = conninfo(spec); // refuses what DuckDB cannot be given safely, before DuckDB starts
         Driver driver = loadDriver(DRIVER_CLASS);
         Properties props = new Properties();
         props.setProperty("memory_limit", settings.memoryLimit());
@@ -121,7 +121,7 @@ public final class DuckLakeEngine implements AutoCloseable {
                 }
             }
             DuckLakeEngine engine = new DuckLakeEngine(duck, spec, version, ext);
-            engine.attach(metadataSchema, dataPath);
+            engine.attach(conninfo, metadataSchema, dataPath);
             return engine;
         } catch (JanitorException e) {
             closeQuietly(duck);
@@ -208,8 +208,7 @@ public final class DuckLakeEngine implements AutoCloseable {
         return conninfo.toString();
     }
 
-    private void attach(String metadataSchema, String dataPath) throws JanitorException {
-        String conninfo = conninfo(spec);
+    private void attach(String conninfo, String metadataSchema, String dataPath) throws JanitorException {
         try (Statement st = duck.createStatement()) {
             String pw = spec.passwordSource().resolve();
             if (pw != null && !pw.isEmpty()) {

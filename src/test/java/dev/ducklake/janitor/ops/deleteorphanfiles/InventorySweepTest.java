@@ -2,13 +2,11 @@ package dev.ducklake.janitor.ops.deleteorphanfiles;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.LocalFileStore;
 import dev.ducklake.janitor.storage.StorageLocation;
 import dev.ducklake.janitor.storage.StoredObject;
 import dev.ducklake.janitor.testsupport.FileCatalog;
-import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,14 +42,7 @@ class InventorySweepTest {
 
     private static DeleteOrphanFilesResult run(FileCatalog cat, FileStore store, UnaryOperator<DeleteOrphanFilesOptions> opts,
                                                List<String> events) throws Exception {
-        try (Connection c = TestPostgres.get().connect()) {
-            return DeleteOrphanFiles.run(c, store, opts.apply(DeleteOrphanFilesOptions.defaults(cat.schema)), new FileListener() {
-                @Override
-                public void file(String action, String address, long size, Instant mtime, String reason) {
-                    events.add(action + " " + address);
-                }
-            });
-        }
+        return DeleteOrphanFilesLocalTest.run(cat, store, opts, events);
     }
 
     /** A lake of 20 known files, 5 orphans, one young orphan and a file DuckLake would not consider. */
