@@ -84,6 +84,12 @@ public final class InteropCatalog {
         return duckLake;
     }
 
+    /** @return the --catalog value of this catalog's database */
+    public String catalogUrl() {
+        return pg.url();
+    }
+
+    /** @return the metadata schema */
     public String schema() {
         return schema;
     }

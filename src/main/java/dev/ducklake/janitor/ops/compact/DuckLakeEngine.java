@@ -44,10 +44,14 @@ public final class DuckLakeEngine implements AutoCloseable {
 
     /**
      * DuckLake's transaction conflicts (a writer committing at the same time: "Transaction conflict", DuckDB's
-     * "Conflict on ...") and PostgreSQL's serialization failures and deadlocks reported through postgres_scanner: retried.
+     * "Conflict on ..."), DuckLake's own commit retries used up ("Exceeded the maximum retry count of 10 set by the
+     * ducklake_max_retry_count setting": each of its attempts lost the race for the next snapshot_id, a duplicate key on
+     * {@code ducklake_snapshot_pkey}, to a live writer; seen with a writer committing one row per transaction during
+     * {@code ducklake_flush_inlined_data}, CompactConcurrentWriterInteropTest) and PostgreSQL's serialization failures
+     * and deadlocks reported through postgres_scanner: retried. The failed call's DuckLake transaction was rolled back.
      */
     private static final Pattern CONFLICT = Pattern.compile("(?i)(transaction conflict|conflict on|could not serialize|deadlock detected"
-            + "|concurrent update)");
+            + "|concurrent update|exceeded the maximum retry count)");
 
     private final Connection duck;
     private final ConnectionSpec spec;

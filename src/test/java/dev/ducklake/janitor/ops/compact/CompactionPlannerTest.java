@@ -82,6 +82,11 @@ class CompactionPlannerTest {
     void conflictsAreRetriedOtherErrorsAreNot() {
         assertThat(DuckLakeEngine.isConflict(new java.sql.SQLException("TransactionContext Error: Failed to commit: Transaction conflict"
                 + " - attempting to merge files of table t"))).isTrue();
+        // DuckLake's own commit retries used up against a live writer (the message of a flush during a writer's commits)
+        assertThat(DuckLakeEngine.isConflict(new java.sql.SQLException("TransactionContext Error: Failed to commit: Failed to commit "
+                + "DuckLake transaction.\nExceeded the maximum retry count of 10 set by the ducklake_max_retry_count setting.\n. Consider"
+                + " increasing the value with: e.g., \"SET ducklake_max_retry_count = 100;\"\nFailed to flush changes into DuckLake: "
+                + "ERROR:  duplicate key value violates unique constraint \"ducklake_snapshot_pkey\""))).isTrue();
         assertThat(DuckLakeEngine.isConflict(new java.sql.SQLException("Binder Error: table t does not exist"))).isFalse();
     }
 }
