@@ -33,7 +33,8 @@ Steps (each may carry "name" to label its result):
   {"repeat": "INSERT ... {i} ...",              run with {i} = start, start+1, ... until
    "start": 0, "until_file": path,              until_file exists (or max_iterations /
    "max_iterations": n, "max_seconds": s,       max_seconds reached); writes ready_file after
-   "ready_file": path, "min_iterations": k}     the first successful iteration; returns the
+   "ready_file": path, "min_iterations": k,     the first successful iteration (pausing
+   "pause_seconds": s}                          pause_seconds after each); returns the
                                                 list of i whose statement committed
   {"detach": "lake"}
   {"sleep": seconds}
@@ -192,6 +193,7 @@ def run_repeat(con, step, res):
     max_seconds = float(step.get("max_seconds", 300))
     min_iter = int(step.get("min_iterations", 0))
     ready_file = step.get("ready_file")
+    pause = float(step.get("pause_seconds", 0))
     committed, failures = [], []
     deadline = time.monotonic() + max_seconds
     n = 0
@@ -214,6 +216,8 @@ def run_repeat(con, step, res):
                 f.write("ready\n")
         i += 1
         n += 1
+        if pause:
+            time.sleep(pause)
     res["committed"] = committed
     res["failures"] = failures
     res["iterations"] = n

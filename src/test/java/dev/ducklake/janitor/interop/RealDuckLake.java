@@ -443,6 +443,14 @@ public final class RealDuckLake {
             return this;
         }
 
+        /** {@link #repeat}, pausing {@code pauseSeconds} after each iteration (a writer with a bounded commit rate). */
+        public Program repeat(String name, String template, long start, Path untilFile, Path readyFile,
+                              int minIterations, double maxSeconds, double pauseSeconds) {
+            repeat(name, template, start, untilFile, readyFile, minIterations, maxSeconds);
+            ((ObjectNode) steps.get(steps.size() - 1)).put("pause_seconds", pauseSeconds);
+            return this;
+        }
+
         /** DETACH an alias. */
         public Program detach(String alias) {
             steps.addObject().put("detach", alias);
