@@ -629,15 +629,17 @@ public final class ConnectionSpec {
      * Removes this connection's password from a text (a last line of defence for driver messages).
      *
      * @param text any text, may be null
-     * @return the text with every occurrence of the password replaced by {@code ***}, then anything else that
-     *     could be a password ({@link Secrets#redact})
+     * @return the text with every occurrence of the password and of the {@code sslpassword} replaced by {@code ***}, then
+     *     anything else that could be a password ({@link Secrets#redact})
      */
     public String redact(String text) {
         if (text == null) {
             return "";
         }
         String pw = password.lastKnown();
-        return Secrets.redact(pw == null || pw.isEmpty() ? text : text.replace(pw, Secrets.MASK));
+        String out = pw == null || pw.isEmpty() ? text : text.replace(pw, Secrets.MASK);
+        String sslPw = sslPassword();
+        return Secrets.redact(sslPw == null ? out : out.replace(sslPw, Secrets.MASK));
     }
 
     /** {@code user@host:port/database}, for logs and results; never the password. */
@@ -680,7 +682,7 @@ public final class ConnectionSpec {
      * postgres extension, which DuckLake's ATTACH uses): {@code sslmode}, {@code sslrootcert}, {@code sslcert},
      * {@code sslkey}, {@code gssencmode}, {@code channel_binding}, {@code target_session_attrs}, {@code options} as the
      * connection string or the {@code PGSSL*} environment gave them, and {@code connect_timeout} in seconds (when not
-     * 0). Never the password nor {@code sslpassword} (see {@link #hasSslPassword}).
+     * 0). Never the password nor {@code sslpassword} (see {@link #sslPassword}).
      *
      * @return libpq key to value, in a stable order; empty values left out
      */
@@ -705,10 +707,15 @@ public final class ConnectionSpec {
         return out;
     }
 
-    /** Whether the connection names an {@code sslpassword} (the client key's passphrase; a secret, never exposed). */
-    public boolean hasSslPassword() {
+    /**
+     * The {@code sslpassword} (the passphrase of an encrypted client key), only to hand it to a client that keeps it
+     * secret (DuckDB's postgres secret, which redacts it); never to be logged. {@link #redact} removes it from texts.
+     *
+     * @return the passphrase, or null when none is set
+     */
+    public String sslPassword() {
         String v = jdbcParams.get("sslpassword");
-        return v != null && !v.isEmpty();
+        return v == null || v.isEmpty() ? null : v;
     }
 
     @Override

@@ -280,6 +280,33 @@ class CompactDifferentialInteropTest {
     }
 
     @Test
+    void duckDbAttachesWithTheCatalogsSslmodeAndKeepsTheSslpasswordInTheSecret() throws Exception {
+        String b = copy("tls");
+        String password = "Pw-4c1e-never-printed";
+        String keyPass = "KeyPass-77d0-never-printed";
+        dev.ducklake.janitor.ops.compact.EngineSettings settings = dev.ducklake.janitor.ops.compact.EngineSettings.defaults()
+                .withExtensionDir(RealDuckLake.require().extensionFilesRoot());
+        Map<String, String> env = Map.of("PGPASSWORD", password);
+        // the embedded PostgreSQL offers no TLS: with sslmode=require libpq must refuse, where a dropped sslmode would
+        // have connected in clear (libpq's default prefer falls back)
+        dev.ducklake.janitor.pg.ConnectionSpec require = dev.ducklake.janitor.pg.ConnectionSpec.parse(twins.catalogArg(b)
+                + "&sslmode=require&sslpassword=" + keyPass, env, null);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> dev.ducklake.janitor.ops.compact.DuckLakeEngine.open(settings, require,
+                        ExpireTwins.SCHEMA, null).close())
+                .isInstanceOfSatisfying(dev.ducklake.janitor.JanitorException.class, e -> {
+                    assertThat(e.reason().exitCode()).as(e.getMessage()).isEqualTo(3);
+                    assertThat(e.getMessage()).contains("DuckLake could not attach").containsIgnoringCase("SSL")
+                            .doesNotContain(password).doesNotContain(keyPass);
+                });
+        dev.ducklake.janitor.pg.ConnectionSpec disable = dev.ducklake.janitor.pg.ConnectionSpec.parse(twins.catalogArg(b)
+                + "&sslmode=disable&sslpassword=" + keyPass, env, null);
+        try (var engine = dev.ducklake.janitor.ops.compact.DuckLakeEngine.open(settings, disable, ExpireTwins.SCHEMA, null)) {
+            assertThat(engine.call("SELECT secret_string FROM duckdb_secrets()")).singleElement().asString()
+                    .contains("sslpassword=redacted").doesNotContain(keyPass).doesNotContain(password);
+        }
+    }
+
+    @Test
     void aBloatedCatalogIsRefusedBeforeAttaching() throws Exception {
         String b = copy("bl");
         Map<String, List<String>> before = twins.dump(b);

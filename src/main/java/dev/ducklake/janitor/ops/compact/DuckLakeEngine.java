@@ -92,12 +92,12 @@ public final class DuckLakeEngine implements AutoCloseable {
      * @param metadataSchema the metadata schema
      * @param dataPath the catalog's data_path ({@code ducklake_metadata}), passed as DATA_PATH
      * @return the engine; close it
-     * @throws JanitorException ENGINE_UNAVAILABLE when the driver or an extension is missing; CONNECTION when the ATTACH fails;
-     *     USAGE when the connection names an sslpassword ({@link #conninfo})
+     * @throws JanitorException ENGINE_UNAVAILABLE when the driver or an extension is missing; CONNECTION when the ATTACH fails
+     *     (e.g. the server offers no TLS and the sslmode requires it)
      */
     public static DuckLakeEngine open(EngineSettings settings, ConnectionSpec spec, String metadataSchema, String dataPath)
             throws JanitorException {
-        String conninfo = conninfo(spec); // refuses what DuckDB cannot be given safely, before DuckDB starts
+        String conninfo = conninfo(spec);
         Driver driver = loadDriver(DRIVER_CLASS);
         Properties props = new Properties();
         props.setProperty("memory_limit", settings.memoryLimit());
@@ -188,11 +188,12 @@ public final class DuckLakeEngine implements AutoCloseable {
     /**
      * The libpq connection string DuckDB's postgres extension gets for the catalog: host, port, database, user, the
      * janitor's application name and {@link ConnectionSpec#libpqParameters} (TLS, routing, connect timeout); never
-     * the password (it goes into a temporary DuckDB secret).
+     * the password nor an {@code sslpassword} (both go into a temporary DuckDB secret, {@link #attach}).
      *
-     * @throws JanitorException USAGE when the connection names an sslpassword (it would have to be in the string)
+     * @param spec the catalog's connection
+     * @return the key/value string, each value quoted by {@link #libpq}
      */
-    static String conninfo(ConnectionSpec spec) throws JanitorException {
+    static String conninfo(ConnectionSpec spec) {
         StringBuilder conninfo = new StringBuilder();
         conninfo.append("host=").append(libpq(spec.host())).append(" port=").append(libpq(spec.port())).append(" dbname=")
                 .append(libpq(spec.database())).append(" user=").append(libpq(spec.user()))
@@ -202,23 +203,25 @@ public final class DuckLakeEngine implements AutoCloseable {
         for (Map.Entry<String, String> p : spec.libpqParameters().entrySet()) {
             conninfo.append(' ').append(p.getKey()).append('=').append(libpq(p.getValue()));
         }
-        if (spec.hasSslPassword()) {
-            throw new JanitorException(Reason.USAGE, "The catalog connection names an sslpassword (the passphrase of the"
-                    + " client key); DuckDB's postgres extension would get it inside its connection string, which it may"
-                    + " echo in errors, so the engine commands refuse it. Give flush-inlined-data and compact a client key"
-                    + " without a passphrase (readable only by the janitor's user), or run them on a connection without"
-                    + " a client certificate.");
-        }
         return conninfo.toString();
     }
 
     private void attach(String conninfo, String metadataSchema, String dataPath) throws JanitorException {
         try (Statement st = duck.createStatement()) {
             String pw = spec.passwordSource().resolve();
+            List<String> secret = new ArrayList<>();
             if (pw != null && !pw.isEmpty()) {
+                secret.add("PASSWORD " + DuckLakeCalls.literal(pw));
+            }
+            if (spec.sslPassword() != null) {
+                // the passphrase of an encrypted client key: a field of the postgres secret (duckdb_secrets() shows it
+                // as "redacted"), never in the ATTACH string DuckDB may echo
+                secret.add("SSLPASSWORD " + DuckLakeCalls.literal(spec.sslPassword()));
+            }
+            if (!secret.isEmpty()) {
                 // an unnamed postgres secret is the default one: postgres_scanner takes what the ATTACH string does not say
                 // from it (duckdb.org, "PostgreSQL Extension and the Secret Manager")
-                st.execute("CREATE TEMPORARY SECRET (TYPE postgres, PASSWORD " + DuckLakeCalls.literal(pw) + ")");
+                st.execute("CREATE TEMPORARY SECRET (TYPE postgres, " + String.join(", ", secret) + ")");
             }
             st.execute("ATTACH " + DuckLakeCalls.literal("ducklake:postgres:" + conninfo) + " AS " + ALIAS + " (METADATA_SCHEMA "
                     + DuckLakeCalls.literal(metadataSchema) + (dataPath == null ? "" : ", DATA_PATH " + DuckLakeCalls.literal(dataPath)) + ")");
