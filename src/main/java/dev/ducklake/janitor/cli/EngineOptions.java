@@ -2,6 +2,7 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.ops.compact.CompactOptions;
 import dev.ducklake.janitor.ops.compact.EngineSettings;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -10,8 +11,9 @@ import java.nio.file.Path;
 final class EngineOptions {
 
     @Option(names = "--duckdb-extension-dir", paramLabel = "DIR",
-            description = "Load the ducklake and postgres_scanner extensions from the .duckdb_extension files under DIR (searched "
-                    + "recursively; for air-gapped images). Default: INSTALL them from DuckDB's extension repository.")
+            description = "Load the ducklake and postgres_scanner extensions (and httpfs, for a data path on S3) from the "
+                    + ".duckdb_extension files under DIR (searched recursively; for air-gapped images). Default: INSTALL them "
+                    + "from DuckDB's extension repository.")
     Path extensionDir;
 
     @Option(names = "--duckdb-memory-limit", paramLabel = "SIZE", defaultValue = EngineSettings.DEFAULT_MEMORY_LIMIT,
@@ -42,8 +44,13 @@ final class EngineOptions {
                     + "the next run takes them). Default: no limit.")
     int maxTables;
 
+    /** --s3-region, --s3-endpoint, --s3-path-style: for a catalog whose data path is on S3 (DuckDB's httpfs). */
+    @Mixin
+    S3Options s3;
+
     EngineSettings settings() {
-        return new EngineSettings(extensionDir, memoryLimit, threads, tempDirectory, maxAttachInlinedTables, maxAttachColumns);
+        return new EngineSettings(extensionDir, memoryLimit, threads, tempDirectory, maxAttachInlinedTables, maxAttachColumns,
+                s3.options());
     }
 
     CompactOptions apply(CompactOptions o) {

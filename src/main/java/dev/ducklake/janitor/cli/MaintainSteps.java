@@ -21,8 +21,6 @@ import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.LockBudget;
 import dev.ducklake.janitor.storage.StorageLocation;
 import picocli.CommandLine;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.core.exception.SdkException;
 
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -84,12 +82,12 @@ final class MaintainSteps {
         Map<String, OptionKind> expire = new LinkedHashMap<>(timeouts);
         expire.putAll(Map.of("older-than", OptionKind.DURATION_OR_INSTANT, "retain-last", OptionKind.POSITIVE_INT,
                 "versions", OptionKind.ID_LIST, "min-age", OptionKind.DURATION));
-        add(r, new CommandStep(ExpireSnapshotsCommand.OPERATION, expire, listener, fileLines, false));
+        add(r, new CommandStep(ExpireSnapshotsCommand.OPERATION, expire, listener, fileLines, StoreUse.NONE));
         Map<String, OptionKind> drop = new LinkedHashMap<>(timeouts);
         drop.put("include-unregistered", OptionKind.BOOLEAN);
         drop.put("include-nonempty", OptionKind.BOOLEAN);
-        add(r, new CommandStep(DropOrphanInlineTablesCommand.OPERATION, drop, listener, fileLines, false));
-        add(r, new CommandStep(PurgeOrphanStatsCommand.OPERATION, timeouts, listener, fileLines, false));
+        add(r, new CommandStep(DropOrphanInlineTablesCommand.OPERATION, drop, listener, fileLines, StoreUse.NONE));
+        add(r, new CommandStep(PurgeOrphanStatsCommand.OPERATION, timeouts, listener, fileLines, StoreUse.NONE));
         // issue 26: the Parquet half of CHECKPOINT through DuckLake's own functions (after the drop step: a leaked schema
         // is refused before ATTACH, exit 20; a missing DuckDB driver or extension is this step's exit 21, not the run's)
         Map<String, OptionKind> engine = new LinkedHashMap<>(timeouts);
@@ -97,23 +95,24 @@ final class MaintainSteps {
                 "duckdb-threads", OptionKind.POSITIVE_INT, "duckdb-temp-directory", OptionKind.TEXT,
                 "max-attach-inlined-tables", OptionKind.POSITIVE_INT, "max-attach-columns", OptionKind.POSITIVE_INT,
                 "max-tables", OptionKind.POSITIVE_INT));
-        add(r, new CommandStep(CompactMode.FLUSH_INLINED_DATA.operation(), engine, listener, fileLines, false));
+        engine.putAll(Map.of("s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT, "s3-path-style", OptionKind.BOOLEAN));
+        add(r, new CommandStep(CompactMode.FLUSH_INLINED_DATA.operation(), engine, listener, fileLines, StoreUse.ENGINE));
         Map<String, OptionKind> compact = new LinkedHashMap<>(engine);
         compact.putAll(Map.of("target-file-size", OptionKind.POSITIVE_INT, "delete-threshold", OptionKind.RATIO,
                 "max-input-files", OptionKind.POSITIVE_INT, "max-bytes", OptionKind.POSITIVE_INT));
-        add(r, new CommandStep(CompactMode.COMPACT.operation(), compact, listener, fileLines, false));
+        add(r, new CommandStep(CompactMode.COMPACT.operation(), compact, listener, fileLines, StoreUse.ENGINE));
         Map<String, OptionKind> cleanup = new LinkedHashMap<>(timeouts);
         cleanup.putAll(Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT,
                 "s3-path-style", OptionKind.BOOLEAN, "older-than", OptionKind.DURATION_OR_INSTANT, "min-age", OptionKind.DURATION,
                 "no-consult-server", OptionKind.BOOLEAN));
         cleanup.put("allow-short-retention", OptionKind.BOOLEAN);
-        add(r, new CommandStep(CleanupOldFilesCommand.OPERATION, cleanup, listener, fileLines, true));
+        add(r, new CommandStep(CleanupOldFilesCommand.OPERATION, cleanup, listener, fileLines, StoreUse.FILES));
         Map<String, OptionKind> orphans = new LinkedHashMap<>(cleanup);
         orphans.put("max-orphan-ratio", OptionKind.RATIO);
         orphans.put("allow-root-data-path", OptionKind.BOOLEAN);
         orphans.put("include-puffin", OptionKind.BOOLEAN);
         orphans.put("allow-unknown-table-folders", OptionKind.BOOLEAN);
-        add(r, new CommandStep(DeleteOrphanFilesCommand.OPERATION, orphans, listener, fileLines, true));
+        add(r, new CommandStep(DeleteOrphanFilesCommand.OPERATION, orphans, listener, fileLines, StoreUse.FILES));
         add(r, new CheckStep(fileLines));
         return r;
     }
@@ -274,6 +273,16 @@ final class MaintainSteps {
         }
     }
 
+    /** Whether and how a step reaches the catalog's data path. */
+    enum StoreUse {
+        /** Catalog only. */
+        NONE,
+        /** DuckDB writes there (flush-inlined-data, compact): S3 credentials are needed, no data-path option. */
+        ENGINE,
+        /** A storage command with its own store and data-path option. */
+        FILES
+    }
+
     /** A step run through its command's {@link OperationAdapter}. */
     static final class CommandStep implements MaintenanceStep {
 
@@ -281,15 +290,19 @@ final class MaintainSteps {
         private final Map<String, OptionKind> options;
         private final Supplier<ProgressListener> listener;
         private final PrintWriter fileLines;
+        /** A storage command (cleanup-old-files, delete-orphan-files): its own file store, data-path option. */
         private final boolean storage;
+        /** A step that reaches the data path at all (the storage commands, and the engine steps' DuckDB through httpfs). */
+        private final boolean readsStore;
 
         CommandStep(String name, Map<String, OptionKind> options, Supplier<ProgressListener> listener, PrintWriter fileLines,
-                    boolean storage) {
+                    StoreUse store) {
             this.name = name;
             this.options = Map.copyOf(options);
             this.listener = listener;
             this.fileLines = fileLines;
-            this.storage = storage;
+            this.storage = store == StoreUse.FILES;
+            this.readsStore = store != StoreUse.NONE;
         }
 
         @Override
@@ -336,15 +349,15 @@ final class MaintainSteps {
 
         /**
          * A storage step on an {@code s3://} data path (the step's {@code data-path}, else the catalog's
-         * {@code data_path}) without credentials in the AWS SDK's default chain is not possible. Anything else that
+         * {@code data_path}), or an engine step on a catalog whose {@code data_path} is on S3, without credentials in the AWS SDK's default chain is not possible. Anything else that
          * goes wrong here (catalog unreadable, path unusable) is left to the run, which reports it as its command does.
          */
         @Override
         public String notPossibleBecause(StepContext ctx, StepConfig step) {
-            if (!storage) {
+            if (!readsStore) {
                 return null;
             }
-            String path = step.rawText("data-path");
+            String path = storage ? step.rawText("data-path") : null;
             if (path == null) {
                 try (java.sql.Connection c = ctx.connection().open()) {
                     path = dev.ducklake.janitor.ops.files.CatalogFiles.option(c, ctx.schema(), "data_path");
@@ -411,9 +424,9 @@ final class MaintainSteps {
             if (!"s3".equals(location.scheme())) {
                 return;
             }
-            try (DefaultCredentialsProvider p = DefaultCredentialsProvider.builder().build()) {
-                p.resolveCredentials();
-            } catch (SdkException e) {
+            try {
+                dev.ducklake.janitor.storage.S3FileStore.resolveCredentials();
+            } catch (dev.ducklake.janitor.storage.StorageException e) {
                 String why = "no AWS credentials for s3://" + location.bucket() + "/ in the default provider chain "
                         + "(AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity, instance role)";
                 noStore.set(why);

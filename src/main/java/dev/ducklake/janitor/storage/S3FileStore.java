@@ -178,6 +178,50 @@ public final class S3FileStore extends AbstractFileStore {
         return timeouts;
     }
 
+    /**
+     * The region a client of these settings uses: the explicit one, else the SDK's region chain ({@code AWS_REGION},
+     * the profile), else {@code us-east-1}. Also for DuckDB's S3 secret in {@code flush-inlined-data} and {@code compact}.
+     *
+     * @param explicit the region given, or null
+     * @return the region id
+     */
+    public static String resolveRegion(String explicit) {
+        return region(explicit);
+    }
+
+    /**
+     * AWS credentials as resolved by the SDK's default provider chain (the same chain this store's clients use), for a
+     * client that is not the SDK (DuckDB's httpfs). Never to be logged: {@link #toString()} shows the key id only.
+     *
+     * @param keyId the access key id
+     * @param secret the secret access key
+     * @param sessionToken the session token of temporary credentials (web identity, a role), or null
+     */
+    public record Credentials(String keyId, String secret, String sessionToken) {
+        @Override
+        public String toString() {
+            return "Credentials[keyId=" + keyId + "]";
+        }
+    }
+
+    /**
+     * Resolves the default provider chain once.
+     *
+     * @return the credentials
+     * @throws StorageException kind OTHER when the chain has none, naming where credentials may come from (never a value)
+     */
+    public static Credentials resolveCredentials() throws StorageException {
+        try (DefaultCredentialsProvider chain = DefaultCredentialsProvider.builder().build()) {
+            software.amazon.awssdk.auth.credentials.AwsCredentials c = chain.resolveCredentials();
+            String token = c instanceof software.amazon.awssdk.auth.credentials.AwsSessionCredentials session ? session.sessionToken() : null;
+            return new Credentials(c.accessKeyId(), c.secretAccessKey(), token);
+        } catch (SdkException e) {
+            throw new StorageException(StorageException.Kind.OTHER, "No AWS credentials found in the default provider chain"
+                    + " (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE and ~/.aws, web identity, container or instance"
+                    + " role). Nothing was done.", null);
+        }
+    }
+
     private static String region(String explicit) {
         if (explicit != null && !explicit.isBlank()) {
             return explicit;

@@ -336,6 +336,11 @@ class CompactDifferentialInteropTest {
 
     /** Live data files per table name: count and summed record_count. */
     private Map<String, String> liveFiles(String db) throws Exception {
+        return liveFiles(twins, db);
+    }
+
+    /** Table name → {@code live data files|their rows}, from the catalog. */
+    static Map<String, String> liveFiles(ExpireTwins twins, String db) throws Exception {
         Map<String, String> out = new TreeMap<>();
         for (String row : twins.rows(db, "SELECT t.table_name, count(f.data_file_id), COALESCE(sum(f.record_count), 0) FROM "
                 + ExpireTwins.SCHEMA + ".ducklake_table t LEFT JOIN " + ExpireTwins.SCHEMA + ".ducklake_data_file f ON f.table_id = t.table_id"
@@ -348,14 +353,22 @@ class CompactDifferentialInteropTest {
 
     /** Every table's rows at every snapshot of the source from the table's creation on, and at the twin's newest. */
     private Map<String, JsonNode> rowsEverywhere(String db) throws Exception {
+        return rowsEverywhere(twins, db, RealDuckLake.program().attach(twins.attach(db)), newestSource);
+    }
+
+    /**
+     * Every table's rows at every snapshot from its first to {@code newest}, and at the newest, as DuckLake reads them.
+     *
+     * @param prog a program that has attached the catalog as {@code lake}
+     */
+    static Map<String, JsonNode> rowsEverywhere(ExpireTwins twins, String db, RealDuckLake.Program prog, long newest) throws Exception {
         Map<String, Long> begin = new HashMap<>();
         for (String row : twins.rows(db, "SELECT table_name, min(begin_snapshot) FROM " + ExpireTwins.SCHEMA + ".ducklake_table GROUP BY 1")) {
             String[] p = row.split("\\|");
             begin.put(p[0], Long.parseLong(p[1]));
         }
-        RealDuckLake.Program prog = RealDuckLake.program().attach(twins.attach(db));
         for (String t : TABLES) {
-            for (long s = begin.get(t); s <= newestSource; s++) {
+            for (long s = begin.get(t); s <= newest; s++) {
                 prog.query(t + "@" + s, "SELECT * FROM lake." + t + " AT (VERSION => " + s + ") ORDER BY ALL");
             }
             prog.query(t + "@newest", "SELECT * FROM lake." + t + " ORDER BY ALL");

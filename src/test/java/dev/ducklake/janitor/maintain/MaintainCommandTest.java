@@ -192,13 +192,18 @@ class MaintainCommandTest {
                     "s3://no-such-bucket/tenant/");
             s3cat.queue("main/t/x.parquet", true, old);
             Path s3cfg = config(catalog("s3lake", TestPostgres.get().url(), s3cat.schema),
-                    "  - cleanup-old-files: {older-than: 2d, s3-endpoint: \"http://127.0.0.1:1\"}\n");
+                    "  - cleanup-old-files: {older-than: 2d, s3-endpoint: \"http://127.0.0.1:1\"}\n"
+                    + "  - compact: {s3-endpoint: \"http://127.0.0.1:1\"}\n");
             Cli.Run s3run = Cli.run(Map.of(), "maintain", "--config", s3cfg.toString(), "--output", "json");
             assertThat(s3run.exitCode()).as(s3run.all()).isZero();
             JsonNode s3step = JSON.readTree(s3run.out()).get("catalogs").get(0).get("steps").get(0);
             assertThat(s3step.get("status").asText()).isEqualTo("skipped");
             assertThat(s3step.get("message").asText()).contains("no AWS credentials").contains("s3://no-such-bucket/");
             assertThat(s3cat.queueRows()).as("nothing changed").isEqualTo(1);
+            // DuckDB's httpfs would need the same credentials: the engine step is skipped the same way (issue 26)
+            JsonNode compactStep = JSON.readTree(s3run.out()).get("catalogs").get(0).get("steps").get(1);
+            assertThat(compactStep.get("status").asText()).as(s3run.all()).isEqualTo("skipped");
+            assertThat(compactStep.get("message").asText()).contains("no AWS credentials").contains("s3://no-such-bucket/");
 
             // the same step marked required: a failure with the storage exit code
             Path required = config(catalog("files", TestPostgres.get().url(), cat.schema), steps.replace("s3-region: us-east-1",

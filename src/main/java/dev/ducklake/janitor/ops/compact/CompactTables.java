@@ -101,6 +101,15 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
             long bytesTaken = 0;
             if (dry) {
                 work.forEach(p -> outcomes.add(new TableOutcome(p, "planned", 0, 0, null)));
+                if (!work.isEmpty()) {
+                    String dataPath = run.queries().readOnly("reading the data path", options.run().statementTimeout(), c -> dataPath(c, schema));
+                    try {
+                        EngineStorage.resolve(dataPath, options.engine().s3());
+                    } catch (JanitorException e) {
+                        run.recorder().warn("an execute run would stop before starting DuckDB (exit " + e.reason().exitCode() + "): "
+                                + e.getMessage());
+                    }
+                }
             } else if (!work.isEmpty()) {
                 String dataPath = run.queries().readOnly("reading the data path", options.run().statementTimeout(), c -> dataPath(c, schema));
                 try (DuckLakeEngine engine = DuckLakeEngine.open(options.engine(), spec, schema, dataPath)) {

@@ -57,12 +57,16 @@ public final class DuckLakeEngine implements AutoCloseable {
     private final ConnectionSpec spec;
     private final String duckdbVersion;
     private final Map<String, String> extensionVersions;
+    /** Values of DuckDB's storage secret (S3 secret key, session token) that must never be printed. */
+    private final List<String> storageSecrets;
 
-    private DuckLakeEngine(Connection duck, ConnectionSpec spec, String duckdbVersion, Map<String, String> extensionVersions) {
+    private DuckLakeEngine(Connection duck, ConnectionSpec spec, String duckdbVersion, Map<String, String> extensionVersions,
+                           List<String> storageSecrets) {
         this.duck = duck;
         this.spec = spec;
         this.duckdbVersion = duckdbVersion;
         this.extensionVersions = extensionVersions;
+        this.storageSecrets = storageSecrets;
     }
 
     /**
@@ -98,6 +102,7 @@ public final class DuckLakeEngine implements AutoCloseable {
     public static DuckLakeEngine open(EngineSettings settings, ConnectionSpec spec, String metadataSchema, String dataPath)
             throws JanitorException {
         String conninfo = conninfo(spec);
+        EngineStorage.Access storage = EngineStorage.resolve(dataPath, settings.s3()); // refuses S3 without credentials first
         Driver driver = loadDriver(DRIVER_CLASS);
         Properties props = new Properties();
         props.setProperty("memory_limit", settings.memoryLimit());
@@ -115,7 +120,7 @@ public final class DuckLakeEngine implements AutoCloseable {
                     + e.getMessage(), e);
         }
         try {
-            loadExtensions(duck, settings.extensionDir());
+            loadExtensions(duck, settings.extensionDir(), storage.needsHttpfs());
             String version = scalar(duck, "SELECT version()");
             Map<String, String> ext = new LinkedHashMap<>();
             try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery("SELECT extension_name, extension_version"
@@ -124,7 +129,10 @@ public final class DuckLakeEngine implements AutoCloseable {
                     ext.put(rs.getString(1), rs.getString(2));
                 }
             }
-            DuckLakeEngine engine = new DuckLakeEngine(duck, spec, version, ext);
+            DuckLakeEngine engine = new DuckLakeEngine(duck, spec, version, ext, storage.secrets());
+            if (storage.secretSql() != null) {
+                engine.createStorageSecret(storage.secretSql());
+            }
             engine.attach(conninfo, metadataSchema, dataPath);
             return engine;
         } catch (JanitorException e) {
@@ -132,38 +140,50 @@ public final class DuckLakeEngine implements AutoCloseable {
             throw e;
         } catch (SQLException e) {
             closeQuietly(duck);
-            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "DuckDB failed while starting: " + spec.redact(e.getMessage()), e);
+            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "DuckDB failed while starting: "
+                    + mask(spec.redact(e.getMessage()), storage.secrets()), e);
         }
     }
 
-    private static void loadExtensions(Connection duck, Path dir) throws JanitorException {
+    private static void loadExtensions(Connection duck, Path dir, boolean httpfs) throws JanitorException {
         String where;
         List<String> statements = new ArrayList<>();
         if (dir != null) {
             where = "the directory " + dir + " (--duckdb-extension-dir)";
             String ducklake = findExtension(dir, "ducklake");
             String postgres = findExtension(dir, "postgres_scanner");
-            if (ducklake == null || postgres == null) {
-                throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "No " + (ducklake == null ? "ducklake" : "postgres_scanner")
-                        + ".duckdb_extension file under " + where + ": put the ducklake and postgres_scanner extension files of "
-                        + "DuckDB 1.5.5 there (e.g. from the duckdb-extension-ducklake and duckdb-extension-postgres-scanner wheels). "
-                        + "Nothing was changed.");
+            String http = httpfs ? findExtension(dir, "httpfs") : "";
+            if (ducklake == null || postgres == null || http == null) {
+                String missing = ducklake == null ? "ducklake" : postgres == null ? "postgres_scanner" : "httpfs";
+                throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "No " + missing + ".duckdb_extension file under " + where
+                        + ": put the ducklake and postgres_scanner extension files of DuckDB 1.5.5 there"
+                        + (httpfs ? ", and httpfs for a catalog whose data path is on S3" : "")
+                        + " (e.g. from the duckdb-extension-ducklake, duckdb-extension-postgres-scanner and duckdb-extension-httpfs"
+                        + " wheels). Nothing was changed.");
             }
             statements.add("LOAD " + DuckLakeCalls.literal(postgres));
             statements.add("LOAD " + DuckLakeCalls.literal(ducklake));
+            if (httpfs) {
+                statements.add("LOAD " + DuckLakeCalls.literal(http));
+            }
         } else {
             where = "DuckDB's extension repository (INSTALL; or give --duckdb-extension-dir for an air-gapped image)";
             statements.add("INSTALL postgres");
             statements.add("INSTALL ducklake");
             statements.add("LOAD postgres");
             statements.add("LOAD ducklake");
+            if (httpfs) {
+                statements.add("INSTALL httpfs");
+                statements.add("LOAD httpfs");
+            }
         }
         try (Statement st = duck.createStatement()) {
             for (String s : statements) {
                 st.execute(s);
             }
         } catch (SQLException e) {
-            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "Could not load DuckDB's ducklake and postgres extensions from "
+            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "Could not load DuckDB's ducklake and postgres extensions"
+                    + (httpfs ? " and httpfs" : "") + " from "
                     + where + ": " + e.getMessage() + " Nothing was changed.", e);
         }
     }
@@ -272,9 +292,26 @@ public final class DuckLakeEngine implements AutoCloseable {
         return false;
     }
 
-    /** @return a DuckDB message without the catalog's password */
+    /** @return a DuckDB message without the catalog's password nor the storage credentials */
     public String redact(String message) {
-        return spec.redact(message);
+        return mask(spec.redact(message), storageSecrets);
+    }
+
+    private static String mask(String text, List<String> secrets) {
+        String out = text;
+        for (String s : secrets) {
+            out = out.replace(s, dev.ducklake.janitor.Secrets.MASK);
+        }
+        return out;
+    }
+
+    /** Creates DuckDB's storage secret ({@link EngineStorage}); its message never carries the credentials. */
+    private void createStorageSecret(String sql) throws JanitorException {
+        try (Statement st = duck.createStatement()) {
+            st.execute(sql);
+        } catch (SQLException e) {
+            throw new JanitorException(Reason.STORAGE, "DuckDB could not take the S3 credentials: " + redact(e.getMessage()), e);
+        }
     }
 
     /** @return DuckDB's version, e.g. {@code v1.5.5} */

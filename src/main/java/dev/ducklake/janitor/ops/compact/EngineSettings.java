@@ -2,6 +2,7 @@ package dev.ducklake.janitor.ops.compact;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.storage.FileStores;
 
 import java.nio.file.Path;
 
@@ -19,9 +20,16 @@ import java.nio.file.Path;
  *     than this; default {@value #DEFAULT_MAX_ATTACH_INLINED_TABLES}; 0 = no limit
  * @param maxAttachColumns refuse (exit 20) when the metadata schema's relations have more {@code pg_attribute} rows than
  *     this; default {@value #DEFAULT_MAX_ATTACH_COLUMNS}; 0 = no limit
+ * @param s3 region, endpoint and addressing of an S3 data path (the {@code --s3-*} flags the storage commands take), for
+ *     DuckDB's {@code httpfs} ({@link EngineStorage}); never null
  */
 public record EngineSettings(Path extensionDir, String memoryLimit, int threads, Path tempDirectory, long maxAttachInlinedTables,
-                             long maxAttachColumns) {
+                             long maxAttachColumns, FileStores.Options s3) {
+
+    /** Null-safe S3 options. */
+    public EngineSettings {
+        s3 = s3 == null ? FileStores.Options.DEFAULT : s3;
+    }
 
     /** Default DuckDB memory_limit. */
     public static final String DEFAULT_MEMORY_LIMIT = "192MiB";
@@ -38,17 +46,22 @@ public record EngineSettings(Path extensionDir, String memoryLimit, int threads,
     /** @return the defaults (extension repository, 192MiB, 1 thread, java.io.tmpdir, 20,000 tables, 150,000 columns) */
     public static EngineSettings defaults() {
         return new EngineSettings(null, DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS, null, DEFAULT_MAX_ATTACH_INLINED_TABLES,
-                DEFAULT_MAX_ATTACH_COLUMNS);
+                DEFAULT_MAX_ATTACH_COLUMNS, FileStores.Options.DEFAULT);
     }
 
     /** @return a copy with this extension directory */
     public EngineSettings withExtensionDir(Path dir) {
-        return new EngineSettings(dir, memoryLimit, threads, tempDirectory, maxAttachInlinedTables, maxAttachColumns);
+        return new EngineSettings(dir, memoryLimit, threads, tempDirectory, maxAttachInlinedTables, maxAttachColumns, s3);
+    }
+
+    /** @return a copy with these S3 options */
+    public EngineSettings withS3(FileStores.Options options) {
+        return new EngineSettings(extensionDir, memoryLimit, threads, tempDirectory, maxAttachInlinedTables, maxAttachColumns, options);
     }
 
     /** @return a copy with these ATTACH limits */
     public EngineSettings withAttachLimits(long inlinedTables, long columns) {
-        return new EngineSettings(extensionDir, memoryLimit, threads, tempDirectory, inlinedTables, columns);
+        return new EngineSettings(extensionDir, memoryLimit, threads, tempDirectory, inlinedTables, columns, s3);
     }
 
     /**
