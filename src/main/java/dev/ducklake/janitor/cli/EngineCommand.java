@@ -71,8 +71,8 @@ abstract class EngineCommand extends MaintenanceCommand<CompactResult> {
                 r.attachCost().inlinedTables(), r.attachCost().columns());
         for (TableOutcome o : r.tables()) {
             TablePlan p = o.plan();
-            out.printf(Locale.ROOT, "  %s.%s (table_id %d) %s: %s; %s%n", p.schemaName(), p.tableName(), p.tableId(), o.status(),
-                    String.join(", ", p.reasons()), figures(p));
+            out.printf(Locale.ROOT, "  %s.%s (table_id %d) %s%s: %s; %s%n", p.schemaName(), p.tableName(), p.tableId(), o.status(),
+                    o.passes() > 1 ? " in " + o.passes() + " capped passes" : "", String.join(", ", p.reasons()), figures(p));
             for (String c : p.calls()) {
                 out.printf(Locale.ROOT, "    %s%n", c);
             }

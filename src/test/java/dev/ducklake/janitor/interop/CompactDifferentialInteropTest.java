@@ -213,13 +213,27 @@ class CompactDifferentialInteropTest {
         JsonNode j = r.json();
         assertThat(j.path("tables_done").asLong()).isEqualTo(2);
         assertThat(j.path("tables_deferred").asLong()).isEqualTo(2);
-        assertThat(table(j, "evolve").path("calls").get(0).asText())
+        JsonNode evolve = table(j, "evolve");
+        assertThat(evolve.path("calls").get(0).asText())
                 .isEqualTo("CALL ducklake_merge_adjacent_files('lake', 'evolve', schema => 'main', max_compacted_files => 1)");
+        assertThat(evolve.path("passes").asInt()).as("each capped call merges one group; the table is planned and called again")
+                .isEqualTo(2);
+        assertThat(j.path("calls_issued").asLong()).as("del's rewrite, evolve's two capped merges").isEqualTo(3);
+        assertThat(liveFiles(b).get("evolve")).as("both groups merged in bounded calls, as DuckLake's uncapped call does")
+                .isEqualTo("2|200");
         assertThat(table(j, "part").path("status").asText()).isEqualTo("deferred");
-        assertThat(liveFiles(b).get("evolve")).as("one merge of two files, the other group left for the next run").isEqualTo("3|200");
         assertThat(liveFiles(b).get("part")).as("deferred: untouched").isEqualTo(liveFiles(twins.source).get("part"));
-        assertThat(j.path("remaining_tables_with_work").asLong()).as("evolve, part, small, and del's rewritten file with its neighbour")
-                .isEqualTo(4);
+        assertThat(j.path("remaining_tables_with_work").asLong()).as("part, small, and del's rewritten file with its neighbour")
+                .isEqualTo(3);
+
+        // --max-batches bounds the passes too: del's call and evolve's first capped merge, then the run stops
+        String c = copy("capb");
+        Run bounded = janitor("compact", c, "--max-input-files", "2", "--max-batches", "2");
+        assertThat(bounded.code()).as(bounded.err() + bounded.out()).isZero();
+        assertThat(bounded.json().path("calls_issued").asLong()).isEqualTo(2);
+        assertThat(table(bounded.json(), "evolve").path("passes").asInt()).isEqualTo(1);
+        assertThat(liveFiles(c).get("evolve")).as("one group merged, the other left for the next run").isEqualTo("3|200");
+        assertThat(bounded.json().path("max_batches_reached").asBoolean()).isTrue();
     }
 
     /**

@@ -122,32 +122,31 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                             outcomes.add(new TableOutcome(p, "deferred", 0, 0, null));
                             continue;
                         }
-                        if (options.run().maxBatches() > 0 && calls >= options.run().maxBatches()) {
-                            run.recorder().stopped(RunFigures.StopReason.MAX_BATCHES);
-                            outcomes.add(new TableOutcome(p, "deferred", 0, 0, null));
-                            continue;
-                        }
-                        if (run.budget().shouldStop()) {
-                            run.recorder().stopped(run.budget().stopRequested() ? RunFigures.StopReason.STOP_REQUESTED
-                                    : RunFigures.StopReason.RUN_BUDGET);
-                            outcomes.add(new TableOutcome(p, "deferred", 0, 0, null));
-                            continue;
-                        }
-                        if (options.maxBytes() > 0 && bytesTaken + p.inputBytes() > options.maxBytes()) {
-                            if (p.inputBytes() > options.maxBytes()) {
-                                run.recorder().warn(String.format(Locale.ROOT, "%s.%s needs %d input bytes, more than --max-bytes"
-                                        + " (%d) on its own: it is never compacted under this cap; raise --max-bytes or bound"
-                                        + " its merge with --max-input-files", p.schemaName(), p.tableName(), p.inputBytes(),
-                                        options.maxBytes()));
-                            }
+                        if (!mayCall(run, p, calls, bytesTaken, true)) {
                             outcomes.add(new TableOutcome(p, "deferred", 0, 0, null));
                             continue;
                         }
                         i++;
-                        bytesTaken += p.inputBytes();
-                        TableOutcome o = execute(run, engine, p);
+                        // a merge capped by --max-input-files takes part of the table: plan it again and take the next part
+                        // while the run may (its budget, --max-batches, --max-bytes), so one run compacts a table of
+                        // 100,000 small files in bounded calls instead of one call per run
+                        TableOutcome o = null;
+                        TablePlan pass = p;
+                        while (true) {
+                            bytesTaken += pass.inputBytes();
+                            TableOutcome step = execute(run, engine, pass);
+                            calls += pass.calls().size();
+                            o = o == null ? step : o.then(step);
+                            if (pass.maxCompactedFiles() == null) {
+                                break;
+                            }
+                            TablePlan next = replan(run, info, p.tableId());
+                            if (next == null || !next.hasWork() || !progressed(pass, next) || !mayCall(run, next, calls, bytesTaken, false)) {
+                                break;
+                            }
+                            pass = next;
+                        }
                         outcomes.add(o);
-                        calls += p.calls().size();
                         done++;
                     }
                 }
@@ -161,6 +160,42 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
         } catch (SQLException e) {
             throw new JanitorException(Reason.DATABASE_ERROR, "Database error: " + spec.redact(e.getMessage()), e);
         }
+    }
+
+    /**
+     * Whether the run may issue a table's calls now: not past --max-batches, the run budget or a stop, and within
+     * --max-bytes. Records why it stops (the budget, a stop, --max-batches).
+     *
+     * @param first the table's first pass (a table above --max-bytes on its own is named in a warning then)
+     */
+    private boolean mayCall(MaintenanceRun run, TablePlan p, long calls, long bytesTaken, boolean first) {
+        if (options.run().maxBatches() > 0 && calls >= options.run().maxBatches()) {
+            run.recorder().stopped(RunFigures.StopReason.MAX_BATCHES);
+            return false;
+        }
+        if (run.budget().shouldStop()) {
+            run.recorder().stopped(run.budget().stopRequested() ? RunFigures.StopReason.STOP_REQUESTED : RunFigures.StopReason.RUN_BUDGET);
+            return false;
+        }
+        if (options.maxBytes() > 0 && bytesTaken + p.inputBytes() > options.maxBytes()) {
+            if (first && p.inputBytes() > options.maxBytes()) {
+                run.recorder().warn(String.format(Locale.ROOT, "%s.%s needs %d input bytes, more than --max-bytes (%d) on its own:"
+                        + " it is never compacted under this cap; raise --max-bytes or bound its merge with --max-input-files",
+                        p.schemaName(), p.tableName(), p.inputBytes(), options.maxBytes()));
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /** Whether a pass took work off the table (fewer merge inputs or fewer files to rewrite): otherwise stop, never loop. */
+    static boolean progressed(TablePlan before, TablePlan after) {
+        return after.mergeInputFiles() < before.mergeInputFiles() || after.rewriteFiles() < before.rewriteFiles();
+    }
+
+    private TablePlan replan(MaintenanceRun run, CatalogInfo info, long tableId) throws JanitorException {
+        return run.queries().readOnly("planning " + options.mode().operation() + " again", options.run().statementTimeout(),
+                c -> new CompactionPlanner(c, info, options).planTable(tableId));
     }
 
     /** Formats whose layout the planner reads (ducklake_schema_versions.table_id exists from 0.4 on). */

@@ -117,15 +117,36 @@ public final class CompactionPlanner {
      * @throws SQLException on a database error
      */
     public List<TablePlan> plan() throws SQLException {
+        return plan(null);
+    }
+
+    /**
+     * Plans one live table again (after a capped call took part of its work).
+     *
+     * @param tableId the table
+     * @return its plan, or null when it is no longer live or its {@code auto_compact} is off
+     * @throws SQLException on a database error
+     */
+    public TablePlan planTable(long tableId) throws SQLException {
+        List<TablePlan> p = plan(tableId);
+        return p.isEmpty() ? null : p.get(0);
+    }
+
+    private List<TablePlan> plan(Long only) throws SQLException {
         List<long[]> ids = new ArrayList<>();
         List<String[]> names = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT t.table_id, s.schema_id, s.schema_name, t.table_name FROM "
                 + Sql.qualified(schema, "ducklake_table") + " t JOIN " + Sql.qualified(schema, "ducklake_schema")
                 + " s ON s.schema_id = t.schema_id AND s.end_snapshot IS NULL WHERE t.end_snapshot IS NULL"
-                + " ORDER BY s.schema_name, t.table_name, t.table_id"); ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                ids.add(new long[] {rs.getLong(1), rs.getLong(2)});
-                names.add(new String[] {rs.getString(3), rs.getString(4)});
+                + (only == null ? "" : " AND t.table_id = ?") + " ORDER BY s.schema_name, t.table_name, t.table_id")) {
+            if (only != null) {
+                ps.setLong(1, only);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(new long[] {rs.getLong(1), rs.getLong(2)});
+                    names.add(new String[] {rs.getString(3), rs.getString(4)});
+                }
             }
         }
         Map<Long, List<String>> inlined = options.mode() == CompactMode.FLUSH_INLINED_DATA ? inlinedTables() : Map.of();

@@ -14,7 +14,29 @@ import java.util.List;
  * @param attempts attempts of the calls, retries included (0 unless executed)
  * @param seconds wall time of the calls, seconds
  * @param output what DuckLake's calls returned (rows as {@code col|col}; e.g. the flush's {@code schema|table|rows_flushed})
+ * @param passes how many times the table's calls ran in this run: 1, or more when a merge capped by
+ *     {@code --max-input-files} left work and the table was planned and called again (0 unless executed)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record TableOutcome(@JsonUnwrapped TablePlan plan, String status, int attempts, double seconds, List<String> output) {
+public record TableOutcome(@JsonUnwrapped TablePlan plan, String status, int attempts, double seconds, List<String> output,
+                           int passes) {
+
+    /** An outcome of one pass ({@code done}) or none (planned, deferred). */
+    public TableOutcome(TablePlan plan, String status, int attempts, double seconds, List<String> output) {
+        this(plan, status, attempts, seconds, output, "done".equals(status) ? 1 : 0);
+    }
+
+    /**
+     * This outcome followed by another pass on the same table.
+     *
+     * @param next the next pass's outcome
+     * @return the first pass's plan (the figures as planned at the start), attempts, seconds and output summed, passes + 1
+     */
+    public TableOutcome then(TableOutcome next) {
+        List<String> out = new java.util.ArrayList<>(output == null ? List.of() : output);
+        if (next.output() != null) {
+            out.addAll(next.output());
+        }
+        return new TableOutcome(plan, status, attempts + next.attempts(), seconds + next.seconds(), List.copyOf(out), passes + next.passes());
+    }
 }
