@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.catalog;
 
+import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.pg.SqlState;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.JanitorException;
@@ -66,7 +67,7 @@ public final class CatalogDiscovery {
                     out.add(schema);
                 }
             } catch (SQLException e) {
-                if (SqlState.classify(e) != SqlState.Kind.PERMISSION_DENIED) {
+                if (SqlState.classify(e) != FailureKind.PERMISSION_DENIED) {
                     throw e;
                 }
                 out.add(schema);

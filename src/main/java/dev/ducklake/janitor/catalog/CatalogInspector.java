@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.catalog;
 
+import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.pg.SqlState;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.JanitorException;
@@ -69,7 +70,7 @@ public final class CatalogInspector {
             }
             return info;
         } catch (SQLException e) {
-            if (SqlState.classify(e) == SqlState.Kind.PERMISSION_DENIED) {
+            if (SqlState.classify(e) == FailureKind.PERMISSION_DENIED) {
                 throw new JanitorException(Reason.PERMISSION_DENIED, "The catalog user may not read the DuckLake tables in schema "
                         + printable(schema) + ": " + e.getMessage(), e);
             }

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.metrics;
 
+import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
 import dev.ducklake.janitor.catalog.SnapshotConsistency;
@@ -212,7 +213,7 @@ public final class CatalogHealthCollector {
                 durations.put(name, (System.nanoTime() - t0) / 1e9);
             }
         } catch (SQLException e) {
-            if (SqlState.classify(e) == SqlState.Kind.CONNECTION_LOST) {
+            if (SqlState.classify(e) == FailureKind.CONNECTION_LOST) {
                 connectionLost = true;
             }
             String state = SqlState.codeOf(e);

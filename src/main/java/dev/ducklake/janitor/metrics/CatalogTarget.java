@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.metrics;
 
+import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.pg.SqlState;
@@ -304,7 +305,7 @@ public final class CatalogTarget implements AutoCloseable {
             try {
                 schemas = CatalogDiscovery.catalogSchemas(conn);
             } catch (SQLException | JanitorException e) {
-                boolean lost = timedOut || e instanceof SQLException se && SqlState.classify(se) == SqlState.Kind.CONNECTION_LOST;
+                boolean lost = timedOut || e instanceof SQLException se && SqlState.classify(se) == FailureKind.CONNECTION_LOST;
                 if (lost) {
                     closeConnection();
                 }

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.metrics;
 
+import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
@@ -66,7 +67,7 @@ final class CheckFindingsGauge {
             errors.put("check_findings", e.getMessage());
         } catch (SQLException e) {
             errors.put("check_findings", "SQLSTATE " + SqlState.codeOf(e) + ": " + e.getMessage());
-            if (SqlState.classify(e) == SqlState.Kind.CONNECTION_LOST) {
+            if (SqlState.classify(e) == FailureKind.CONNECTION_LOST) {
                 return false;
             }
         }

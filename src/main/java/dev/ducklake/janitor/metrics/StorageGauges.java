@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.metrics;
 
+import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.catalog.CatalogInspector;
@@ -188,7 +189,7 @@ public final class StorageGauges {
                         compared.add(schema);
                     } catch (JanitorException | SQLException | RuntimeException e) {
                         failures.put(schema, describe(e));
-                        if (e instanceof SQLException se && SqlState.classify(se) == SqlState.Kind.CONNECTION_LOST) {
+                        if (e instanceof SQLException se && SqlState.classify(se) == FailureKind.CONNECTION_LOST) {
                             break;
                         }
                     } finally {

@@ -1,5 +1,7 @@
 package dev.ducklake.janitor.ops;
 
+import dev.ducklake.janitor.retry.Pause;
+import dev.ducklake.janitor.retry.RetryPolicy;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.SqlState;
@@ -57,7 +59,7 @@ public final class BatchLoop<I, O extends BatchOutcome> {
                 }
                 O o = runOne(units, pos, false);
                 if (o == null) {
-                    rec.stopped(RunFigures.StopReason.RUN_BUDGET);
+                    rec.stopped(stopReason());
                     break;
                 }
                 pos += o.consumed();
@@ -81,7 +83,8 @@ public final class BatchLoop<I, O extends BatchOutcome> {
      * @param units the units
      * @param pos the first unit of this batch
      * @param retryPass whether this is a second pass over units left behind (progress then shows none left)
-     * @return the committed outcome, or null when the run budget would run out during a retry backoff
+     * @return the committed outcome, or null when the run budget would run out during a retry backoff or a stop
+     *     was requested during it
      * @throws JanitorException {@link Reason#CONNECTION} after {@value RetryPolicy#MAX_RECONNECTS_PER_UNIT} lost
      *     connections in one batch or a failed reconnect; {@link Reason#DATABASE_ERROR} when the lock table stayed
      *     full or a retryable error persisted for {@value RetryPolicy#MAX_ATTEMPTS} attempts, or any other error;
@@ -117,7 +120,7 @@ public final class BatchLoop<I, O extends BatchOutcome> {
                 return o;
             } catch (SQLException e) {
                 Transactions.rollbackQuietly(session.connection());
-                RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(e, attempt, reconnects, true);
+                RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(SqlState.classify(e), attempt, reconnects, true);
                 String state = SqlState.codeOf(e);
                 int number = rec.batches() + 1;
                 switch (d.action()) {
@@ -135,15 +138,14 @@ public final class BatchLoop<I, O extends BatchOutcome> {
                         attempt++;
                     }
                     case RETRY -> {
-                        if (run.budget().wouldPassDeadlineAfter(d.backoffMillis())) {
-                            rec.warn("run budget would run out during the retry backoff (SQLSTATE " + state
-                                    + "); abandoning this batch instead of retrying");
-                            return null;
-                        }
                         rec.warn("batch " + number + " attempt " + attempt + " failed with SQLSTATE " + state
                                 + "; retrying in " + d.backoffMillis() + " ms");
                         rec.phase(ProgressListener.Phase.RETRYING, state);
-                        MaintenanceSession.sleep(d.backoffMillis());
+                        if (!Pause.pause(d.backoffMillis(), run.budget())) {
+                            rec.warn((run.budget().stopRequested() ? "stop requested" : "run budget would run out")
+                                    + " during the retry backoff (SQLSTATE " + state + "); abandoning this batch instead of retrying");
+                            return null;
+                        }
                         rec.retried();
                         attempt++;
                     }

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops;
 
+import dev.ducklake.janitor.retry.RetryPolicy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;

@@ -42,7 +42,7 @@ public final class MaintenanceRun implements AutoCloseable {
         this.recorder = recorder;
         this.budget = budget;
         this.session = session;
-        this.queries = new QueryRunner(session, recorder, options.lockTimeout());
+        this.queries = new QueryRunner(session, recorder, options.lockTimeout(), budget);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops;
 
+import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInfo;
@@ -200,7 +201,7 @@ public final class MaintenanceSession implements AutoCloseable {
      * @return the exception to throw
      */
     public JanitorException databaseError(String what, SQLException e) {
-        if (SqlState.classify(e) == SqlState.Kind.CONNECTION_LOST) {
+        if (SqlState.classify(e) == FailureKind.CONNECTION_LOST) {
             return new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe() + " during " + what
                     + " (SQLSTATE " + SqlState.codeOf(e) + "). Work committed so far is kept; rerun to resume.", e);
         }

@@ -1,5 +1,9 @@
 package dev.ducklake.janitor.ops;
 
+import dev.ducklake.janitor.retry.Bounds;
+import dev.ducklake.janitor.retry.Pause;
+import dev.ducklake.janitor.retry.RetryPolicy;
+import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.SqlState;
@@ -11,7 +15,7 @@ import java.time.Duration;
 /**
  * The read-only path: runs queries (surveys, counts, checks) on the run's {@link MaintenanceSession} under the
  * {@link RetryPolicy}, reconnecting after a lost connection and retrying retryable SQLSTATEs with the policy's
- * backoff. A {@code check}-style operation runs several queries, each in its own read-only transaction with its
+ * backoff (never waited past the run budget or a stop request). A {@code check}-style operation runs several queries, each in its own read-only transaction with its
  * own statement timeout, through {@link #readOnly}.
  */
 public final class QueryRunner {
@@ -19,16 +23,19 @@ public final class QueryRunner {
     private final MaintenanceSession session;
     private final RunRecorder recorder;
     private final Duration lockTimeout;
+    private final Bounds bounds;
 
     /**
      * @param session the run's session
      * @param recorder where retries are counted and warnings go
      * @param lockTimeout lock_timeout of the transactions {@link #readOnly} opens
+     * @param bounds the run's budget and stop request: a retry backoff is not waited past them ({@link Pause})
      */
-    public QueryRunner(MaintenanceSession session, RunRecorder recorder, Duration lockTimeout) {
+    public QueryRunner(MaintenanceSession session, RunRecorder recorder, Duration lockTimeout, Bounds bounds) {
         this.session = session;
         this.recorder = recorder;
         this.lockTimeout = lockTimeout;
+        this.bounds = bounds;
     }
 
     /**
@@ -50,7 +57,7 @@ public final class QueryRunner {
                 return work.run(session.connection());
             } catch (SQLException e) {
                 Transactions.rollbackQuietly(session.connection());
-                RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(e, attempt, reconnects, false);
+                RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(SqlState.classify(e), attempt, reconnects, false);
                 switch (d.action()) {
                     case RECONNECT -> {
                         recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; retrying");
@@ -59,9 +66,14 @@ public final class QueryRunner {
                         reconnects++;
                     }
                     case RETRY -> {
+                        if (!Pause.pause(d.backoffMillis(), bounds)) {
+                            // asked to stop, or the budget ends first: the failure stands instead of a wait past them
+                            recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; not retried: "
+                                    + (bounds.stopRequested() ? "the run was asked to stop" : "the run budget would run out first"));
+                            throw failure(what, d, e);
+                        }
                         recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; retrying");
                         recorder.phase(ProgressListener.Phase.RETRYING, SqlState.codeOf(e));
-                        MaintenanceSession.sleep(d.backoffMillis());
                         recorder.retried();
                         attempt++;
                     }
@@ -97,7 +109,7 @@ public final class QueryRunner {
     }
 
     private JanitorException failure(String what, RetryPolicy.Decision d, SQLException e) {
-        if (d.kind() == SqlState.Kind.PERMISSION_DENIED) {
+        if (d.kind() == FailureKind.PERMISSION_DENIED) {
             return new JanitorException(Reason.PERMISSION_DENIED, "The catalog user lacks a privilege for the " + what
                     + " (" + session.spec().redact(e.getMessage()) + ").", e);
         }

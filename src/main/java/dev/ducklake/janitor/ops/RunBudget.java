@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The run's clock: when it started, its --run-budget deadline, and the stop flag. Checked by the batch loop
  * between batches, by the operation's batch work between units, and by retry backoffs.
  */
-public final class RunBudget {
+public final class RunBudget implements dev.ducklake.janitor.retry.Bounds {
 
     private final long started;
     private final Long deadline;
@@ -33,7 +33,14 @@ public final class RunBudget {
         return deadline != null && System.nanoTime() - deadline >= 0;
     }
 
+    /** @return the time left of the run budget (negative once spent), or null for none */
+    @Override
+    public Duration remaining() {
+        return deadline == null ? null : Duration.ofNanos(deadline - System.nanoTime());
+    }
+
     /** @return whether a stop was requested */
+    @Override
     public boolean stopRequested() {
         return stop.get();
     }

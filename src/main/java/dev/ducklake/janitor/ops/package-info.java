@@ -15,7 +15,7 @@
  *   <li>{@link dev.ducklake.janitor.ops.MaintenanceSession}: the run's one connection (inspect, advisory lock,
  *       reconnect that ends this run's stale backend and re-takes the lock, close); helpers get the session and
  *       call {@code connection()} per transaction;</li>
- *   <li>{@link dev.ducklake.janitor.ops.RetryPolicy}: SQLSTATE to retry / reconnect / halve / fail, used by
+ *   <li>{@link dev.ducklake.janitor.retry.RetryPolicy}: failure kind to retry / reconnect / halve / fail (package retry, below ops and storage), used by
  *       {@link dev.ducklake.janitor.ops.BatchLoop} and {@link dev.ducklake.janitor.ops.QueryRunner};</li>
  *   <li>{@link dev.ducklake.janitor.ops.BatchLoop} with {@link dev.ducklake.janitor.ops.BatchSizer}: adaptive
  *       batches, --max-batches, --run-budget, stop, progress; the operation supplies a

@@ -1,11 +1,13 @@
 package dev.ducklake.janitor.pg;
 
+import dev.ducklake.janitor.retry.FailureKind;
+
 import java.sql.SQLException;
 
 /**
  * Every PostgreSQL SQLSTATE this project names, and how a failure is classified. Source: PostgreSQL
  * documentation, Appendix A "PostgreSQL Error Codes". Write {@code SqlState.X.is(e)} rather than comparing code
- * strings; what a run does about each {@link Kind} is decided in one place, {@code ops.RetryPolicy}.
+ * strings; what a run does about each {@link FailureKind} is decided in one place, {@link dev.ducklake.janitor.retry.RetryPolicy}.
  */
 public enum SqlState {
     /** serialization_failure: a concurrent transaction conflicted; retry. */
@@ -83,46 +85,33 @@ public enum SqlState {
         return code.equals(state);
     }
 
-    /** How a failed statement is classified. */
-    public enum Kind {
-        /** Transient: roll back and retry the same work after a backoff. */
-        RETRYABLE,
-        /** The lock table is full: roll back, halve the batch and retry. */
-        LOCK_TABLE_FULL,
-        /** The session is gone: reconnect, re-take the advisory lock, resume. */
-        CONNECTION_LOST,
-        /** A missing privilege: stop with a clear message. */
-        PERMISSION_DENIED,
-        /** Anything else: stop. */
-        FATAL
-    }
 
     /**
      * Classifies a failure by its SQLSTATE (walking the chain of next exceptions and causes).
      *
      * @param e the failure
-     * @return its kind; {@link Kind#FATAL} when no SQLSTATE is known
+     * @return its kind; {@link FailureKind#FATAL} when no SQLSTATE is known
      */
-    public static Kind classify(SQLException e) {
+    public static FailureKind classify(SQLException e) {
         String state = codeOf(e);
         if (state == null) {
-            return Kind.FATAL;
+            return FailureKind.FATAL;
         }
         if (state.startsWith(CONNECTION_EXCEPTION_CLASS) || ADMIN_SHUTDOWN.is(state) || CRASH_SHUTDOWN.is(state)
                 || CANNOT_CONNECT_NOW.is(state) || IDLE_IN_TRANSACTION_TIMEOUT.is(state)) {
-            return Kind.CONNECTION_LOST;
+            return FailureKind.CONNECTION_LOST;
         }
         if (OUT_OF_SHARED_MEMORY.is(state)) {
-            return Kind.LOCK_TABLE_FULL;
+            return FailureKind.LOCK_TABLE_FULL;
         }
         if (SERIALIZATION_FAILURE.is(state) || DEADLOCK_DETECTED.is(state) || LOCK_NOT_AVAILABLE.is(state)
                 || QUERY_CANCELED.is(state) || UNDEFINED_TABLE.is(state)) {
-            return Kind.RETRYABLE;
+            return FailureKind.RETRYABLE;
         }
         if (INSUFFICIENT_PRIVILEGE.is(state)) {
-            return Kind.PERMISSION_DENIED;
+            return FailureKind.PERMISSION_DENIED;
         }
-        return Kind.FATAL;
+        return FailureKind.FATAL;
     }
 
     /**

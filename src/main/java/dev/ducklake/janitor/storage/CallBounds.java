@@ -6,9 +6,10 @@ import java.time.Duration;
  * What bounds every call to a store beyond the store's own timeouts: the time left of the run's budget and the
  * run's stop request (SIGTERM/SIGINT). A bound store caps each call's timeout at the time left, gives up retrying
  * once it is spent or a stop is requested (a retry backoff wakes on the stop), and abandons a call in flight when a
- * stop is requested; such a call fails with {@link StorageException.Kind#STOPPED}.
+ * stop is requested; such a call fails with {@link StorageException.Kind#STOPPED}. The retry loop's own
+ * {@link dev.ducklake.janitor.retry.Bounds}, with the storage failure it ends with.
  */
-public interface CallBounds {
+public interface CallBounds extends dev.ducklake.janitor.retry.Bounds {
 
     /** No budget, never stopped. */
     CallBounds NONE = new CallBounds() {
@@ -22,18 +23,6 @@ public interface CallBounds {
             return false;
         }
     };
-
-    /** @return the time left of the run budget (zero or negative once spent), or null for no budget */
-    Duration remaining();
-
-    /** @return whether the run was asked to stop */
-    boolean stopRequested();
-
-    /** @return whether no further call may start: a stop was requested or the budget is spent */
-    default boolean exhausted() {
-        Duration r = remaining();
-        return stopRequested() || r != null && (r.isNegative() || r.isZero());
-    }
 
     /**
      * The failure of a call that the bounds ended (or did not let start).

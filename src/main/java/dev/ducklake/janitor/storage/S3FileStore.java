@@ -65,7 +65,7 @@ import java.util.regex.Pattern;
  * connect 10 s, each read 30 s, each HTTP attempt 30 s, each call with the SDK's retries 60 s (a page of a listing
  * or a batch delete of 1,000 keys takes seconds). A call that runs out fails as
  * {@link StorageException.Kind#TRANSIENT} ("no answer from the store in time"), which {@link StorageRetry} retries
- * up to {@link dev.ducklake.janitor.ops.RetryPolicy#MAX_ATTEMPTS} times: a silent store ends a request within about
+ * up to {@link dev.ducklake.janitor.retry.RetryPolicy#MAX_ATTEMPTS} times: a silent store ends a request within about
  * five minutes.
  *
  * <p>Within a run's {@link CallBounds} ({@link #bound}) each call's timeout is also capped at what is left of the run

@@ -1,12 +1,13 @@
 package dev.ducklake.janitor.storage;
 
-import dev.ducklake.janitor.ops.RetryPolicy;
-import dev.ducklake.janitor.pg.SqlState;
+import dev.ducklake.janitor.retry.FailureKind;
+import dev.ducklake.janitor.retry.Pause;
+import dev.ducklake.janitor.retry.RetryPolicy;
 
 /**
- * Retries a store call through the shared {@link RetryPolicy}: a throttled or transient
- * {@link StorageException} counts as {@link SqlState.Kind#RETRYABLE} (same attempt limit, same backoff formula as
- * database work); access denied counts as {@link SqlState.Kind#PERMISSION_DENIED}; not found and "batch delete
+ * Retries a store call through the shared {@link RetryPolicy}: a throttled {@link StorageException} counts as
+ * {@link FailureKind#THROTTLED}, a transient one as {@link FailureKind#RETRYABLE} (same attempt limit, same backoff
+ * formula as database work); access denied counts as {@link FailureKind#PERMISSION_DENIED}; not found and "batch delete
  * unsupported" are never retried (the caller decides: already gone / switch to single deletes). Within
  * {@link CallBounds}: no attempt starts once a stop is requested or the run budget is spent, a backoff that would
  * pass the budget is not waited, and a backoff wakes on the stop (checked every {@value #STOP_POLL_MILLIS} ms); the
@@ -15,7 +16,7 @@ import dev.ducklake.janitor.pg.SqlState;
 public final class StorageRetry {
 
     /** How often a backoff (and a call in flight, {@link S3FileStore}) looks at the stop request, milliseconds. */
-    public static final long STOP_POLL_MILLIS = 50;
+    public static final long STOP_POLL_MILLIS = Pause.STOP_POLL_MILLIS;
 
     /** Unbounded: the policy's attempts and backoffs only. */
     public static final StorageRetry DEFAULT = new StorageRetry(CallBounds.NONE);
@@ -63,11 +64,12 @@ public final class StorageRetry {
      * @param e the failure
      * @return its classification in the policy's terms
      */
-    public static SqlState.Kind kindOf(StorageException e) {
+    public static FailureKind kindOf(StorageException e) {
         return switch (e.kind()) {
-            case THROTTLED, TRANSIENT -> SqlState.Kind.RETRYABLE;
-            case ACCESS_DENIED -> SqlState.Kind.PERMISSION_DENIED;
-            default -> SqlState.Kind.FATAL;
+            case THROTTLED -> FailureKind.THROTTLED;
+            case TRANSIENT -> FailureKind.RETRYABLE;
+            case ACCESS_DENIED -> FailureKind.PERMISSION_DENIED;
+            default -> FailureKind.FATAL;
         };
     }
 
@@ -107,23 +109,13 @@ public final class StorageRetry {
         }
     }
 
-    /** Waits before the next attempt, unless the budget ends first; wakes on a stop request. */
+    /** Waits before the next attempt ({@link Pause}), unless the budget ends first; wakes on a stop request. */
     private void backoff(String what, long millis, StorageException last) throws StorageException {
-        java.time.Duration left = bounds.remaining();
-        if (left != null && left.toMillis() <= millis) {
-            throw bounds.ended(what, last);
-        }
-        long until = System.nanoTime() + millis * 1_000_000;
-        try {
-            for (long now = System.nanoTime(); now - until < 0; now = System.nanoTime()) {
-                if (bounds.stopRequested()) {
-                    throw bounds.ended(what, last);
-                }
-                Thread.sleep(Math.max(1, Math.min(STOP_POLL_MILLIS, (until - now) / 1_000_000)));
+        if (!Pause.pause(millis, bounds)) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw last;
             }
-        } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
-            throw last;
+            throw bounds.ended(what, last);
         }
     }
 }

@@ -8,7 +8,7 @@ import dev.ducklake.janitor.metrics.MetricsConfig;
 import dev.ducklake.janitor.metrics.MetricsDaemon;
 import dev.ducklake.janitor.metrics.TargetConfig;
 import dev.ducklake.janitor.demo.DemoScenario;
-import dev.ducklake.janitor.ops.RetryPolicy;
+import dev.ducklake.janitor.retry.RetryPolicy;
 import dev.ducklake.janitor.storage.S3FileStore;
 import dev.ducklake.janitor.storage.StorageException;
 import dev.ducklake.janitor.storage.StorageLocation;

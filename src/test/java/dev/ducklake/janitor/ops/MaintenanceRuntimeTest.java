@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops;
 
+import dev.ducklake.janitor.retry.RetryPolicy;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.ConnectionSpec;

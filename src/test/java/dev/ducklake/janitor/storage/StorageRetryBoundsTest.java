@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.storage;
 
-import dev.ducklake.janitor.ops.RetryPolicy;
+import dev.ducklake.janitor.retry.RetryPolicy;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

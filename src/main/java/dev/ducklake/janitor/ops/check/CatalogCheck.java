@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.check;
 
+import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInfo;
@@ -107,7 +108,7 @@ public final class CatalogCheck {
                 seconds.put(o.rule().kind(), o.seconds());
                 if (o.error() != null) {
                     errors.add(new CheckResult.RuleError(o.rule().kind(), describe(o.error()),
-                            SqlState.classify(o.error()) == SqlState.Kind.PERMISSION_DENIED));
+                            SqlState.classify(o.error()) == FailureKind.PERMISSION_DENIED));
                     continue;
                 }
                 counts.put(o.rule().kind(), o.finding().count());
@@ -230,7 +231,7 @@ public final class CatalogCheck {
                     } catch (SQLException ignored) {
                         // the session is gone; classified below
                     }
-                    if (SqlState.classify(e) == SqlState.Kind.CONNECTION_LOST) {
+                    if (SqlState.classify(e) == FailureKind.CONNECTION_LOST) {
                         throw e;
                     }
                     out.add(new Outcome(rule, null, e, (System.nanoTime() - t0) / 1e9));
@@ -263,12 +264,12 @@ public final class CatalogCheck {
     }
 
     private JanitorException databaseError(String what, SQLException e) {
-        SqlState.Kind kind = SqlState.classify(e);
-        if (kind == SqlState.Kind.CONNECTION_LOST) {
+        FailureKind kind = SqlState.classify(e);
+        if (kind == FailureKind.CONNECTION_LOST) {
             return new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe() + " during " + what
                     + " (SQLSTATE " + SqlState.codeOf(e) + "); nothing was changed, rerun the check.", e);
         }
-        if (kind == SqlState.Kind.PERMISSION_DENIED) {
+        if (kind == FailureKind.PERMISSION_DENIED) {
             return new JanitorException(Reason.PERMISSION_DENIED, "Permission denied during " + what + ": " + spec.redact(e.getMessage()), e);
         }
         return new JanitorException(Reason.DATABASE_ERROR, "Database error during " + what + " (SQLSTATE "

@@ -1,12 +1,14 @@
 package dev.ducklake.janitor.ops.compact;
 
+import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.ops.MaintenanceRun;
 import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.RetryPolicy;
+import dev.ducklake.janitor.retry.Pause;
+import dev.ducklake.janitor.retry.RetryPolicy;
 import dev.ducklake.janitor.ops.RunFigures;
 import dev.ducklake.janitor.ops.StoppableOperation;
 import dev.ducklake.janitor.pg.ConnectionSpec;
@@ -239,18 +241,20 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                     run.recorder().batchCommitted();
                     break;
                 } catch (SQLException e) {
-                    SqlState.Kind kind = DuckLakeEngine.isConflict(e) ? SqlState.Kind.RETRYABLE : SqlState.Kind.FATAL;
+                    FailureKind kind = DuckLakeEngine.isConflict(e) ? FailureKind.RETRYABLE : FailureKind.FATAL;
                     RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(kind, attempt, 0, false);
                     String what = p.schemaName() + "." + p.tableName() + ": " + call;
-                    if (d.action() != RetryPolicy.Action.RETRY || run.budget().wouldPassDeadlineAfter(d.backoffMillis())
-                            || run.budget().stopRequested()) {
+                    if (d.action() == RetryPolicy.Action.RETRY) {
+                        run.recorder().warn("transaction conflict on " + what + ", retrying in " + d.backoffMillis() + " ms: "
+                                + engine.redact(e.getMessage()));
+                    }
+                    if (d.action() != RetryPolicy.Action.RETRY || !Pause.pause(d.backoffMillis(), run.budget())) {
                         throw new JanitorException(Reason.DATABASE_ERROR, "DuckLake failed on " + what + " (attempt " + attempt
+                                + (d.action() == RetryPolicy.Action.RETRY ? "; not retried: " + (run.budget().stopRequested()
+                                ? "the run was asked to stop" : "the run budget would run out first") : "")
                                 + "): " + engine.redact(e.getMessage()) + ". The tables before it are done; rerun to continue.", e);
                     }
                     run.recorder().retried();
-                    run.recorder().warn("transaction conflict on " + what + ", retrying in " + d.backoffMillis() + " ms: "
-                            + engine.redact(e.getMessage()));
-                    sleep(d.backoffMillis());
                     attempt++;
                 }
             }
@@ -259,15 +263,6 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
         run.recorder().info(String.format(Locale.ROOT, "%s.%s: %s in %.2f s%s", p.schemaName(), p.tableName(),
                 String.join(", ", p.reasons()), seconds, output.isEmpty() ? "" : " -> " + output));
         return new TableOutcome(p, "done", attempts, seconds, List.copyOf(output));
-    }
-
-    private static void sleep(long millis) throws JanitorException {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new JanitorException(Reason.DATABASE_ERROR, "interrupted while waiting to retry", e);
-        }
     }
 
     /** The catalog's global {@code data_path}, or null. */

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.expiresnapshots;
 
+import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInfo;
@@ -248,7 +249,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             try {
                 return oneBatch(mr, c, t, tablesOnly, narrow);
             } catch (SQLException e) {
-                if (SqlState.classify(e) != SqlState.Kind.LOCK_TABLE_FULL || t.tableBudget <= 1) {
+                if (SqlState.classify(e) != FailureKind.LOCK_TABLE_FULL || t.tableBudget <= 1) {
                     throw e;
                 }
                 Transactions.rollbackQuietly(c);

@@ -1,6 +1,6 @@
-package dev.ducklake.janitor.ops;
+package dev.ducklake.janitor.retry;
 
-import dev.ducklake.janitor.ops.RetryPolicy.Action;
+import dev.ducklake.janitor.retry.RetryPolicy.Action;
 import dev.ducklake.janitor.pg.SqlState;
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RetryPolicyTest {
 
     private static RetryPolicy.Decision decide(String state, int attempt, int reconnects, boolean canHalve) {
-        return RetryPolicy.DEFAULT.decide(new SQLException("x", state), attempt, reconnects, canHalve);
+        return RetryPolicy.DEFAULT.decide(SqlState.classify(new SQLException("x", state)), attempt, reconnects, canHalve);
     }
 
     @Test
@@ -50,15 +50,33 @@ class RetryPolicyTest {
     void privilegeAndUnknownErrorsFailAtOnce() {
         RetryPolicy.Decision d = decide("42501", 1, 0, true);
         assertThat(d.action()).isEqualTo(Action.FAIL);
-        assertThat(d.kind()).isEqualTo(SqlState.Kind.PERMISSION_DENIED);
+        assertThat(d.kind()).isEqualTo(FailureKind.PERMISSION_DENIED);
         assertThat(decide("42P07", 1, 0, true).action()).isEqualTo(Action.FAIL);
-        assertThat(RetryPolicy.DEFAULT.decide(new SQLException("no state"), 1, 0, true).action()).isEqualTo(Action.FAIL);
+        assertThat(RetryPolicy.DEFAULT.decide(SqlState.classify(new SQLException("no state")), 1, 0, true).action()).isEqualTo(Action.FAIL);
     }
 
     @Test
     void theStateIsFoundOnTheCauseChain() {
         SQLException wrapped = new SQLException("outer", (String) null, new SQLException("inner", "40P01"));
-        assertThat(RetryPolicy.DEFAULT.decide(wrapped, 1, 0, true).action()).isEqualTo(Action.RETRY);
+        assertThat(RetryPolicy.DEFAULT.decide(SqlState.classify(wrapped), 1, 0, true).action()).isEqualTo(Action.RETRY);
         assertThat(SqlState.DEADLOCK_DETECTED.is(wrapped)).isTrue();
+    }
+
+    @Test
+    void aThrottledCallIsRetriedLikeATransientOne() {
+        assertThat(RetryPolicy.DEFAULT.decide(FailureKind.THROTTLED, 1, 0, false).action()).isEqualTo(Action.RETRY);
+        assertThat(RetryPolicy.DEFAULT.decide(FailureKind.THROTTLED, RetryPolicy.MAX_ATTEMPTS, 0, false).action()).isEqualTo(Action.FAIL);
+    }
+
+    @Test
+    void aConfiguredPolicyUsesItsOwnLimitsAndBackoff() {
+        RetryPolicy p = new RetryPolicy(2, 0, new Backoff(10, 25));
+        assertThat(p.decide(FailureKind.RETRYABLE, 1, 0, false).backoffMillis()).isEqualTo(10);
+        assertThat(p.decide(FailureKind.RETRYABLE, 2, 0, false).action()).isEqualTo(Action.FAIL);
+        assertThat(p.decide(FailureKind.CONNECTION_LOST, 1, 0, false).action()).as("no reconnects allowed").isEqualTo(Action.FAIL);
+        assertThat(new Backoff(10, 25).millis(2)).isEqualTo(20);
+        assertThat(new Backoff(10, 25).millis(3)).as("capped").isEqualTo(25);
+        assertThat(new Backoff(10, 25).millis(1_000)).isEqualTo(25);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Backoff(0, 10)).isInstanceOf(IllegalArgumentException.class);
     }
 }
