@@ -234,6 +234,16 @@ class CompactDifferentialInteropTest {
         assertThat(table(bounded.json(), "evolve").path("passes").asInt()).isEqualTo(1);
         assertThat(liveFiles(c).get("evolve")).as("one group merged, the other left for the next run").isEqualTo("3|200");
         assertThat(bounded.json().path("max_batches_reached").asBoolean()).isTrue();
+
+        // a cap below one merge step (small: five files in one step) cannot be honoured through max_compacted_files:
+        // the table is left untouched with a warning instead of a call that binds all five (found by the 25,000-file
+        // benchmark, where --max-input-files 2000 bound 25,000 inputs in one call)
+        String d = copy("capstep");
+        Run step = janitor("compact", d, "--max-input-files", "3");
+        assertThat(step.code()).as(step.err() + step.out()).isZero();
+        assertThat(table(step.json(), "small").path("status").asText()).isEqualTo("deferred");
+        assertThat(step.json().path("warnings").toString()).contains("main.small: one DuckLake merge step alone would take 5 input files");
+        assertThat(liveFiles(d).get("small")).isEqualTo(liveFiles(twins.source).get("small"));
     }
 
     /**

@@ -179,6 +179,17 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
             run.recorder().stopped(run.budget().stopRequested() ? RunFigures.StopReason.STOP_REQUESTED : RunFigures.StopReason.RUN_BUDGET);
             return false;
         }
+        if (options.maxInputFiles() > 0 && p.maxCompactedFiles() != null && p.mergeInputFilesBound() > options.maxInputFiles()) {
+            // one merge step of DuckLake alone takes more inputs than the cap (max_compacted_files counts steps, not
+            // inputs): the call would bind them all, so the table is left rather than the cap broken
+            if (first) {
+                run.recorder().warn(String.format(Locale.ROOT, "%s.%s: one DuckLake merge step alone would take %d input files,"
+                        + " more than --max-input-files (%d), which DuckLake's max_compacted_files cannot split: the table is left"
+                        + " untouched; raise --max-input-files (its memory is about 0.2 MB per input file) or run without it",
+                        p.schemaName(), p.tableName(), p.mergeInputFilesBound(), options.maxInputFiles()));
+            }
+            return false;
+        }
         if (options.maxBytes() > 0 && bytesTaken + p.inputBytes() > options.maxBytes()) {
             if (first && p.inputBytes() > options.maxBytes()) {
                 run.recorder().warn(String.format(Locale.ROOT, "%s.%s needs %d input bytes, more than --max-bytes (%d) on its own:"
