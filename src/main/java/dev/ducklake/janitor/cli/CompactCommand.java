@@ -36,7 +36,8 @@ public final class CompactCommand extends EngineCommand {
             description = "At most N input files per merge call (DuckLake binds about 0.2 MB per input file): the call's "
                     + "max_compacted_files is chosen so that no order of DuckLake's groups exceeds N; the table is then planned and "
                     + "called again while the run budget, --max-batches and --max-bytes allow, and what is left is merged by the "
-                    + "next run. At least 2. Default: no limit.")
+                    + "next run. A table where one DuckLake merge step alone takes more than N files is left untouched (warned). "
+                    + "At least 2. Default: no limit.")
     int maxInputFiles;
 
     @Option(names = "--max-bytes", paramLabel = "BYTES",
