@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
 public final class CompactCommand extends EngineCommand {
 
     @Option(names = "--target-file-size", paramLabel = "BYTES",
-            description = "Merge files below this size, up to about this size per merged file. Default: DuckLake's: the "
+            description = "Merge files below this size, up to about this size per merged file (given to DuckLake's calls "
+                    + "as DuckDB's ducklake_target_file_size setting; the catalog is not changed). Default: DuckLake's: the "
                     + "catalog's target_file_size option (table, schema, global), else 536870912 (512 MiB).")
     Long targetFileSize;
 
@@ -36,7 +37,9 @@ public final class CompactCommand extends EngineCommand {
             description = "At most N input files per merge call (DuckLake binds about 0.2 MB per input file): the call's "
                     + "max_compacted_files is chosen so that no order of DuckLake's groups exceeds N; the table is then planned and "
                     + "called again while the run budget, --max-batches and --max-bytes allow, and what is left is merged by the "
-                    + "next run. A table where one DuckLake merge step alone takes more than N files is left untouched (warned). "
+                    + "next run. Where one DuckLake merge step alone takes more than N files (small files adding up to less "
+                    + "than the target), a pass runs at a lower target (DuckDB's ducklake_target_file_size) whose steps fit, and "
+                    + "later passes merge its outputs; a step no lower target splits leaves the table untouched (warned). "
                     + "At least 2. Default: no limit.")
     int maxInputFiles;
 

@@ -10,6 +10,7 @@ import dev.ducklake.janitor.ops.compact.CompactMode;
 import dev.ducklake.janitor.ops.compact.CompactOptions;
 import dev.ducklake.janitor.ops.compact.CompactResult;
 import dev.ducklake.janitor.ops.compact.CompactTables;
+import dev.ducklake.janitor.ops.compact.DuckLakeCalls;
 import dev.ducklake.janitor.ops.compact.TableOutcome;
 import dev.ducklake.janitor.ops.compact.TablePlan;
 import dev.ducklake.janitor.pg.ConnectionSpec;
@@ -73,6 +74,9 @@ abstract class EngineCommand extends MaintenanceCommand<CompactResult> {
             TablePlan p = o.plan();
             out.printf(Locale.ROOT, "  %s.%s (table_id %d) %s%s: %s; %s%n", p.schemaName(), p.tableName(), p.tableId(), o.status(),
                     o.passes() > 1 ? " in " + o.passes() + " capped passes" : "", String.join(", ", p.reasons()), figures(p));
+            if (p.sessionTargetFileSize() != null) {
+                out.printf(Locale.ROOT, "    %s%n", DuckLakeCalls.setTargetFileSize(p.sessionTargetFileSize()));
+            }
             for (String c : p.calls()) {
                 out.printf(Locale.ROOT, "    %s%n", c);
             }
@@ -98,8 +102,11 @@ abstract class EngineCommand extends MaintenanceCommand<CompactResult> {
         }
         return String.format(Locale.ROOT, "%,d live files, %,d below %,d bytes; merge %,d files into %,d in %d group(s)%s; rewrite %,d "
                         + "files (%,d deleted rows, threshold %s); %,d input bytes", p.liveDataFiles(), p.smallFiles(), p.targetFileSize(), p.mergeInputFiles(),
-                p.mergeOutputFiles(), p.mergeGroups(), p.maxCompactedFiles() == null ? ""
-                        : String.format(Locale.ROOT, " (this call at most %,d: max_compacted_files %d)", p.mergeInputFilesBound(), p.maxCompactedFiles()),
+                p.mergeOutputFiles(), p.mergeGroups(), !p.partialMerge() ? ""
+                        : String.format(Locale.ROOT, " (this call at most %,d%s%s)", p.mergeInputFilesBound(),
+                                p.maxCompactedFiles() == null ? "" : ": max_compacted_files " + p.maxCompactedFiles(),
+                                p.sessionTargetFileSize() == null || p.sessionTargetFileSize() >= p.targetFileSize() ? ""
+                                        : String.format(Locale.ROOT, ", steps split at a target of %,d bytes", p.sessionTargetFileSize())),
                 p.rewriteFiles(), p.rewriteDeletedRows(), p.deleteThreshold(), p.inputBytes());
     }
 

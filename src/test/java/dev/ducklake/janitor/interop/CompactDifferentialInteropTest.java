@@ -235,15 +235,58 @@ class CompactDifferentialInteropTest {
         assertThat(liveFiles(c).get("evolve")).as("one group merged, the other left for the next run").isEqualTo("3|200");
         assertThat(bounded.json().path("max_batches_reached").asBoolean()).isTrue();
 
-        // a cap below one merge step (small: five files in one step) cannot be honoured through max_compacted_files:
-        // the table is left untouched with a warning instead of a call that binds all five (found by the 25,000-file
-        // benchmark, where --max-input-files 2000 bound 25,000 inputs in one call)
+        // a cap below one merge step (small: five files in one step, so max_compacted_files cannot bound the call; found
+        // by the 25,000-file benchmark, where --max-input-files 2000 bound 25,000 inputs in one call): the step is split
+        // by a lower ducklake_target_file_size, and the table compacted in passes of at most three inputs each, ending
+        // where DuckLake's own uncapped merge ends
         String d = copy("capstep");
+        JsonNode planned = table(janitor("compact", d, "--max-input-files", "3", "--dry-run").json(), "small");
+        assertThat(planned.path("session_target_file_size").asLong()).as("a lower target for the first pass")
+                .isPositive().isLessThan(planned.path("target_file_size").asLong());
+        assertThat(planned.path("merge_input_files_bound").asLong()).isEqualTo(3);
         Run step = janitor("compact", d, "--max-input-files", "3");
         assertThat(step.code()).as(step.err() + step.out()).isZero();
-        assertThat(table(step.json(), "small").path("status").asText()).isEqualTo("deferred");
-        assertThat(step.json().path("warnings").toString()).contains("main.small: one DuckLake merge step alone would take 5 input files");
-        assertThat(liveFiles(d).get("small")).isEqualTo(liveFiles(twins.source).get("small"));
+        JsonNode small = table(step.json(), "small");
+        assertThat(small.path("status").asText()).isEqualTo("done");
+        assertThat(small.path("passes").asInt()).as("three of five inputs, then the merged file with the other two").isEqualTo(2);
+        String newestFile = twins.rows(twins.source, "SELECT max(data_file_id) FROM " + ExpireTwins.SCHEMA + ".ducklake_data_file").get(0);
+        // DuckLake hard-deletes merged sources and schedules their files: the first pass's output, merged by the second
+        assertThat(twins.rows(d, "SELECT count(*) FROM " + ExpireTwins.SCHEMA + ".ducklake_files_scheduled_for_deletion WHERE data_file_id > "
+                + newestFile)).as("one intermediate file: small's first pass (evolve's and part's passes write final files)")
+                .containsExactly("1");
+        assertThat(twins.rows(d, "SELECT f.record_count FROM " + ExpireTwins.SCHEMA + ".ducklake_data_file f JOIN " + ExpireTwins.SCHEMA
+                + ".ducklake_table t USING (table_id) WHERE t.table_name = 'small' AND f.data_file_id > " + newestFile))
+                .as("the second pass: the first pass's three inputs and the other two").containsExactly("500");
+        String own = copy("capown");
+        RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(own)).sql("CALL ducklake_merge_adjacent_files('lake', 'small')"))
+                .assertOk();
+        assertThat(liveFiles(d).get("small")).isEqualTo(liveFiles(own).get("small")).isNotEqualTo(liveFiles(twins.source).get("small"));
+        assertThat(rowsEverywhere(d).entrySet().stream().filter(e -> e.getKey().startsWith("small@")).toList())
+                .isEqualTo(rowsEverywhere(own).entrySet().stream().filter(e -> e.getKey().startsWith("small@")).toList());
+    }
+
+    /**
+     * --target-file-size is the target DuckLake's calls use (the ducklake_target_file_size setting), not only the
+     * plan's: before, the plan used the flag while DuckLake merged at the catalog's option. Proven against DuckLake's own
+     * functions with the same setting.
+     */
+    @Test
+    void theTargetFileSizeFlagIsTheTargetDuckLakeMergesTo() throws Exception {
+        long smallest = Long.parseLong(twins.rows(twins.source, "SELECT min(file_size_bytes) FROM " + ExpireTwins.SCHEMA
+                + ".ducklake_data_file f JOIN " + ExpireTwins.SCHEMA + ".ducklake_table t USING (table_id) WHERE t.table_name = 'small'"
+                + " AND f.end_snapshot IS NULL").get(0));
+        long target = 2 * smallest;
+        String a = copy("ta");
+        String b = copy("tb");
+        RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(a)).sql("SET ducklake_target_file_size = '" + target + " bytes'",
+                "CALL ducklake_merge_adjacent_files('lake')", "CALL ducklake_rewrite_data_files('lake')")).assertOk();
+        Run r = janitor("compact", b, "--target-file-size", Long.toString(target));
+        assertThat(r.code()).as(r.err() + r.out()).isZero();
+        assertThat(table(r.json(), "small").path("session_target_file_size").asLong()).isEqualTo(target);
+        assertThat(liveFiles(b)).isEqualTo(liveFiles(a));
+        assertThat(liveFiles(b).get("small")).as("steps of two at twice the smallest file: more files than at 512 MiB")
+                .startsWith("4|");
+        assertThat(rowsEverywhere(b)).isEqualTo(rowsEverywhere(a));
     }
 
     /**

@@ -103,6 +103,7 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
             long bytesTaken = 0;
             if (dry) {
                 work.forEach(p -> outcomes.add(new TableOutcome(p, "planned", 0, 0, null)));
+                work.stream().map(this::stepTooLarge).filter(java.util.Objects::nonNull).forEach(run.recorder()::warn);
                 if (!work.isEmpty()) {
                     String dataPath = run.queries().readOnly("reading the data path", options.run().statementTimeout(), c -> dataPath(c, schema));
                     try {
@@ -129,9 +130,9 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                             continue;
                         }
                         i++;
-                        // a merge capped by --max-input-files takes part of the table: plan it again and take the next part
-                        // while the run may (its budget, --max-batches, --max-bytes), so one run compacts a table of
-                        // 100,000 small files in bounded calls instead of one call per run
+                        // a merge capped or split by --max-input-files takes part of the table: plan it again and take the
+                        // next part while the run may (its budget, --max-batches, --max-bytes), so one run compacts a table
+                        // of 100,000 small files in bounded calls instead of one call per run
                         TableOutcome o = null;
                         TablePlan pass = p;
                         while (true) {
@@ -139,7 +140,7 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                             TableOutcome step = execute(run, engine, pass);
                             calls += pass.calls().size();
                             o = o == null ? step : o.then(step);
-                            if (pass.maxCompactedFiles() == null) {
+                            if (!pass.partialMerge()) {
                                 break;
                             }
                             TablePlan next = replan(run, info, p.tableId());
@@ -179,14 +180,10 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
             run.recorder().stopped(run.budget().stopRequested() ? RunFigures.StopReason.STOP_REQUESTED : RunFigures.StopReason.RUN_BUDGET);
             return false;
         }
-        if (options.maxInputFiles() > 0 && p.maxCompactedFiles() != null && p.mergeInputFilesBound() > options.maxInputFiles()) {
-            // one merge step of DuckLake alone takes more inputs than the cap (max_compacted_files counts steps, not
-            // inputs): the call would bind them all, so the table is left rather than the cap broken
+        String tooLarge = stepTooLarge(p);
+        if (tooLarge != null) {
             if (first) {
-                run.recorder().warn(String.format(Locale.ROOT, "%s.%s: one DuckLake merge step alone would take %d input files,"
-                        + " more than --max-input-files (%d), which DuckLake's max_compacted_files cannot split: the table is left"
-                        + " untouched; raise --max-input-files (its memory is about 0.2 MB per input file) or run without it",
-                        p.schemaName(), p.tableName(), p.mergeInputFilesBound(), options.maxInputFiles()));
+                run.recorder().warn(tooLarge);
             }
             return false;
         }
@@ -199,6 +196,20 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
             return false;
         }
         return true;
+    }
+
+    /**
+     * @return why a table's merge cannot be bounded by --max-input-files (a step of two or more files that no lower
+     *     target splits, e.g. files of zero bytes), or null; such a table is left untouched rather than the cap broken
+     */
+    private String stepTooLarge(TablePlan p) {
+        if (options.maxInputFiles() > 0 && p.mergeInputFilesBound() > options.maxInputFiles()) {
+            return String.format(Locale.ROOT, "%s.%s: one DuckLake merge step alone would take %d input files, more than"
+                    + " --max-input-files (%d), and no lower target splits it: the table is left untouched; raise"
+                    + " --max-input-files (its memory is about 0.2 MB per input file) or run without it",
+                    p.schemaName(), p.tableName(), p.mergeInputFilesBound(), options.maxInputFiles());
+        }
+        return null;
     }
 
     /** Whether a pass took work off the table (fewer merge inputs or fewer files to rewrite): otherwise stop, never loop. */
@@ -241,8 +252,36 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
     /** Runs a table's calls, retrying transaction conflicts. */
     private TableOutcome execute(MaintenanceRun run, DuckLakeEngine engine, TablePlan p) throws JanitorException {
         long t0 = System.nanoTime();
-        int attempts = 0;
+        int attempts;
         List<String> output = new ArrayList<>();
+        if (p.sessionTargetFileSize() != null) {
+            setting(engine, p, DuckLakeCalls.setTargetFileSize(p.sessionTargetFileSize()));
+        }
+        try {
+            attempts = calls(run, engine, p, output);
+        } finally {
+            if (p.sessionTargetFileSize() != null) {
+                setting(engine, p, DuckLakeCalls.resetTargetFileSize());
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        run.recorder().info(String.format(Locale.ROOT, "%s.%s: %s in %.2f s%s", p.schemaName(), p.tableName(),
+                String.join(", ", p.reasons()), seconds, output.isEmpty() ? "" : " -> " + output));
+        return new TableOutcome(p, "done", attempts, seconds, List.copyOf(output));
+    }
+
+    private static void setting(DuckLakeEngine engine, TablePlan p, String sql) throws JanitorException {
+        try {
+            engine.call(sql);
+        } catch (SQLException e) {
+            throw new JanitorException(Reason.DATABASE_ERROR, "DuckDB refused " + sql + " for " + p.schemaName() + "." + p.tableName()
+                    + ": " + engine.redact(e.getMessage()), e);
+        }
+    }
+
+    /** Issues a table's calls in order, each retried on a transaction conflict; @return the attempts made */
+    private int calls(MaintenanceRun run, DuckLakeEngine engine, TablePlan p, List<String> output) throws JanitorException {
+        int attempts = 0;
         for (String call : p.calls()) {
             int attempt = 1;
             while (true) {
@@ -270,10 +309,7 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                 }
             }
         }
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        run.recorder().info(String.format(Locale.ROOT, "%s.%s: %s in %.2f s%s", p.schemaName(), p.tableName(),
-                String.join(", ", p.reasons()), seconds, output.isEmpty() ? "" : " -> " + output));
-        return new TableOutcome(p, "done", attempts, seconds, List.copyOf(output));
+        return attempts;
     }
 
     /** The catalog's global {@code data_path}, or null. */

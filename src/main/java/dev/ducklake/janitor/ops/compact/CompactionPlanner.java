@@ -224,7 +224,7 @@ public final class CompactionPlanner {
             reasons.add("inlined_deletions");
         }
         List<String> calls = reasons.isEmpty() ? List.of() : List.of(DuckLakeCalls.flush(schemaName, tableName));
-        return new TablePlan(schemaName, tableName, tableId, reasons, inlined.size(), rows, live, deletions, 0, 0, 0, 0, 0, 0,
+        return new TablePlan(schemaName, tableName, tableId, reasons, inlined.size(), rows, live, deletions, 0, 0, null, 0, 0, 0, 0,
                 null, 0, 0, 0, 0, 0, calls);
     }
 
@@ -251,11 +251,23 @@ public final class CompactionPlanner {
             }
         }
         MergePlan merge = simulateMerge(small, target);
+        // the call's own merge: DuckLake's at the target, or, when one step alone is larger than --max-input-files, the
+        // merge at a lower target (the ducklake_target_file_size setting) whose steps each fit: the table is then compacted
+        // in tiers, each pass's outputs merged by the next
+        Long session = options.targetFileSize();
+        MergePlan call = merge;
+        if (options.maxInputFiles() > 0 && maxStep(merge) > options.maxInputFiles()) {
+            Long split = splitTarget(small, target, options.maxInputFiles());
+            if (split != null) {
+                session = split;
+                call = simulateMerge(below(small, split), split);
+            }
+        }
         Long maxCompacted = null;
-        long bound = merge.inputFiles();
-        long mergeBytes = merge.inputBytes();
-        if (options.maxInputFiles() > 0 && merge.inputFiles() > options.maxInputFiles()) {
-            List<Integer> sizes = new ArrayList<>(merge.iterations());
+        long bound = call.inputFiles();
+        long mergeBytes = call.inputBytes();
+        if (options.maxInputFiles() > 0 && call.inputFiles() > options.maxInputFiles()) {
+            List<Integer> sizes = new ArrayList<>(call.iterations());
             sizes.sort(Collections.reverseOrder());
             long sum = 0;
             long k = 0;
@@ -269,7 +281,7 @@ public final class CompactionPlanner {
             maxCompacted = k;
             bound = sum;
             // which k steps DuckLake takes depends on its group order: the k largest by bytes bound them all
-            List<Long> stepBytes = new ArrayList<>(merge.iterationBytes());
+            List<Long> stepBytes = new ArrayList<>(call.iterationBytes());
             stepBytes.sort(Collections.reverseOrder());
             long bytes = 0;
             for (int n = 0; n < k && n < stepBytes.size(); n++) {
@@ -287,7 +299,8 @@ public final class CompactionPlanner {
             reasons.add("deleted_rows");
             calls.add(DuckLakeCalls.rewrite(schemaName, tableName, threshold));
         }
-        return new TablePlan(schemaName, tableName, tableId, reasons, 0, 0, 0, 0, files.size(), target, small.size(),
+        return new TablePlan(schemaName, tableName, tableId, reasons, 0, 0, 0, 0, files.size(), target,
+                merge.outputFiles() > 0 || rewriteFiles > 0 ? session : null, small.size(),
                 merge.groups(), merge.inputFiles(), merge.outputFiles(), maxCompacted, bound, threshold, rewriteFiles, rewriteRows,
                 (merge.outputFiles() > 0 ? mergeBytes : 0) + rewriteBytes, List.copyOf(calls));
     }
@@ -362,14 +375,7 @@ public final class CompactionPlanner {
      * @return the plan
      */
     static MergePlan simulateMerge(List<DataFile> candidates, long target) {
-        Map<List<Object>, List<DataFile>> groups = new LinkedHashMap<>();
-        for (DataFile f : candidates) {
-            List<Object> key = new ArrayList<>();
-            key.add(f.schemaVersion());
-            key.add(f.partitionId());
-            key.add(f.partitionValues());
-            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
-        }
+        Map<List<Object>, List<DataFile>> groups = groups(candidates);
         long merged = 0;
         long outputs = 0;
         long groupCount = 0;
@@ -410,6 +416,73 @@ public final class CompactionPlanner {
             }
         }
         return new MergePlan(groupCount, merged, outputs, List.copyOf(iterations), mergedBytes, List.copyOf(iterationBytes));
+    }
+
+    /** DuckLake's compaction groups (schema version, partition_id, partition values), in first-seen order. */
+    private static Map<List<Object>, List<DataFile>> groups(List<DataFile> candidates) {
+        Map<List<Object>, List<DataFile>> groups = new LinkedHashMap<>();
+        for (DataFile f : candidates) {
+            List<Object> key = new ArrayList<>();
+            key.add(f.schemaVersion());
+            key.add(f.partitionId());
+            key.add(f.partitionValues());
+            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
+        }
+        return groups;
+    }
+
+    /** @return the most input files one step of the merge takes (0 when it merges nothing) */
+    static int maxStep(MergePlan merge) {
+        return merge.iterations().stream().mapToInt(Integer::intValue).max().orElse(0);
+    }
+
+    /** @return the candidates below a target, as DuckLake selects them under it ({@code file_size_bytes < target}) */
+    static List<DataFile> below(List<DataFile> candidates, long target) {
+        return candidates.stream().filter(f -> f.sizeBytes() < target).toList();
+    }
+
+    /**
+     * A lower target under which no step of DuckLake's greedy pass takes more than {@code cap} files, for a table whose
+     * step at its own target is larger (its files add up to less than the target, so {@code max_compacted_files}, which
+     * counts steps, cannot bound the call). Set as DuckDB's {@code ducklake_target_file_size} for the call, it changes
+     * both what DuckLake selects ({@code GetFilesForCompaction}: files below it) and where its steps end
+     * ({@code GenerateCompactions}: at the first file that brings the sum to it), DuckLake {@code d8a1881e}
+     * ({@code DuckLakeCatalog::GetTargetFileSize} reads the setting before the catalog's option). Found by lowering the
+     * target to the smallest sum of {@code cap} neighbours in a group (a step takes at most {@code cap} files once every
+     * {@code cap} neighbours reach the target), again until the pass agrees, since a lower target selects fewer files.
+     *
+     * @param candidates the table's candidates at its own target, in DuckLake's order
+     * @param target the table's own target, bytes
+     * @param cap --max-input-files (at least 2)
+     * @return the lower target, bytes, or null when none merges anything within the cap
+     */
+    static Long splitTarget(List<DataFile> candidates, long target, int cap) {
+        long t = target;
+        for (int round = 0; round < 64; round++) {
+            List<DataFile> kept = below(candidates, t);
+            MergePlan p = simulateMerge(kept, t);
+            if (maxStep(p) <= cap) {
+                return p.inputFiles() > 0 && t < target ? t : null;
+            }
+            long lowest = Long.MAX_VALUE;
+            for (List<DataFile> g : groups(kept).values()) {
+                long window = 0;
+                for (int i = 0; i < g.size(); i++) {
+                    window += g.get(i).sizeBytes();
+                    if (i >= cap) {
+                        window -= g.get(i - cap).sizeBytes();
+                    }
+                    if (i >= cap - 1) {
+                        lowest = Math.min(lowest, window);
+                    }
+                }
+            }
+            if (lowest < 1 || lowest >= t) {
+                return null;
+            }
+            t = lowest;
+        }
+        return null;
     }
 
     /**

@@ -44,4 +44,20 @@ public final class DuckLakeCalls {
         return "CALL ducklake_rewrite_data_files(" + literal(DuckLakeEngine.ALIAS) + ", " + literal(table) + ", schema => "
                 + literal(schema) + ", delete_threshold => " + BigDecimal.valueOf(deleteThreshold).toPlainString() + ")";
     }
+
+    /**
+     * The session setting that gives DuckLake's compaction a target file size other than the catalog's option (DuckLake
+     * {@code d8a1881e} {@code DuckLakeCatalog::GetTargetFileSize} reads {@code ducklake_target_file_size} first).
+     *
+     * @param bytes the target, bytes (at least 1)
+     * @return {@code SET ducklake_target_file_size = 'n bytes'}
+     */
+    public static String setTargetFileSize(long bytes) {
+        return "SET ducklake_target_file_size = " + literal(bytes + " bytes");
+    }
+
+    /** @return the statement that gives the target back to the catalog's option */
+    public static String resetTargetFileSize() {
+        return "RESET ducklake_target_file_size";
+    }
 }

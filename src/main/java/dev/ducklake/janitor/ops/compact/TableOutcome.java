@@ -14,7 +14,7 @@ import java.util.List;
  * @param attempts attempts of the calls, retries included (0 unless executed)
  * @param seconds wall time of the calls, seconds
  * @param output what DuckLake's calls returned (rows as {@code col|col}; e.g. the flush's {@code schema|table|rows_flushed})
- * @param passes how many times the table's calls ran in this run: 1, or more when a merge capped by
+ * @param passes how many times the table's calls ran in this run: 1, or more when a merge capped or split by
  *     {@code --max-input-files} left work and the table was planned and called again (0 unless executed)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)

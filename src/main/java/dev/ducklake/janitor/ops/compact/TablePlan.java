@@ -19,12 +19,17 @@ import java.util.List;
  * @param inlinedDeletions rows of {@code ducklake_inlined_delete_<table_id>} (deletions of Parquet rows, also flushed)
  * @param liveDataFiles live data files of the table ({@code end_snapshot IS NULL})
  * @param targetFileSize the merge target, bytes (the flag, or the catalog's option, or DuckLake's 512 MiB)
+ * @param sessionTargetFileSize the {@code ducklake_target_file_size} DuckDB setting an execute run sets for this table's
+ *     calls ({@link DuckLakeCalls#setTargetFileSize}, reset after them), bytes; null = none, DuckLake reads the catalog's
+ *     option. Set for {@code --target-file-size}, and for a pass that splits a merge step larger than
+ *     {@code --max-input-files} ({@link CompactionPlanner#splitTarget}): then below targetFileSize
  * @param smallFiles merge candidates: live files below the target without any delete file or inlined deletion
  * @param mergeGroups groups (schema version, partition, partition values) with at least two candidates
  * @param mergeInputFiles files DuckLake's greedy pass merges, without a cap
  * @param mergeOutputFiles files those merges write
  * @param maxCompactedFiles the {@code max_compacted_files} argument of the call (from --max-input-files); null = none
- * @param mergeInputFilesBound the most input files the call can merge with that argument (equals mergeInputFiles without a cap)
+ * @param mergeInputFilesBound the most input files the call can merge with that argument and setting (equals
+ *     mergeInputFiles without a cap); below mergeInputFiles, the table takes more than one call (passes)
  * @param deleteThreshold the rewrite threshold (the flag, or the catalog's option, or DuckLake's 0.95)
  * @param rewriteFiles live files whose deleted-row fraction is at least the threshold
  * @param rewriteDeletedRows deleted rows in those files (active delete file plus inlined deletions)
@@ -36,6 +41,7 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TablePlan(String schemaName, String tableName, long tableId, List<String> reasons, long inlinedTables,
                         long inlinedRows, long liveInlinedRows, long inlinedDeletions, long liveDataFiles, long targetFileSize,
+                        Long sessionTargetFileSize,
                         long smallFiles, long mergeGroups, long mergeInputFiles, long mergeOutputFiles, Long maxCompactedFiles,
                         long mergeInputFilesBound, double deleteThreshold, long rewriteFiles, long rewriteDeletedRows,
                         long inputBytes, List<String> calls) {
@@ -43,5 +49,10 @@ public record TablePlan(String schemaName, String tableName, long tableId, List<
     /** @return whether an execute run would call anything for this table */
     public boolean hasWork() {
         return !calls.isEmpty();
+    }
+
+    /** @return whether this plan's merge call takes only part of the table's merge work (capped or split): plan again after it */
+    public boolean partialMerge() {
+        return mergeInputFilesBound < mergeInputFiles;
     }
 }

@@ -51,6 +51,48 @@ class CompactionPlannerTest {
         assertThat(p.iterations()).containsExactly(2, 0, 0);
     }
 
+    /**
+     * Issue 26: 100,000 files of 1 KiB are one DuckLake merge step at a 512 MiB target, which max_compacted_files cannot
+     * bound; a lower target splits it into steps of at most --max-input-files files.
+     */
+    @Test
+    void aStepLargerThanTheCapIsSplitByALowerTarget() {
+        List<CompactionPlanner.DataFile> files = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            files.add(file(i, 1000 + (i * 7919) % 500, 1L, List.of()));
+        }
+        long target = 512L << 20;
+        assertThat(CompactionPlanner.maxStep(CompactionPlanner.simulateMerge(files, target))).isEqualTo(1000);
+        Long split = CompactionPlanner.splitTarget(files, target, 50);
+        assertThat(split).isNotNull().isLessThan(target);
+        CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(CompactionPlanner.below(files, split), split);
+        assertThat(CompactionPlanner.maxStep(p)).as("every step within the cap").isBetween(2, 50);
+        assertThat(p.inputFiles()).as("the split pass still merges most files").isGreaterThan(900);
+    }
+
+    /** A lower target selects fewer files, which can make neighbours of a removed file one step again: lowered until it fits. */
+    @Test
+    void theSplitTargetIsLoweredAgainUntilThePassAgrees() {
+        // cap 2: the neighbour sums give 4 (1+3), which drops the 9; then 1,1,1 become neighbours and would be one step of three
+        List<CompactionPlanner.DataFile> files = new ArrayList<>();
+        long[] sizes = {3, 3, 1, 9, 1, 1, 1, 9};
+        for (int i = 0; i < sizes.length; i++) {
+            files.add(file(i, sizes[i], 1L, List.of()));
+        }
+        Long split = CompactionPlanner.splitTarget(files, 1000, 2);
+        assertThat(split).isNotNull();
+        CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(CompactionPlanner.below(files, split), split);
+        assertThat(CompactionPlanner.maxStep(p)).isBetween(2, 2);
+    }
+
+    @Test
+    void noSplitWhenTheStepAlreadyFitsOrNothingCanMerge() {
+        List<CompactionPlanner.DataFile> zero = List.of(file(1, 0, 1L, List.of()), file(2, 0, 1L, List.of()), file(3, 0, 1L, List.of()));
+        assertThat(CompactionPlanner.splitTarget(zero, 100, 2)).as("files of zero bytes never reach any target").isNull();
+        List<CompactionPlanner.DataFile> two = List.of(file(1, 10, 1L, List.of()), file(2, 10, 1L, List.of()));
+        assertThat(CompactionPlanner.splitTarget(two, 100, 2)).as("the step fits: no lower target").isNull();
+    }
+
     @Test
     void sizesReadAsDuckDBReadsThem() {
         assertThat(CompactionPlanner.parseSize("1048576", 7)).isEqualTo(1_048_576);
@@ -66,6 +108,7 @@ class CompactionPlannerTest {
         assertThat(DuckLakeCalls.merge("s", "x'); DROP TABLE y; --", 3L))
                 .isEqualTo("CALL ducklake_merge_adjacent_files('lake', 'x''); DROP TABLE y; --', schema => 's', max_compacted_files => 3)");
         assertThat(DuckLakeCalls.rewrite("s", "t", 0.5)).isEqualTo("CALL ducklake_rewrite_data_files('lake', 't', schema => 's', delete_threshold => 0.5)");
+        assertThat(DuckLakeCalls.setTargetFileSize(2048)).isEqualTo("SET ducklake_target_file_size = '2048 bytes'");
         assertThat(DuckLakeEngine.libpq("a b'c\\")).isEqualTo("'a b\\'c\\\\'");
     }
 
