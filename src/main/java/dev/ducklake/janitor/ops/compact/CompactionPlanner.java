@@ -257,10 +257,10 @@ public final class CompactionPlanner {
         Long session = options.targetFileSize();
         MergePlan call = merge;
         if (options.maxInputFiles() > 0 && maxStep(merge) > options.maxInputFiles()) {
-            Long split = splitTarget(small, target, options.maxInputFiles());
+            Split split = splitTarget(small, target, options.maxInputFiles());
             if (split != null) {
-                session = split;
-                call = simulateMerge(below(small, split), split);
+                session = split.target();
+                call = split.merge();
             }
         }
         Long maxCompacted = null;
@@ -442,6 +442,15 @@ public final class CompactionPlanner {
     }
 
     /**
+     * A split pass.
+     *
+     * @param target the lower target, bytes
+     * @param merge DuckLake's pass under it (over the candidates below it)
+     */
+    record Split(long target, MergePlan merge) {
+    }
+
+    /**
      * A lower target under which no step of DuckLake's greedy pass takes more than {@code cap} files, for a table whose
      * step at its own target is larger (its files add up to less than the target, so {@code max_compacted_files}, which
      * counts steps, cannot bound the call). Set as DuckDB's {@code ducklake_target_file_size} for the call, it changes
@@ -454,15 +463,15 @@ public final class CompactionPlanner {
      * @param candidates the table's candidates at its own target, in DuckLake's order
      * @param target the table's own target, bytes
      * @param cap --max-input-files (at least 2)
-     * @return the lower target, bytes, or null when none merges anything within the cap
+     * @return the lower target and DuckLake's pass under it, or null when none merges anything within the cap
      */
-    static Long splitTarget(List<DataFile> candidates, long target, int cap) {
+    static Split splitTarget(List<DataFile> candidates, long target, int cap) {
         long t = target;
         for (int round = 0; round < 64; round++) {
             List<DataFile> kept = below(candidates, t);
             MergePlan p = simulateMerge(kept, t);
             if (maxStep(p) <= cap) {
-                return p.inputFiles() > 0 && t < target ? t : null;
+                return p.inputFiles() > 0 && t < target ? new Split(t, p) : null;
             }
             long lowest = Long.MAX_VALUE;
             for (List<DataFile> g : groups(kept).values()) {

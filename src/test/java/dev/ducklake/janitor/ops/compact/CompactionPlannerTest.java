@@ -63,11 +63,14 @@ class CompactionPlannerTest {
         }
         long target = 512L << 20;
         assertThat(CompactionPlanner.maxStep(CompactionPlanner.simulateMerge(files, target))).isEqualTo(1000);
-        Long split = CompactionPlanner.splitTarget(files, target, 50);
+        CompactionPlanner.Split found = CompactionPlanner.splitTarget(files, target, 50);
+        assertThat(found).isNotNull();
+        Long split = found.target();
         assertThat(split).isNotNull().isLessThan(target);
         CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(CompactionPlanner.below(files, split), split);
         assertThat(CompactionPlanner.maxStep(p)).as("every step within the cap").isBetween(2, 50);
         assertThat(p.inputFiles()).as("the split pass still merges most files").isGreaterThan(900);
+        assertThat(found.merge()).as("the pass the planner uses is DuckLake's pass under the lower target").isEqualTo(p);
     }
 
     /** A lower target selects fewer files, which can make neighbours of a removed file one step again: lowered until it fits. */
@@ -79,8 +82,9 @@ class CompactionPlannerTest {
         for (int i = 0; i < sizes.length; i++) {
             files.add(file(i, sizes[i], 1L, List.of()));
         }
-        Long split = CompactionPlanner.splitTarget(files, 1000, 2);
-        assertThat(split).isNotNull();
+        CompactionPlanner.Split found = CompactionPlanner.splitTarget(files, 1000, 2);
+        assertThat(found).isNotNull();
+        long split = found.target();
         CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(CompactionPlanner.below(files, split), split);
         assertThat(CompactionPlanner.maxStep(p)).isBetween(2, 2);
     }
