@@ -57,7 +57,10 @@ import java.util.regex.Pattern;
  * carry the S3 error code, HTTP status and request id only.
  *
  * <p>Listing uses ListObjectsV2 pages of up to 1,000 keys with the continuation token; S3 returns keys in UTF-8
- * byte order. Keys ending in {@code /} (folder markers) are not objects and are skipped. Deletes use
+ * byte order. The schema and table folders under the listed prefix are listed {@value #LIST_CONCURRENCY} at a time
+ * ({@link FolderParallelListing}: one-level listings with the delimiter '/' find them, key ranges of whole folders
+ * are listed in the background and read back in order). Keys ending in {@code /} (folder markers) are not objects and
+ * are skipped. Deletes use
  * DeleteObjects with at most 1,000 keys; a store that answers a batch delete with 501 / NotImplemented /
  * MissingContentMD5 / MethodNotAllowed is switched to DeleteObject per key for the rest of the run.
  *
@@ -106,7 +109,11 @@ public final class S3FileStore extends AbstractFileStore {
                 Duration.ofSeconds(30), Duration.ofSeconds(60));
     }
 
+    /** Folder ranges a listing fetches at once by default ({@link FolderParallelListing}). */
+    public static final int LIST_CONCURRENCY = 8;
+
     private final Timeouts timeouts;
+    private final int listConcurrency;
     private volatile CallBounds bounds = CallBounds.NONE;
     /** Runs the calls of a bound store, so that the caller can stop waiting for one (daemon threads). */
     private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
@@ -131,7 +138,19 @@ public final class S3FileStore extends AbstractFileStore {
      * @param timeouts connect, read, attempt and call bounds
      */
     public S3FileStore(Settings settings, Timeouts timeouts) {
+        this(settings, timeouts, LIST_CONCURRENCY);
+    }
+
+    /**
+     * Builds a client from the settings, the default credentials chain, the given time bounds and listing concurrency.
+     *
+     * @param settings region, endpoint, path style
+     * @param timeouts connect, read, attempt and call bounds
+     * @param listConcurrency folder ranges a listing fetches at once; 1 lists page after page
+     */
+    public S3FileStore(Settings settings, Timeouts timeouts, int listConcurrency) {
         this.timeouts = timeouts;
+        this.listConcurrency = Math.max(1, listConcurrency);
         S3ClientBuilder b = S3Client.builder()
                 .httpClientBuilder(UrlConnectionHttpClient.builder()
                         .connectionTimeout(timeouts.connect())
@@ -242,10 +261,124 @@ public final class S3FileStore extends AbstractFileStore {
         return new String[] {m.group(2), m.group(3)};
     }
 
+    /**
+     * Lists a prefix; with a list concurrency above 1 (the default, {@value #LIST_CONCURRENCY}) its schema and table
+     * folders are listed concurrently by a {@link FolderParallelListing}, in the same order as one flat listing.
+     */
     @Override
     public Listing list(StorageLocation prefix) throws StorageException {
         StorageLocation p = prefix.asPrefix();
-        return new Pages(p.bucket(), p.path());
+        if (listConcurrency <= 1) {
+            return new Pages(p.bucket(), p.path());
+        }
+        String bucket = p.bucket();
+        return new FolderParallelListing(new FolderParallelListing.Source() {
+            @Override
+            public Iterator<FolderParallelListing.Entry> level(String folder) throws StorageException {
+                return new Level(bucket, folder);
+            }
+
+            @Override
+            public Listing range(String within, String startAfter, String endBefore) throws StorageException {
+                return new Pages(bucket, within, startAfter, 0, endBefore);
+            }
+        }, p.path(), listConcurrency);
+    }
+
+    /** The object a listed key stands for, or null for a folder marker (a key ending in '/') or a key with a '..' segment. */
+    private static StoredObject stored(String bucket, S3Object o) {
+        if (o.key().endsWith("/")) {
+            return null;
+        }
+        String address = "s3://" + bucket + "/" + o.key();
+        try {
+            return new StoredObject(StorageLocation.parse(address), address, o.size() == null ? -1 : o.size(), o.lastModified());
+        } catch (IllegalArgumentException e) {
+            return null; // a key with a '..' segment has no unambiguous location: never a candidate
+        }
+    }
+
+    /** One folder level (ListObjectsV2 with the delimiter '/'): its objects and sub-folders merged in byte order, page by page. */
+    private final class Level implements Iterator<FolderParallelListing.Entry> {
+        private final String bucket;
+        private final String folder;
+        private String token;
+        private boolean done;
+        private Iterator<FolderParallelListing.Entry> page;
+        private FolderParallelListing.Entry ahead;
+        private String last;
+
+        Level(String bucket, String folder) throws StorageException {
+            this.bucket = bucket;
+            this.folder = folder;
+            fetch();
+        }
+
+        private void fetch() throws StorageException {
+            ListObjectsV2Request.Builder r = ListObjectsV2Request.builder().bucket(bucket).maxKeys(1000).delimiter("/");
+            if (!folder.isEmpty()) {
+                r.prefix(folder);
+            }
+            if (token != null) {
+                r.continuationToken(token);
+            }
+            ListObjectsV2Request req = r.build();
+            String where = "list s3://" + bucket + "/" + folder + " (one level)";
+            ListObjectsV2Response resp = retry().call(where,
+                    () -> call(ov -> client.listObjectsV2(ov == null ? req : req.toBuilder().overrideConfiguration(ov).build()), where));
+            List<FolderParallelListing.Entry> entries = new ArrayList<>(resp.contents().size() + resp.commonPrefixes().size());
+            for (S3Object o : resp.contents()) {
+                StoredObject so = stored(bucket, o);
+                if (so != null) {
+                    entries.add(new FolderParallelListing.Entry(o.key(), so));
+                } else if (o.key().endsWith("/") && o.key().length() > folder.length()) {
+                    // a folder marker some stores (S3Proxy's jclouds back ends) return as an object in place of the
+                    // common prefix, hiding the folder's keys: it stands for the folder
+                    entries.add(new FolderParallelListing.Entry(o.key(), null));
+                }
+            }
+            for (software.amazon.awssdk.services.s3.model.CommonPrefix cp : resp.commonPrefixes()) {
+                entries.add(new FolderParallelListing.Entry(cp.prefix(), null));
+            }
+            // a page holds the next keys and folders together in byte order; each list is sorted, merge them
+            entries.sort((a, b) -> StorageLocation.compareCodePoints(a.key(), b.key()));
+            page = entries.iterator();
+            token = resp.nextContinuationToken();
+            done = !Boolean.TRUE.equals(resp.isTruncated()) || token == null;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (ahead == null) {
+                if (page.hasNext()) {
+                    FolderParallelListing.Entry e = page.next();
+                    // strictly ascending: a folder a store gave on two pages (marker, then prefix) is one entry
+                    if (last == null || StorageLocation.compareCodePoints(e.key(), last) > 0) {
+                        ahead = e;
+                        last = e.key();
+                    }
+                } else if (done) {
+                    return false;
+                } else {
+                    try {
+                        fetch();
+                    } catch (StorageException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public FolderParallelListing.Entry next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            FolderParallelListing.Entry e = ahead;
+            ahead = null;
+            return e;
+        }
     }
 
     private final class Pages implements Listing {
@@ -262,6 +395,8 @@ public final class S3FileStore extends AbstractFileStore {
         private long pages;
         /** Whether the page bound ended the listing before the store did. */
         private boolean cut;
+        /** The first key past the listing (it ends before it), or null for the end of the prefix. */
+        private final String endBefore;
 
         /** @return whether the page bound ended the listing before the store's last page */
         boolean cut() {
@@ -269,11 +404,16 @@ public final class S3FileStore extends AbstractFileStore {
         }
 
         Pages(String bucket, String prefix) throws StorageException {
-            this(bucket, prefix, null, 0);
+            this(bucket, prefix, null, 0, null);
         }
 
         Pages(String bucket, String prefix, String startAfter, long maxPages) throws StorageException {
+            this(bucket, prefix, startAfter, maxPages, null);
+        }
+
+        Pages(String bucket, String prefix, String startAfter, long maxPages, String endBefore) throws StorageException {
             this.bucket = bucket;
+            this.endBefore = endBefore;
             this.prefix = prefix;
             this.startAfter = startAfter == null || startAfter.isEmpty() ? null : startAfter;
             this.maxPages = maxPages;
@@ -309,17 +449,11 @@ public final class S3FileStore extends AbstractFileStore {
             while (next == null) {
                 if (page.hasNext()) {
                     S3Object o = page.next();
-                    if (o.key().endsWith("/")) {
-                        continue;
+                    if (endBefore != null && StorageLocation.compareCodePoints(o.key(), endBefore) >= 0) {
+                        close();
+                        return false;
                     }
-                    String address = "s3://" + bucket + "/" + o.key();
-                    StorageLocation location;
-                    try {
-                        location = StorageLocation.parse(address);
-                    } catch (IllegalArgumentException e) {
-                        continue; // a key with a '..' segment has no unambiguous location: never a candidate
-                    }
-                    next = new StoredObject(location, address, o.size() == null ? -1 : o.size(), o.lastModified());
+                    next = stored(bucket, o);
                 } else if (done) {
                     return false;
                 } else {

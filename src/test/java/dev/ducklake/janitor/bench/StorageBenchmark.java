@@ -362,6 +362,56 @@ class StorageBenchmark {
         }
     }
 
+    /**
+     * Issue 27: listing a data path on S3 page after page against its table folders listed concurrently
+     * ({@link S3FileStore#LIST_CONCURRENCY}), S3Proxy behind the fault proxy's {@code -Dducklake.bench.latency} ms per
+     * request; {@code -Dducklake.bench.n} objects spread over {@code -Dducklake.bench.tables} table folders of one
+     * schema. Both listings must give the same objects in the same order.
+     */
+    @Test
+    void listingS3() throws Exception {
+        gate();
+        int n = n(50_000);
+        int tables = Integer.getInteger("ducklake.bench.tables", 50);
+        int latency = Integer.getInteger("ducklake.bench.latency", 20);
+        try (S3TestServer s3 = new S3TestServer()) {
+            s3.createBucket("listing");
+            for (int i = 0; i < n; i++) {
+                s3.put("listing", String.format(java.util.Locale.ROOT, "lake/main/t%04d/f%07d.parquet", i % tables, i), 1);
+            }
+            s3.latencyMillis = latency;
+            double[] secs = new double[2];
+            int[] requests = new int[2];
+            List<List<String>> got = new ArrayList<>();
+            int[] concurrency = {1, S3FileStore.LIST_CONCURRENCY};
+            for (int round = 0; round < 2; round++) { // the first round warms up
+                for (int k = 0; k < 2; k++) {
+                    try (S3FileStore store = new S3FileStore(new S3FileStore.Settings("us-east-1", s3.faultEndpoint(), true),
+                            S3FileStore.Timeouts.DEFAULTS, concurrency[k])) {
+                        int r0 = s3.requests.get();
+                        long t0 = System.nanoTime();
+                        List<String> addresses = new ArrayList<>(n);
+                        try (FileStore.Listing l = store.list(StorageLocation.parse("s3://listing/lake/"))) {
+                            while (l.hasNext()) {
+                                addresses.add(l.next().address());
+                            }
+                        }
+                        secs[k] = (System.nanoTime() - t0) / 1e9;
+                        requests[k] = s3.requests.get() - r0;
+                        if (round == 1) {
+                            got.add(addresses);
+                        }
+                    }
+                }
+            }
+            assertThat(got.get(0)).hasSize(n);
+            assertThat(got.get(1)).isEqualTo(got.get(0));
+            System.out.printf(java.util.Locale.ROOT, "BENCH issue27 S3 listing (%d ms per request) n=%d in %d table folders: one page at a"
+                    + " time %.2f s (%d requests, %.0f objects/s), %d folder ranges at once %.2f s (%d requests, %.0f objects/s), %.2fx%n",
+                    latency, n, tables, secs[0], requests[0], n / secs[0], concurrency[1], secs[1], requests[1], n / secs[1], secs[0] / secs[1]);
+        }
+    }
+
     /** An orphan sweep over 1,000,000 listed objects (synthetic listing, real known set in PostgreSQL); run with -Xmx256m. */
     @Test
     void orphanSweepMillion() throws Exception {

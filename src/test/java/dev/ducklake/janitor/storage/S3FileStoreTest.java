@@ -109,4 +109,107 @@ class S3FileStoreTest {
                     .isInstanceOf(StorageException.class);
         }
     }
+
+    /** Every object under the prefix, in the order the store's listing gives them. */
+    private static List<StoredObject> listAll(S3FileStore store, String prefix) throws Exception {
+        List<StoredObject> got = new ArrayList<>();
+        try (FileStore.Listing l = store.list(StorageLocation.parse(prefix))) {
+            while (l.hasNext()) {
+                got.add(l.next());
+            }
+        }
+        return got;
+    }
+
+    private static S3FileStore store(java.net.URI endpoint, int listConcurrency) {
+        return new S3FileStore(new S3FileStore.Settings("us-east-1", endpoint, true), S3FileStore.Timeouts.DEFAULTS, listConcurrency);
+    }
+
+    @Test
+    void aFolderParallelListingEqualsThePlainListingObjectForObject() throws Exception {
+        s3.createBucket("par");
+        List<String> keys = new ArrayList<>();
+        keys.add("lake/root-file.parquet"); // objects directly in walked levels are passed through
+        keys.add("lake/main.parquet"); // '.' sorts before '/': just before the main/ folder's keys
+        keys.add("lake/main/schema-file.parquet");
+        for (int t = 0; t < 40; t++) { // many near-empty table folders
+            keys.add("lake/main/t" + String.format("%03d", t) + "/only.parquet");
+        }
+        for (int i = 0; i < 2_300; i++) { // one folder over several pages, with partition folders
+            keys.add("lake/main/big/part=" + (i % 3) + "/f" + String.format("%05d", i) + ".parquet");
+        }
+        keys.add("lake/main/big.parquet");
+        keys.add("lake/main/zé/ü.parquet"); // non-ASCII folder and file (UTF-8 byte order)
+        keys.add("lake/other/t/a.parquet");
+        keys.add("lake/other/t/sub/b.parquet");
+        keys.add("lake/other/u/c.parquet");
+        keys.add("lake/other/z.parquet");
+        keys.add("lake/zz.parquet");
+        for (String k : keys) {
+            s3.put("par", k, 7);
+        }
+        s3.put("par", "lake/main/t000/", 0); // folder markers are no objects
+        s3.put("par", "lake/main/", 0);
+        s3.put("par", "lake2/outside.parquet", 1); // a sibling prefix
+        List<StoredObject> plain;
+        try (S3FileStore one = store(s3.endpoint(), 1)) {
+            plain = listAll(one, "s3://par/lake");
+        }
+        assertThat(plain).extracting(StoredObject::address).as("the plain listing sees every object once")
+                .containsExactlyInAnyOrderElementsOf(keys.stream().map(k -> "s3://par/" + k).toList());
+        for (int concurrency : new int[] {2, 8}) {
+            int before = s3.requests.get();
+            List<StoredObject> parallel;
+            try (S3FileStore store = store(s3.faultEndpoint(), concurrency)) {
+                parallel = listAll(store, "s3://par/lake");
+            }
+            int requests = s3.requests.get() - before;
+            assertThat(parallel).as("concurrency " + concurrency + ": same objects, same order, same sizes and times")
+                    .isEqualTo(plain);
+            // 3 pages of keys and 4 one-level listings at least; near-empty folders share ranges once sizes are known,
+            // so the 40 small folders do not cost a request each
+            assertThat(requests).as("requests at concurrency " + concurrency).isLessThan(40);
+        }
+        // the bucket's root as the listed prefix
+        try (S3FileStore one = store(s3.endpoint(), 1); S3FileStore par = store(s3.endpoint(), 8)) {
+            assertThat(listAll(par, "s3://par/")).isEqualTo(listAll(one, "s3://par/"));
+        }
+    }
+
+    @Test
+    void manyNearEmptyTableFoldersAreListedInSharedRanges() throws Exception {
+        s3.createBucket("tiny");
+        for (int t = 0; t < 3_000; t++) {
+            s3.put("tiny", "lake/main/t" + String.format("%05d", t) + "/f.parquet", 1);
+        }
+        int before = s3.requests.get();
+        List<StoredObject> parallel;
+        try (S3FileStore store = store(s3.faultEndpoint(), 8)) {
+            parallel = listAll(store, "s3://tiny/lake/");
+        }
+        int requests = s3.requests.get() - before;
+        assertThat(parallel).hasSize(3_000);
+        // a plain listing takes 3 pages; one-level listings of main/ take 3 more; ranges spanning one folder each
+        // would take 3,000
+        assertThat(requests).as("requests for 3,000 one-file folders").isLessThan(60);
+    }
+
+    @Test
+    void aFailingFolderRangeFailsTheListingWhenItIsReached() throws Exception {
+        s3.createBucket("failing");
+        for (int t = 0; t < 5; t++) {
+            s3.put("failing", "lake/main/t" + t + "/f.parquet", 1);
+        }
+        try (S3FileStore store = store(s3.endpoint(), 4);
+             FileStore.Listing l = store.list(StorageLocation.parse("s3://failing/lake/"))) {
+            // four ranges (one folder each) start with the first read; the fifth starts after the bucket is gone
+            assertThat(l.next().address()).isEqualTo("s3://failing/lake/main/t0/f.parquet");
+            s3.blobs().deleteContainer("failing");
+            assertThatThrownBy(() -> {
+                while (l.hasNext()) {
+                    l.next();
+                }
+            }).isInstanceOf(java.io.UncheckedIOException.class).hasCauseInstanceOf(StorageException.class);
+        }
+    }
 }
