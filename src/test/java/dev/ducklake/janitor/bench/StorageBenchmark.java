@@ -11,6 +11,7 @@ import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.storage.AbstractFileStore;
 import dev.ducklake.janitor.storage.DeleteOutcome;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.LocalFileStore;
@@ -290,6 +291,56 @@ class StorageBenchmark {
             System.out.printf(java.util.Locale.ROOT, "BENCH issue27 S3 (%d ms per request) n=%d delete-orphan-files: concurrency 1 %.2f s"
                     + " (%.0f files/s), default 8 %.2f s (%.0f files/s), %.2fx%n", latency, n, dof[0], n / dof[0], dof[1], n / dof[1],
                     dof[0] / dof[1]);
+            double[] floor = {deleteFloor(s3, n, latency, 1), deleteFloor(s3, n, latency, AbstractFileStore.OBJECT_STORE_DELETE_CONCURRENCY)};
+            System.out.printf(java.util.Locale.ROOT, "BENCH issue27 S3 (%d ms per request) n=%d floor (plain SDK client, the same"
+                    + " DeleteObjects of 1,000 keys): 1 in flight %.2f s, 8 in flight %.2f s; cleanup-old-files at 8 = %.2fx the floor's"
+                    + " time, delete-orphan-files at 8 = %.2fx; today's rate (1 request at a time) to ours at 8: cleanup %.2fx,"
+                    + " orphans %.2fx%n", latency, n, floor[0], floor[1], cof[1] / floor[1], dof[1] / floor[1], cof[0] / cof[1],
+                    dof[0] / dof[1]);
+        }
+    }
+
+    /**
+     * The concurrency floor of an S3 delete: {@code n} fresh keys deleted by a plain SDK client in DeleteObjects requests
+     * of 1,000 keys, {@code concurrency} requests in flight, through the same fault proxy and latency.
+     *
+     * @return seconds
+     */
+    private static double deleteFloor(S3TestServer s3, int n, int latency, int concurrency) throws Exception {
+        String bucket = S3TestServer.runBucket("floor" + concurrency);
+        s3.createBucket(bucket);
+        List<List<software.amazon.awssdk.services.s3.model.ObjectIdentifier>> batches = new ArrayList<>();
+        for (int i = 0; i < n; i += 1000) {
+            List<software.amazon.awssdk.services.s3.model.ObjectIdentifier> ids = new ArrayList<>();
+            for (int j = i; j < Math.min(n, i + 1000); j++) {
+                s3.put(bucket, "lake/main/q/f" + j + ".parquet", 16);
+                ids.add(software.amazon.awssdk.services.s3.model.ObjectIdentifier.builder().key("lake/main/q/f" + j + ".parquet").build());
+            }
+            batches.add(ids);
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(concurrency);
+        try (software.amazon.awssdk.services.s3.S3Client client = software.amazon.awssdk.services.s3.S3Client.builder()
+                .endpointOverride(s3.faultEndpoint()).forcePathStyle(true).region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                .httpClientBuilder(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder())
+                .requestChecksumCalculation(software.amazon.awssdk.core.checksums.RequestChecksumCalculation.WHEN_REQUIRED)
+                .build()) {
+            s3.latencyMillis = latency;
+            long t0 = System.nanoTime();
+            List<java.util.concurrent.Future<?>> fs = new ArrayList<>();
+            for (List<software.amazon.awssdk.services.s3.model.ObjectIdentifier> ids : batches) {
+                fs.add(pool.submit(() -> client.deleteObjects(r -> r.bucket(bucket)
+                        .delete(d -> d.objects(ids).quiet(true)))));
+            }
+            for (java.util.concurrent.Future<?> f : fs) {
+                f.get();
+            }
+            double secs = (System.nanoTime() - t0) / 1e9;
+            s3.latencyMillis = 0;
+            assertThat(s3.exists(bucket, "lake/main/q/f0.parquet")).isFalse();
+            return secs;
+        } finally {
+            s3.latencyMillis = 0;
+            pool.shutdownNow();
         }
     }
 

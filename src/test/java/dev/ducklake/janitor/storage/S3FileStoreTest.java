@@ -110,6 +110,17 @@ class S3FileStoreTest {
         }
     }
 
+    @Test
+    void aStatThroughTheFaultProxyGivesTheSize() throws Exception {
+        // the proxy used to drop a HEAD answer's Content-Length: every stat through it came back unsized, and the S3
+        // benchmark's bytes_deleted came out short whenever a size listing was cut and the files were stat-ed
+        s3.createBucket("head");
+        s3.put("head", "lake/a.parquet", 16);
+        try (S3FileStore store = s3.faultyStore()) {
+            assertThat(store.stat("s3://head/lake/a.parquet")).get().extracting(StoredObject::sizeBytes).isEqualTo(16L);
+        }
+    }
+
     /** Every object under the prefix, in the order the store's listing gives them. */
     private static List<StoredObject> listAll(S3FileStore store, String prefix) throws Exception {
         List<StoredObject> got = new ArrayList<>();

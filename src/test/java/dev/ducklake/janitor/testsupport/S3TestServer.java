@@ -223,6 +223,11 @@ public final class S3TestServer implements AutoCloseable {
                 }
             }
             byte[] rb = resp.body();
+            if ("HEAD".equals(method)) {
+                // a HEAD answer carries the object's length without a body: the JDK's server sets no Content-Length for
+                // HEAD itself, so pass the store's on (without it every stat through this proxy came back unsized)
+                resp.headers().firstValue("content-length").ifPresent(v -> ex.getResponseHeaders().set("Content-Length", v));
+            }
             ex.sendResponseHeaders(resp.statusCode(), "HEAD".equals(method) || rb.length == 0 ? -1 : rb.length);
             if (rb.length > 0 && !"HEAD".equals(method)) {
                 ex.getResponseBody().write(rb);
