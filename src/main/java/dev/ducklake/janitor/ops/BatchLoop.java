@@ -1,6 +1,7 @@
 package dev.ducklake.janitor.ops;
 
-import dev.ducklake.janitor.retry.Pause;
+import dev.ducklake.janitor.retry.FailureKind;
+import dev.ducklake.janitor.retry.RetryLoop;
 import dev.ducklake.janitor.retry.RetryPolicy;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
@@ -93,67 +94,90 @@ public final class BatchLoop<I, O extends BatchOutcome> {
     public O runOne(List<I> units, int pos, boolean retryPass) throws JanitorException {
         RunRecorder rec = run.recorder();
         MaintenanceSession session = run.session();
-        int attempt = 1;
-        int reconnects = 0;
-        boolean hadRetry = false;
         long batchStart = System.nanoTime();
-        while (true) {
+        int[] size = new int[1]; // the slice size of the current attempt
+        boolean[] hadRetry = new boolean[1];
+        int[] reconnected = new int[1];
+        return RetryLoop.of(SQLException.class, RetryPolicy.DEFAULT, run.budget(), new RetryLoop.Hooks<SQLException, JanitorException>() {
+            @Override
+            public void failed(SQLException e) {
+                Transactions.rollbackQuietly(session.connection());
+            }
+
+            @Override
+            public FailureKind classify(SQLException e) {
+                return SqlState.classify(e);
+            }
+
+            @Override
+            public boolean canHalve() {
+                return true;
+            }
+
+            @Override
+            public void reconnect(SQLException e, int reconnects) throws JanitorException {
+                rec.warn("connection lost during batch " + (rec.batches() + 1) + " (SQLSTATE " + SqlState.codeOf(e) + "); reconnecting");
+                rec.phase(ProgressListener.Phase.RECONNECTING, SqlState.codeOf(e));
+                reconnected[0] = reconnects;
+                session.reconnect();
+                hadRetry[0] = true;
+            }
+
+            @Override
+            public void halve(SQLException e, int attempt) {
+                int halved = sizer.halve(size[0]);
+                rec.warn("out of shared memory (53200): batch size " + size[0] + " -> " + halved);
+                rec.phase(ProgressListener.Phase.RETRYING, SqlState.codeOf(e));
+                rec.retried();
+                hadRetry[0] = true;
+            }
+
+            @Override
+            public void retrying(SQLException e, RetryPolicy.Decision d, int attempt) {
+                rec.warn("batch " + (rec.batches() + 1) + " attempt " + attempt + " failed with SQLSTATE " + SqlState.codeOf(e)
+                        + "; retrying in " + d.backoffMillis() + " ms");
+                rec.phase(ProgressListener.Phase.RETRYING, SqlState.codeOf(e));
+            }
+
+            @Override
+            public <V> V waitRefused(SQLException e, RetryPolicy.Decision d) {
+                rec.warn((run.budget().stopRequested() ? "stop requested" : "run budget would run out")
+                        + " during the retry backoff (SQLSTATE " + SqlState.codeOf(e) + "); abandoning this batch instead of retrying");
+                return null;
+            }
+
+            @Override
+            public void retried(SQLException e, RetryPolicy.Decision d, int attempt) {
+                rec.retried();
+                hadRetry[0] = true;
+            }
+
+            @Override
+            public JanitorException fail(SQLException e, RetryPolicy.Decision d) {
+                return failure(d, e, rec.batches() + 1, size[0], reconnected[0] + 1);
+            }
+        }).run(() -> {
             int n = Math.min(sizer.size(), units.size() - pos);
+            size[0] = n;
             List<I> slice = units.subList(pos, pos + n);
             Connection c = session.connection();
-            try {
-                c.setAutoCommit(false);
-                Transactions.setLocalTimeouts(c, run.options().statementTimeout(), run.options().lockTimeout());
-                verifyLock(session, c);
-                O o = work.attempt(c, slice);
-                c.commit();
-                Transactions.restoreAutoCommit(c);
-                rec.batchCommitted();
-                work.committed(o);
-                int before = sizer.size();
-                int grown = sizer.committed(hadRetry);
-                if (grown > 0) {
-                    rec.info(BatchSizer.CLEAN_BATCHES_TO_GROW + " clean batches: batch size " + before + " -> " + grown
-                            + " (ceiling " + sizer.start() + ")");
-                }
-                progress(o, units.size(), pos, n, retryPass, batchStart);
-                return o;
-            } catch (SQLException e) {
-                Transactions.rollbackQuietly(session.connection());
-                RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(SqlState.classify(e), attempt, reconnects, true);
-                String state = SqlState.codeOf(e);
-                int number = rec.batches() + 1;
-                switch (d.action()) {
-                    case RECONNECT -> {
-                        reconnects++;
-                        rec.warn("connection lost during batch " + number + " (SQLSTATE " + state + "); reconnecting");
-                        rec.phase(ProgressListener.Phase.RECONNECTING, state);
-                        session.reconnect();
-                    }
-                    case HALVE -> {
-                        int halved = sizer.halve(n);
-                        rec.warn("out of shared memory (53200): batch size " + n + " -> " + halved);
-                        rec.phase(ProgressListener.Phase.RETRYING, state);
-                        rec.retried();
-                        attempt++;
-                    }
-                    case RETRY -> {
-                        rec.warn("batch " + number + " attempt " + attempt + " failed with SQLSTATE " + state
-                                + "; retrying in " + d.backoffMillis() + " ms");
-                        rec.phase(ProgressListener.Phase.RETRYING, state);
-                        if (!Pause.pause(d.backoffMillis(), run.budget())) {
-                            rec.warn((run.budget().stopRequested() ? "stop requested" : "run budget would run out")
-                                    + " during the retry backoff (SQLSTATE " + state + "); abandoning this batch instead of retrying");
-                            return null;
-                        }
-                        rec.retried();
-                        attempt++;
-                    }
-                    default -> throw failure(d, e, number, n, reconnects + 1);
-                }
-                hadRetry = true;
+            c.setAutoCommit(false);
+            Transactions.setLocalTimeouts(c, run.options().statementTimeout(), run.options().lockTimeout());
+            verifyLock(session, c);
+            O o = work.attempt(c, slice);
+            c.commit();
+            Transactions.restoreAutoCommit(c);
+            rec.batchCommitted();
+            work.committed(o);
+            int before = sizer.size();
+            int grown = sizer.committed(hadRetry[0]);
+            if (grown > 0) {
+                rec.info(BatchSizer.CLEAN_BATCHES_TO_GROW + " clean batches: batch size " + before + " -> " + grown
+                        + " (ceiling " + sizer.start() + ")");
             }
-        }
+            progress(o, units.size(), pos, n, retryPass, batchStart);
+            return o;
+        });
     }
 
     /** The batch's server session must hold the run's advisory lock ({@link MaintenanceSession#verifyLock}); rolls back if not. */

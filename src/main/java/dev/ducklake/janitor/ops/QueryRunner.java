@@ -2,6 +2,7 @@ package dev.ducklake.janitor.ops;
 
 import dev.ducklake.janitor.retry.Bounds;
 import dev.ducklake.janitor.retry.Pause;
+import dev.ducklake.janitor.retry.RetryLoop;
 import dev.ducklake.janitor.retry.RetryPolicy;
 import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
@@ -50,37 +51,44 @@ public final class QueryRunner {
      *     retries ran out; the work's own exceptions unchanged
      */
     public <T> T withRetries(String what, SqlWork<T> work) throws JanitorException {
-        int attempt = 1;
-        int reconnects = 0;
-        while (true) {
-            try {
-                return work.run(session.connection());
-            } catch (SQLException e) {
+        return RetryLoop.of(SQLException.class, RetryPolicy.DEFAULT, bounds, new RetryLoop.Hooks<SQLException, JanitorException>() {
+            @Override
+            public void failed(SQLException e) {
                 Transactions.rollbackQuietly(session.connection());
-                RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(SqlState.classify(e), attempt, reconnects, false);
-                switch (d.action()) {
-                    case RECONNECT -> {
-                        recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; retrying");
-                        recorder.phase(ProgressListener.Phase.RECONNECTING, SqlState.codeOf(e));
-                        session.reconnect();
-                        reconnects++;
-                    }
-                    case RETRY -> {
-                        if (!Pause.pause(d.backoffMillis(), bounds)) {
-                            // asked to stop, or the budget ends first: the failure stands instead of a wait past them
-                            recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; not retried: "
-                                    + (bounds.stopRequested() ? "the run was asked to stop" : "the run budget would run out first"));
-                            throw failure(what, d, e);
-                        }
-                        recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; retrying");
-                        recorder.phase(ProgressListener.Phase.RETRYING, SqlState.codeOf(e));
-                        recorder.retried();
-                        attempt++;
-                    }
-                    default -> throw failure(what, d, e);
-                }
             }
-        }
+
+            @Override
+            public FailureKind classify(SQLException e) {
+                return SqlState.classify(e);
+            }
+
+            @Override
+            public void reconnect(SQLException e, int reconnects) throws JanitorException {
+                recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; retrying");
+                recorder.phase(ProgressListener.Phase.RECONNECTING, SqlState.codeOf(e));
+                session.reconnect();
+            }
+
+            @Override
+            public <V> V waitRefused(SQLException e, RetryPolicy.Decision d) throws JanitorException {
+                // asked to stop, or the budget ends first: the failure stands instead of a wait past them
+                recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; not retried: "
+                        + (bounds.stopRequested() ? "the run was asked to stop" : "the run budget would run out first"));
+                throw fail(e, d);
+            }
+
+            @Override
+            public void retried(SQLException e, RetryPolicy.Decision d, int attempt) {
+                recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; retrying");
+                recorder.phase(ProgressListener.Phase.RETRYING, SqlState.codeOf(e));
+                recorder.retried();
+            }
+
+            @Override
+            public JanitorException fail(SQLException e, RetryPolicy.Decision d) {
+                return failure(what, d, e);
+            }
+        }).run(() -> work.run(session.connection()));
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.ducklake.janitor.storage;
 
 import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.retry.Pause;
+import dev.ducklake.janitor.retry.RetryLoop;
 import dev.ducklake.janitor.retry.RetryPolicy;
 
 /**
@@ -83,39 +84,36 @@ public final class StorageRetry {
      *     {@link StorageException.Kind#STOPPED} when the bounds end the loop (before an attempt or instead of a backoff)
      */
     public <T> T call(String what, StoreCall<T> call) throws StorageException {
-        for (int attempt = 1; ; attempt++) {
-            if (bounds.exhausted()) {
-                throw bounds.ended(what, null);
-            }
-            try {
-                return call.run();
-            } catch (StorageException e) {
-                if (e.kind() == StorageException.Kind.STOPPED) {
-                    throw e;
+        return RetryLoop.of(StorageException.class, RetryPolicy.DEFAULT, bounds, new RetryLoop.Hooks<StorageException, StorageException>() {
+            @Override
+            public void beforeAttempt(int attempt) throws StorageException {
+                if (bounds.exhausted()) {
+                    throw bounds.ended(what, null);
                 }
+            }
+
+            @Override
+            public void failed(StorageException e) {
                 if (e.kind() == StorageException.Kind.THROTTLED && onThrottle != null) {
                     onThrottle.run();
                 }
-                RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(kindOf(e), attempt, 0, false);
-                if (d.action() != RetryPolicy.Action.RETRY) {
-                    if (bounds.exhausted()) {
-                        // the failure is the bound's doing (a call cut at the budget's end): say so
-                        throw bounds.ended(what, e);
-                    }
-                    throw e;
-                }
-                backoff(what, d.backoffMillis(), e);
             }
-        }
-    }
 
-    /** Waits before the next attempt ({@link Pause}), unless the budget ends first; wakes on a stop request. */
-    private void backoff(String what, long millis, StorageException last) throws StorageException {
-        if (!Pause.pause(millis, bounds)) {
-            if (Thread.currentThread().isInterrupted()) {
-                throw last;
+            @Override
+            public FailureKind classify(StorageException e) {
+                return kindOf(e);
             }
-            throw bounds.ended(what, last);
-        }
+
+            @Override
+            public StorageException fail(StorageException e, RetryPolicy.Decision d) {
+                // the failure is the bound's doing (a call cut at the budget's end): say so
+                return e.kind() != StorageException.Kind.STOPPED && bounds.exhausted() ? bounds.ended(what, e) : e;
+            }
+
+            @Override
+            public <V> V waitRefused(StorageException e, RetryPolicy.Decision d) throws StorageException {
+                throw Thread.currentThread().isInterrupted() ? e : bounds.ended(what, e);
+            }
+        }).run(call::run);
     }
 }
