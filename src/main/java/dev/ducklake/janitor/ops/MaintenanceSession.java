@@ -1,6 +1,9 @@
 package dev.ducklake.janitor.ops;
 
+import dev.ducklake.janitor.retry.Backoff;
+import dev.ducklake.janitor.retry.Bounds;
 import dev.ducklake.janitor.retry.FailureKind;
+import dev.ducklake.janitor.retry.Pause;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInfo;
@@ -30,8 +33,8 @@ import java.time.Duration;
  */
 public final class MaintenanceSession implements AutoCloseable {
 
-    private static final long FIRST_RECONNECT_BACKOFF_MILLIS = 1_000;
-    private static final long MAX_RECONNECT_BACKOFF_MILLIS = 10_000;
+    /** The wait between reconnect attempts: 1 s doubling to 10 s (within the reconnect timeout, not the run budget). */
+    static final Backoff RECONNECT_BACKOFF = new Backoff(1_000, 10_000);
 
     private final ConnectionSpec spec;
     private final String schema;
@@ -142,7 +145,7 @@ public final class MaintenanceSession implements AutoCloseable {
     public void reconnect() throws JanitorException {
         Transactions.closeQuietly(conn);
         long deadline = System.nanoTime() + reconnectTimeout.toNanos();
-        long backoff = FIRST_RECONNECT_BACKOFF_MILLIS;
+        int attempt = 1;
         SQLException last = null;
         JanitorException lockHeld = null;
         while (true) {
@@ -175,6 +178,7 @@ public final class MaintenanceSession implements AutoCloseable {
                 throw new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe() + " and stopped "
                         + "(SIGTERM/SIGINT) while reconnecting. Work committed so far is kept; rerun to resume.", last);
             }
+            long backoff = RECONNECT_BACKOFF.millis(attempt++);
             if (System.nanoTime() + backoff * 1_000_000 - deadline >= 0) {
                 if (lockHeld != null && last == null) {
                     throw new JanitorException(Reason.LOCK_HELD, "Lost the connection to " + spec.describe() + " mid-run; after"
@@ -185,10 +189,8 @@ public final class MaintenanceSession implements AutoCloseable {
                         + " and could not reconnect within " + reconnectTimeout.toSeconds() + " s (last SQLSTATE "
                         + (last == null ? "none" : SqlState.codeOf(last)) + "). Work committed so far is kept; rerun to resume.", last);
             }
-            for (long slept = 0; slept < backoff && !budget.stopRequested(); slept += 100) {
-                sleep(Math.min(100, backoff - slept));
-            }
-            backoff = Math.min(MAX_RECONNECT_BACKOFF_MILLIS, backoff * 2);
+            // the reconnect timeout bounds this wait, not the run budget: only a stop request cuts it short
+            Pause.pause(backoff, Bounds.stopOnly(budget::stopRequested));
         }
     }
 
@@ -250,11 +252,4 @@ public final class MaintenanceSession implements AutoCloseable {
         }
     }
 
-    static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
 }

@@ -22,6 +22,26 @@ public interface Bounds {
         }
     };
 
+    /**
+     * Bounds with no budget, only a stop request (a wait bounded by its own deadline, such as a reconnect's).
+     *
+     * @param stop whether the run was asked to stop
+     * @return the bounds
+     */
+    static Bounds stopOnly(java.util.function.BooleanSupplier stop) {
+        return new Bounds() {
+            @Override
+            public Duration remaining() {
+                return null;
+            }
+
+            @Override
+            public boolean stopRequested() {
+                return stop.getAsBoolean();
+            }
+        };
+    }
+
     /** @return the time left of the run budget (zero or negative once spent), or null for no budget */
     Duration remaining();
 
