@@ -71,19 +71,12 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
     }
 
     /**
-     * Checks the criteria and sets expire-snapshots' own --batch-size range and default ({@code maintain} calls this
-     * on a command parsed from a step).
+     * Checks the criteria ({@code maintain} calls this on a command parsed from a step). A unit of work here is a
+     * snapshot: the --batch-size range and default are expire-snapshots' own ({@link Operations}).
      */
     @Override
     public void prepare() throws JanitorException {
         criteria();
-        // a unit of work here is a snapshot, not a table: expire-snapshots has its own --batch-size range and default
-        // (the inlined tables a batch drops stay within the lock budget separately, see ExpireBatch)
-        run.maxBatchSize = ExpireSnapshotsOptions.MAX_BATCH_SIZE;
-        run.batchUnit = "snapshots";
-        if (!spec.commandLine().getParseResult().hasMatchedOption("--batch-size")) {
-            run.batchSize = ExpireSnapshotsOptions.DEFAULT_BATCH_SIZE;
-        }
     }
 
     /** Checks the criteria flags before anything connects. */
@@ -112,7 +105,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
             throw new IllegalStateException("criteria were validated before the run", e);
         }
         return new ExpireSnapshots(conn, ExpireSnapshotsOptions.of(options, c.olderThan(), c.retainLast(), c.versions(), c.minAge())
-                .withBatchSize(run.batchSize), listener);
+                .withBatchSize(run.batchSize()), listener);
     }
 
     /** The per-run gauges pushed after a successful execute run (names as in the README). */

@@ -320,9 +320,10 @@ final class MaintainSteps {
             try {
                 MaintenanceCommand<?> cmd = (MaintenanceCommand<?>) parse(args(name, step), fileLines);
                 cmd.prepare();
-                if (cmd.run.batchSize > cmd.run.maxBatchSize) {
-                    throw tree.error(path + ".batch-size", "must be between 1 and " + cmd.run.maxBatchSize + " " + cmd.run.batchUnit
-                            + ", got " + cmd.run.batchSize);
+                Operations.BatchUnit unit = cmd.run.batchUnit();
+                if (unit != null && cmd.run.batchSize() > unit.maximum()) {
+                    throw tree.error(path + ".batch-size", "must be between 1 and " + unit.maximum() + " " + unit.noun()
+                            + ", got " + cmd.run.batchSize());
                 }
                 runOptions(step, cmd, "public", false, null, RunOptions.DEFAULT_LOCK_NAME).validate();
             } catch (CommandLine.ParameterException e) {
@@ -338,7 +339,7 @@ final class MaintainSteps {
             RunOptions d = RunOptions.defaults();
             return d.withMetadataSchema(schema)
                     .withDryRun(dryRun)
-                    .withBatchSize(Math.min(cmd.run.batchSize, LockBudget.MAX_BATCH))
+                    .withBatchSize(Math.min(cmd.run.batchSize(), LockBudget.MAX_BATCH))
                     .withMaxBatches(s.<Long>option("max-batches", 0L).intValue())
                     .withRunBudget(budget)
                     .withStatementTimeout(s.option("statement-timeout", d.statementTimeout()))

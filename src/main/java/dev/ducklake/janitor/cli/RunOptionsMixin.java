@@ -5,14 +5,18 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.pg.LockBudget;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.time.Duration;
 import java.util.Locale;
 
 /**
  * The run-options mixin of every maintenance command: the flags of {@link RunOptions} (defaults are its
- * constants), {@code --all-metadata-schemas}, {@code --dry-run} and {@code --yes}. Descriptions that depend on
+ * constants), {@code --all-metadata-schemas}, {@code --dry-run} and {@code --yes}. The range and default of
+ * {@code --batch-size} are the operation's ({@link Operations.BatchUnit}). Descriptions that depend on
  * what a unit of work is carry a {@code descriptionKey}; a command overrides them in its resource bundle
  * ({@code @Command(resourceBundle = …)}), e.g. "Tables dropped per transaction".
  */
@@ -36,13 +40,9 @@ public final class RunOptionsMixin {
                     + "lock budget. Default: ${DEFAULT-VALUE}.")
     int batchSize = RunOptions.DEFAULT_BATCH_SIZE;
 
-    /**
-     * Largest --batch-size this command accepts and the unit it counts; a command whose unit of work is not a
-     * table (expire-snapshots: snapshots) sets its own before {@link #toRunOptions}. The shared {@link RunOptions}
-     * never receives more than {@link LockBudget#MAX_BATCH}; such a command reads {@link #batchSize} itself.
-     */
-    int maxBatchSize = LockBudget.MAX_BATCH;
-    String batchUnit = "tables";
+    /** The command this mixin is part of (its operation's {@link Operations.BatchUnit}). */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
 
     @Option(names = "--max-batches", paramLabel = "N",
             description = "Stop after N batches (N >= 1); the next run resumes. Default: no limit.")
@@ -86,8 +86,10 @@ public final class RunOptionsMixin {
         if (allMetadataSchemas && !catalog.metadataSchemas.isEmpty()) {
             throw usage("--all-metadata-schemas and --metadata-schema exclude each other: give one or the other.");
         }
-        if (batchSize < 1 || batchSize > maxBatchSize) {
-            throw usage("--batch-size must be between 1 and " + maxBatchSize + " " + batchUnit + ", got " + batchSize + ".");
+        Operations.BatchUnit unit = batchUnit();
+        int size = batchSize();
+        if (unit != null && (size < 1 || size > unit.maximum())) {
+            throw usage("--batch-size must be between 1 and " + unit.maximum() + " " + unit.noun() + ", got " + size + ".");
         }
         if (maxBatches != null && maxBatches < 1) {
             throw usage("--max-batches must be 1 or more, got " + maxBatches + " (leave it out for no limit).");
@@ -95,7 +97,7 @@ public final class RunOptionsMixin {
         RunOptions options = RunOptions.defaults()
                 .withMetadataSchema(catalog.metadataSchema)
                 .withDryRun(dryRun)
-                .withBatchSize(Math.min(batchSize, LockBudget.MAX_BATCH))
+                .withBatchSize(Math.min(size, LockBudget.MAX_BATCH))
                 .withMaxBatches(maxBatches == null ? 0 : maxBatches)
                 .withRunBudget(runBudget())
                 .withStatementTimeout(pgTimeout("--statement-timeout", statementTimeout))
@@ -107,6 +109,22 @@ public final class RunOptionsMixin {
         }
         options.validate();
         return options;
+    }
+
+    /** @return what this command's --batch-size counts ({@link Operations}), or null for a command without one */
+    Operations.BatchUnit batchUnit() {
+        return Operations.of(mixee.userObject().getClass()).batch();
+    }
+
+    /**
+     * @return the batch size of this run: --batch-size as given, else the operation's default; the shared
+     *     {@link RunOptions} never receives more than {@link LockBudget#MAX_BATCH}: a command whose unit allows more
+     *     (expire-snapshots) reads this itself
+     */
+    int batchSize() {
+        Operations.BatchUnit unit = batchUnit();
+        CommandLine.ParseResult given = mixee.commandLine() == null ? null : mixee.commandLine().getParseResult();
+        return unit == null || given != null && given.hasMatchedOption("--batch-size") ? batchSize : unit.defaultSize();
     }
 
     /** @return whether the run covers several schemas (--all-metadata-schemas or --metadata-schema twice or more) */
