@@ -86,6 +86,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
                     + "with --also-catalog instead).")
     boolean allowUnknownTableFolders;
 
+    @StepOptions.CliOnly
     @Option(names = "--inventory", paramLabel = "FILE",
             description = "Read the store's objects from this inventory instead of listing the data path: a plain list (one "
                     + "address per line as the store spells it: a local path, file:// or s3://bucket/key; optionally a tab, the "

@@ -2,6 +2,7 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.maintain.OptionKind;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.MaintenanceOperation;
 import dev.ducklake.janitor.ops.ProgressListener;
@@ -41,6 +42,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
         super(OPERATION);
     }
 
+    @StepOptions.Kind(OptionKind.DURATION_OR_INSTANT)
     @Option(names = "--older-than", paramLabel = "T",
             description = "Expire snapshots whose snapshot_time is strictly before T. T is an ISO-8601 instant with offset or Z "
                     + "(2026-11-30T12:00:00Z, fractional seconds allowed) or a duration counted back from the server's now() "
@@ -58,6 +60,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
                     + "Default: none.")
     List<Long> versions;
 
+    @StepOptions.Kind(OptionKind.DURATION)
     @Option(names = "--min-age", paramLabel = "D", defaultValue = "1h",
             description = "Never expire a snapshot younger than the duration D (30s, 40m, 12h, 7d, ...), whatever the other options "
                     + "say: an open DuckLake "

@@ -3,6 +3,7 @@ package dev.ducklake.janitor.cli;
 import dev.ducklake.janitor.Durations;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.maintain.OptionKind;
 import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.pg.LockBudget;
 import picocli.CommandLine;
@@ -22,13 +23,16 @@ import java.util.Locale;
  */
 public final class RunOptionsMixin {
 
+    @StepOptions.CliOnly
     @Option(names = "--dry-run", descriptionKey = "dry-run",
             description = "Report what would be done; no DDL, no DML, no advisory lock. Default: off.")
     boolean dryRun;
 
+    @StepOptions.CliOnly
     @Option(names = "--yes", description = "Do not ask for confirmation on a terminal. Default: off (asks only when run on a terminal).")
     boolean yes;
 
+    @StepOptions.CliOnly
     @Option(names = "--all-metadata-schemas",
             description = "Run on every schema of the database that holds a DuckLake catalog (a ducklake_metadata table with "
                     + "a 'version' key), one after the other; not with --metadata-schema. To run on some schemas in turn, give "
@@ -55,20 +59,24 @@ public final class RunOptionsMixin {
                     + "Default: unbounded.")
     String runBudget;
 
+    @StepOptions.Kind(OptionKind.DURATION)
     @Option(names = "--statement-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_STATEMENT_TIMEOUT_SECONDS,
             description = "statement_timeout set for each batch, in seconds (0 = none). Default: ${DEFAULT-VALUE}.")
     double statementTimeout;
 
+    @StepOptions.Kind(OptionKind.DURATION)
     @Option(names = "--lock-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_LOCK_TIMEOUT_SECONDS,
             descriptionKey = "lock-timeout",
             description = "lock_timeout set for each batch, in seconds (0 = none). Default: ${DEFAULT-VALUE}.")
     double lockTimeout;
 
+    @StepOptions.Kind(OptionKind.DURATION)
     @Option(names = "--reconnect-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_RECONNECT_TIMEOUT_SECONDS,
             description = "How long to keep reconnecting (with backoff from 1 s to 10 s) after the connection is lost "
                     + "mid-run, in seconds. Default: ${DEFAULT-VALUE}.")
     double reconnectTimeout;
 
+    @StepOptions.CliOnly
     @Option(names = "--lock-name", paramLabel = "NAME", defaultValue = RunOptions.DEFAULT_LOCK_NAME,
             description = "Advisory lock taken by execute runs (pg_try_advisory_lock(hashtext(NAME))); a run refuses to start while "
                     + "another session holds it. Default: ${DEFAULT-VALUE}.")
