@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /** {@code ducklake-janitor expire-snapshots}: parses flags, runs {@link ExpireSnapshots} through {@link MaintenanceRunner}, prints. */
 @Command(name = "expire-snapshots", mixinStandardHelpOptions = true,
@@ -39,7 +38,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
     static final String OPERATION = "expire-snapshots";
 
     public ExpireSnapshotsCommand() {
-        super(OPERATION);
+        super(OPERATION, ExpireSnapshotsResult.class);
     }
 
     @StepOptions.Kind(OptionKind.DURATION_OR_INSTANT)
@@ -152,16 +151,6 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
                 "inlined_tables_dropped", "other_rows_deleted", "inlined_rows_deleted", "remaining_selected");
     }
 
-    @Override
-    public Set<String> remainingFields() {
-        return Set.of("remaining_selected");
-    }
-
-    @Override
-    public Set<String> notSummed() {
-        return Set.of("oldest_retained_snapshot", "newest_snapshot", "table_budget", "cutoff", "min_age_cutoff", "criterion",
-                "format_version");
-    }
 
     @Override
     public void printText(PrintWriter out, ConnectionSpec conn, ExpireSnapshotsResult r, boolean signalled) {
