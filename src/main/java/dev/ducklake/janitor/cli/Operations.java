@@ -65,6 +65,8 @@ final class Operations {
             new Operation(PurgeOrphanStatsCommand.class, 3, BatchUnit.TABLES),
             new Operation(CleanupOldFilesCommand.class, 6, BatchUnit.TABLES),
             new Operation(DeleteOrphanFilesCommand.class, 7, null),
+            // the Parquet half of CHECKPOINT through DuckLake's own functions, after the drop step (a leaked schema is refused
+            // before ATTACH, exit 20; a missing DuckDB driver or extension is this step's exit 21, not the run's)
             new Operation(FlushInlinedDataCommand.class, 4, BatchUnit.TABLES),
             new Operation(CompactCommand.class, 5, BatchUnit.TABLES));
 
