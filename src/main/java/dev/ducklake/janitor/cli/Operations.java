@@ -93,7 +93,8 @@ final class Operations {
     }
 
     /**
-     * Registers the subcommands of {@link JanitorCommand}: the operations, then the other commands.
+     * Registers the subcommands of {@link JanitorCommand}: the operations, then the other commands; names the steps in
+     * {@code maintain}'s description ({@link MaintainCommand#STEPS}).
      * ({@code @Command(modelTransformer = …)}: picocli applies it to every {@code new CommandLine(new JanitorCommand(…))}.)
      */
     static final class Subcommands implements CommandLine.IModelTransformer {
@@ -105,6 +106,10 @@ final class Operations {
             for (Class<?> c : OTHER_COMMANDS) {
                 spec.addSubcommand(null, new CommandLine(c));
             }
+            CommandLine.Model.UsageMessageSpec maintain = spec.subcommands().get(MaintainCommand.OPERATION).getCommandSpec().usageMessage();
+            String steps = String.join(", ", steps().stream().map(Operation::name).toList());
+            maintain.description(java.util.Arrays.stream(maintain.description()).map(line -> line.replace(MaintainCommand.STEPS, steps))
+                    .toArray(String[]::new));
             return spec;
         }
     }
