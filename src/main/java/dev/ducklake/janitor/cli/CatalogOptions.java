@@ -16,6 +16,7 @@ import java.util.Map;
  * --password-file) and which metadata schema(s) (--metadata-schema). Output and run options are separate mixins
  * ({@link OutputOptions}, {@link VerboseOption}, {@link RunOptionsMixin}).
  */
+@StepOptions.CliOnly
 public final class CatalogOptions {
 
     @Option(names = "--catalog", paramLabel = "CONN",

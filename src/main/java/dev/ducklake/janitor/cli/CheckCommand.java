@@ -2,6 +2,7 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.maintain.OptionKind;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
@@ -32,11 +33,13 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
 
     static final String OPERATION = "check";
 
+    @StepOptions.CliOnly
     @Option(names = "--all-metadata-schemas",
             description = "Check every schema of the database that holds a DuckLake catalog (a ducklake_metadata table with a 'version' "
                     + "key), one after the other; not with --metadata-schema (which may be given several times). Default: off.")
     boolean allMetadataSchemas;
 
+    @StepOptions.Kind(OptionKind.DURATION)
     @Option(names = "--statement-timeout", paramLabel = "SECONDS", defaultValue = "" + CheckOptions.DEFAULT_STATEMENT_TIMEOUT_SECONDS,
             description = "statement_timeout of each rule's queries, in seconds (0 = none); a rule that runs out is reported as "
                     + "failed and the others still run. Default: ${DEFAULT-VALUE}.")

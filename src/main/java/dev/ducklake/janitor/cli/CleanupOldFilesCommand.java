@@ -34,7 +34,7 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
     static final String OPERATION = "cleanup-old-files";
 
     public CleanupOldFilesCommand() {
-        super(OPERATION);
+        super(OPERATION, CleanupOldFilesResult.class);
     }
 
     private CleanupOldFilesOptions base;

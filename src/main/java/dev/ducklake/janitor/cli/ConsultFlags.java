@@ -15,6 +15,7 @@ import java.util.Map;
  */
 public final class ConsultFlags {
 
+    @StepOptions.CliOnly
     @Option(names = "--exclude-catalog-schema", paramLabel = "NAME",
             description = "Do not refuse the run because the DuckLake catalog in schema NAME cannot be read (no USAGE or SELECT "
                     + "for this role): only for a catalog whose data path you have proven disjoint from this one; its files then "
@@ -23,6 +24,7 @@ public final class ConsultFlags {
                     + "consulted anyway. Default: none (an unreadable catalog stops the run, exit 8).")
     List<String> excludeCatalogSchemas = new ArrayList<>();
 
+    @StepOptions.CliOnly
     @Option(names = "--also-catalog", paramLabel = "CONN",
             description = "Also read the DuckLake catalogs of the database CONN names before deleting anything: any --catalog form "
                     + "(other servers too), with metadata_schema=NAME (key/value) or ?metadata_schema=NAME (URI) for one catalog, "

@@ -15,7 +15,6 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /** {@code ducklake-janitor delete-orphan-files}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
 @Command(name = "delete-orphan-files", mixinStandardHelpOptions = true,
@@ -62,7 +61,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
     }
 
     public DeleteOrphanFilesCommand() {
-        super(OPERATION);
+        super(OPERATION, DeleteOrphanFilesResult.class);
     }
 
     @Option(names = "--max-orphan-ratio", paramLabel = "FRACTION", defaultValue = "0.5",
@@ -86,6 +85,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
                     + "with --also-catalog instead).")
     boolean allowUnknownTableFolders;
 
+    @StepOptions.CliOnly
     @Option(names = "--inventory", paramLabel = "FILE",
             description = "Read the store's objects from this inventory instead of listing the data path: a plain list (one "
                     + "address per line as the store spells it: a local path, file:// or s3://bucket/key; optionally a tab, the "
@@ -204,10 +204,5 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
                 "files_would_delete", "bytes_would_delete", "kept_non_canonical")
                 : List.of("listed", "kept_known", "kept_by_name", "kept_young", "candidates", "candidate_bytes", "files_deleted",
                 "bytes_deleted", "files_failed", "kept_registered_during_run", "kept_non_canonical");
-    }
-
-    @Override
-    public Set<String> notSummed() {
-        return Set.of("known_paths", "unknown_table_folders_total");
     }
 }

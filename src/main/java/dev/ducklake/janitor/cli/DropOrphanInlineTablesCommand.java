@@ -15,7 +15,6 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /** {@code ducklake-janitor drop-orphan-inline-tables}: parses flags, runs the engine through {@link MaintenanceRunner}, prints. */
 @Command(name = "drop-orphan-inline-tables", mixinStandardHelpOptions = true,
@@ -37,7 +36,7 @@ public final class DropOrphanInlineTablesCommand extends MaintenanceCommand<Drop
     static final String OPERATION = "drop-orphan-inline-tables";
 
     public DropOrphanInlineTablesCommand() {
-        super(OPERATION);
+        super(OPERATION, DropOrphanInlineTablesResult.class);
     }
 
     @Option(names = "--include-unregistered",
@@ -115,11 +114,6 @@ public final class DropOrphanInlineTablesCommand extends MaintenanceCommand<Drop
     @Override
     public long relationsDropped(DropOrphanInlineTablesResult r) {
         return r.dropped() + r.droppedUnregistered() + r.droppedInlinedDelete();
-    }
-
-    @Override
-    public Set<String> remainingFields() {
-        return Set.of("remaining", "remaining_unregistered");
     }
 
     /** A dry run's total shows what would go, an execute run's what went (not "would drop 0" / "dropped 0"). */

@@ -20,7 +20,6 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Base of {@code flush-inlined-data} and {@code compact}: both run {@link CompactTables} (a plan over JDBC, then DuckLake's
@@ -34,7 +33,7 @@ abstract class EngineCommand extends MaintenanceCommand<CompactResult> {
     private final CompactMode mode;
 
     EngineCommand(CompactMode mode) {
-        super(mode.operation());
+        super(mode.operation(), CompactResult.class);
         this.mode = mode;
     }
 
@@ -123,10 +122,5 @@ abstract class EngineCommand extends MaintenanceCommand<CompactResult> {
     public List<String> totalFields(boolean dryRun) {
         return dryRun ? List.of("tables_with_work", "remaining_tables_with_work")
                 : List.of("tables_with_work", "tables_done", "tables_deferred", "calls_issued", "remaining_tables_with_work");
-    }
-
-    @Override
-    public Set<String> remainingFields() {
-        return Set.of("remaining_tables_with_work");
     }
 }

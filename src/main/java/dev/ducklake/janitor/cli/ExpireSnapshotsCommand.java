@@ -2,6 +2,7 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.maintain.OptionKind;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.MaintenanceOperation;
 import dev.ducklake.janitor.ops.ProgressListener;
@@ -19,7 +20,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /** {@code ducklake-janitor expire-snapshots}: parses flags, runs {@link ExpireSnapshots} through {@link MaintenanceRunner}, prints. */
 @Command(name = "expire-snapshots", mixinStandardHelpOptions = true,
@@ -38,9 +38,10 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
     static final String OPERATION = "expire-snapshots";
 
     public ExpireSnapshotsCommand() {
-        super(OPERATION);
+        super(OPERATION, ExpireSnapshotsResult.class);
     }
 
+    @StepOptions.Kind(OptionKind.DURATION_OR_INSTANT)
     @Option(names = "--older-than", paramLabel = "T",
             description = "Expire snapshots whose snapshot_time is strictly before T. T is an ISO-8601 instant with offset or Z "
                     + "(2026-11-30T12:00:00Z, fractional seconds allowed) or a duration counted back from the server's now() "
@@ -58,6 +59,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
                     + "Default: none.")
     List<Long> versions;
 
+    @StepOptions.Kind(OptionKind.DURATION)
     @Option(names = "--min-age", paramLabel = "D", defaultValue = "1h",
             description = "Never expire a snapshot younger than the duration D (30s, 40m, 12h, 7d, ...), whatever the other options "
                     + "say: an open DuckLake "
@@ -71,19 +73,12 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
     }
 
     /**
-     * Checks the criteria and sets expire-snapshots' own --batch-size range and default ({@code maintain} calls this
-     * on a command parsed from a step).
+     * Checks the criteria ({@code maintain} calls this on a command parsed from a step). A unit of work here is a
+     * snapshot: the --batch-size range and default are expire-snapshots' own ({@link Operations}).
      */
     @Override
     public void prepare() throws JanitorException {
         criteria();
-        // a unit of work here is a snapshot, not a table: expire-snapshots has its own --batch-size range and default
-        // (the inlined tables a batch drops stay within the lock budget separately, see ExpireBatch)
-        run.maxBatchSize = ExpireSnapshotsOptions.MAX_BATCH_SIZE;
-        run.batchUnit = "snapshots";
-        if (!spec.commandLine().getParseResult().hasMatchedOption("--batch-size")) {
-            run.batchSize = ExpireSnapshotsOptions.DEFAULT_BATCH_SIZE;
-        }
     }
 
     /** Checks the criteria flags before anything connects. */
@@ -112,7 +107,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
             throw new IllegalStateException("criteria were validated before the run", e);
         }
         return new ExpireSnapshots(conn, ExpireSnapshotsOptions.of(options, c.olderThan(), c.retainLast(), c.versions(), c.minAge())
-                .withBatchSize(run.batchSize), listener);
+                .withBatchSize(run.batchSize()), listener);
     }
 
     /** The per-run gauges pushed after a successful execute run (names as in the README). */
@@ -156,16 +151,6 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
                 "inlined_tables_dropped", "other_rows_deleted", "inlined_rows_deleted", "remaining_selected");
     }
 
-    @Override
-    public Set<String> remainingFields() {
-        return Set.of("remaining_selected");
-    }
-
-    @Override
-    public Set<String> notSummed() {
-        return Set.of("oldest_retained_snapshot", "newest_snapshot", "table_budget", "cutoff", "min_age_cutoff", "criterion",
-                "format_version");
-    }
 
     @Override
     public void printText(PrintWriter out, ConnectionSpec conn, ExpireSnapshotsResult r, boolean signalled) {

@@ -5,11 +5,10 @@ import picocli.CommandLine.Command;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-/** The top-level {@code ducklake-janitor} command; it only groups the subcommands. */
+/** The top-level {@code ducklake-janitor} command; it only groups the subcommands ({@link Operations} registers them). */
 @Command(name = "ducklake-janitor", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Maintains DuckLake catalogs stored in PostgreSQL, directly over JDBC (never through DuckDB's ATTACH).",
-        subcommands = {DropOrphanInlineTablesCommand.class, ExpireSnapshotsCommand.class, CheckCommand.class, PurgeOrphanStatsCommand.class, CleanupOldFilesCommand.class, DeleteOrphanFilesCommand.class, FlushInlinedDataCommand.class, CompactCommand.class, MaintainCommand.class, MetricsCommand.class, ServeCommand.class, DemoCommand.class,
-            BenchCommand.class, picocli.CommandLine.HelpCommand.class},
+        modelTransformer = Operations.Subcommands.class,
         footer = {"", "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 connection failed, 4 not a DuckLake catalog, "
             + "5 unsupported catalog format version, 6 unsafe catalog state, 7 advisory lock held, 8 permission denied, "
             + "9 database error after retries, 10 confirmation declined, 11 configuration error, 12 done with findings, "

@@ -29,8 +29,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /** {@code ducklake-janitor maintain}: reads the maintain configuration, runs the chain, prints one section per catalog and step. */
 @Command(name = "maintain", mixinStandardHelpOptions = true,
-        description = {"Runs a chain of maintenance steps (expire-snapshots, drop-orphan-inline-tables, purge-orphan-stats, "
-                + "flush-inlined-data, compact, cleanup-old-files, delete-orphan-files, check) on every catalog of a YAML configuration file, in the order the "
+        description = {"Runs a chain of maintenance steps (" + MaintainCommand.STEPS + ") on every catalog of a YAML configuration file, in the order the "
                 + "file's 'maintain:' section lists them, through the same code as the single commands. Each step takes the "
                 + "advisory lock itself and pushes its outcome to the Pushgateway with its own 'operation' label.",
             "One catalog's failure never stops the others. Within a schema, a failure that makes the catalog unusable "
@@ -51,6 +50,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class MaintainCommand implements Callable<Integer> {
 
     static final String OPERATION = "maintain";
+
+    /** Stands for the steps in the description; {@link Operations} puts the names of its steps there, in the chain's order. */
+    static final String STEPS = "{steps}";
 
     @ParentCommand
     JanitorCommand parent;

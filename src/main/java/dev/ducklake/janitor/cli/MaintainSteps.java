@@ -16,7 +16,6 @@ import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckResult;
 import dev.ducklake.janitor.ops.check.CheckRules;
-import dev.ducklake.janitor.ops.compact.CompactMode;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.LockBudget;
 import dev.ducklake.janitor.storage.StorageLocation;
@@ -67,8 +66,8 @@ final class MaintainSteps {
     }
 
     /**
-     * The registry, in the chain's natural order (DuckLake's CHECKPOINT, with the janitor's own steps where they must run:
-     * the leak dropped before anything ATTACHes).
+     * The registry: the steps of {@link Operations}, in the chain's order, each with its command's flags as its options
+     * ({@link StepOptions}).
      *
      * @param listener a progress listener for the step running on the calling thread
      * @param fileLines where the storage steps' per-file lines go (stderr: stdout holds the result)
@@ -76,44 +75,15 @@ final class MaintainSteps {
      */
     static Map<String, MaintenanceStep> registry(Supplier<ProgressListener> listener, PrintWriter fileLines) {
         Map<String, MaintenanceStep> r = new LinkedHashMap<>();
-        // the runtime's timeouts, as every execute command has them
-        Map<String, OptionKind> timeouts = Map.of("statement-timeout", OptionKind.DURATION, "lock-timeout", OptionKind.DURATION,
-                "reconnect-timeout", OptionKind.DURATION);
-        Map<String, OptionKind> expire = new LinkedHashMap<>(timeouts);
-        expire.putAll(Map.of("older-than", OptionKind.DURATION_OR_INSTANT, "retain-last", OptionKind.POSITIVE_INT,
-                "versions", OptionKind.ID_LIST, "min-age", OptionKind.DURATION));
-        add(r, new CommandStep(ExpireSnapshotsCommand.OPERATION, expire, listener, fileLines, StoreUse.NONE));
-        Map<String, OptionKind> drop = new LinkedHashMap<>(timeouts);
-        drop.put("include-unregistered", OptionKind.BOOLEAN);
-        drop.put("include-nonempty", OptionKind.BOOLEAN);
-        add(r, new CommandStep(DropOrphanInlineTablesCommand.OPERATION, drop, listener, fileLines, StoreUse.NONE));
-        add(r, new CommandStep(PurgeOrphanStatsCommand.OPERATION, timeouts, listener, fileLines, StoreUse.NONE));
-        // issue 26: the Parquet half of CHECKPOINT through DuckLake's own functions (after the drop step: a leaked schema
-        // is refused before ATTACH, exit 20; a missing DuckDB driver or extension is this step's exit 21, not the run's)
-        Map<String, OptionKind> engine = new LinkedHashMap<>(timeouts);
-        engine.putAll(Map.of("duckdb-extension-dir", OptionKind.TEXT, "duckdb-memory-limit", OptionKind.TEXT,
-                "duckdb-threads", OptionKind.POSITIVE_INT, "duckdb-temp-directory", OptionKind.TEXT,
-                "max-attach-inlined-tables", OptionKind.POSITIVE_INT, "max-attach-columns", OptionKind.POSITIVE_INT,
-                "max-tables", OptionKind.POSITIVE_INT));
-        engine.putAll(Map.of("s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT, "s3-path-style", OptionKind.BOOLEAN));
-        add(r, new CommandStep(CompactMode.FLUSH_INLINED_DATA.operation(), engine, listener, fileLines, StoreUse.ENGINE));
-        Map<String, OptionKind> compact = new LinkedHashMap<>(engine);
-        compact.putAll(Map.of("target-file-size", OptionKind.POSITIVE_INT, "delete-threshold", OptionKind.RATIO,
-                "max-input-files", OptionKind.POSITIVE_INT, "max-bytes", OptionKind.POSITIVE_INT));
-        add(r, new CommandStep(CompactMode.COMPACT.operation(), compact, listener, fileLines, StoreUse.ENGINE));
-        Map<String, OptionKind> cleanup = new LinkedHashMap<>(timeouts);
-        cleanup.putAll(Map.of("data-path", OptionKind.TEXT, "s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT,
-                "s3-path-style", OptionKind.BOOLEAN, "older-than", OptionKind.DURATION_OR_INSTANT, "min-age", OptionKind.DURATION,
-                "no-consult-server", OptionKind.BOOLEAN));
-        cleanup.put("allow-short-retention", OptionKind.BOOLEAN);
-        add(r, new CommandStep(CleanupOldFilesCommand.OPERATION, cleanup, listener, fileLines, StoreUse.FILES));
-        Map<String, OptionKind> orphans = new LinkedHashMap<>(cleanup);
-        orphans.put("max-orphan-ratio", OptionKind.RATIO);
-        orphans.put("allow-root-data-path", OptionKind.BOOLEAN);
-        orphans.put("include-puffin", OptionKind.BOOLEAN);
-        orphans.put("allow-unknown-table-folders", OptionKind.BOOLEAN);
-        add(r, new CommandStep(DeleteOrphanFilesCommand.OPERATION, orphans, listener, fileLines, StoreUse.FILES));
-        add(r, new CheckStep(fileLines));
+        CommandLine root = new CommandLine(new JanitorCommand(Map.of()));
+        for (Operations.Operation o : Operations.steps()) {
+            Map<String, OptionKind> options = StepOptions.of(root.getSubcommands().get(o.name()).getCommandSpec());
+            // check is read-only and not an OperationAdapter; an engine step's DuckDB reaches the data path through httpfs
+            add(r, o.command() == CheckCommand.class ? new CheckStep(options, fileLines)
+                    : new CommandStep(o.name(), options, listener, fileLines,
+                            StorageCommand.class.isAssignableFrom(o.command()) ? StoreUse.FILES
+                                    : EngineCommand.class.isAssignableFrom(o.command()) ? StoreUse.ENGINE : StoreUse.NONE));
+        }
         return r;
     }
 
@@ -201,9 +171,13 @@ final class MaintainSteps {
      */
     static final class CheckStep implements MaintenanceStep {
 
+        private final Map<String, OptionKind> options;
         private final PrintWriter fileLines;
 
-        CheckStep(PrintWriter fileLines) {
+        CheckStep(Map<String, OptionKind> commandOptions, PrintWriter fileLines) {
+            Map<String, OptionKind> o = new LinkedHashMap<>(commandOptions);
+            o.put(FAIL_ON, OptionKind.SEVERITY);
+            this.options = Map.copyOf(o);
             this.fileLines = fileLines;
         }
 
@@ -214,10 +188,7 @@ final class MaintainSteps {
 
         @Override
         public Map<String, OptionKind> options() {
-            return Map.of("statement-timeout", OptionKind.DURATION, "max-examples", OptionKind.POSITIVE_INT,
-                    "bloat-min-dead-rows", OptionKind.POSITIVE_INT, "bloat-dead-ratio", OptionKind.RATIO,
-                    FAIL_ON, OptionKind.SEVERITY, "storage", OptionKind.BOOLEAN, "data-path", OptionKind.TEXT,
-                    "s3-region", OptionKind.TEXT, "s3-endpoint", OptionKind.TEXT, "s3-path-style", OptionKind.BOOLEAN);
+            return options;
         }
 
         /** The step's own option (not a flag of the check command): the lowest severity that makes the step exit 12. */
@@ -320,9 +291,10 @@ final class MaintainSteps {
             try {
                 MaintenanceCommand<?> cmd = (MaintenanceCommand<?>) parse(args(name, step), fileLines);
                 cmd.prepare();
-                if (cmd.run.batchSize > cmd.run.maxBatchSize) {
-                    throw tree.error(path + ".batch-size", "must be between 1 and " + cmd.run.maxBatchSize + " " + cmd.run.batchUnit
-                            + ", got " + cmd.run.batchSize);
+                Operations.BatchUnit unit = cmd.run.batchUnit();
+                if (unit != null && cmd.run.batchSize() > unit.maximum()) {
+                    throw tree.error(path + ".batch-size", "must be between 1 and " + unit.maximum() + " " + unit.noun()
+                            + ", got " + cmd.run.batchSize());
                 }
                 runOptions(step, cmd, "public", false, null, RunOptions.DEFAULT_LOCK_NAME).validate();
             } catch (CommandLine.ParameterException e) {
@@ -338,7 +310,7 @@ final class MaintainSteps {
             RunOptions d = RunOptions.defaults();
             return d.withMetadataSchema(schema)
                     .withDryRun(dryRun)
-                    .withBatchSize(Math.min(cmd.run.batchSize, LockBudget.MAX_BATCH))
+                    .withBatchSize(Math.min(cmd.run.batchSize(), LockBudget.MAX_BATCH))
                     .withMaxBatches(s.<Long>option("max-batches", 0L).intValue())
                     .withRunBudget(budget)
                     .withStatementTimeout(s.option("statement-timeout", d.statementTimeout()))

@@ -23,14 +23,21 @@ abstract class MaintenanceCommand<R extends MaintenanceResult> extends CatalogCo
     PushOptions push;
 
     private final String operation;
+    private final Class<R> resultType;
 
-    MaintenanceCommand(String operation) {
+    MaintenanceCommand(String operation, Class<R> resultType) {
         this.operation = operation;
+        this.resultType = resultType;
     }
 
     @Override
     public final String operation() {
         return operation;
+    }
+
+    @Override
+    public final Class<R> resultType() {
+        return resultType;
     }
 
     /**

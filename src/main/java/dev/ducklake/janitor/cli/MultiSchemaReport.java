@@ -1,12 +1,18 @@
 package dev.ducklake.janitor.cli;
 
+import com.fasterxml.jackson.databind.BeanDescription;
+import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.ops.Figure;
 import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.RunFigures;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 
 import java.io.PrintWriter;
+import java.lang.annotation.Annotation;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -21,9 +27,6 @@ import java.util.Set;
  * @param <R> the operation's result
  */
 final class MultiSchemaReport<R extends MaintenanceResult> {
-
-    /** Generic result fields that are not summed into the total. */
-    private static final Set<String> NOT_SUMMED = Set.of("batch_size_requested", "batch_size_start", "batch_size_final");
 
     /**
      * One schema's outcome: a result, or the error that stopped it.
@@ -46,6 +49,10 @@ final class MultiSchemaReport<R extends MaintenanceResult> {
     private final List<Outcome<R>> outcomes;
     private final List<String> notRun;
     private final int signalExit;
+    /** The result's numbers that are not counts ({@link Figure.NotSummed}, the generic figures' too), by JSON name. */
+    private final Set<String> notSummed;
+    /** The result's figures of what is left ({@link Figure.Remaining}), by JSON name. */
+    private final Set<String> remaining;
 
     /**
      * @param signalExit the exit code of the signal that stopped the run (130, 143), or 0 when none did
@@ -57,6 +64,25 @@ final class MultiSchemaReport<R extends MaintenanceResult> {
         this.outcomes = outcomes;
         this.notRun = notRun;
         this.signalExit = signalExit;
+        this.notSummed = new HashSet<>(figures(adapter.resultType(), Figure.NotSummed.class));
+        this.notSummed.addAll(figures(RunFigures.class, Figure.NotSummed.class));
+        this.remaining = figures(adapter.resultType(), Figure.Remaining.class);
+    }
+
+    /**
+     * @param type a result record (or its generic figures)
+     * @param kind a {@link Figure} annotation
+     * @return the JSON names of its components that carry it
+     */
+    private static Set<String> figures(Class<?> type, Class<? extends Annotation> kind) {
+        BeanDescription d = Render.JSON.getSerializationConfig().introspect(Render.JSON.constructType(type));
+        Set<String> names = new HashSet<>();
+        for (BeanPropertyDefinition p : d.findProperties()) {
+            if (p.hasGetter() && p.getGetter().hasAnnotation(kind) || p.hasField() && p.getField().hasAnnotation(kind)) {
+                names.add(p.getName());
+            }
+        }
+        return names;
     }
 
     /**
@@ -113,7 +139,7 @@ final class MultiSchemaReport<R extends MaintenanceResult> {
 
     /**
      * @return every count of the successful results summed (booleans, lists and batch sizes are not); what is left
-     *     ({@link OperationAdapter#remainingFields()}) is null when some schema did not run, since nobody looked
+     *     ({@link Figure.Remaining}) is null when some schema did not run, since nobody looked
      */
     Map<String, Object> total() {
         Map<String, Object> total = new LinkedHashMap<>();
@@ -126,7 +152,7 @@ final class MultiSchemaReport<R extends MaintenanceResult> {
                 continue;
             }
             for (Map.Entry<String, Object> e : fields(o.result()).entrySet()) {
-                if (NOT_SUMMED.contains(e.getKey()) || adapter.notSummed().contains(e.getKey())) {
+                if (notSummed.contains(e.getKey())) {
                     continue;
                 }
                 if (e.getValue() instanceof Double d) {
@@ -137,7 +163,7 @@ final class MultiSchemaReport<R extends MaintenanceResult> {
             }
         }
         if (!notRun.isEmpty()) {
-            for (String key : adapter.remainingFields()) {
+            for (String key : remaining) {
                 total.put(key, null);
             }
         }

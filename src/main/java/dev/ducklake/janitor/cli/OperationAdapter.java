@@ -2,6 +2,7 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
+import dev.ducklake.janitor.ops.Figure;
 import dev.ducklake.janitor.ops.MaintenanceOperation;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.ProgressListener;
@@ -11,7 +12,6 @@ import dev.ducklake.janitor.pg.ConnectionSpec;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What the generic {@link MaintenanceRunner} needs from one maintenance command: how to build the operation for
@@ -23,6 +23,12 @@ interface OperationAdapter<R extends MaintenanceResult> {
 
     /** @return the command name, also the {@code operation} of the JSON and the Pushgateway */
     String operation();
+
+    /**
+     * @return the result record: a multi-schema total sums its counts, and reads from its {@link Figure} annotations
+     *     which numbers are not counts and which say what is left
+     */
+    Class<R> resultType();
 
     /**
      * Turns the command's own parsed flags into its operation's options, checking them (called once before
@@ -88,17 +94,10 @@ interface OperationAdapter<R extends MaintenanceResult> {
 
     /**
      * @param dryRun whether the runs were dry runs
-     * @return the result fields (snake_case JSON names) printed as the total of a multi-schema text output
+     * @return the result fields (snake_case JSON names) printed as the total of a multi-schema text output, in order
+     *     (TotalFieldsTest checks that each is a JSON field of {@link #resultType()} in a run of that kind)
      */
     List<String> totalFields(boolean dryRun);
-
-    /**
-     * @return result fields (snake_case) that say what is left (not what was done): unknown in a multi-schema total
-     *     when some schema did not run
-     */
-    default Set<String> remainingFields() {
-        return Set.of();
-    }
 
     /**
      * @param result a completed run's result
@@ -107,10 +106,5 @@ interface OperationAdapter<R extends MaintenanceResult> {
      */
     default int exitCode(R result) {
         return 0;
-    }
-
-    /** @return result fields (snake_case) that are not summed into a multi-schema total, besides the batch sizes */
-    default Set<String> notSummed() {
-        return Set.of();
     }
 }

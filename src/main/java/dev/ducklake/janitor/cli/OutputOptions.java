@@ -3,6 +3,7 @@ package dev.ducklake.janitor.cli;
 import picocli.CommandLine.Option;
 
 /** The --output mixin of commands that print a result (text or one JSON document on stdout). */
+@StepOptions.CliOnly
 public final class OutputOptions {
 
     /** Output format. */

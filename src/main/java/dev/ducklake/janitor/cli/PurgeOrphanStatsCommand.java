@@ -16,7 +16,6 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /** {@code ducklake-janitor purge-orphan-stats}: parses flags, runs {@link PurgeOrphanStats} through {@link MaintenanceRunner}. */
 @Command(name = "purge-orphan-stats", mixinStandardHelpOptions = true,
@@ -35,7 +34,7 @@ public final class PurgeOrphanStatsCommand extends MaintenanceCommand<PurgeOrpha
     static final String OPERATION = "purge-orphan-stats";
 
     public PurgeOrphanStatsCommand() {
-        super(OPERATION);
+        super(OPERATION, PurgeOrphanStatsResult.class);
     }
 
     @Override
@@ -92,15 +91,5 @@ public final class PurgeOrphanStatsCommand extends MaintenanceCommand<PurgeOrpha
     public List<String> totalFields(boolean dryRun) {
         return dryRun ? List.of("orphan_rows_total", "rows_would_delete_total", "remaining")
                 : List.of("orphan_rows_total", "rows_deleted_total", "table_ids_purged", "data_file_ids_purged", "remaining");
-    }
-
-    @Override
-    public Set<String> remainingFields() {
-        return Set.of("remaining");
-    }
-
-    @Override
-    public Set<String> notSummed() {
-        return Set.of("batch_seconds_median", "batch_seconds_max");
     }
 }

@@ -13,6 +13,7 @@ import java.util.Map;
  * Pushgateway options shared by maintenance commands: where to push the run's outcome, under which job and catalog
  * label. Builds a {@link MaintenanceRunReporter}; dry runs get a reporter that pushes nothing.
  */
+@StepOptions.CliOnly
 public final class PushOptions {
 
     /** Environment variable read when --pushgateway-url is not given. */

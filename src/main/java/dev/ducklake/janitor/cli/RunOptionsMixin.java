@@ -3,28 +3,36 @@ package dev.ducklake.janitor.cli;
 import dev.ducklake.janitor.Durations;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.maintain.OptionKind;
 import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.pg.LockBudget;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.time.Duration;
 import java.util.Locale;
 
 /**
  * The run-options mixin of every maintenance command: the flags of {@link RunOptions} (defaults are its
- * constants), {@code --all-metadata-schemas}, {@code --dry-run} and {@code --yes}. Descriptions that depend on
+ * constants), {@code --all-metadata-schemas}, {@code --dry-run} and {@code --yes}. The range and default of
+ * {@code --batch-size} are the operation's ({@link Operations.BatchUnit}). Descriptions that depend on
  * what a unit of work is carry a {@code descriptionKey}; a command overrides them in its resource bundle
  * ({@code @Command(resourceBundle = …)}), e.g. "Tables dropped per transaction".
  */
 public final class RunOptionsMixin {
 
+    @StepOptions.CliOnly
     @Option(names = "--dry-run", descriptionKey = "dry-run",
             description = "Report what would be done; no DDL, no DML, no advisory lock. Default: off.")
     boolean dryRun;
 
+    @StepOptions.CliOnly
     @Option(names = "--yes", description = "Do not ask for confirmation on a terminal. Default: off (asks only when run on a terminal).")
     boolean yes;
 
+    @StepOptions.CliOnly
     @Option(names = "--all-metadata-schemas",
             description = "Run on every schema of the database that holds a DuckLake catalog (a ducklake_metadata table with "
                     + "a 'version' key), one after the other; not with --metadata-schema. To run on some schemas in turn, give "
@@ -36,13 +44,9 @@ public final class RunOptionsMixin {
                     + "lock budget. Default: ${DEFAULT-VALUE}.")
     int batchSize = RunOptions.DEFAULT_BATCH_SIZE;
 
-    /**
-     * Largest --batch-size this command accepts and the unit it counts; a command whose unit of work is not a
-     * table (expire-snapshots: snapshots) sets its own before {@link #toRunOptions}. The shared {@link RunOptions}
-     * never receives more than {@link LockBudget#MAX_BATCH}; such a command reads {@link #batchSize} itself.
-     */
-    int maxBatchSize = LockBudget.MAX_BATCH;
-    String batchUnit = "tables";
+    /** The command this mixin is part of (its operation's {@link Operations.BatchUnit}). */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
 
     @Option(names = "--max-batches", paramLabel = "N",
             description = "Stop after N batches (N >= 1); the next run resumes. Default: no limit.")
@@ -55,20 +59,24 @@ public final class RunOptionsMixin {
                     + "Default: unbounded.")
     String runBudget;
 
+    @StepOptions.Kind(OptionKind.DURATION)
     @Option(names = "--statement-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_STATEMENT_TIMEOUT_SECONDS,
             description = "statement_timeout set for each batch, in seconds (0 = none). Default: ${DEFAULT-VALUE}.")
     double statementTimeout;
 
+    @StepOptions.Kind(OptionKind.DURATION)
     @Option(names = "--lock-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_LOCK_TIMEOUT_SECONDS,
             descriptionKey = "lock-timeout",
             description = "lock_timeout set for each batch, in seconds (0 = none). Default: ${DEFAULT-VALUE}.")
     double lockTimeout;
 
+    @StepOptions.Kind(OptionKind.DURATION)
     @Option(names = "--reconnect-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_RECONNECT_TIMEOUT_SECONDS,
             description = "How long to keep reconnecting (with backoff from 1 s to 10 s) after the connection is lost "
                     + "mid-run, in seconds. Default: ${DEFAULT-VALUE}.")
     double reconnectTimeout;
 
+    @StepOptions.CliOnly
     @Option(names = "--lock-name", paramLabel = "NAME", defaultValue = RunOptions.DEFAULT_LOCK_NAME,
             description = "Advisory lock taken by execute runs (pg_try_advisory_lock(hashtext(NAME))); a run refuses to start while "
                     + "another session holds it. Default: ${DEFAULT-VALUE}.")
@@ -86,8 +94,10 @@ public final class RunOptionsMixin {
         if (allMetadataSchemas && !catalog.metadataSchemas.isEmpty()) {
             throw usage("--all-metadata-schemas and --metadata-schema exclude each other: give one or the other.");
         }
-        if (batchSize < 1 || batchSize > maxBatchSize) {
-            throw usage("--batch-size must be between 1 and " + maxBatchSize + " " + batchUnit + ", got " + batchSize + ".");
+        Operations.BatchUnit unit = batchUnit();
+        int size = batchSize();
+        if (unit != null && (size < 1 || size > unit.maximum())) {
+            throw usage("--batch-size must be between 1 and " + unit.maximum() + " " + unit.noun() + ", got " + size + ".");
         }
         if (maxBatches != null && maxBatches < 1) {
             throw usage("--max-batches must be 1 or more, got " + maxBatches + " (leave it out for no limit).");
@@ -95,7 +105,7 @@ public final class RunOptionsMixin {
         RunOptions options = RunOptions.defaults()
                 .withMetadataSchema(catalog.metadataSchema)
                 .withDryRun(dryRun)
-                .withBatchSize(Math.min(batchSize, LockBudget.MAX_BATCH))
+                .withBatchSize(Math.min(size, LockBudget.MAX_BATCH))
                 .withMaxBatches(maxBatches == null ? 0 : maxBatches)
                 .withRunBudget(runBudget())
                 .withStatementTimeout(pgTimeout("--statement-timeout", statementTimeout))
@@ -107,6 +117,22 @@ public final class RunOptionsMixin {
         }
         options.validate();
         return options;
+    }
+
+    /** @return what this command's --batch-size counts ({@link Operations}), or null for a command without one */
+    Operations.BatchUnit batchUnit() {
+        return Operations.of(mixee.userObject().getClass()).batch();
+    }
+
+    /**
+     * @return the batch size of this run: --batch-size as given, else the operation's default; the shared
+     *     {@link RunOptions} never receives more than {@link LockBudget#MAX_BATCH}: a command whose unit allows more
+     *     (expire-snapshots) reads this itself
+     */
+    int batchSize() {
+        Operations.BatchUnit unit = batchUnit();
+        CommandLine.ParseResult given = mixee.commandLine() == null ? null : mixee.commandLine().getParseResult();
+        return unit == null || given != null && given.hasMatchedOption("--batch-size") ? batchSize : unit.defaultSize();
     }
 
     /** @return whether the run covers several schemas (--all-metadata-schemas or --metadata-schema twice or more) */

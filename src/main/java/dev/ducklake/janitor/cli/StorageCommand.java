@@ -37,8 +37,8 @@ abstract class StorageCommand<R extends MaintenanceResult> extends MaintenanceCo
      */
     ConsultOptions configConsult;
 
-    StorageCommand(String operation) {
-        super(operation);
+    StorageCommand(String operation, Class<R> resultType) {
+        super(operation, resultType);
     }
 
     @Override

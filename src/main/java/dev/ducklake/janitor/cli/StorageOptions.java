@@ -2,6 +2,7 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.maintain.OptionKind;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.storage.FileStore;
@@ -23,11 +24,13 @@ public final class StorageOptions {
     @Mixin
     StoreOptions store;
 
+    @StepOptions.Kind(OptionKind.DURATION_OR_INSTANT)
     @Option(names = "--older-than", paramLabel = "AGE",
             description = "Age limit: a duration (2d, 36h, 90m, 1w, P2D, '2 days') or an ISO-8601 instant with an offset "
                     + "(2026-11-30T00:00:00Z). Default: the catalog's delete_older_than option, else 2 days (as DuckLake).")
     String olderThan;
 
+    @StepOptions.Kind(OptionKind.DURATION)
     @Option(names = "--min-age", paramLabel = "AGE",
             description = "Floor for --older-than, same spellings as a duration: an --older-than younger than this is refused "
                     + "(a catalog option younger than this is raised to it). Negative values are refused; below the command's "
@@ -41,6 +44,7 @@ public final class StorageOptions {
                     + "(allow_short_retention) and on pushed gauges (label short_retention). Default: off.")
     boolean allowShortRetention;
 
+    @StepOptions.CliOnly
     @Option(names = "--delete-concurrency", paramLabel = "N",
             description = "Delete calls in flight at once (1 to 64): S3 DeleteObjects requests of up to 1,000 keys, local "
                     + "unlinks in pieces. 1 deletes one call at a time. The store's answers stay exact per file (a queue row "

@@ -8,7 +8,8 @@ import java.util.Map;
  * One step of the maintain chain: an adapter from a YAML option map to the library call of an operation (the same call
  * its command makes; no second implementation) and back to a result.
  *
- * <p>Adding an operation is: declare its options ({@link #options()}), build its Options record from
+ * <p>Adding an operation is: declare its options ({@link #options()}; the CLI's steps read them from their command's
+ * picocli model, one line of the CLI's operation list registers the step), build its Options record from
  * {@link StepConfig#options()} in {@link #validate} (so that bad combinations fail before anything runs), call its engine
  * in {@link #run}, and return the result with the gauges its command pushes.
  */

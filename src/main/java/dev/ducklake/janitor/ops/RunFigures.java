@@ -24,9 +24,9 @@ import java.util.List;
  * @param warningsTotal how many warnings were raised
  */
 public record RunFigures(int batches, int retries, int reconnects,
-                         @JsonInclude(JsonInclude.Include.NON_DEFAULT) int batchSizeRequested,
-                         @JsonInclude(JsonInclude.Include.NON_DEFAULT) int batchSizeStart,
-                         @JsonInclude(JsonInclude.Include.NON_DEFAULT) int batchSizeFinal, @JsonIgnore StopReason stopReason, double elapsedSeconds,
+                         @JsonInclude(JsonInclude.Include.NON_DEFAULT) @Figure.NotSummed int batchSizeRequested,
+                         @JsonInclude(JsonInclude.Include.NON_DEFAULT) @Figure.NotSummed int batchSizeStart,
+                         @JsonInclude(JsonInclude.Include.NON_DEFAULT) @Figure.NotSummed int batchSizeFinal, @JsonIgnore StopReason stopReason, double elapsedSeconds,
                          List<String> warnings, boolean warningsTruncated, long warningsTotal) {
 
     /** Why a run ended. */

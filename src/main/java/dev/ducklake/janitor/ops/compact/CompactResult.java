@@ -2,6 +2,7 @@ package dev.ducklake.janitor.ops.compact;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.ducklake.janitor.ops.Figure;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
 
@@ -36,6 +37,6 @@ import java.util.Map;
 public record CompactResult(String schema, String formatVersion, String mode, boolean dryRun, String duckdbVersion,
                             Map<String, String> extensionVersions, AttachCost attachCost, long tablesScanned, long tablesWithWork,
                             long tablesDone, long tablesDeferred, long callsIssued, long inlinedRows, long mergeInputFiles,
-                            long rewriteFiles, long inputBytes, long inputBytesTaken, long remainingTablesWithWork, List<TableOutcome> tables,
+                            long rewriteFiles, long inputBytes, long inputBytesTaken, @Figure.Remaining long remainingTablesWithWork, List<TableOutcome> tables,
                             @JsonUnwrapped RunFigures run) implements MaintenanceResult {
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.ducklake.janitor.ops.DoneOrWould;
+import dev.ducklake.janitor.ops.Figure;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
@@ -63,14 +64,14 @@ import java.util.Map;
  * @param inventoryStatFailed inventory candidates kept because the stat confirming them failed
  */
 public record DeleteOrphanFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
-                                      List<String> catalogsConsulted, long knownPaths, long unresolvedKnownRows, long listed,
+                                      List<String> catalogsConsulted, @Figure.NotSummed long knownPaths, long unresolvedKnownRows, long listed,
                                       long keptKnown, long keptByName, long keptYoung, long keptNonCanonical, long candidates, long candidateBytes,
                                       @JsonIgnore long deleted, @JsonIgnore long bytesDeleted, @JsonIgnore long failed,
                                       long keptRegisteredDuringRun, boolean allowShortRetention,
                                       List<String> findings, long findingsTotal,
                                       @JsonUnwrapped RunFigures run, List<String> excludedCatalogSchemas,
                                       List<ConsultedCatalogs.NotConsulted> databasesNotConsulted, List<String> unknownTableFolders,
-                                      long unknownTableFoldersTotal, long leftToOtherSchemas, String stoppedDuring,
+                                      @Figure.NotSummed long unknownTableFoldersTotal, long leftToOtherSchemas, String stoppedDuring,
                                       String listingSource, long inventoryEntries, long inventoryGone,
                                       long inventoryModified, long inventoryStatFailed)
         implements MaintenanceResult {

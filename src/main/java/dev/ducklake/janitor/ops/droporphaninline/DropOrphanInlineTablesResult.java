@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.ducklake.janitor.ops.DoneOrWould;
+import dev.ducklake.janitor.ops.Figure;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
 
@@ -73,13 +74,13 @@ public record DropOrphanInlineTablesResult(String schema, String formatVersion, 
                                            long orphanRows, long orphanTablesPresent, long orphanNonempty,
                                            long keptByNameGuard, long keptNotATable, @JsonIgnore long dropped,
                                            @JsonIgnore long rowsDeleted, @JsonIgnore long missingTables,
-                                           @JsonIgnore long skippedNonempty, @JsonIgnore long skippedLocked, long remaining,
+                                           @JsonIgnore long skippedNonempty, @JsonIgnore long skippedLocked, @Figure.Remaining long remaining,
                                            @JsonUnwrapped RunFigures run,
                                            long unregisteredOrphans, long inlinedDeleteOrphans, long inlinedDeleteLive,
                                            long unregisteredNonempty, long unregisteredAnomalies, @JsonIgnore long wouldDrop,
                                            @JsonIgnore long droppedUnregistered, @JsonIgnore long droppedInlinedDelete,
                                            @JsonIgnore long droppedNonempty, @JsonIgnore long inlinedRowsDropped,
-                                           long remainingUnregistered, @JsonIgnore long skippedNonemptyRegistered,
+                                           @Figure.Remaining long remainingUnregistered, @JsonIgnore long skippedNonemptyRegistered,
                                            @JsonIgnore long skippedNonemptyUnregistered, @JsonIgnore long skippedNonemptyInlinedDelete,
                                            boolean unregisteredTablesTruncated, long unregisteredTablesTotal,
                                            boolean anomalyTablesTruncated, long anomalyTablesTotal,

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.ducklake.janitor.ops.DoneOrWould;
+import dev.ducklake.janitor.ops.Figure;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
 
@@ -48,8 +49,9 @@ public record ExpireSnapshotsResult(String schema, String formatVersion, boolean
                                     String cutoff, String minAgeCutoff, @JsonIgnore long snapshotsExpired,
                                     @JsonIgnore long dataFilesScheduled, @JsonIgnore long deleteFilesScheduled,
                                     @JsonIgnore long tablesRemoved, @JsonIgnore long inlinedTablesDropped,
-                                    @JsonIgnore long otherRowsDeleted, @JsonIgnore long inlinedRowsDeleted, Long oldestRetainedSnapshot,
-                                    long newestSnapshot, long remainingSelected, int tableBudget, List<Batch> batchList,
+                                    @JsonIgnore long otherRowsDeleted, @JsonIgnore long inlinedRowsDeleted, @Figure.NotSummed Long oldestRetainedSnapshot,
+                                    @Figure.NotSummed long newestSnapshot, @Figure.Remaining long remainingSelected,
+                                    @Figure.NotSummed int tableBudget, List<Batch> batchList,
                                     List<RemovedTable> removedTables, List<SnapshotRange> expiredRanges,
                                     @JsonUnwrapped RunFigures run) implements MaintenanceResult {
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.ducklake.janitor.ops.DoneOrWould;
+import dev.ducklake.janitor.ops.Figure;
 import dev.ducklake.janitor.ops.MaintenanceResult;
 import dev.ducklake.janitor.ops.RunFigures;
 
@@ -30,7 +31,8 @@ import java.util.Map;
 public record PurgeOrphanStatsResult(String schema, String formatVersion, boolean dryRun, Map<String, Long> orphanRows,
                                      @JsonIgnore Map<String, Long> rowsDeleted, long orphanRowsTotal,
                                      @JsonIgnore long rowsDeletedTotal, @JsonIgnore long tableIdsPurged,
-                                     @JsonIgnore long dataFileIdsPurged, long remaining, double batchSecondsMedian, double batchSecondsMax,
+                                     @JsonIgnore long dataFileIdsPurged, @Figure.Remaining long remaining, @Figure.NotSummed double batchSecondsMedian,
+                                     @Figure.NotSummed double batchSecondsMax,
                                      @JsonUnwrapped RunFigures run) implements MaintenanceResult {
 
     /**
