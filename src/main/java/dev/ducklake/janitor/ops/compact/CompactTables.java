@@ -142,6 +142,8 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                         // of 100,000 small files in bounded calls instead of one call per run
                         TableOutcome o = null;
                         TablePlan pass = p;
+                        // the passes' outputs get data_file_ids from here on: a later split pass leaves them out
+                        long newFilesFrom = p.partialMerge() ? nextFileId(run, info) : Long.MAX_VALUE;
                         while (true) {
                             bytesTaken += pass.inputBytes();
                             long committed = run.recorder().batches();
@@ -151,7 +153,7 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                             if (!"done".equals(step.status()) || !pass.partialMerge()) {
                                 break;
                             }
-                            TablePlan next = replan(run, info, p.tableId());
+                            TablePlan next = replan(run, info, p.tableId(), newFilesFrom);
                             if (next == null || !next.hasWork() || !progressed(pass, next) || !mayCall(run, next, calls, bytesTaken, false)) {
                                 break;
                             }
@@ -227,9 +229,14 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
         return after.mergeInputFiles() < before.mergeInputFiles() || after.rewriteFiles() < before.rewriteFiles();
     }
 
-    private TablePlan replan(MaintenanceRun run, CatalogInfo info, long tableId) throws JanitorException {
+    private TablePlan replan(MaintenanceRun run, CatalogInfo info, long tableId, long newFilesFrom) throws JanitorException {
         return run.queries().readOnly("planning " + options.mode().operation() + " again", options.run().statementTimeout(),
-                c -> new CompactionPlanner(c, info, options).planTable(tableId));
+                c -> new CompactionPlanner(c, info, options).planTable(tableId, newFilesFrom));
+    }
+
+    private long nextFileId(MaintenanceRun run, CatalogInfo info) throws JanitorException {
+        return run.queries().readOnly("reading the next data file id", options.run().statementTimeout(),
+                c -> new CompactionPlanner(c, info, options).nextFileId());
     }
 
     /** Formats whose layout the planner reads (ducklake_schema_versions.table_id exists from 0.4 on). */
