@@ -292,7 +292,8 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                 } catch (JanitorException | RuntimeException reset) {
                     // the call's failure is the one to report: the RESET's (e.g. the engine gone under both) rides along
                     e.addSuppressed(reset);
-                    run.recorder().warn("after the failure below, " + reset.getMessage());
+                    run.recorder().warn("the RESET after a failed call failed too (the call's error is reported): "
+                            + reset.getMessage());
                 }
             }
             throw e;
