@@ -5,14 +5,16 @@
 #   createdb many_100000; .venv-interop/bin/python src/test/python/many_files_catalog.py \
 #       "host=127.0.0.1 port=55501 dbname=many_100000 user=postgres" lake_meta /tmp/many-data/100000/ 100000
 #   PORT=55501 scripts/compact-many-files-bench.sh 100000 [25000 ...]
+# CAP=500 sets the capped run's --max-input-files; JAR=/path/ducklake-janitor.jar runs another build (e.g. the commit
+# before a change, for a before/after in one session).
 # For each N: three TEMPLATE copies of many_N; DuckLake's CHECKPOINT (DuckDB's default memory limit) on the first, the
-# janitor's compact with --max-input-files 2000 (capped passes) and without a cap on the others, each at -Xmx128m and
+# janitor's compact with --max-input-files $CAP (default 2000; capped passes) and without a cap on the others, each at -Xmx128m and
 # DuckDB's 192MiB default. Prints wall seconds, peak RSS (MiB, the whole process: JVM and DuckDB in one) and the live
 # files and rows left.
 set -u
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PORT="${PORT:-55501}"; SCHEMA=lake_meta
-JAR="$ROOT/target/ducklake-janitor.jar"; PY="$ROOT/.venv-interop/bin/python"
+JAR="${JAR:-$ROOT/target/ducklake-janitor.jar}"; PY="$ROOT/.venv-interop/bin/python"; CAP="${CAP:-2000}"
 EXT="$(dirname "$("$PY" -c 'import duckdb; print(duckdb.__file__)')")/.."
 P="psql -X -q -t -A -h 127.0.0.1 -p $PORT -U postgres"
 live() { $P -d "$1" -c "SELECT count(*) || ' files, ' || sum(record_count) || ' rows' FROM $SCHEMA.ducklake_data_file WHERE end_snapshot IS NULL"; }
@@ -34,7 +36,7 @@ con.execute(\"ATTACH 'ducklake:postgres:host=127.0.0.1 port=$PORT dbname=many_${
 con.execute('USE lake')
 con.execute('CHECKPOINT')"
   for c in b c; do
-    cap=(); [[ $c == b ]] && cap=(--max-input-files 2000)
+    cap=(); [[ $c == b ]] && cap=(--max-input-files "$CAP")
     measure "janitor-${cap[1]:-uncapped}" "many_${N}_$c" java -Xmx128m -jar "$JAR" compact --catalog \
       "postgresql://postgres@127.0.0.1:$PORT/many_${N}_$c" --metadata-schema $SCHEMA --yes --output json \
       --duckdb-extension-dir "$EXT" "${cap[@]}"

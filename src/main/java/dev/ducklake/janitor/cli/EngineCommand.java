@@ -102,10 +102,13 @@ abstract class EngineCommand extends MaintenanceCommand<CompactResult> {
         return String.format(Locale.ROOT, "%,d live files, %,d below %,d bytes; merge %,d files into %,d in %d group(s)%s; rewrite %,d "
                         + "files (%,d deleted rows, threshold %s); %,d input bytes", p.liveDataFiles(), p.smallFiles(), p.targetFileSize(), p.mergeInputFiles(),
                 p.mergeOutputFiles(), p.mergeGroups(), !p.partialMerge() ? ""
-                        : String.format(Locale.ROOT, " (this call at most %,d%s%s)", p.mergeInputFilesBound(),
+                        : String.format(Locale.ROOT, " (this call at most %,d%s%s%s)", p.mergeInputFilesBound(),
                                 p.maxCompactedFiles() == null ? "" : ": max_compacted_files " + p.maxCompactedFiles(),
                                 p.sessionTargetFileSize() == null || p.sessionTargetFileSize() >= p.targetFileSize() ? ""
-                                        : String.format(Locale.ROOT, ", steps split at a target of %,d bytes", p.sessionTargetFileSize())),
+                                        : String.format(Locale.ROOT, ", steps split at a target of %,d bytes", p.sessionTargetFileSize()),
+                                p.maxFileSize() == null ? ""
+                                        : String.format(Locale.ROOT, ", only files below %,d bytes (earlier passes' outputs left out)",
+                                                p.maxFileSize())),
                 p.rewriteFiles(), p.rewriteDeletedRows(), p.deleteThreshold(), p.inputBytes());
     }
 

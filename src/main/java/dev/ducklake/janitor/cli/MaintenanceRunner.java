@@ -131,7 +131,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                 if (exit != ExitCodes.OK) {
                     doc.put("status", exit == Reason.FINDINGS.exitCode() ? "findings" : "error");
                 } else if (result.cutShort()) {
-                    // the run budget ended a storage call: what was done so far, exit 0 as for any budget stop
+                    // the run budget ended a storage or DuckLake call: what was done so far, exit 0 as for any budget stop
                     doc.put("status", "stopped");
                 }
                 doc.put("exit_code", exit);

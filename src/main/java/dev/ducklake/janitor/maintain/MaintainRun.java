@@ -406,7 +406,7 @@ public final class MaintainRun {
     }
 
     /**
-     * A step that ran while the stop came (or whose store call its run budget cut short) is {@link Status#stopped},
+     * A step that ran while the stop came (or whose store or DuckLake call its run budget cut short) is {@link Status#stopped},
      * whatever it returned: its result counts what was done up to its safe point, not a completed run. A failure it
      * ended with keeps its reason and message.
      */
@@ -415,7 +415,8 @@ public final class MaintainRun {
         if (o.status() == Status.skipped || o.status() == Status.not_run || !(stopSeen || cutShort)) {
             return o;
         }
-        String why = stopSeen ? "stopped by SIGTERM/SIGINT at its next safe point" : "its run budget ran out during a store call";
+        String why = stopSeen ? "stopped by SIGTERM/SIGINT at its next safe point"
+                : "its run budget ran out during " + ((MaintenanceResult) o.result()).cutShortDuring();
         return new StepOutcome(o.catalog(), o.schema(), o.step(), Status.stopped, o.status() == Status.error ? o.reason() : null,
                 o.message() == null ? why : why + "; " + o.message(), o.result(), o.elapsedSeconds(), o.skipReason(),
                 o.lastSuccessAt(), o.nextDueAt());

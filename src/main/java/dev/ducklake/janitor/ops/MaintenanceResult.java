@@ -32,12 +32,17 @@ public interface MaintenanceResult {
     }
 
     /**
-     * @return whether the run was cut short inside a unit of work (a storage call ran out of the run budget or was
-     *     stopped): its counts are what was done so far, not the outcome of a completed pass. Default: false (the
+     * @return whether the run was cut short inside a unit of work (a storage call or a DuckLake call ran out of the run
+     *     budget or was stopped): its counts are what was done so far, not the outcome of a completed pass. Default: false (the
      *     batch loops stop between units only)
      */
     default boolean cutShort() {
         return false;
+    }
+
+    /** @return what a {@link #cutShort()} run was cut short in, for messages: "a store call" unless the result says */
+    default String cutShortDuring() {
+        return "a store call";
     }
 
     /** @return wall-clock duration of the run, seconds */

@@ -32,11 +32,23 @@ import java.util.Map;
  * @param remainingTablesWithWork tables with work after the run (planned again after an execute run; the dry run's plan otherwise)
  * @param tables every table with work, in plan order
  * @param run the generic figures (batches = calls, retries, elapsed, warnings), flattened into the JSON
+ * @param stoppedDuring null unless a stop request or the run budget cancelled a DuckLake call in flight:
+ *     {@value CompactTables#STOPPED_DURING_CALL} (DuckDB rolled the call back; its table is {@code stopped})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CompactResult(String schema, String formatVersion, String mode, boolean dryRun, String duckdbVersion,
                             Map<String, String> extensionVersions, AttachCost attachCost, long tablesScanned, long tablesWithWork,
                             long tablesDone, long tablesDeferred, long callsIssued, long inlinedRows, long mergeInputFiles,
                             long rewriteFiles, long inputBytes, long inputBytesTaken, @Figure.Remaining long remainingTablesWithWork, List<TableOutcome> tables,
-                            @JsonUnwrapped RunFigures run) implements MaintenanceResult {
+                            @JsonUnwrapped RunFigures run, String stoppedDuring) implements MaintenanceResult {
+
+    @Override
+    public boolean cutShort() {
+        return stoppedDuring != null;
+    }
+
+    @Override
+    public String cutShortDuring() {
+        return "a DuckLake call";
+    }
 }

@@ -34,8 +34,10 @@ import java.util.Map;
  * a bloated schema ({@link Reason#ATTACH_BLOATED}); plan; start DuckDB only when a table has work; then per table (at most
  * --max-tables) its calls in DuckLake CHECKPOINT's order (flush; merge, then rewrite), each in its own DuckDB transaction.
  * A transaction conflict (a writer committing at the same time) is retried by {@link RetryPolicy} with its backoff; the run
- * budget and the stop signal are checked before each call (a call in flight runs to its end). Each call commits on its
- * own, so a stopped or failed run leaves consistent tables: run it again. Afterwards the catalog is planned again for
+ * budget and the stop signal are checked before each call, and a call in flight is cancelled when a stop is requested or
+ * the budget runs out ({@link DuckLakeEngine#call(String, dev.ducklake.janitor.retry.Bounds)}: DuckDB rolls its
+ * transaction back, the table is {@code stopped} and the next run does it again; docs/stops-and-budgets.md). Each call
+ * commits on its own, so a stopped or failed run leaves consistent tables: run it again. Afterwards the catalog is planned again for
  * {@code remaining_tables_with_work}. A dry run plans and reports the exact calls; it takes no lock and starts no DuckDB.
  */
 public final class CompactTables extends StoppableOperation<CompactResult> {
@@ -43,6 +45,11 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
     private final ConnectionSpec spec;
     private final CompactOptions options;
     private final ProgressListener listener;
+    /** Set when the run's stop request or budget cancelled a DuckLake call in flight ({@link CompactResult#stoppedDuring}). */
+    private String stoppedDuring;
+
+    /** {@link CompactResult#stoppedDuring} of a run whose stop or budget cancelled a DuckLake call in flight. */
+    public static final String STOPPED_DURING_CALL = "ducklake_call";
 
     /**
      * @param spec where the catalog database is
@@ -135,22 +142,27 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                         // of 100,000 small files in bounded calls instead of one call per run
                         TableOutcome o = null;
                         TablePlan pass = p;
+                        // the passes' outputs get data_file_ids from here on: a later split pass leaves them out
+                        long newFilesFrom = p.partialMerge() ? nextFileId(run, info) : Long.MAX_VALUE;
                         while (true) {
                             bytesTaken += pass.inputBytes();
+                            long committed = run.recorder().batches();
                             TableOutcome step = execute(run, engine, pass);
-                            calls += pass.calls().size();
+                            calls += run.recorder().batches() - committed;
                             o = o == null ? step : o.then(step);
-                            if (!pass.partialMerge()) {
+                            if (!"done".equals(step.status()) || !pass.partialMerge()) {
                                 break;
                             }
-                            TablePlan next = replan(run, info, p.tableId());
+                            TablePlan next = replan(run, info, p.tableId(), newFilesFrom);
                             if (next == null || !next.hasWork() || !progressed(pass, next) || !mayCall(run, next, calls, bytesTaken, false)) {
                                 break;
                             }
                             pass = next;
                         }
                         outcomes.add(o);
-                        done++;
+                        if ("done".equals(o.status())) {
+                            done++;
+                        }
                     }
                 }
             }
@@ -159,7 +171,7 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                     plans.size(), work.size(), done, dry ? 0 : work.size() - done, calls,
                     work.stream().mapToLong(TablePlan::inlinedRows).sum(), work.stream().mapToLong(TablePlan::mergeInputFiles).sum(),
                     work.stream().mapToLong(TablePlan::rewriteFiles).sum(), work.stream().mapToLong(TablePlan::inputBytes).sum(),
-                    bytesTaken, remaining, List.copyOf(outcomes), run.figures());
+                    bytesTaken, remaining, List.copyOf(outcomes), run.figures(), stoppedDuring);
         } catch (SQLException e) {
             throw new JanitorException(Reason.DATABASE_ERROR, "Database error: " + spec.redact(e.getMessage()), e);
         }
@@ -217,9 +229,14 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
         return after.mergeInputFiles() < before.mergeInputFiles() || after.rewriteFiles() < before.rewriteFiles();
     }
 
-    private TablePlan replan(MaintenanceRun run, CatalogInfo info, long tableId) throws JanitorException {
+    private TablePlan replan(MaintenanceRun run, CatalogInfo info, long tableId, long newFilesFrom) throws JanitorException {
         return run.queries().readOnly("planning " + options.mode().operation() + " again", options.run().statementTimeout(),
-                c -> new CompactionPlanner(c, info, options).planTable(tableId));
+                c -> new CompactionPlanner(c, info, options).planTable(tableId, newFilesFrom));
+    }
+
+    private long nextFileId(MaintenanceRun run, CatalogInfo info) throws JanitorException {
+        return run.queries().readOnly("reading the next data file id", options.run().statementTimeout(),
+                c -> new CompactionPlanner(c, info, options).nextFileId());
     }
 
     /** Formats whose layout the planner reads (ducklake_schema_versions.table_id exists from 0.4 on). */
@@ -249,25 +266,61 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
         return null;
     }
 
-    /** Runs a table's calls, retrying transaction conflicts. */
-    private TableOutcome execute(MaintenanceRun run, DuckLakeEngine engine, TablePlan p) throws JanitorException {
+    /**
+     * Runs a table's calls, retrying transaction conflicts, at the table's session target when it has one (SET before,
+     * RESET after, also after a failure or a stop).
+     *
+     * @return {@code done}, or {@code stopped} when the run's stop request or budget ended the calls (a call cancelled
+     *     in flight and rolled back, or not started; the calls before it committed)
+     * @throws JanitorException DATABASE_ERROR when a call failed (after retries for conflicts) or DuckDB refused the SET
+     *     or RESET; a RESET that fails after a failed call is attached to the call's error as suppressed and warned about,
+     *     never thrown in its place
+     */
+    TableOutcome execute(MaintenanceRun run, DuckLakeEngine engine, TablePlan p) throws JanitorException {
         long t0 = System.nanoTime();
-        int attempts;
         List<String> output = new ArrayList<>();
         if (p.sessionTargetFileSize() != null) {
             setting(engine, p, DuckLakeCalls.setTargetFileSize(p.sessionTargetFileSize()));
         }
+        Calls c;
         try {
-            attempts = calls(run, engine, p, output);
-        } finally {
+            c = calls(run, engine, p, output);
+        } catch (JanitorException | RuntimeException e) {
             if (p.sessionTargetFileSize() != null) {
-                setting(engine, p, DuckLakeCalls.resetTargetFileSize());
+                try {
+                    setting(engine, p, DuckLakeCalls.resetTargetFileSize());
+                } catch (JanitorException | RuntimeException reset) {
+                    // the call's failure is the one to report: the RESET's (e.g. the engine gone under both) rides along
+                    e.addSuppressed(reset);
+                    run.recorder().warn("the RESET after a failed call failed too (the call's error is reported): "
+                            + reset.getMessage());
+                }
             }
+            throw e;
+        }
+        if (p.sessionTargetFileSize() != null) {
+            setting(engine, p, DuckLakeCalls.resetTargetFileSize());
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
+        if (c.cancelledInFlight()) {
+            stoppedDuring = STOPPED_DURING_CALL;
+        }
+        if (c.stopped()) {
+            return new TableOutcome(p, "stopped", c.attempts(), seconds, List.copyOf(output));
+        }
         run.recorder().info(String.format(Locale.ROOT, "%s.%s: %s in %.2f s%s", p.schemaName(), p.tableName(),
                 String.join(", ", p.reasons()), seconds, output.isEmpty() ? "" : " -> " + output));
-        return new TableOutcome(p, "done", attempts, seconds, List.copyOf(output));
+        return new TableOutcome(p, "done", c.attempts(), seconds, List.copyOf(output));
+    }
+
+    /**
+     * What a table's calls did.
+     *
+     * @param attempts attempts made, retries included
+     * @param stopped whether the run's stop request or budget ended them before the last one committed
+     * @param cancelledInFlight whether that stop cancelled a call in flight (rolled back)
+     */
+    private record Calls(int attempts, boolean stopped, boolean cancelledInFlight) {
     }
 
     private static void setting(DuckLakeEngine engine, TablePlan p, String sql) throws JanitorException {
@@ -279,37 +332,60 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
         }
     }
 
-    /** Issues a table's calls in order, each retried on a transaction conflict; @return the attempts made */
-    private int calls(MaintenanceRun run, DuckLakeEngine engine, TablePlan p, List<String> output) throws JanitorException {
+    /**
+     * Issues a table's calls in order, each retried on a transaction conflict, each within the run's bounds: a call is
+     * not started once a stop is requested or the budget is spent, a call in flight is cancelled then (DuckDB rolls its
+     * transaction back; never retried), and a conflict's backoff is not waited past them.
+     */
+    private Calls calls(MaintenanceRun run, DuckLakeEngine engine, TablePlan p, List<String> output) throws JanitorException {
         int attempts = 0;
         for (String call : p.calls()) {
             int attempt = 1;
+            String what = p.schemaName() + "." + p.tableName() + ": " + call;
             while (true) {
                 attempts++;
                 try {
-                    output.addAll(engine.call(call));
+                    output.addAll(engine.call(call, run.budget()));
                     run.recorder().batchCommitted();
                     break;
+                } catch (DuckLakeEngine.Cancelled e) {
+                    RunFigures.StopReason why = stopReason(run);
+                    run.recorder().stopped(why);
+                    if (!e.inFlight()) {
+                        return new Calls(attempts - 1, true, false);
+                    }
+                    run.recorder().warn(what + ": cancelled in flight, " + (why == RunFigures.StopReason.STOP_REQUESTED
+                            ? "the run was asked to stop (SIGTERM/SIGINT)" : "the run budget ran out")
+                            + "; DuckDB rolled the call's transaction back (no snapshot committed); the next run does it again");
+                    return new Calls(attempts, true, true);
                 } catch (SQLException e) {
                     FailureKind kind = DuckLakeEngine.isConflict(e) ? FailureKind.RETRYABLE : FailureKind.FATAL;
                     RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(kind, attempt, 0, false);
-                    String what = p.schemaName() + "." + p.tableName() + ": " + call;
-                    if (d.action() == RetryPolicy.Action.RETRY) {
-                        run.recorder().warn("transaction conflict on " + what + ", retrying in " + d.backoffMillis() + " ms: "
-                                + engine.redact(e.getMessage()));
-                    }
-                    if (d.action() != RetryPolicy.Action.RETRY || !Pause.pause(d.backoffMillis(), run.budget())) {
+                    if (d.action() != RetryPolicy.Action.RETRY) {
                         throw new JanitorException(Reason.DATABASE_ERROR, "DuckLake failed on " + what + " (attempt " + attempt
-                                + (d.action() == RetryPolicy.Action.RETRY ? "; not retried: " + (run.budget().stopRequested()
-                                ? "the run was asked to stop" : "the run budget would run out first") : "")
                                 + "): " + engine.redact(e.getMessage()) + ". The tables before it are done; rerun to continue.", e);
+                    }
+                    run.recorder().warn("transaction conflict on " + what + ", retrying in " + d.backoffMillis() + " ms: "
+                            + engine.redact(e.getMessage()));
+                    if (!Pause.pause(d.backoffMillis(), run.budget())) {
+                        // the conflicting attempt rolled back: a stop (or a budget too short for the backoff) ends the
+                        // table's calls as a stop, not as a failure
+                        RunFigures.StopReason why = stopReason(run);
+                        run.recorder().stopped(why);
+                        run.recorder().warn(what + ": not retried, " + (why == RunFigures.StopReason.STOP_REQUESTED
+                                ? "the run was asked to stop" : "the run budget would run out first") + "; the next run does it again");
+                        return new Calls(attempts, true, false);
                     }
                     run.recorder().retried();
                     attempt++;
                 }
             }
         }
-        return attempts;
+        return new Calls(attempts, false, false);
+    }
+
+    private static RunFigures.StopReason stopReason(MaintenanceRun run) {
+        return run.budget().stopRequested() ? RunFigures.StopReason.STOP_REQUESTED : RunFigures.StopReason.RUN_BUDGET;
     }
 
     /** The catalog's global {@code data_path}, or null. */

@@ -73,6 +73,21 @@ public final class CompactionPlanner {
         this.catalogOptions = readOptions();
     }
 
+    /** Files from this {@code data_file_id} on were written by this run's earlier passes ({@link #planTable(long, long)}). */
+    private long newFilesFrom = Long.MAX_VALUE;
+
+    /**
+     * @return the largest {@code data_file_id} of the catalog plus one: the first id a call from now on can write
+     * @throws SQLException on a database error
+     */
+    public long nextFileId() throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT COALESCE(max(data_file_id), -1) + 1 FROM "
+                + Sql.qualified(schema, "ducklake_data_file")); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     private List<Option> readOptions() throws SQLException {
         List<Option> out = new ArrayList<>();
         boolean scoped = version != FormatVersion.V0_1;
@@ -128,6 +143,20 @@ public final class CompactionPlanner {
      * @throws SQLException on a database error
      */
     public TablePlan planTable(long tableId) throws SQLException {
+        return planTable(tableId, Long.MAX_VALUE);
+    }
+
+    /**
+     * Plans one live table again after passes of this run, whose outputs a split pass leaves out ({@link #splitPass}).
+     *
+     * @param tableId the table
+     * @param newFilesFrom the first {@code data_file_id} the run's passes on it can have written (the catalog's largest
+     *     before its first pass, plus one)
+     * @return its plan, or null when it is no longer live or its {@code auto_compact} is off
+     * @throws SQLException on a database error
+     */
+    public TablePlan planTable(long tableId, long newFilesFrom) throws SQLException {
+        this.newFilesFrom = newFilesFrom;
         List<TablePlan> p = plan(tableId);
         return p.isEmpty() ? null : p.get(0);
     }
@@ -225,7 +254,7 @@ public final class CompactionPlanner {
         }
         List<String> calls = reasons.isEmpty() ? List.of() : List.of(DuckLakeCalls.flush(schemaName, tableName));
         return new TablePlan(schemaName, tableName, tableId, reasons, inlined.size(), rows, live, deletions, 0, 0, null, 0, 0, 0, 0,
-                null, 0, 0, 0, 0, 0, calls);
+                null, null, 0, 0, 0, 0, 0, calls);
     }
 
     private TablePlan planCompaction(String schemaName, String tableName, long tableId, long schemaId) throws SQLException {
@@ -256,11 +285,13 @@ public final class CompactionPlanner {
         // in tiers, each pass's outputs merged by the next
         Long session = options.targetFileSize();
         MergePlan call = merge;
+        Long maxFileSize = null;
         if (options.maxInputFiles() > 0 && maxStep(merge) > options.maxInputFiles()) {
-            Split split = splitTarget(small, target, options.maxInputFiles());
-            if (split != null) {
-                session = split.target();
-                call = split.merge();
+            Pass pass = splitPass(small, target, options.maxInputFiles(), newFilesFrom);
+            if (pass != null) {
+                session = pass.target() < target ? Long.valueOf(pass.target()) : session;
+                call = pass.merge();
+                maxFileSize = pass.maxFileSize();
             }
         }
         Long maxCompacted = null;
@@ -293,7 +324,7 @@ public final class CompactionPlanner {
         List<String> calls = new ArrayList<>();
         if (merge.outputFiles() > 0) {
             reasons.add("small_files");
-            calls.add(DuckLakeCalls.merge(schemaName, tableName, maxCompacted));
+            calls.add(DuckLakeCalls.merge(schemaName, tableName, maxCompacted, maxFileSize));
         }
         if (rewriteFiles > 0) {
             reasons.add("deleted_rows");
@@ -301,7 +332,8 @@ public final class CompactionPlanner {
         }
         return new TablePlan(schemaName, tableName, tableId, reasons, 0, 0, 0, 0, files.size(), target,
                 merge.outputFiles() > 0 || rewriteFiles > 0 ? session : null, small.size(),
-                merge.groups(), merge.inputFiles(), merge.outputFiles(), maxCompacted, bound, threshold, rewriteFiles, rewriteRows,
+                merge.groups(), merge.inputFiles(), merge.outputFiles(), maxCompacted, merge.outputFiles() > 0 ? maxFileSize : null,
+                bound, threshold, rewriteFiles, rewriteRows,
                 (merge.outputFiles() > 0 ? mergeBytes : 0) + rewriteBytes, List.copyOf(calls));
     }
 
@@ -492,6 +524,60 @@ public final class CompactionPlanner {
             t = lowest;
         }
         return null;
+    }
+
+    /**
+     * The merge of a pass whose step at the table's own target is larger than the cap.
+     *
+     * @param target the target DuckLake merges to in this pass (the table's own, or lower: {@link #splitTarget})
+     * @param merge DuckLake's pass under it, over the files it selects
+     * @param maxFileSize the call's {@code max_file_size} (files at or above it are not selected), or null for none
+     */
+    record Pass(long target, MergePlan merge, Long maxFileSize) {
+    }
+
+    /**
+     * The merge of a pass whose step at the table's own target takes more than {@code cap} files. Without earlier
+     * passes: DuckLake's pass at a lower target ({@link #splitTarget}). After earlier passes of this run (files from
+     * {@code newFilesFrom} on are their outputs): the same, but only over the files older than them, which the call selects
+     * with {@code max_file_size} = one byte more than the largest of those ({@code GetFilesForCompaction}, DuckLake
+     * {@code d8a1881e}: {@code max_file_size} replaces the target in the size filter, {@code file_size_bytes <
+     * max_file_size}, while the target still ends the steps). Otherwise an earlier output, which keeps its first source's
+     * {@code begin_snapshot} and so sorts first, and which Parquet keeps below the lowered target, starts every step of
+     * the later passes and takes ever fewer new files (100,000 files at a cap of 2,000: 338 calls instead of about 50).
+     * The outputs, all left out, are merged by a later pass once no older candidate is left, at the table's own target or
+     * split again. Falls back to the plain split when the older files alone merge nothing.
+     *
+     * @param candidates the table's candidates at its own target, in DuckLake's order
+     * @param target the table's own target, bytes
+     * @param cap --max-input-files (at least 2)
+     * @param newFilesFrom the first {@code data_file_id} this run's passes wrote ({@link Long#MAX_VALUE}: none yet)
+     * @return the pass, or null when no pass merges anything within the cap
+     */
+    static Pass splitPass(List<DataFile> candidates, long target, int cap, long newFilesFrom) {
+        long olderMax = -1;
+        boolean outputs = false;
+        for (DataFile f : candidates) {
+            if (f.id() >= newFilesFrom) {
+                outputs = true;
+            } else {
+                olderMax = Math.max(olderMax, f.sizeBytes());
+            }
+        }
+        if (outputs && olderMax >= 0) {
+            long max = olderMax + 1;
+            List<DataFile> older = below(candidates, max);
+            MergePlan own = simulateMerge(older, target);
+            if (own.inputFiles() > 0 && maxStep(own) <= cap) {
+                return new Pass(target, own, max);
+            }
+            Split split = splitTarget(older, target, cap);
+            if (split != null) {
+                return new Pass(split.target(), split.merge(), max);
+            }
+        }
+        Split split = splitTarget(candidates, target, cap);
+        return split == null ? null : new Pass(split.target(), split.merge(), null);
     }
 
     /**

@@ -6,7 +6,7 @@ import java.math.BigDecimal;
  * The one place where the janitor spells DuckLake's maintenance calls (DuckDB SQL). Names are DuckDB string literals
  * (single quotes doubled), never identifiers spliced into SQL; numbers are formatted by Java. The signatures are those of
  * DuckLake {@code d8a1881e}: {@code ducklake_flush_inlined_data(catalog, schema_name =>, table_name =>)},
- * {@code ducklake_merge_adjacent_files(catalog, table, schema =>, max_compacted_files =>)},
+ * {@code ducklake_merge_adjacent_files(catalog, table, schema =>, max_compacted_files =>, max_file_size =>)},
  * {@code ducklake_rewrite_data_files(catalog, table, schema =>, delete_threshold =>)}.
  */
 public final class DuckLakeCalls {
@@ -35,8 +35,18 @@ public final class DuckLakeCalls {
      * @return {@code CALL ducklake_merge_adjacent_files('lake', 't', schema => 's'[, max_compacted_files => n])}
      */
     public static String merge(String schema, String table, Long maxCompactedFiles) {
+        return merge(schema, table, maxCompactedFiles, null);
+    }
+
+    /**
+     * @param maxCompactedFiles the cap, or null for none
+     * @param maxFileSize the size filter, bytes (files at or above it are not selected), or null for none
+     * @return {@code CALL ducklake_merge_adjacent_files('lake', 't', schema => 's'[, max_compacted_files => n][, max_file_size => b])}
+     */
+    public static String merge(String schema, String table, Long maxCompactedFiles, Long maxFileSize) {
         return "CALL ducklake_merge_adjacent_files(" + literal(DuckLakeEngine.ALIAS) + ", " + literal(table) + ", schema => "
-                + literal(schema) + (maxCompactedFiles == null ? "" : ", max_compacted_files => " + maxCompactedFiles) + ")";
+                + literal(schema) + (maxCompactedFiles == null ? "" : ", max_compacted_files => " + maxCompactedFiles)
+                + (maxFileSize == null ? "" : ", max_file_size => " + maxFileSize) + ")";
     }
 
     /** @return {@code CALL ducklake_rewrite_data_files('lake', 't', schema => 's', delete_threshold => 0.95)} */

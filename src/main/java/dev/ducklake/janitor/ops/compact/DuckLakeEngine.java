@@ -3,6 +3,8 @@ package dev.ducklake.janitor.ops.compact;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.retry.Bounds;
+import dev.ducklake.janitor.retry.CallWatch;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -257,33 +259,86 @@ public final class DuckLakeEngine implements AutoCloseable {
     }
 
     /**
-     * Runs one DuckLake call (its own DuckDB transaction, autocommit).
+     * Runs one statement (its own DuckDB transaction, autocommit), unwatched: a setting, a query of a test.
      *
      * @param sql a statement from {@link DuckLakeCalls}
      * @return the rows it returned, each row's columns joined by {@code |}
      * @throws SQLException DuckDB's error (classify with {@link #isConflict}; redact with {@link #redact})
      */
     public List<String> call(String sql) throws SQLException {
+        return call(sql, Bounds.NONE);
+    }
+
+    /**
+     * Runs one DuckLake call (its own DuckDB transaction, autocommit) within the run's bounds: it is not started once
+     * they are exhausted, and a stop request or the run budget running out while it runs cancels it
+     * ({@link CallWatch}: {@code Statement.cancel()}, DuckDB's interrupt, looked at every
+     * {@value dev.ducklake.janitor.retry.Pause#STOP_POLL_MILLIS} ms). DuckDB then ends the call with an "Interrupted"
+     * error and rolls its transaction back: DuckLake commits a call's snapshot to the catalog at the end of the
+     * transaction ({@code DuckLakeTransaction::Commit}), so a cancelled call leaves no snapshot, and the files it had
+     * written are deleted by the rollback.
+     *
+     * @param sql a statement from {@link DuckLakeCalls}
+     * @param bounds the run's budget and stop request
+     * @return the rows it returned, each row's columns joined by {@code |} (a call the cancel reached only after it had
+     *     completed returns normally: it committed)
+     * @throws Cancelled when the bounds were exhausted before the call started or cancelled it in flight
+     * @throws SQLException DuckDB's error (classify with {@link #isConflict}; redact with {@link #redact})
+     */
+    public List<String> call(String sql, Bounds bounds) throws SQLException {
+        if (bounds.exhausted()) {
+            throw new Cancelled(false, null);
+        }
         List<String> rows = new ArrayList<>();
-        try (Statement st = duck.createStatement()) {
-            if (st.execute(sql)) {
-                try (ResultSet rs = st.getResultSet()) {
-                    int n = rs.getMetaData().getColumnCount();
-                    while (rs.next()) {
-                        StringBuilder sb = new StringBuilder();
-                        for (int i = 1; i <= n; i++) {
-                            sb.append(i == 1 ? "" : "|").append(rs.getString(i));
+        try (Statement st = duck.createStatement(); CallWatch watch = CallWatch.start(bounds, st::cancel)) {
+            try {
+                if (st.execute(sql)) {
+                    try (ResultSet rs = st.getResultSet()) {
+                        int n = rs.getMetaData().getColumnCount();
+                        while (rs.next()) {
+                            StringBuilder sb = new StringBuilder();
+                            for (int i = 1; i <= n; i++) {
+                                sb.append(i == 1 ? "" : "|").append(rs.getString(i));
+                            }
+                            rows.add(sb.toString());
                         }
-                        rows.add(sb.toString());
                     }
                 }
+            } catch (SQLException e) {
+                watch.close();
+                if (watch.fired()) {
+                    throw new Cancelled(true, e);
+                }
+                throw e;
             }
         }
         return rows;
     }
 
+    /**
+     * A DuckLake call the run's bounds ended: not started, or cancelled in flight (its DuckDB transaction rolled back).
+     * Never a transaction conflict: not retried.
+     */
+    public static final class Cancelled extends SQLException {
+        private static final long serialVersionUID = 1L;
+        private final boolean inFlight;
+
+        Cancelled(boolean inFlight, SQLException cause) {
+            super(inFlight ? "cancelled in flight (DuckDB rolled the call's transaction back)" : "not started", cause);
+            this.inFlight = inFlight;
+        }
+
+        /** @return whether the call had started (and was cancelled) rather than not started */
+        public boolean inFlight() {
+            return inFlight;
+        }
+    }
+
     /** @return whether DuckDB's error is a transaction conflict worth retrying ({@link #CONFLICT}) */
     public static boolean isConflict(SQLException e) {
+        if (e instanceof Cancelled) {
+            return false;
+        }
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t.getMessage() != null && CONFLICT.matcher(t.getMessage()).find()) {
                 return true;
@@ -312,6 +367,11 @@ public final class DuckLakeEngine implements AutoCloseable {
         } catch (SQLException e) {
             throw new JanitorException(Reason.STORAGE, "DuckDB could not take the S3 credentials: " + redact(e.getMessage()), e);
         }
+    }
+
+    /** @return the DuckDB connection itself, for a test that closes it under a running call */
+    Connection connection() {
+        return duck;
     }
 
     /** @return DuckDB's version, e.g. {@code v1.5.5} */

@@ -28,6 +28,9 @@ import java.util.List;
  * @param mergeInputFiles files DuckLake's greedy pass merges, without a cap
  * @param mergeOutputFiles files those merges write
  * @param maxCompactedFiles the {@code max_compacted_files} argument of the call (from --max-input-files); null = none
+ * @param maxFileSize the {@code max_file_size} argument of the call, bytes: a split pass after earlier passes of the run
+ *     selects only files below it, leaving those passes' outputs to a later pass ({@link CompactionPlanner#splitPass});
+ *     null = none
  * @param mergeInputFilesBound the most input files the call can merge with that argument and setting (equals
  *     mergeInputFiles without a cap); below mergeInputFiles, the table takes more than one call (passes)
  * @param deleteThreshold the rewrite threshold (the flag, or the catalog's option, or DuckLake's 0.95)
@@ -43,7 +46,7 @@ public record TablePlan(String schemaName, String tableName, long tableId, List<
                         long inlinedRows, long liveInlinedRows, long inlinedDeletions, long liveDataFiles, long targetFileSize,
                         Long sessionTargetFileSize,
                         long smallFiles, long mergeGroups, long mergeInputFiles, long mergeOutputFiles, Long maxCompactedFiles,
-                        long mergeInputFilesBound, double deleteThreshold, long rewriteFiles, long rewriteDeletedRows,
+                        Long maxFileSize, long mergeInputFilesBound, double deleteThreshold, long rewriteFiles, long rewriteDeletedRows,
                         long inputBytes, List<String> calls) {
 
     /** @return whether an execute run would call anything for this table */

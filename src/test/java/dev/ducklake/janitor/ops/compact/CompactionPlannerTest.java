@@ -89,6 +89,50 @@ class CompactionPlannerTest {
         assertThat(CompactionPlanner.maxStep(p)).isBetween(2, 2);
     }
 
+    /**
+     * Issue 26, the snowball: an earlier pass's output sorts first and stays just below the lowered target, so under the
+     * plain split it starts the next step and takes only one new file with it (100,000 files at a cap of 2,000: 338 calls).
+     * After earlier passes, the split pass selects only the files older than them (max_file_size one byte above the
+     * largest), so its steps take {@code cap} new files each; the outputs wait for a later pass.
+     */
+    @Test
+    void aSplitPassAfterEarlierPassesLeavesTheirOutputsOut() {
+        List<CompactionPlanner.DataFile> files = new ArrayList<>();
+        files.add(file(100, 3900, 1L, List.of()));
+        for (int i = 0; i < 20; i++) {
+            files.add(file(i, 1000, 1L, List.of()));
+        }
+        long target = 512L << 20;
+        CompactionPlanner.Split plain = CompactionPlanner.splitTarget(files, target, 4);
+        assertThat(plain.target()).isEqualTo(4000);
+        assertThat(plain.merge().iterations().get(0)).as("the output and one new file").isEqualTo(2);
+
+        CompactionPlanner.Pass pass = CompactionPlanner.splitPass(files, target, 4, 100);
+        assertThat(pass.maxFileSize()).as("one byte above the largest older file").isEqualTo(1001);
+        assertThat(pass.target()).isEqualTo(4000);
+        assertThat(pass.merge().iterations()).as("five steps of four new files").containsExactly(4, 4, 4, 4, 4);
+        assertThat(pass.merge()).isEqualTo(CompactionPlanner.simulateMerge(CompactionPlanner.below(files, 1001), 4000));
+
+        CompactionPlanner.Pass first = CompactionPlanner.splitPass(files, target, 4, Long.MAX_VALUE);
+        assertThat(first.maxFileSize()).as("no earlier pass: the plain split").isNull();
+        assertThat(first.merge()).isEqualTo(plain.merge());
+
+        // the older files fit one step at the table's own target: no lower target, only the filter
+        List<CompactionPlanner.DataFile> few = List.of(file(100, 3900, 1L, List.of()), file(101, 3900, 1L, List.of()),
+                file(102, 3900, 1L, List.of()), file(1, 1000, 1L, List.of()), file(2, 1000, 1L, List.of()), file(3, 1000, 1L, List.of()));
+        CompactionPlanner.Pass own = CompactionPlanner.splitPass(few, target, 3, 100);
+        assertThat(own.target()).isEqualTo(target);
+        assertThat(own.maxFileSize()).isEqualTo(1001);
+        assertThat(own.merge().iterations()).containsExactly(3);
+
+        // one older file left: it merges nothing alone, so the outputs are split as before
+        List<CompactionPlanner.DataFile> last = List.of(file(100, 3900, 1L, List.of()), file(101, 3900, 1L, List.of()),
+                file(102, 3900, 1L, List.of()), file(103, 3900, 1L, List.of()), file(1, 1000, 1L, List.of()));
+        CompactionPlanner.Pass rest = CompactionPlanner.splitPass(last, target, 3, 100);
+        assertThat(rest.maxFileSize()).isNull();
+        assertThat(CompactionPlanner.maxStep(rest.merge())).isBetween(2, 3);
+    }
+
     @Test
     void noSplitWhenTheStepAlreadyFitsOrNothingCanMerge() {
         List<CompactionPlanner.DataFile> zero = List.of(file(1, 0, 1L, List.of()), file(2, 0, 1L, List.of()), file(3, 0, 1L, List.of()));
@@ -111,6 +155,8 @@ class CompactionPlannerTest {
         assertThat(DuckLakeCalls.flush("ma'in", "t")).isEqualTo("CALL ducklake_flush_inlined_data('lake', schema_name => 'ma''in', table_name => 't')");
         assertThat(DuckLakeCalls.merge("s", "x'); DROP TABLE y; --", 3L))
                 .isEqualTo("CALL ducklake_merge_adjacent_files('lake', 'x''); DROP TABLE y; --', schema => 's', max_compacted_files => 3)");
+        assertThat(DuckLakeCalls.merge("s", "t", 1L, 1001L))
+                .isEqualTo("CALL ducklake_merge_adjacent_files('lake', 't', schema => 's', max_compacted_files => 1, max_file_size => 1001)");
         assertThat(DuckLakeCalls.rewrite("s", "t", 0.5)).isEqualTo("CALL ducklake_rewrite_data_files('lake', 't', schema => 's', delete_threshold => 0.5)");
         assertThat(DuckLakeCalls.setTargetFileSize(2048)).isEqualTo("SET ducklake_target_file_size = '2048 bytes'");
         assertThat(DuckLakeEngine.libpq("a b'c\\")).isEqualTo("'a b\\'c\\\\'");
