@@ -7,7 +7,7 @@ import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.ops.MaintenanceRun;
 import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.retry.Pause;
+import dev.ducklake.janitor.retry.RetryLoop;
 import dev.ducklake.janitor.retry.RetryPolicy;
 import dev.ducklake.janitor.ops.RunFigures;
 import dev.ducklake.janitor.ops.StoppableOperation;
@@ -338,50 +338,69 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
      * transaction back; never retried), and a conflict's backoff is not waited past them.
      */
     private Calls calls(MaintenanceRun run, DuckLakeEngine engine, TablePlan p, List<String> output) throws JanitorException {
-        int attempts = 0;
+        int[] attempts = {0};
         for (String call : p.calls()) {
-            int attempt = 1;
             String what = p.schemaName() + "." + p.tableName() + ": " + call;
-            while (true) {
-                attempts++;
+            int[] tries = {0};
+            Calls stopped = RetryLoop.of(SQLException.class, RetryPolicy.DEFAULT, run.budget(), new RetryLoop.Hooks<SQLException, JanitorException>() {
+                @Override
+                public FailureKind classify(SQLException e) {
+                    return DuckLakeEngine.isConflict(e) ? FailureKind.RETRYABLE : FailureKind.FATAL;
+                }
+
+                @Override
+                public JanitorException fail(SQLException e, RetryPolicy.Decision d) {
+                    return new JanitorException(Reason.DATABASE_ERROR, "DuckLake failed on " + what + " (attempt " + tries[0]
+                            + "): " + engine.redact(e.getMessage()) + ". The tables before it are done; rerun to continue.", e);
+                }
+
+                @Override
+                public void retrying(SQLException e, RetryPolicy.Decision d, int attempt) {
+                    run.recorder().warn("transaction conflict on " + what + ", retrying in " + d.backoffMillis() + " ms: "
+                            + engine.redact(e.getMessage()));
+                }
+
+                @Override
+                @SuppressWarnings("unchecked")
+                public <V> V waitRefused(SQLException e, RetryPolicy.Decision d) {
+                    // the conflicting attempt rolled back: a stop (or a budget too short for the backoff) ends the
+                    // table's calls as a stop, not as a failure
+                    RunFigures.StopReason why = stopReason(run);
+                    run.recorder().stopped(why);
+                    run.recorder().warn(what + ": not retried, " + (why == RunFigures.StopReason.STOP_REQUESTED
+                            ? "the run was asked to stop" : "the run budget would run out first") + "; the next run does it again");
+                    return (V) new Calls(attempts[0], true, false);
+                }
+
+                @Override
+                public void retried(SQLException e, RetryPolicy.Decision d, int attempt) {
+                    run.recorder().retried();
+                }
+            }).run(() -> {
+                attempts[0]++;
+                tries[0]++;
                 try {
                     output.addAll(engine.call(call, run.budget()));
                     run.recorder().batchCommitted();
-                    break;
+                    return null;
                 } catch (DuckLakeEngine.Cancelled e) {
+                    // the run's bounds, never a conflict: not judged by the retry policy
                     RunFigures.StopReason why = stopReason(run);
                     run.recorder().stopped(why);
                     if (!e.inFlight()) {
-                        return new Calls(attempts - 1, true, false);
+                        return new Calls(attempts[0] - 1, true, false);
                     }
                     run.recorder().warn(what + ": cancelled in flight, " + (why == RunFigures.StopReason.STOP_REQUESTED
                             ? "the run was asked to stop (SIGTERM/SIGINT)" : "the run budget ran out")
                             + "; DuckDB rolled the call's transaction back (no snapshot committed); the next run does it again");
-                    return new Calls(attempts, true, true);
-                } catch (SQLException e) {
-                    FailureKind kind = DuckLakeEngine.isConflict(e) ? FailureKind.RETRYABLE : FailureKind.FATAL;
-                    RetryPolicy.Decision d = RetryPolicy.DEFAULT.decide(kind, attempt, 0, false);
-                    if (d.action() != RetryPolicy.Action.RETRY) {
-                        throw new JanitorException(Reason.DATABASE_ERROR, "DuckLake failed on " + what + " (attempt " + attempt
-                                + "): " + engine.redact(e.getMessage()) + ". The tables before it are done; rerun to continue.", e);
-                    }
-                    run.recorder().warn("transaction conflict on " + what + ", retrying in " + d.backoffMillis() + " ms: "
-                            + engine.redact(e.getMessage()));
-                    if (!Pause.pause(d.backoffMillis(), run.budget())) {
-                        // the conflicting attempt rolled back: a stop (or a budget too short for the backoff) ends the
-                        // table's calls as a stop, not as a failure
-                        RunFigures.StopReason why = stopReason(run);
-                        run.recorder().stopped(why);
-                        run.recorder().warn(what + ": not retried, " + (why == RunFigures.StopReason.STOP_REQUESTED
-                                ? "the run was asked to stop" : "the run budget would run out first") + "; the next run does it again");
-                        return new Calls(attempts, true, false);
-                    }
-                    run.recorder().retried();
-                    attempt++;
+                    return new Calls(attempts[0], true, true);
                 }
+            });
+            if (stopped != null) {
+                return stopped;
             }
         }
-        return new Calls(attempts, false, false);
+        return new Calls(attempts[0], false, false);
     }
 
     private static RunFigures.StopReason stopReason(MaintenanceRun run) {
