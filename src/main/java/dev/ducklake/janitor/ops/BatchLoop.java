@@ -98,17 +98,7 @@ public final class BatchLoop<I, O extends BatchOutcome> {
         int[] size = new int[1]; // the slice size of the current attempt
         boolean[] hadRetry = new boolean[1];
         int[] reconnected = new int[1];
-        return RetryLoop.of(SQLException.class, RetryPolicy.DEFAULT, run.budget(), new RetryLoop.Hooks<SQLException, JanitorException>() {
-            @Override
-            public void failed(SQLException e) {
-                Transactions.rollbackQuietly(session.connection());
-            }
-
-            @Override
-            public FailureKind classify(SQLException e) {
-                return SqlState.classify(e);
-            }
-
+        return RetryLoop.of(SQLException.class, RetryPolicy.DEFAULT, run.budget(), new SessionRetryHooks(session) {
             @Override
             public boolean canHalve() {
                 return true;

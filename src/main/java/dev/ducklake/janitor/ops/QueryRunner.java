@@ -51,17 +51,7 @@ public final class QueryRunner {
      *     retries ran out; the work's own exceptions unchanged
      */
     public <T> T withRetries(String what, SqlWork<T> work) throws JanitorException {
-        return RetryLoop.of(SQLException.class, RetryPolicy.DEFAULT, bounds, new RetryLoop.Hooks<SQLException, JanitorException>() {
-            @Override
-            public void failed(SQLException e) {
-                Transactions.rollbackQuietly(session.connection());
-            }
-
-            @Override
-            public FailureKind classify(SQLException e) {
-                return SqlState.classify(e);
-            }
-
+        return RetryLoop.of(SQLException.class, RetryPolicy.DEFAULT, bounds, new SessionRetryHooks(session) {
             @Override
             public void reconnect(SQLException e, int reconnects) throws JanitorException {
                 recorder.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; retrying");

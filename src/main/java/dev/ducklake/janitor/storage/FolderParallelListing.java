@@ -4,7 +4,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
@@ -35,7 +34,7 @@ import java.util.concurrent.Future;
  * as it ends a plain listing; a range's failure is thrown (as an {@link UncheckedIOException} wrapping the
  * {@link StorageException}) when the reader reaches that range. {@link #close()} abandons the ranges in flight.
  */
-final class FolderParallelListing implements FileStore.Listing {
+final class FolderParallelListing extends LookAhead<StoredObject> implements FileStore.Listing {
 
     /** Folder levels walked under the listed prefix: DuckLake's schema and table folders. */
     static final int FOLDER_DEPTH = 2;
@@ -85,7 +84,6 @@ final class FolderParallelListing implements FileStore.Listing {
     private int rangesInWindow;
     private int objectsInWindow;
     private boolean walked;
-    private StoredObject next;
     private boolean closed;
     private long foldersListed;
     private long keysListed;
@@ -246,21 +244,17 @@ final class FolderParallelListing implements FileStore.Listing {
     }
 
     @Override
-    public boolean hasNext() {
-        while (next == null) {
-            if (closed) {
-                return false;
-            }
+    protected StoredObject fetch() {
+        while (!closed) {
             fill();
             Slot head = window.peekFirst();
             if (head == null) {
-                return false;
+                return null;
             }
             if (head.object() != null) {
                 window.removeFirst();
                 objectsInWindow--;
-                next = head.object();
-                continue;
+                return head.object();
             }
             Object item;
             try {
@@ -277,25 +271,16 @@ final class FolderParallelListing implements FileStore.Listing {
                 head.range().queue.offer(item); // a later call fails the same way
                 throw f.error();
             } else {
-                next = (StoredObject) item;
+                return (StoredObject) item;
             }
         }
-        return true;
-    }
-
-    @Override
-    public StoredObject next() {
-        if (!hasNext()) {
-            throw new NoSuchElementException();
-        }
-        StoredObject o = next;
-        next = null;
-        return o;
+        return null;
     }
 
     @Override
     public void close() {
         closed = true;
+        end();
         for (Slot s : window) {
             if (s.range() != null && s.range().future != null) {
                 s.range().future.cancel(true);

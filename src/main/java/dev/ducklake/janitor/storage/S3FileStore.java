@@ -35,7 +35,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -299,34 +298,86 @@ public final class S3FileStore extends AbstractFileStore {
         }
     }
 
+    /**
+     * One ListObjectsV2 page of up to 1,000 keys, through the retry loop and the run's bounds.
+     *
+     * @param delimiter "/" for one folder level, or null for every key under the prefix
+     * @param token the continuation token of the page before, or null for the first page
+     * @param startAfter keys after this one only (first page), or null
+     */
+    private ListObjectsV2Response listPage(String bucket, String prefix, String delimiter, String token, String startAfter)
+            throws StorageException {
+        ListObjectsV2Request.Builder r = ListObjectsV2Request.builder().bucket(bucket).maxKeys(1000);
+        if (!prefix.isEmpty()) {
+            r.prefix(prefix);
+        }
+        if (delimiter != null) {
+            r.delimiter(delimiter);
+        }
+        if (token != null) {
+            r.continuationToken(token);
+        } else if (startAfter != null) {
+            r.startAfter(startAfter);
+        }
+        ListObjectsV2Request req = r.build();
+        String where = "list s3://" + bucket + "/" + prefix + (delimiter == null ? "" : " (one level)");
+        return retry().call(where,
+                () -> call(ov -> client.listObjectsV2(ov == null ? req : req.toBuilder().overrideConfiguration(ov).build()), where));
+    }
+
+    /** A listing page after page: its entries one at a time, the next page fetched when one is used up. */
+    private abstract static class Paged<E, T> extends LookAhead<T> {
+        private Iterator<E> page = List.<E>of().iterator();
+        /** Whether the last page was fetched. */
+        boolean done;
+
+        /** Fetches the next page into {@link #page(Iterator)} and sets {@link #done} after the last. */
+        abstract void nextPage() throws StorageException;
+
+        /** @return the element an entry of a page stands for, or null to skip it */
+        abstract T element(E entry);
+
+        final void page(Iterator<E> entries) {
+            page = entries;
+        }
+
+        @Override
+        protected final T fetch() {
+            while (true) {
+                if (page.hasNext()) {
+                    T t = element(page.next());
+                    if (t != null) {
+                        return t;
+                    }
+                } else if (done) {
+                    return null;
+                } else {
+                    try {
+                        nextPage();
+                    } catch (StorageException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
+        }
+    }
+
     /** One folder level (ListObjectsV2 with the delimiter '/'): its objects and sub-folders merged in byte order, page by page. */
-    private final class Level implements Iterator<FolderParallelListing.Entry> {
+    private final class Level extends Paged<FolderParallelListing.Entry, FolderParallelListing.Entry> {
         private final String bucket;
         private final String folder;
         private String token;
-        private boolean done;
-        private Iterator<FolderParallelListing.Entry> page;
-        private FolderParallelListing.Entry ahead;
         private String last;
 
         Level(String bucket, String folder) throws StorageException {
             this.bucket = bucket;
             this.folder = folder;
-            fetch();
+            nextPage();
         }
 
-        private void fetch() throws StorageException {
-            ListObjectsV2Request.Builder r = ListObjectsV2Request.builder().bucket(bucket).maxKeys(1000).delimiter("/");
-            if (!folder.isEmpty()) {
-                r.prefix(folder);
-            }
-            if (token != null) {
-                r.continuationToken(token);
-            }
-            ListObjectsV2Request req = r.build();
-            String where = "list s3://" + bucket + "/" + folder + " (one level)";
-            ListObjectsV2Response resp = retry().call(where,
-                    () -> call(ov -> client.listObjectsV2(ov == null ? req : req.toBuilder().overrideConfiguration(ov).build()), where));
+        @Override
+        void nextPage() throws StorageException {
+            ListObjectsV2Response resp = listPage(bucket, folder, "/", token, null);
             List<FolderParallelListing.Entry> entries = new ArrayList<>(resp.contents().size() + resp.commonPrefixes().size());
             for (S3Object o : resp.contents()) {
                 StoredObject so = stored(bucket, o);
@@ -343,52 +394,26 @@ public final class S3FileStore extends AbstractFileStore {
             }
             // a page holds the next keys and folders together in byte order; each list is sorted, merge them
             entries.sort((a, b) -> StorageLocation.compareCodePoints(a.key(), b.key()));
-            page = entries.iterator();
+            page(entries.iterator());
             token = resp.nextContinuationToken();
             done = !Boolean.TRUE.equals(resp.isTruncated()) || token == null;
         }
 
         @Override
-        public boolean hasNext() {
-            while (ahead == null) {
-                if (page.hasNext()) {
-                    FolderParallelListing.Entry e = page.next();
-                    // strictly ascending: a folder a store gave on two pages (marker, then prefix) is one entry
-                    if (last == null || StorageLocation.compareCodePoints(e.key(), last) > 0) {
-                        ahead = e;
-                        last = e.key();
-                    }
-                } else if (done) {
-                    return false;
-                } else {
-                    try {
-                        fetch();
-                    } catch (StorageException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }
+        FolderParallelListing.Entry element(FolderParallelListing.Entry e) {
+            // strictly ascending: a folder a store gave on two pages (marker, then prefix) is one entry
+            if (last != null && StorageLocation.compareCodePoints(e.key(), last) <= 0) {
+                return null;
             }
-            return true;
-        }
-
-        @Override
-        public FolderParallelListing.Entry next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            FolderParallelListing.Entry e = ahead;
-            ahead = null;
+            last = e.key();
             return e;
         }
     }
 
-    private final class Pages implements Listing {
+    private final class Pages extends Paged<S3Object, StoredObject> implements Listing {
         private final String bucket;
         private final String prefix;
         private String token;
-        private boolean done;
-        private Iterator<S3Object> page = List.<S3Object>of().iterator();
-        private StoredObject next;
         /** Keys after this one only (ListObjectsV2 StartAfter), or null. */
         private final String startAfter;
         /** The most pages fetched, then the listing ends; 0 for no bound. */
@@ -418,25 +443,14 @@ public final class S3FileStore extends AbstractFileStore {
             this.prefix = prefix;
             this.startAfter = startAfter == null || startAfter.isEmpty() ? null : startAfter;
             this.maxPages = maxPages;
-            fetch();
+            nextPage();
         }
 
-        private void fetch() throws StorageException {
-            ListObjectsV2Request.Builder r = ListObjectsV2Request.builder().bucket(bucket).maxKeys(1000);
-            if (!prefix.isEmpty()) {
-                r.prefix(prefix);
-            }
-            if (token != null) {
-                r.continuationToken(token);
-            } else if (startAfter != null) {
-                r.startAfter(startAfter);
-            }
+        @Override
+        void nextPage() throws StorageException {
             pages++;
-            ListObjectsV2Request req = r.build();
-            ListObjectsV2Response resp = retry().call("list s3://" + bucket + "/" + prefix,
-                    () -> call(ov -> client.listObjectsV2(ov == null ? req : req.toBuilder().overrideConfiguration(ov).build()),
-                            "list s3://" + bucket + "/" + prefix));
-            page = resp.contents().iterator();
+            ListObjectsV2Response resp = listPage(bucket, prefix, null, token, startAfter);
+            page(resp.contents().iterator());
             token = resp.nextContinuationToken();
             done = !Boolean.TRUE.equals(resp.isTruncated()) || token == null;
             if (!done && maxPages > 0 && pages >= maxPages) {
@@ -446,42 +460,18 @@ public final class S3FileStore extends AbstractFileStore {
         }
 
         @Override
-        public boolean hasNext() {
-            while (next == null) {
-                if (page.hasNext()) {
-                    S3Object o = page.next();
-                    if (endBefore != null && StorageLocation.compareCodePoints(o.key(), endBefore) >= 0) {
-                        close();
-                        return false;
-                    }
-                    next = stored(bucket, o);
-                } else if (done) {
-                    return false;
-                } else {
-                    try {
-                        fetch();
-                    } catch (StorageException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }
+        StoredObject element(S3Object o) {
+            if (endBefore != null && StorageLocation.compareCodePoints(o.key(), endBefore) >= 0) {
+                close();
+                return null;
             }
-            return true;
-        }
-
-        @Override
-        public StoredObject next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            StoredObject o = next;
-            next = null;
-            return o;
+            return stored(bucket, o);
         }
 
         @Override
         public void close() {
             done = true;
-            page = List.<S3Object>of().iterator();
+            page(List.<S3Object>of().iterator());
         }
     }
 
