@@ -15,8 +15,10 @@
  *   <li>{@link dev.ducklake.janitor.ops.MaintenanceSession}: the run's one connection (inspect, advisory lock,
  *       reconnect that ends this run's stale backend and re-takes the lock, close); helpers get the session and
  *       call {@code connection()} per transaction;</li>
- *   <li>{@link dev.ducklake.janitor.retry.RetryPolicy}: failure kind to retry / reconnect / halve / fail (package retry, below ops and storage), used by
- *       {@link dev.ducklake.janitor.ops.BatchLoop} and {@link dev.ducklake.janitor.ops.QueryRunner};</li>
+ *   <li>{@link dev.ducklake.janitor.retry.RetryPolicy}: failure kind to retry / reconnect / halve / fail (package retry, below ops and storage),
+ *       applied by the one {@link dev.ducklake.janitor.retry.RetryLoop} that {@link dev.ducklake.janitor.ops.BatchLoop},
+ *       {@link dev.ducklake.janitor.ops.QueryRunner}, every store call and every DuckLake call run through (their
+ *       differences are hooks; the session's are {@code SessionRetryHooks});</li>
  *   <li>{@link dev.ducklake.janitor.ops.BatchLoop} with {@link dev.ducklake.janitor.ops.BatchSizer}: adaptive
  *       batches, --max-batches, --run-budget, stop, progress; the operation supplies a
  *       {@link dev.ducklake.janitor.ops.BatchWork};</li>
