@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.check;
 
+import dev.ducklake.janitor.catalog.CatalogLayout;
 import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.check;
 
+import dev.ducklake.janitor.catalog.CatalogLayout;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.Sql;

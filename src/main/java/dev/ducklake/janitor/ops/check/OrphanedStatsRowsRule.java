@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.check;
 
+import dev.ducklake.janitor.catalog.OrphanedStatsPredicate;
 import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.SQLException;
@@ -7,14 +8,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code orphaned_stats_rows}: the one definition of orphaned statistics rows, used by {@code check}, the
- * {@code ducklake_check_findings} gauge and {@code purge-orphan-stats} (which deletes exactly these rows). Unit: rows.
+ * {@code orphaned_stats_rows}: the rows of {@link OrphanedStatsPredicate} (the one definition of orphaned statistics rows,
+ * also used by the {@code ducklake_check_findings} gauge and {@code purge-orphan-stats}, which deletes exactly these
+ * rows). Unit: rows.
  * <ul>
  *   <li>table-level: {@code ducklake_table_stats} and {@code ducklake_table_column_stats} rows whose table_id has no
- *       {@code ducklake_table} row at all ({@link #tableLevelOrphan});</li>
+ *       {@code ducklake_table} row at all ({@link OrphanedStatsPredicate#tableLevelOrphan});</li>
  *   <li>per-file: {@code ducklake_file_column_stats} ({@code ducklake_file_column_statistics} before format 0.3),
  *       {@code ducklake_file_variant_stats} (from 0.4) and {@code ducklake_file_partition_value} rows whose data_file_id
- *       has no {@code ducklake_data_file} row ({@link #fileLevelOrphan}).</li>
+ *       has no {@code ducklake_data_file} row ({@link OrphanedStatsPredicate#fileLevelOrphan}).</li>
  * </ul>
  * Rows with a NULL id are never counted (no id to tie them to; DuckLake never writes them).
  *
@@ -28,66 +30,6 @@ import java.util.List;
  */
 public final class OrphanedStatsRowsRule extends NamedRule {
 
-    /** The table-level statistics tables, in the order purge-orphan-stats deletes from them (table stats first). */
-    public static final List<String> TABLE_LEVEL = List.of("ducklake_table_stats", "ducklake_table_column_stats");
-
-    /**
-     * A boolean SQL expression: the row {@code alias} of a table-level stats table is orphaned (its table_id is not NULL
-     * and has no {@code ducklake_table} row). Uses no bind parameters; hash anti-join on {@code ducklake_table}.
-     *
-     * @param schema the metadata schema
-     * @param alias the alias of the stats table in the outer query (engine-written SQL)
-     * @return the parenthesised expression
-     */
-    public static String tableLevelOrphan(String schema, String alias) {
-        return "(" + alias + ".table_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + Sql.qualified(schema, "ducklake_table")
-                + " dt WHERE dt.table_id = " + alias + ".table_id))";
-    }
-
-    /**
-     * A boolean SQL expression: the row {@code alias} of a per-file stats table is orphaned (its data_file_id is not NULL
-     * and has no {@code ducklake_data_file} row).
-     *
-     * @param schema the metadata schema
-     * @param alias the alias of the stats table in the outer query
-     * @return the parenthesised expression
-     */
-    public static String fileLevelOrphan(String schema, String alias) {
-        return "(" + alias + ".data_file_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + Sql.qualified(schema, "ducklake_data_file")
-                + " df WHERE df.data_file_id = " + alias + ".data_file_id))";
-    }
-
-    /**
-     * The table-level stats tables present in this catalog (with a table_id column), in deletion order.
-     *
-     * @param layout the catalog layout
-     * @return a subset of {@link #TABLE_LEVEL}
-     */
-    public static List<String> tableLevelTables(CatalogLayout layout) {
-        return layout.has("ducklake_table", "table_id")
-                ? TABLE_LEVEL.stream().filter(t -> layout.has(t, "table_id")).toList() : List.of();
-    }
-
-    /**
-     * The per-file stats tables present in this catalog (with a data_file_id column).
-     *
-     * @param layout the catalog layout
-     * @return the table names
-     */
-    public static List<String> fileLevelTables(CatalogLayout layout) {
-        if (!layout.has("ducklake_data_file", "data_file_id")) {
-            return List.of();
-        }
-        List<String> out = new ArrayList<>();
-        String fcs = layout.fileColumnStatsTable();
-        if (fcs != null) {
-            out.add(fcs);
-        }
-        out.add("ducklake_file_variant_stats");
-        out.add("ducklake_file_partition_value");
-        return out.stream().filter(t -> layout.has(t, "data_file_id")).toList();
-    }
-
     public OrphanedStatsRowsRule() {
         super("orphaned_stats_rows",
                 "ducklake-janitor purge-orphan-stats");
@@ -97,11 +39,11 @@ public final class OrphanedStatsRowsRule extends NamedRule {
     public Finding evaluate(CheckContext ctx) throws SQLException {
         long count = 0;
         List<String> examples = new ArrayList<>();
-        for (String table : tableLevelTables(ctx.layout())) {
-            count += part(ctx, table, "table_id", tableLevelOrphan(ctx.schema(), "s"), examples);
+        for (String table : OrphanedStatsPredicate.tableLevelTables(ctx.layout())) {
+            count += part(ctx, table, "table_id", OrphanedStatsPredicate.tableLevelOrphan(ctx.schema(), "s"), examples);
         }
-        for (String table : fileLevelTables(ctx.layout())) {
-            count += part(ctx, table, "data_file_id", fileLevelOrphan(ctx.schema(), "s"), examples);
+        for (String table : OrphanedStatsPredicate.fileLevelTables(ctx.layout())) {
+            count += part(ctx, table, "data_file_id", OrphanedStatsPredicate.fileLevelOrphan(ctx.schema(), "s"), examples);
         }
         return finding(count, examples);
     }

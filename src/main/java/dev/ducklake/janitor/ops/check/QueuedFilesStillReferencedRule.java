@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.check;
 
+import dev.ducklake.janitor.catalog.CatalogLayout;
 import java.sql.SQLException;
 import java.util.List;
 

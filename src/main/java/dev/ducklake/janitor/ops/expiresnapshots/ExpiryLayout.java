@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.expiresnapshots;
 
+import dev.ducklake.janitor.catalog.CatalogLayout;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.pg.Sql;
 
@@ -17,22 +18,24 @@ import java.util.Set;
  * (shared/ducklake/catalog.md §1: 0.1 has no path columns on schema/table and no scope on metadata,
  * {@code ducklake_file_column_stats} was {@code ducklake_file_column_statistics} before 0.3, the macro, sort and
  * variant-stats tables arrive in 0.4, {@code ducklake_view_column_tag} in 1.1-dev1). Expiry touches only the
- * relations and columns that exist, as DuckLake's own statements would after its migration.
+ * relations and columns that exist, as DuckLake's own statements would after its migration. Reads every catalog table
+ * expiry may touch (a wider list than {@link CatalogLayout#read}, with its own query); the column answers are
+ * {@link CatalogLayout}'s.
  */
-final class CatalogLayout {
+final class ExpiryLayout {
 
     private final String schema;
     private final FormatVersion version;
-    private final Map<String, Set<String>> columns;
+    private final CatalogLayout columns;
 
-    private CatalogLayout(String schema, FormatVersion version, Map<String, Set<String>> columns) {
+    private ExpiryLayout(String schema, FormatVersion version, CatalogLayout columns) {
         this.schema = schema;
         this.version = version;
         this.columns = columns;
     }
 
     /** Reads the columns of every catalog table ({@code ducklake_*} except the inlined-data tables). */
-    static CatalogLayout read(Connection c, String schema, FormatVersion version) throws SQLException {
+    static ExpiryLayout read(Connection c, String schema, FormatVersion version) throws SQLException {
         Map<String, Set<String>> cols = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT cl.relname::text, a.attname::text"
                 + " FROM pg_catalog.pg_class cl JOIN pg_catalog.pg_namespace n ON n.oid = cl.relnamespace"
@@ -46,7 +49,7 @@ final class CatalogLayout {
                 }
             }
         }
-        return new CatalogLayout(schema, version, cols);
+        return new ExpiryLayout(schema, version, CatalogLayout.of(cols));
     }
 
     private static final Set<String> KNOWN = Set.of("ducklake_metadata", "ducklake_snapshot", "ducklake_snapshot_changes",
@@ -68,21 +71,12 @@ final class CatalogLayout {
 
     /** Whether the table exists. */
     boolean has(String table) {
-        return columns.containsKey(table);
+        return columns.has(table);
     }
 
     /** Whether the table exists and has all the named columns. */
     boolean has(String table, String... cols) {
-        Set<String> present = columns.get(table);
-        if (present == null) {
-            return false;
-        }
-        for (String col : cols) {
-            if (!present.contains(col)) {
-                return false;
-            }
-        }
-        return true;
+        return columns.has(table, cols);
     }
 
     /** The schema-qualified, quoted name of a catalog table. */
@@ -92,10 +86,7 @@ final class CatalogLayout {
 
     /** The file-column-stats table of this layout (renamed in 0.3), or null. */
     String fileColumnStats() {
-        if (has("ducklake_file_column_stats")) {
-            return "ducklake_file_column_stats";
-        }
-        return has("ducklake_file_column_statistics") ? "ducklake_file_column_statistics" : null;
+        return columns.fileColumnStatsTable();
     }
 
     /** Whether ducklake_metadata has the scope column (0.2 and later). */

@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops.check;
+package dev.ducklake.janitor.catalog;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,8 +14,10 @@ import java.util.Set;
  * Which DuckLake catalog tables and columns a metadata schema has. The layout differs by format version (DuckLake's
  * migration chain: {@code ducklake_file_column_statistics} until 0.2, {@code ducklake_schema_versions} from 0.3 and its
  * {@code table_id} from 0.4, {@code ducklake_file_variant_stats} from 0.4, paths on schema and table from 0.2), and a
- * damaged catalog may lack a table: every rule asks here instead of assuming. Read with one query on
- * {@code pg_attribute} restricted to the named catalog tables (never the per-table inlined tables).
+ * damaged catalog may lack a table: every rule of {@code check} and {@code purge-orphan-stats} asks here instead of
+ * assuming. Read with one query on {@code pg_attribute} restricted to the named catalog tables (never the per-table
+ * inlined tables). {@code expire-snapshots} reads a wider list of tables with its own query and answers from the same
+ * type ({@link #of}).
  */
 public final class CatalogLayout {
 
@@ -30,6 +32,16 @@ public final class CatalogLayout {
 
     private CatalogLayout(Map<String, Set<String>> columns) {
         this.columns = columns;
+    }
+
+    /**
+     * A layout of columns read elsewhere.
+     *
+     * @param columns the columns of each catalog table present, by table name (kept, not copied)
+     * @return the layout
+     */
+    public static CatalogLayout of(Map<String, Set<String>> columns) {
+        return new CatalogLayout(columns);
     }
 
     /**
