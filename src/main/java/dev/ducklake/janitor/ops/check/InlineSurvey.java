@@ -3,7 +3,7 @@ package dev.ducklake.janitor.ops.check;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.catalog.InlinedTableName;
-import dev.ducklake.janitor.ops.droporphaninline.InlinedTablesSurvey;
+import dev.ducklake.janitor.catalog.InlinedTablesSurvey;
 
 import java.sql.Connection;
 import java.sql.SQLException;

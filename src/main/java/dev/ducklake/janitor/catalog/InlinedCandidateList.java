@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops.droporphaninline;
+package dev.ducklake.janitor.catalog;
 
 import java.util.AbstractList;
 import java.util.Arrays;
@@ -9,13 +9,13 @@ import java.util.RandomAccess;
 /**
  * The orphan registry rows of a run, held as three primitive arrays (table_id, schema_version, ctid packed
  * into one long): 24 bytes per candidate instead of a record plus a ctid string (about 110 bytes), so that
- * 230,000 candidates take about 5.5 MiB. {@link #get} builds the {@link Candidate} of one row when a batch
+ * 230,000 candidates take about 5.5 MiB. {@link #get} builds the {@link InlinedCandidate} of one row when a batch
  * reads it; the list is read-only.
  *
  * <p>A ctid {@code (block,offset)} packs as {@code block << 16 | offset} (a block number is an unsigned 32-bit
  * value, an offset at most 16 bits).
  */
-final class CandidateList extends AbstractList<Candidate> implements RandomAccess {
+public final class InlinedCandidateList extends AbstractList<InlinedCandidate> implements RandomAccess {
 
     private long[] ids = new long[16];
     private long[] versions = new long[16];
@@ -28,7 +28,7 @@ final class CandidateList extends AbstractList<Candidate> implements RandomAcces
      * Appends a registered candidate; {@code ctid} is PostgreSQL's text form {@code (block,offset)};
      * {@code tablePresent} whether its table existed when the survey read the row.
      */
-    void addRegistered(long tableId, long schemaVersion, String ctid, boolean tablePresent) {
+    public void addRegistered(long tableId, long schemaVersion, String ctid, boolean tablePresent) {
         present.set(size, tablePresent);
         if (size == ids.length) {
             int n = size * 2;
@@ -43,7 +43,7 @@ final class CandidateList extends AbstractList<Candidate> implements RandomAcces
     }
 
     /** Drops the spare capacity once the list is complete. */
-    CandidateList trim() {
+    public InlinedCandidateList trim() {
         ids = Arrays.copyOf(ids, size);
         versions = Arrays.copyOf(versions, size);
         ctids = Arrays.copyOf(ctids, size);
@@ -57,7 +57,7 @@ final class CandidateList extends AbstractList<Candidate> implements RandomAcces
      *
      * @return true when a row of that key is in the list and its table existed when the survey read it
      */
-    boolean presentAtSurvey(long tableId, long schemaVersion) {
+    public boolean presentAtSurvey(long tableId, long schemaVersion) {
         int lo = 0;
         int hi = size - 1;
         while (lo <= hi) {
@@ -78,7 +78,7 @@ final class CandidateList extends AbstractList<Candidate> implements RandomAcces
      * The number of distinct tables (keys) among the candidates whose table existed at the survey; rows of the
      * same key are adjacent, as the list is sorted.
      */
-    long tablesPresentAtSurvey() {
+    public long tablesPresentAtSurvey() {
         long n = 0;
         for (int i = present.nextSetBit(0); i >= 0; i = present.nextSetBit(i + 1)) {
             if (i == 0 || ids[i - 1] != ids[i] || versions[i - 1] != versions[i] || !present.get(i - 1)) {
@@ -89,11 +89,11 @@ final class CandidateList extends AbstractList<Candidate> implements RandomAcces
     }
 
     @Override
-    public Candidate get(int i) {
+    public InlinedCandidate get(int i) {
         if (i < 0 || i >= size) {
             throw new IndexOutOfBoundsException(i);
         }
-        return new Candidate(Candidate.Kind.REGISTERED, ids[i], versions[i], unpackCtid(ctids[i]));
+        return new InlinedCandidate(InlinedCandidate.Kind.REGISTERED, ids[i], versions[i], unpackCtid(ctids[i]));
     }
 
     @Override
@@ -121,24 +121,24 @@ final class CandidateList extends AbstractList<Candidate> implements RandomAcces
     }
 
     /** A read-only view of two lists one after the other (registered, then unregistered candidates). */
-    static List<Candidate> concat(List<Candidate> first, List<Candidate> second) {
+    public static List<InlinedCandidate> concat(List<InlinedCandidate> first, List<InlinedCandidate> second) {
         if (second.isEmpty()) {
             return first;
         }
         return new Concat(first, second);
     }
 
-    private static final class Concat extends AbstractList<Candidate> implements RandomAccess {
-        private final List<Candidate> first;
-        private final List<Candidate> second;
+    private static final class Concat extends AbstractList<InlinedCandidate> implements RandomAccess {
+        private final List<InlinedCandidate> first;
+        private final List<InlinedCandidate> second;
 
-        Concat(List<Candidate> first, List<Candidate> second) {
+        Concat(List<InlinedCandidate> first, List<InlinedCandidate> second) {
             this.first = first;
             this.second = second;
         }
 
         @Override
-        public Candidate get(int i) {
+        public InlinedCandidate get(int i) {
             return i < first.size() ? first.get(i) : second.get(i - first.size());
         }
 

@@ -1,10 +1,5 @@
-package dev.ducklake.janitor.ops.droporphaninline;
+package dev.ducklake.janitor.catalog;
 
-import dev.ducklake.janitor.catalog.CatalogInfo;
-import dev.ducklake.janitor.catalog.FormatVersion;
-import dev.ducklake.janitor.catalog.InlinedTableName;
-import dev.ducklake.janitor.catalog.OrphanPredicate;
-import dev.ducklake.janitor.catalog.RegistryPredicate;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.pg.Transactions;
 
@@ -26,9 +21,9 @@ import java.util.function.Consumer;
  * ({@link OrphanPredicate}), and which tables of the schema named like inlined tables have no registry row
  * ({@link RegistryPredicate}) with an unreachable table_id. Reads only, in read-only transactions.
  *
- * <p>{@link #survey(Connection, CatalogInfo)} is the public entry point for other operations (the {@code check}
- * command reports the same figures); {@link DropOrphanInlineTables} uses the package-private parts, which also
- * return the work list.
+ * <p>{@link #survey(Connection, CatalogInfo)} gives the figures alone ({@code check} and the
+ * {@code ducklake_check_findings} gauge report them); {@code drop-orphan-inline-tables} calls {@link #registry} and
+ * {@link #unregistered}, which also return its work list.
  */
 public final class InlinedTablesSurvey {
 
@@ -62,12 +57,22 @@ public final class InlinedTablesSurvey {
      */
     public record Findings(long registryRows, long orphanRows, long orphanTablesPresent, long keptByNameGuard,
                            long keptNotATable, long unregisteredData, long inlinedDeleteOrphans, long inlinedDeleteLive,
-                           List<DropOrphanInlineTablesResult.Anomaly> anomalies, List<String> unregisteredTables) {
+                           List<AnomalousTable> anomalies, List<String> unregisteredTables) {
 
         /** @return orphan registry rows whose table is already gone from pg_class */
         public long registryRowsWithoutTable() {
             return orphanRows - orphanTablesPresent;
         }
+    }
+
+    /**
+     * A relation named like an inlined table that drop-orphan-inline-tables never drops.
+     *
+     * @param tableName its name
+     * @param tableId the table_id its name gives, or null when the name is not exactly DuckLake's form
+     * @param reason why it is never dropped (one sentence, for reports)
+     */
+    public record AnomalousTable(String tableName, Long tableId, String reason) {
     }
 
     /**
@@ -82,22 +87,37 @@ public final class InlinedTablesSurvey {
         Registry r = info.hasInlinedRegistry() ? registry(c, info.schema(), w -> { }) : Registry.NONE;
         Unregistered u = unregistered(c, info.schema(), info.hasInlinedRegistry(), info.version());
         return new Findings(r.rows, r.orphanRows, r.tablesPresent, r.keptByNameGuard, r.keptNotATable,
-                u.count(Candidate.Kind.UNREGISTERED_DATA), u.count(Candidate.Kind.INLINED_DELETE), u.liveDeleteTables,
-                u.anomalies, u.dead.stream().map(Candidate::tableName).toList());
+                u.count(InlinedCandidate.Kind.UNREGISTERED_DATA), u.count(InlinedCandidate.Kind.INLINED_DELETE), u.liveDeleteTables,
+                u.anomalies, u.dead.stream().map(InlinedCandidate::tableName).toList());
     }
 
     /**
      * What the registry survey found: counts and the orphan rows that may be acted on, in batch order (a
-     * {@link CandidateList}: primitive arrays, not an object per row).
+     * {@link InlinedCandidateList}: primitive arrays, not an object per row).
+     *
+     * @param rows rows of ducklake_inlined_data_tables
+     * @param orphanRows registry rows whose table_id is unreachable
+     * @param tablesPresent orphan rows whose table exists in pg_class
+     * @param keptByNameGuard orphan rows kept by the name guard
+     * @param keptNotATable orphan rows naming a relation that is not a plain table
+     * @param candidates the orphan rows that may be acted on, in batch order
      */
-    record Registry(long rows, long orphanRows, long tablesPresent, long keptByNameGuard, long keptNotATable,
-                    CandidateList candidates) {
-        static final Registry NONE = new Registry(0, 0, 0, 0, 0, new CandidateList().trim());
+    public record Registry(long rows, long orphanRows, long tablesPresent, long keptByNameGuard, long keptNotATable,
+                    InlinedCandidateList candidates) {
+        /** No registry: nothing found. */
+        public static final Registry NONE = new Registry(0, 0, 0, 0, 0, new InlinedCandidateList().trim());
     }
 
-    /** What the pg_class survey found outside the registry. */
-    record Unregistered(List<Candidate> dead, long liveDeleteTables, List<DropOrphanInlineTablesResult.Anomaly> anomalies) {
-        long count(Candidate.Kind kind) {
+    /**
+     * What the pg_class survey found outside the registry.
+     *
+     * @param dead unregistered data and deletion tables of unreachable table_ids, in batch order ({@link InlinedCandidate#ORDER})
+     * @param liveDeleteTables inlined deletion tables of reachable table_ids (in use; kept)
+     * @param anomalies relations named like inlined tables that are never dropped
+     */
+    public record Unregistered(List<InlinedCandidate> dead, long liveDeleteTables, List<AnomalousTable> anomalies) {
+        /** @return how many of {@code dead} are of this kind */
+        public long count(InlinedCandidate.Kind kind) {
             return dead.stream().filter(c -> c.kind() == kind).count();
         }
     }
@@ -108,9 +128,16 @@ public final class InlinedTablesSurvey {
 
     /**
      * Counts the registry rows and lists the orphan rows; rows kept by the name guard or naming a relation that is
-     * not a plain table are counted and reported through {@code rowWarning}.
+     * not a plain table are counted and reported through {@code rowWarning}. One read-only transaction on {@code conn}
+     * (autocommit restored).
+     *
+     * @param conn a session on the catalog database
+     * @param schema the metadata schema (it has the registry)
+     * @param rowWarning told one sentence per registry row kept
+     * @return the counts and the orphan rows
+     * @throws SQLException on a database error
      */
-    static Registry registry(Connection conn, String schema, Consumer<String> rowWarning) throws SQLException {
+    public static Registry registry(Connection conn, String schema, Consumer<String> rowWarning) throws SQLException {
         String registry = Sql.qualified(schema, "ducklake_inlined_data_tables");
         long rows;
         try (PreparedStatement ps = conn.prepareStatement("SELECT count(*) FROM " + registry);
@@ -122,7 +149,7 @@ public final class InlinedTablesSurvey {
         long present = 0;
         long guard = 0;
         long notATable = 0;
-        CandidateList out = new CandidateList();
+        InlinedCandidateList out = new InlinedCandidateList();
         Transactions.beginReadOnly(conn);
         try {
             Transactions.setLocalJitOff(conn);
@@ -176,13 +203,20 @@ public final class InlinedTablesSurvey {
      * <p>Columns: a data table must start with {@code row_id, begin_snapshot, end_snapshot} (bigint), or in a
      * 1.1-dev1 catalog with either those or the {@code _ducklake_}-prefixed names (DuckLake's 1.0 to 1.1
      * migration renames only registered tables, so older leftovers keep the plain names); a deletion table
-     * must start with {@code file_id, row_id, begin_snapshot}.
+     * must start with {@code file_id, row_id, begin_snapshot}. Read-only transactions on {@code conn}.
+     *
+     * @param conn a session on the catalog database
+     * @param schema the metadata schema
+     * @param hasRegistry whether the schema has ducklake_inlined_data_tables
+     * @param version the catalog's format version
+     * @return the candidates, the live deletion tables and the anomalies
+     * @throws SQLException on a database error
      */
-    static Unregistered unregistered(Connection conn, String schema, boolean hasRegistry, FormatVersion version)
+    public static Unregistered unregistered(Connection conn, String schema, boolean hasRegistry, FormatVersion version)
             throws SQLException {
         List<Relation> relations = new ArrayList<>();
-        List<Candidate> dead = new ArrayList<>();
-        List<DropOrphanInlineTablesResult.Anomaly> found = new ArrayList<>();
+        List<InlinedCandidate> dead = new ArrayList<>();
+        List<AnomalousTable> found = new ArrayList<>();
         long liveDelete = 0;
         Transactions.beginReadOnly(conn);
         try {
@@ -237,17 +271,17 @@ public final class InlinedTablesSurvey {
                     anomaly = "its first columns " + columnsByName.get(r.name) + " are not DuckLake's "
                             + (r.delete ? DELETE_COLUMNS : DATA_COLUMNS) + "; never dropped";
                 } else {
-                    dead.add(r.delete ? new Candidate(Candidate.Kind.INLINED_DELETE, r.tableId, -1, null)
-                            : new Candidate(Candidate.Kind.UNREGISTERED_DATA, r.tableId, r.schemaVersion, null));
+                    dead.add(r.delete ? new InlinedCandidate(InlinedCandidate.Kind.INLINED_DELETE, r.tableId, -1, null)
+                            : new InlinedCandidate(InlinedCandidate.Kind.UNREGISTERED_DATA, r.tableId, r.schemaVersion, null));
                 }
                 if (anomaly != null) {
-                    found.add(new DropOrphanInlineTablesResult.Anomaly(r.name, r.tableId, anomaly));
+                    found.add(new AnomalousTable(r.name, r.tableId, anomaly));
                 }
             }
         } finally {
             Transactions.endQuietly(conn);
         }
-        dead.sort(Candidate.ORDER);
+        dead.sort(InlinedCandidate.ORDER);
         return new Unregistered(dead, liveDelete, found);
     }
 
