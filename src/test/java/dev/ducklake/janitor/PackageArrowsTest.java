@@ -34,9 +34,12 @@ class PackageArrowsTest {
     /** Subpackages of {@code ops} that are shared code, not operations. */
     private static final Set<String> SHARED_OPS_PACKAGES = Set.of("files", "runtime");
 
-    /** Arrows from metrics to an operation not moved yet (issue 25: check's rule engine still lives in ops.check). */
+    /**
+     * Arrows from metrics to an operation not moved yet (issue 25): the storage gauges call {@code check --storage}'s
+     * comparison ({@code CatalogCheck.compareStorage}), which opens the store through {@code ops.files}, so its home is
+     * beside {@code MissingObjects} there, not {@code catalog/}.
+     */
     private static final Set<String> METRICS_PENDING = Set.of(
-            "metrics/CheckFindingsGauge.java -> ops.check",
             "metrics/StorageGauges.java -> ops.check");
 
     private static final Pattern MENTION = Pattern.compile("dev\\.ducklake\\.janitor\\.(ops\\.[a-z0-9]+|catalog|metrics|maintain|cli)\\b");

@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops.check;
+package dev.ducklake.janitor.catalog.health;
 
 /**
  * {@code unreachable_inlined_delete_tables}: tables {@code ducklake_inlined_delete_<table_id>} of unreachable table_ids,

@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops.check;
+package dev.ducklake.janitor.catalog.health;
 
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
@@ -51,7 +51,7 @@ public final class InlineSurvey {
     }
 
     /**
-     * The survey of drop-orphan-inline-tables on a connection ({@link CatalogCheck#evaluate} prefetches it while no
+     * The survey of drop-orphan-inline-tables on a connection ({@link RuleEvaluation#evaluate} prefetches it while no
      * transaction is open on the connection).
      *
      * @param conn the session

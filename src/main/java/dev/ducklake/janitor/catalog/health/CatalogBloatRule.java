@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops.check;
+package dev.ducklake.janitor.catalog.health;
 
 import java.sql.SQLException;
 import java.util.List;
@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * {@code catalog_bloat}: system catalogs {@code pg_class}, {@code pg_attribute}, {@code pg_type} and {@code pg_depend} of
  * the catalog database whose dead rows ({@code pg_stat_sys_tables.n_dead_tup}, the statistics collector's estimate) are at
- * least {@link CheckOptions#bloatMinDeadRows()} and above {@link CheckOptions#bloatDeadRatio()} of their live rows (the
+ * least {@link RuleSettings#bloatMinDeadRows()} and above {@link RuleSettings#bloatDeadRatio()} of their live rows (the
  * statistics functions behind {@code pg_stat_sys_tables}). Unit: system catalogs (at most 4). Database-wide, not per
  * metadata schema.
  *
@@ -38,8 +38,8 @@ final class CatalogBloatRule extends NamedRule {
                 + " WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relname::text = ANY (?)) s";
         String from = " FROM " + rel + " WHERE n_dead_tup >= ? AND n_dead_tup > ? * n_live_tup";
         java.sql.Array names = ctx.conn().createArrayOf("text", CATALOGS);
-        long minDead = ctx.options().bloatMinDeadRows();
-        double ratio = ctx.options().bloatDeadRatio();
+        long minDead = ctx.settings().bloatMinDeadRows();
+        double ratio = ctx.settings().bloatDeadRatio();
         long count = ctx.count("SELECT count(*)" + from, names, minDead, ratio);
         List<String> examples = count == 0 ? List.of() : ctx.examples("SELECT relname, n_dead_tup, n_live_tup,"
                 + " coalesce(last_vacuum::text, 'never')" + from + " ORDER BY n_dead_tup DESC LIMIT ?",

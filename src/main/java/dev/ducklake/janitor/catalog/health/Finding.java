@@ -1,9 +1,9 @@
-package dev.ducklake.janitor.ops.check;
+package dev.ducklake.janitor.catalog.health;
 
 import java.util.List;
 
 /**
- * One kind of catalog damage found by {@link CatalogCheck}: how much of it there is, a few examples, and what fixes it.
+ * One kind of catalog damage found by a {@link CheckRule} ({@code check}, the {@code ducklake_check_findings} gauge): how much of it there is, a few examples, and what fixes it.
  *
  * @param kind the finding kind, snake_case (the contract: the same name is the {@code kind} label of the
  *     {@code ducklake_check_findings} gauge)

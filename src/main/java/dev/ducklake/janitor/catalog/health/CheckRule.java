@@ -1,10 +1,10 @@
-package dev.ducklake.janitor.ops.check;
+package dev.ducklake.janitor.catalog.health;
 
 import java.sql.SQLException;
 
 /**
  * One kind of DuckLake catalog damage: the predicate that finds it (written in exactly one place, the implementing
- * class) and the fix. Implementations are stateless; {@link CatalogCheck} runs each in its own read-only transaction
+ * class) and the fix. Implementations are stateless; {@link RuleEvaluation} runs each in its own read-only transaction
  * with its own statement timeout, and the {@code ducklake_check_findings} metric runs the same code.
  */
 public interface CheckRule {

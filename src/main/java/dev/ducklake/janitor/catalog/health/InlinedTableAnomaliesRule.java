@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops.check;
+package dev.ducklake.janitor.catalog.health;
 
 /**
  * {@code inlined_table_anomalies}: relations named like inlined tables that drop-orphan-inline-tables reports and never

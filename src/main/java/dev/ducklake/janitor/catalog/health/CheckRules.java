@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops.check;
+package dev.ducklake.janitor.catalog.health;
 
 import java.util.List;
 
@@ -24,6 +24,13 @@ public final class CheckRules {
     }
 
 
+    /** Finding kind of {@code check --storage}: retained data file rows whose object is gone. */
+    public static final String MISSING_DATA = "missing_data_files";
+    /** Finding kind of {@code check --storage}: retained delete file rows whose object is gone. */
+    public static final String MISSING_DELETE = "missing_delete_files";
+    /** Finding kind of {@code check --storage}: retained file rows whose object's size differs from file_size_bytes. */
+    public static final String SIZE_MISMATCH = "size_mismatch_files";
+
     /** Severity {@value}: something a reader can hit, or data at risk; nothing in the maintenance chain repairs it. */
     public static final String DAMAGE = "damage";
     /** Severity {@value}: waste (or a harmless leftover) that no reader hits; the chain's own steps remove most of it. */
@@ -32,8 +39,7 @@ public final class CheckRules {
     /** The damage kinds; every other kind is {@link #DEBRIS}. */
     private static final java.util.Set<String> DAMAGE_KINDS = java.util.Set.of("registry_rows_without_table_of_reachable_tables",
             "inlined_table_anomalies", "queued_files_still_referenced", "schema_versions_migration_duplicates",
-            "rows_beyond_last_snapshot", "interrupted_migration_tables", CatalogCheck.MISSING_DATA, CatalogCheck.MISSING_DELETE,
-            CatalogCheck.SIZE_MISMATCH);
+            "rows_beyond_last_snapshot", "interrupted_migration_tables", MISSING_DATA, MISSING_DELETE, SIZE_MISMATCH);
 
     /**
      * The severity of a finding kind: {@link #DAMAGE} for a registry row whose inlined table is gone while its table is

@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops.check;
+package dev.ducklake.janitor.catalog.health;
 
 /**
  * {@code unregistered_inlined_tables}: tables named exactly {@code ducklake_inlined_data_<table_id>_<v>} with no registry

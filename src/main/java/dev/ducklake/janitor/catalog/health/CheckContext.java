@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops.check;
+package dev.ducklake.janitor.catalog.health;
 
 import dev.ducklake.janitor.catalog.CatalogLayout;
 import dev.ducklake.janitor.catalog.CatalogInfo;
@@ -19,10 +19,10 @@ import java.util.List;
  * @param conn the connection; rules never commit, roll back or change session settings beyond SET LOCAL
  * @param info what {@link CatalogInspector} found
  * @param layout which catalog tables and columns exist
- * @param options the check's options (example limit, bloat thresholds)
+ * @param settings the rules' settings (example limit, bloat thresholds)
  * @param survey the inlined-table survey of drop-orphan-inline-tables, computed at most once per check
  */
-public record CheckContext(Connection conn, CatalogInfo info, CatalogLayout layout, CheckOptions options, InlineSurvey survey) {
+public record CheckContext(Connection conn, CatalogInfo info, CatalogLayout layout, RuleSettings settings, InlineSurvey survey) {
 
     /** The metadata schema. */
     public String schema() {
@@ -36,7 +36,7 @@ public record CheckContext(Connection conn, CatalogInfo info, CatalogLayout layo
 
     /** The most examples a finding lists. */
     public int maxExamples() {
-        return options.maxExamples();
+        return settings.maxExamples();
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops.check;
+package dev.ducklake.janitor.catalog.health;
 
 import dev.ducklake.janitor.catalog.DeadInlinedRows;
 import dev.ducklake.janitor.pg.SqlState;
