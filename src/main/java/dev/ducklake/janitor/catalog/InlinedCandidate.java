@@ -14,10 +14,10 @@ import java.util.Comparator;
  * @param schemaVersion its schema_version (-1 for an inlined deletion table)
  * @param ctid the registry row's ctid {@code (block,offset)}, or null for an unregistered table
  */
-public record InlinedCandidate(Kind kind, long tableId, long schemaVersion, String ctid) {
+public record InlinedCandidate(Origin kind, long tableId, long schemaVersion, String ctid) {
 
     /** Where a candidate table was found. */
-    public enum Kind {
+    public enum Origin {
         /** A registry row of ducklake_inlined_data_tables and its table. */
         REGISTERED,
         /** An inlined-data table found in pg_class without any registry row. */
@@ -35,12 +35,12 @@ public record InlinedCandidate(Kind kind, long tableId, long schemaVersion, Stri
 
     /** @return DuckLake's name of its table */
     public String tableName() {
-        return kind == Kind.INLINED_DELETE ? InlinedTableName.deleteTable(tableId)
+        return kind == Origin.INLINED_DELETE ? InlinedTableName.deleteTable(tableId)
                 : InlinedTableName.dataTable(tableId, schemaVersion);
     }
 
     /** @return its schema_version, or null for an inlined deletion table */
     public Long schemaVersionOrNull() {
-        return kind == Kind.INLINED_DELETE ? null : schemaVersion;
+        return kind == Origin.INLINED_DELETE ? null : schemaVersion;
     }
 }

@@ -93,7 +93,7 @@ public final class InlinedCandidateList extends AbstractList<InlinedCandidate> i
         if (i < 0 || i >= size) {
             throw new IndexOutOfBoundsException(i);
         }
-        return new InlinedCandidate(InlinedCandidate.Kind.REGISTERED, ids[i], versions[i], unpackCtid(ctids[i]));
+        return new InlinedCandidate(InlinedCandidate.Origin.REGISTERED, ids[i], versions[i], unpackCtid(ctids[i]));
     }
 
     @Override

@@ -55,7 +55,7 @@ public final class InlinedTablesSurvey {
      * @param anomalies tables named like inlined tables that are never dropped, with the reason
      * @param unregisteredTables names of the unregistered data and deletion tables of unreachable ids, in batch order
      */
-    public record Findings(long registryRows, long orphanRows, long orphanTablesPresent, long keptByNameGuard,
+    public record Summary(long registryRows, long orphanRows, long orphanTablesPresent, long keptByNameGuard,
                            long keptNotATable, long unregisteredData, long inlinedDeleteOrphans, long inlinedDeleteLive,
                            List<AnomalousTable> anomalies, List<String> unregisteredTables) {
 
@@ -83,11 +83,11 @@ public final class InlinedTablesSurvey {
      * @return the findings
      * @throws SQLException on a database error
      */
-    public static Findings survey(Connection c, CatalogInfo info) throws SQLException {
+    public static Summary survey(Connection c, CatalogInfo info) throws SQLException {
         Registry r = info.hasInlinedRegistry() ? registry(c, info.schema(), w -> { }) : Registry.NONE;
         Unregistered u = unregistered(c, info.schema(), info.hasInlinedRegistry(), info.version());
-        return new Findings(r.rows, r.orphanRows, r.tablesPresent, r.keptByNameGuard, r.keptNotATable,
-                u.count(InlinedCandidate.Kind.UNREGISTERED_DATA), u.count(InlinedCandidate.Kind.INLINED_DELETE), u.liveDeleteTables,
+        return new Summary(r.rows, r.orphanRows, r.tablesPresent, r.keptByNameGuard, r.keptNotATable,
+                u.count(InlinedCandidate.Origin.UNREGISTERED_DATA), u.count(InlinedCandidate.Origin.INLINED_DELETE), u.liveDeleteTables,
                 u.anomalies, u.dead.stream().map(InlinedCandidate::tableName).toList());
     }
 
@@ -117,7 +117,7 @@ public final class InlinedTablesSurvey {
      */
     public record Unregistered(List<InlinedCandidate> dead, long liveDeleteTables, List<AnomalousTable> anomalies) {
         /** @return how many of {@code dead} are of this kind */
-        public long count(InlinedCandidate.Kind kind) {
+        public long count(InlinedCandidate.Origin kind) {
             return dead.stream().filter(c -> c.kind() == kind).count();
         }
     }
@@ -271,8 +271,8 @@ public final class InlinedTablesSurvey {
                     anomaly = "its first columns " + columnsByName.get(r.name) + " are not DuckLake's "
                             + (r.delete ? DELETE_COLUMNS : DATA_COLUMNS) + "; never dropped";
                 } else {
-                    dead.add(r.delete ? new InlinedCandidate(InlinedCandidate.Kind.INLINED_DELETE, r.tableId, -1, null)
-                            : new InlinedCandidate(InlinedCandidate.Kind.UNREGISTERED_DATA, r.tableId, r.schemaVersion, null));
+                    dead.add(r.delete ? new InlinedCandidate(InlinedCandidate.Origin.INLINED_DELETE, r.tableId, -1, null)
+                            : new InlinedCandidate(InlinedCandidate.Origin.UNREGISTERED_DATA, r.tableId, r.schemaVersion, null));
                 }
                 if (anomaly != null) {
                     found.add(new AnomalousTable(r.name, r.tableId, anomaly));

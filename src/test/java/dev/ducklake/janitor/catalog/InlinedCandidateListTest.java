@@ -19,7 +19,7 @@ class InlinedCandidateListTest {
         l.trim();
         assertThat(l).hasSize(100);
         InlinedCandidate c = l.get(7);
-        assertThat(c.kind()).isEqualTo(InlinedCandidate.Kind.REGISTERED);
+        assertThat(c.kind()).isEqualTo(InlinedCandidate.Origin.REGISTERED);
         assertThat(c.tableId()).isEqualTo(1_000_000_000_007L);
         assertThat(c.schemaVersion()).isEqualTo(7);
         assertThat(c.ctid()).isEqualTo("(4294967288,65535)");
@@ -60,7 +60,7 @@ class InlinedCandidateListTest {
     void concatenationReadsTheRegisteredThenTheUnregistered() {
         InlinedCandidateList registered = new InlinedCandidateList();
         registered.addRegistered(5, 1, "(0,1)", true);
-        List<InlinedCandidate> unregistered = List.of(new InlinedCandidate(InlinedCandidate.Kind.INLINED_DELETE, 9, -1, null));
+        List<InlinedCandidate> unregistered = List.of(new InlinedCandidate(InlinedCandidate.Origin.INLINED_DELETE, 9, -1, null));
         List<InlinedCandidate> all = InlinedCandidateList.concat(registered, unregistered);
         assertThat(all).extracting(InlinedCandidate::tableId).containsExactly(5L, 9L);
         assertThat(InlinedCandidateList.concat(registered, List.of())).isSameAs(registered);

@@ -27,26 +27,26 @@ public final class InlineSurvey {
      * @param anomalies relations named like inlined tables that drop-orphan-inline-tables never drops (relations)
      * @param anomalyExamples a few, with the reason
      */
-    public record Figures(long registryRowsWithoutTable, long unregisteredData, List<String> unregisteredDataExamples,
+    public record SurveyFigures(long registryRowsWithoutTable, long unregisteredData, List<String> unregisteredDataExamples,
                           long unreachableDelete, List<String> unreachableDeleteExamples, long anomalies, List<String> anomalyExamples) {
     }
 
     /** Computes the figures. */
     @FunctionalInterface
-    public interface Source {
+    public interface SurveySource {
         /**
          * @return the survey's figures
          * @throws SQLException when the survey failed
          */
-        Figures survey() throws SQLException;
+        SurveyFigures survey() throws SQLException;
     }
 
-    private final Source source;
-    private Figures figures;
+    private final SurveySource source;
+    private SurveyFigures figures;
     private SQLException failure;
 
     /** @param source how to compute the figures */
-    public InlineSurvey(Source source) {
+    public InlineSurvey(SurveySource source) {
         this.source = source;
     }
 
@@ -61,14 +61,14 @@ public final class InlineSurvey {
      */
     public static InlineSurvey on(Connection conn, CatalogInfo info, int maxExamples) {
         return new InlineSurvey(() -> {
-            InlinedTablesSurvey.Findings f = InlinedTablesSurvey.survey(conn, info);
+            InlinedTablesSurvey.Summary f = InlinedTablesSurvey.survey(conn, info);
             List<String> data = f.unregisteredTables().stream().filter(n -> n.startsWith(InlinedTableName.DATA_PREFIX))
                     .limit(maxExamples).toList();
             List<String> delete = f.unregisteredTables().stream().filter(n -> n.startsWith(InlinedTableName.DELETE_PREFIX))
                     .limit(maxExamples).toList();
             List<String> anomalies = f.anomalies().stream().limit(maxExamples)
                     .map(a -> CatalogInspector.printable(a.tableName()) + ": " + a.reason()).toList();
-            return new Figures(f.registryRowsWithoutTable(), f.unregisteredData(), data, f.inlinedDeleteOrphans(), delete,
+            return new SurveyFigures(f.registryRowsWithoutTable(), f.unregisteredData(), data, f.inlinedDeleteOrphans(), delete,
                     f.anomalies().size(), anomalies);
         });
     }
@@ -90,7 +90,7 @@ public final class InlineSurvey {
      * @return the figures
      * @throws SQLException when the survey failed (the same failure on every call)
      */
-    public synchronized Figures get() throws SQLException {
+    public synchronized SurveyFigures get() throws SQLException {
         prefetch();
         if (failure != null) {
             throw failure;

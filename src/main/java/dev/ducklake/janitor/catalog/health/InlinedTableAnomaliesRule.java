@@ -15,6 +15,6 @@ final class InlinedTableAnomaliesRule extends SurveyRule {
     InlinedTableAnomaliesRule() {
         super("inlined_table_anomalies",
                 "none automatic: each was made by hand or by another tool; inspect it (drop-orphan-inline-tables never touches it)",
-                InlineSurvey.Figures::anomalies, InlineSurvey.Figures::anomalyExamples);
+                InlineSurvey.SurveyFigures::anomalies, InlineSurvey.SurveyFigures::anomalyExamples);
     }
 }

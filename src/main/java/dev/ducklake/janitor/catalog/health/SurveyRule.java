@@ -11,8 +11,8 @@ import java.util.function.ToLongFunction;
  */
 abstract class SurveyRule extends NamedRule {
 
-    private final ToLongFunction<InlineSurvey.Figures> count;
-    private final Function<InlineSurvey.Figures, List<String>> examples;
+    private final ToLongFunction<InlineSurvey.SurveyFigures> count;
+    private final Function<InlineSurvey.SurveyFigures, List<String>> examples;
 
     /**
      * @param kind the snake_case finding kind
@@ -20,8 +20,8 @@ abstract class SurveyRule extends NamedRule {
      * @param count the survey figure counted
      * @param examples the survey's examples of that figure
      */
-    SurveyRule(String kind, String fix, ToLongFunction<InlineSurvey.Figures> count,
-               Function<InlineSurvey.Figures, List<String>> examples) {
+    SurveyRule(String kind, String fix, ToLongFunction<InlineSurvey.SurveyFigures> count,
+               Function<InlineSurvey.SurveyFigures, List<String>> examples) {
         super(kind, fix);
         this.count = count;
         this.examples = examples;
@@ -29,7 +29,7 @@ abstract class SurveyRule extends NamedRule {
 
     @Override
     public final Finding evaluate(CheckContext ctx) throws SQLException {
-        InlineSurvey.Figures f = ctx.survey().get();
+        InlineSurvey.SurveyFigures f = ctx.survey().get();
         return finding(count.applyAsLong(f), examples.apply(f));
     }
 }

@@ -13,6 +13,6 @@ final class UnreachableInlinedDeleteTablesRule extends SurveyRule {
     UnreachableInlinedDeleteTablesRule() {
         super("unreachable_inlined_delete_tables",
                 "ducklake-janitor drop-orphan-inline-tables --include-unregistered",
-                InlineSurvey.Figures::unreachableDelete, InlineSurvey.Figures::unreachableDeleteExamples);
+                InlineSurvey.SurveyFigures::unreachableDelete, InlineSurvey.SurveyFigures::unreachableDeleteExamples);
     }
 }

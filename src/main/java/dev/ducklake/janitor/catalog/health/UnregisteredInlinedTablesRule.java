@@ -14,6 +14,6 @@ final class UnregisteredInlinedTablesRule extends SurveyRule {
     UnregisteredInlinedTablesRule() {
         super("unregistered_inlined_tables",
                 "ducklake-janitor drop-orphan-inline-tables --include-unregistered",
-                InlineSurvey.Figures::unregisteredData, InlineSurvey.Figures::unregisteredDataExamples);
+                InlineSurvey.SurveyFigures::unregisteredData, InlineSurvey.SurveyFigures::unregisteredDataExamples);
     }
 }

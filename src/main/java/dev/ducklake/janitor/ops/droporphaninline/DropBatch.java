@@ -51,8 +51,8 @@ final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> 
         long rowsDropped;
         int registeredNonempty;
         int unregisteredNonempty;
-        /** Non-empty tables skipped, by kind ({@link InlinedCandidate.Kind#ordinal()}). */
-        final int[] skippedNonemptyByKind = new int[InlinedCandidate.Kind.values().length];
+        /** Non-empty tables skipped, by kind ({@link InlinedCandidate.Origin#ordinal()}). */
+        final int[] skippedNonemptyByKind = new int[InlinedCandidate.Origin.values().length];
         boolean truncated;
         final List<InlinedCandidate> lockBusy = new ArrayList<>();
         final List<DropOrphanInlineTablesResult.NonEmptyTable> nonEmpty = new ArrayList<>();
@@ -135,7 +135,7 @@ final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> 
         Map<String, InlinedCandidate> byCtid = new HashMap<>();
         List<InlinedCandidate> unregistered = new ArrayList<>();
         for (InlinedCandidate cand : slice) {
-            if (cand.kind() == InlinedCandidate.Kind.REGISTERED) {
+            if (cand.kind() == InlinedCandidate.Origin.REGISTERED) {
                 byCtid.put(cand.ctid(), cand);
             } else {
                 unregistered.add(cand);
@@ -344,7 +344,7 @@ final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> 
         List<InlinedCandidate> unregistered = new ArrayList<>();
         for (String name : chunk) {
             InlinedCandidate c = present.get(name).get(0).candidate();
-            if (c.kind() != InlinedCandidate.Kind.REGISTERED) {
+            if (c.kind() != InlinedCandidate.Origin.REGISTERED) {
                 unregistered.add(c);
             }
         }
@@ -372,7 +372,7 @@ final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> 
         List<String> out = new ArrayList<>();
         for (String name : chunk) {
             InlinedCandidate c = present.get(name).get(0).candidate();
-            if (c.kind() == InlinedCandidate.Kind.REGISTERED || still.contains(name)) {
+            if (c.kind() == InlinedCandidate.Origin.REGISTERED || still.contains(name)) {
                 out.add(name);
             } else {
                 o.warnings.add("kept " + name + ": on re-check under the lock it has a registry row, a reachable table_id "
@@ -385,7 +385,7 @@ final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> 
     /** Records a non-empty table met in a batch: dropped (with its row count) or skipped. */
     private void nonEmptyMet(String name, Map<String, List<Locked>> present, Long rows, Outcome o) {
         InlinedCandidate c = present.get(name).get(0).candidate();
-        if (c.kind() == InlinedCandidate.Kind.REGISTERED) {
+        if (c.kind() == InlinedCandidate.Origin.REGISTERED) {
             o.registeredNonempty++;
         } else {
             o.unregisteredNonempty++;

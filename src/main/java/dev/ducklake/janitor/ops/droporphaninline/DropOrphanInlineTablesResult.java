@@ -154,7 +154,7 @@ public record DropOrphanInlineTablesResult(String schema, String formatVersion, 
      * @param kind where a candidate was found
      * @return its {@link NonEmptyTable#kind()} label
      */
-    static String kindLabel(InlinedCandidate.Kind kind) {
+    static String kindLabel(InlinedCandidate.Origin kind) {
         return switch (kind) {
             case REGISTERED -> KIND_REGISTERED;
             case UNREGISTERED_DATA -> KIND_UNREGISTERED;

@@ -141,7 +141,7 @@ final class DryRunProbe {
                     Optional<long[]> key = InlinedTableName.parseData(name);
                     if (key.isPresent() && registered.presentAtSurvey(key.get()[0], key.get()[1])) {
                         oidOf.put(name, rs.getLong(2));
-                        candidateOf.put(name, new InlinedCandidate(InlinedCandidate.Kind.REGISTERED, key.get()[0], key.get()[1], null));
+                        candidateOf.put(name, new InlinedCandidate(InlinedCandidate.Origin.REGISTERED, key.get()[0], key.get()[1], null));
                     }
                     // else: not a candidate (kept by the name guard, or not there at the survey)
                 }
@@ -164,7 +164,7 @@ final class DryRunProbe {
             Set<String> found = TableProbes.nonEmpty(conn, schema, chunk, oidOf);
             if (found == null) {
                 conn.commit();
-                counts.registeredKept += chunk.stream().filter(t -> candidateOf.get(t).kind() == InlinedCandidate.Kind.REGISTERED).count();
+                counts.registeredKept += chunk.stream().filter(t -> candidateOf.get(t).kind() == InlinedCandidate.Origin.REGISTERED).count();
                 if (!counts.warned) {
                     warn.accept("a probed table changed identity during the dry run; its count may be off");
                     counts.warned = true;
@@ -175,7 +175,7 @@ final class DryRunProbe {
             conn.commit();
             for (String name : chunk) {
                 InlinedCandidate c = candidateOf.get(name);
-                boolean registeredKind = c.kind() == InlinedCandidate.Kind.REGISTERED;
+                boolean registeredKind = c.kind() == InlinedCandidate.Origin.REGISTERED;
                 boolean full = found.contains(name);
                 if (full) {
                     if (registeredKind) {

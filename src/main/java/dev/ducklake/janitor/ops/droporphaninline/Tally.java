@@ -36,7 +36,7 @@ final class Tally {
     long missingTables;
     long skippedNonempty;
     long skippedLocked;
-    final long[] skippedNonemptyByKind = new long[InlinedCandidate.Kind.values().length];
+    final long[] skippedNonemptyByKind = new long[InlinedCandidate.Origin.values().length];
     long unregisteredTablesTotal;
     long droppedUnregistered;
     long droppedInlinedDelete;
@@ -60,8 +60,8 @@ final class Tally {
         orphanTablesPresent = r.tablesPresent();
         keptByNameGuard = r.keptByNameGuard();
         keptNotATable = r.keptNotATable();
-        unregisteredOrphans = u.count(InlinedCandidate.Kind.UNREGISTERED_DATA);
-        inlinedDeleteOrphans = u.count(InlinedCandidate.Kind.INLINED_DELETE);
+        unregisteredOrphans = u.count(InlinedCandidate.Origin.UNREGISTERED_DATA);
+        inlinedDeleteOrphans = u.count(InlinedCandidate.Origin.INLINED_DELETE);
         inlinedDeleteLive = u.liveDeleteTables();
         for (InlinedTablesSurvey.AnomalousTable a : u.anomalies()) {
             anomalyCount++;
@@ -157,9 +157,9 @@ final class Tally {
                 droppedNonempty,
                 inlinedRowsDropped,
                 remainingUnregistered,
-                skippedNonemptyByKind[InlinedCandidate.Kind.REGISTERED.ordinal()],
-                skippedNonemptyByKind[InlinedCandidate.Kind.UNREGISTERED_DATA.ordinal()],
-                skippedNonemptyByKind[InlinedCandidate.Kind.INLINED_DELETE.ordinal()],
+                skippedNonemptyByKind[InlinedCandidate.Origin.REGISTERED.ordinal()],
+                skippedNonemptyByKind[InlinedCandidate.Origin.UNREGISTERED_DATA.ordinal()],
+                skippedNonemptyByKind[InlinedCandidate.Origin.INLINED_DELETE.ordinal()],
                 unregisteredTablesTotal > unregisteredTables.size(),
                 unregisteredTablesTotal,
                 anomalyCount > anomalyTables.size(),
