@@ -7,7 +7,7 @@ import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckResult;
-import dev.ducklake.janitor.ops.check.Finding;
+import dev.ducklake.janitor.catalog.health.Finding;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

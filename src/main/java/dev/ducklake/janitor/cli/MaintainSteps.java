@@ -15,7 +15,7 @@ import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckResult;
-import dev.ducklake.janitor.ops.check.CheckRules;
+import dev.ducklake.janitor.catalog.health.CheckRules;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.LockBudget;
 import dev.ducklake.janitor.storage.StorageLocation;

@@ -5,10 +5,11 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.SqlState;
-import dev.ducklake.janitor.ops.check.CatalogCheck;
-import dev.ducklake.janitor.ops.check.CheckOptions;
-import dev.ducklake.janitor.ops.check.CheckRules;
-import dev.ducklake.janitor.ops.check.InlineSurvey;
+import dev.ducklake.janitor.catalog.health.CheckRules;
+import dev.ducklake.janitor.catalog.health.RuleEvaluation;
+import dev.ducklake.janitor.catalog.health.RuleOutcome;
+import dev.ducklake.janitor.catalog.health.RuleSettings;
+import dev.ducklake.janitor.catalog.health.InlineSurvey;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -19,7 +20,7 @@ import java.util.Map;
 
 /**
  * The gauge {@code ducklake_check_findings{catalog, kind, severity}}: the count of each finding kind of {@code check}, computed by
- * the same rules ({@link CatalogCheck#evaluate}), each in its own read-only transaction with the collector's statement
+ * the same rules ({@link RuleEvaluation#evaluate}, with {@link RuleSettings#defaults} and the collector's statement timeout), each in its own read-only transaction with the collector's statement
  * timeout. A rule that fails contributes no sample and is reported as the query {@code check_<kind>}.
  */
 final class CheckFindingsGauge {
@@ -51,8 +52,8 @@ final class CheckFindingsGauge {
         List<MetricFamily.Sample> samples = new ArrayList<>();
         try {
             CatalogInfo info = CatalogInspector.inspect(conn, schema, false);
-            CheckOptions options = CheckOptions.defaults().withMetadataSchema(schema).withStatementTimeout(timeout);
-            for (CatalogCheck.Outcome o : CatalogCheck.evaluate(conn, info, options, InlineSurvey.on(conn, info, 0), CheckRules.all())) {
+            RuleSettings settings = RuleSettings.defaults(timeout);
+            for (RuleOutcome o : RuleEvaluation.evaluate(conn, info, settings, InlineSurvey.on(conn, info, 0), CheckRules.all())) {
                 String query = "check_" + o.rule().kind();
                 durations.put(query, o.seconds());
                 if (o.error() != null) {

@@ -5,7 +5,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.ops.check.CatalogCheck;
-import dev.ducklake.janitor.ops.check.CheckRules;
+import dev.ducklake.janitor.catalog.health.CheckRules;
 import dev.ducklake.janitor.ops.files.MissingObjects;
 import dev.ducklake.janitor.ops.files.StoreOpener;
 import dev.ducklake.janitor.pg.SqlState;
@@ -33,8 +33,8 @@ import java.util.function.Consumer;
  *
  * <p>Gauges, each with the labels {@code catalog} and {@code schema}:
  * <ul>
- *   <li>{@code ducklake_check_findings{kind, severity}} for the kinds {@value CatalogCheck#MISSING_DATA},
- *       {@value CatalogCheck#MISSING_DELETE} and {@value CatalogCheck#SIZE_MISMATCH} (files; severity damage), the same
+ *   <li>{@code ducklake_check_findings{kind, severity}} for the kinds {@value CheckRules#MISSING_DATA},
+ *       {@value CheckRules#MISSING_DELETE} and {@value CheckRules#SIZE_MISMATCH} (files; severity damage), the same
  *       family as the catalog rules' findings;</li>
  *   <li>{@value #LISTED} (objects), {@value #COMPARED} and {@value #UNCHECKED} (catalog file rows);</li>
  *   <li>self-metrics {@value #SUCCESS} (1 when the last comparison of the schema succeeded, 0 when it failed),
@@ -303,9 +303,9 @@ public final class StorageGauges {
     private void succeeded(String schema, MissingObjects.Result r, double secs) {
         String cat = config.name();
         List<MetricFamily.Sample> findings = new ArrayList<>();
-        findings.add(finding(cat, schema, CatalogCheck.MISSING_DATA, r.missingData()));
-        findings.add(finding(cat, schema, CatalogCheck.MISSING_DELETE, r.missingDelete()));
-        findings.add(finding(cat, schema, CatalogCheck.SIZE_MISMATCH, r.sizeMismatch()));
+        findings.add(finding(cat, schema, CheckRules.MISSING_DATA, r.missingData()));
+        findings.add(finding(cat, schema, CheckRules.MISSING_DELETE, r.missingDelete()));
+        findings.add(finding(cat, schema, CheckRules.SIZE_MISMATCH, r.sizeMismatch()));
         List<MetricFamily> fams = List.of(
                 new MetricFamily(CheckFindingsGauge.NAME, CheckFindingsGauge.HELP, MetricFamily.Type.GAUGE,
                         List.of(CatalogHealthCollector.CATALOG_LABEL, CatalogTarget.SCHEMA_LABEL, "kind", "severity"), findings),

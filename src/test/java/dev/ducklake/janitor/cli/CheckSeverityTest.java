@@ -3,8 +3,8 @@ package dev.ducklake.janitor.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ducklake.janitor.ops.check.CheckResult;
-import dev.ducklake.janitor.ops.check.CheckRules;
-import dev.ducklake.janitor.ops.check.Finding;
+import dev.ducklake.janitor.catalog.health.CheckRules;
+import dev.ducklake.janitor.catalog.health.Finding;
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;

@@ -3,7 +3,7 @@ package dev.ducklake.janitor.interop;
 import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckResult;
-import dev.ducklake.janitor.ops.check.Finding;
+import dev.ducklake.janitor.catalog.health.Finding;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats;
 import dev.ducklake.janitor.storage.LocalFileStore;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions;

@@ -4,10 +4,11 @@ import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.demo.DemoScenario;
 import dev.ducklake.janitor.metrics.CatalogHealthCollector;
-import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
-import dev.ducklake.janitor.ops.check.CheckRules;
-import dev.ducklake.janitor.ops.check.InlineSurvey;
+import dev.ducklake.janitor.catalog.health.CheckRules;
+import dev.ducklake.janitor.catalog.health.InlineSurvey;
+import dev.ducklake.janitor.catalog.health.RuleEvaluation;
+import dev.ducklake.janitor.catalog.health.RuleOutcome;
 import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.Cli;
 import dev.ducklake.janitor.testsupport.FileCatalog;
@@ -175,7 +176,7 @@ class NoJitTest {
             }
             CatalogInfo info = CatalogInspector.inspect(c, schema, false);
             resetStatements();
-            List<CatalogCheck.Outcome> outcomes = CatalogCheck.evaluate(c, info, CheckOptions.defaults().withMetadataSchema(schema),
+            List<RuleOutcome> outcomes = RuleEvaluation.evaluate(c, info, CheckOptions.defaults().withMetadataSchema(schema).settings(),
                     InlineSurvey.on(c, info, 5), CheckRules.all());
             assertThat(outcomes).as("every rule ran").allMatch(o -> o.error() == null);
             dev.ducklake.janitor.metrics.CollectResult r = new CatalogHealthCollector(c, schema, "t", Duration.ofSeconds(60), List.of()).collect();

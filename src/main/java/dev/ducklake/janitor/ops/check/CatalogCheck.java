@@ -1,10 +1,16 @@
 package dev.ducklake.janitor.ops.check;
 
+import dev.ducklake.janitor.catalog.health.CheckRule;
 import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
+import dev.ducklake.janitor.catalog.health.CheckRules;
+import dev.ducklake.janitor.catalog.health.Finding;
+import dev.ducklake.janitor.catalog.health.InlineSurvey;
+import dev.ducklake.janitor.catalog.health.RuleEvaluation;
+import dev.ducklake.janitor.catalog.health.RuleOutcome;
 import dev.ducklake.janitor.ops.files.MissingObjects;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Sql;
@@ -28,7 +34,8 @@ import java.util.Map;
  * ({@code SET LOCAL enable_nestloop = off}), so the cost grows linearly with the catalog, and JIT is off for them
  * ({@link Transactions#JIT_OFF}): their inflated plan cost would otherwise make a JIT-enabled server compile each one.
  *
- * <p>The metric {@code ducklake_check_findings{kind}} runs the same rules through {@link #evaluate}.
+ * <p>The rules and their evaluation live in {@code catalog.health} ({@link RuleEvaluation}); the metric
+ * {@code ducklake_check_findings{kind}} runs the same rules through it.
  */
 public final class CatalogCheck {
 
@@ -63,12 +70,12 @@ public final class CatalogCheck {
         return this;
     }
 
-    /** Finding kind: retained data file rows whose object is gone. */
-    public static final String MISSING_DATA = "missing_data_files";
-    /** Finding kind: retained delete file rows whose object is gone. */
-    public static final String MISSING_DELETE = "missing_delete_files";
-    /** Finding kind: retained file rows whose object's size differs from file_size_bytes. */
-    public static final String SIZE_MISMATCH = "size_mismatch_files";
+    /** Finding kind: retained data file rows whose object is gone ({@link CheckRules#MISSING_DATA}). */
+    public static final String MISSING_DATA = CheckRules.MISSING_DATA;
+    /** Finding kind: retained delete file rows whose object is gone ({@link CheckRules#MISSING_DELETE}). */
+    public static final String MISSING_DELETE = CheckRules.MISSING_DELETE;
+    /** Finding kind: retained file rows whose object's size differs from file_size_bytes ({@link CheckRules#SIZE_MISMATCH}). */
+    public static final String SIZE_MISMATCH = CheckRules.SIZE_MISMATCH;
     /** The fix of the storage findings. */
     static final String RESTORE = "restore the object at the address shown from a versioned bucket (an earlier object version)"
             + " or a backup; nothing automatic: the janitor never deletes catalog rows for missing objects, since DuckLake still"
@@ -94,9 +101,9 @@ public final class CatalogCheck {
                 throw databaseError("the catalog inspection", e);
             }
             InlineSurvey survey = InlineSurvey.on(conn, info, options.maxExamples());
-            List<Outcome> outcomes;
+            List<RuleOutcome> outcomes;
             try {
-                outcomes = evaluate(conn, info, options, survey, CheckRules.all());
+                outcomes = RuleEvaluation.evaluate(conn, info, options.settings(), survey, CheckRules.all());
             } catch (SQLException e) {
                 throw databaseError("the check", e);
             }
@@ -104,7 +111,7 @@ public final class CatalogCheck {
             Map<String, Long> counts = new LinkedHashMap<>();
             List<CheckResult.RuleError> errors = new ArrayList<>();
             Map<String, Double> seconds = new LinkedHashMap<>();
-            for (Outcome o : outcomes) {
+            for (RuleOutcome o : outcomes) {
                 seconds.put(o.rule().kind(), o.seconds());
                 if (o.error() != null) {
                     errors.add(new CheckResult.RuleError(o.rule().kind(), describe(o.error()),
@@ -169,92 +176,6 @@ public final class CatalogCheck {
         try (dev.ducklake.janitor.storage.FileStore store = opener.open(dataPath)) {
             opened.accept(store);
             return MissingObjects.compare(conn, schema, store, override, maxExamples);
-        }
-    }
-
-    /**
-     * The outcome of one rule: its finding, or the error that stopped it.
-     *
-     * @param rule the rule
-     * @param finding its finding (null when it failed)
-     * @param error why it failed (null when it ran)
-     * @param seconds how long it took, seconds
-     */
-    public record Outcome(CheckRule rule, Finding finding, SQLException error, double seconds) {
-    }
-
-    /**
-     * Runs rules on an inspected catalog, each in its own read-only transaction with {@code statement_timeout},
-     * {@code search_path = pg_catalog, <schema>}, {@code enable_nestloop = off} and {@code jit = off} set locally. The connection's
-     * autocommit and read-only flags are restored afterwards. Shared by {@code check} and the metrics collector.
-     *
-     * @param conn an open connection
-     * @param info the inspected catalog
-     * @param options the check's options (statement timeout, examples, thresholds)
-     * @param survey drop-orphan-inline-tables' survey on {@code conn} ({@link InlineSurvey#on}), computed first when a rule needs it
-     * @param rules the rules to run
-     * @return one outcome per rule, in order
-     * @throws SQLException only when the connection is lost (a rule's own failure is its outcome)
-     */
-    public static List<Outcome> evaluate(Connection conn, CatalogInfo info, CheckOptions options, InlineSurvey survey,
-                                         List<CheckRule> rules) throws SQLException {
-        boolean auto = conn.getAutoCommit();
-        boolean readOnly = conn.isReadOnly();
-        List<Outcome> out = new ArrayList<>();
-        if (rules.stream().anyMatch(r -> CheckRules.SURVEY_KINDS.contains(r.kind()))) {
-            // the survey runs its own read-only transactions: before ours; a failure is reported by the rules that need it
-            survey.prefetch();
-        }
-        try {
-            conn.setAutoCommit(false);
-            conn.setReadOnly(true);
-            CatalogLayout layout;
-            try {
-                local(conn, info.schema(), options.statementTimeout());
-                layout = CatalogLayout.read(conn, info.schema());
-                conn.commit();
-            } catch (SQLException e) {
-                conn.rollback();
-                throw e;
-            }
-            CheckContext ctx = new CheckContext(conn, info, layout, options, survey);
-            for (CheckRule rule : rules) {
-                long t0 = System.nanoTime();
-                try {
-                    local(conn, info.schema(), options.statementTimeout());
-                    Finding f = rule.evaluate(ctx);
-                    conn.commit();
-                    out.add(new Outcome(rule, f, null, (System.nanoTime() - t0) / 1e9));
-                } catch (SQLException e) {
-                    try {
-                        conn.rollback();
-                    } catch (SQLException ignored) {
-                        // the session is gone; classified below
-                    }
-                    if (SqlState.classify(e) == FailureKind.CONNECTION_LOST) {
-                        throw e;
-                    }
-                    out.add(new Outcome(rule, null, e, (System.nanoTime() - t0) / 1e9));
-                }
-            }
-            return out;
-        } finally {
-            try {
-                conn.setAutoCommit(auto);
-                conn.setReadOnly(readOnly);
-            } catch (SQLException ignored) {
-                // the session is gone; the caller finds out
-            }
-        }
-    }
-
-    private static void local(Connection conn, String schema, Duration timeout) throws SQLException {
-        try (PreparedStatement ps = conn.prepareStatement("SELECT set_config('statement_timeout', ?, true),"
-                + " set_config('search_path', ?, true), set_config('enable_nestloop', 'off', true), " + Transactions.JIT_OFF)) {
-            ps.setString(1, Long.toString(timeout.toMillis()));
-            // pg_catalog first: objects in the metadata schema must never shadow built-in functions or operators
-            ps.setString(2, "pg_catalog, " + Sql.ident(schema));
-            ps.execute();
         }
     }
 

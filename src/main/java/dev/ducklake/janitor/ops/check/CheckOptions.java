@@ -2,6 +2,7 @@ package dev.ducklake.janitor.ops.check;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.catalog.health.RuleSettings;
 
 import java.time.Duration;
 
@@ -20,14 +21,14 @@ import java.time.Duration;
 public record CheckOptions(String metadataSchema, Duration statementTimeout, int maxExamples, long bloatMinDeadRows,
                            double bloatDeadRatio) {
 
-    /** Default statement timeout of each query, seconds. */
-    public static final long DEFAULT_STATEMENT_TIMEOUT_SECONDS = 60;
-    /** Default examples per finding. */
-    public static final int DEFAULT_MAX_EXAMPLES = 5;
-    /** Default minimum dead rows of a bloated system catalog. */
-    public static final long DEFAULT_BLOAT_MIN_DEAD_ROWS = 100_000;
-    /** Default dead-to-live ratio of a bloated system catalog. */
-    public static final double DEFAULT_BLOAT_DEAD_RATIO = 0.2;
+    /** Default statement timeout of each query, seconds ({@link RuleSettings#DEFAULT_STATEMENT_TIMEOUT_SECONDS}). */
+    public static final long DEFAULT_STATEMENT_TIMEOUT_SECONDS = RuleSettings.DEFAULT_STATEMENT_TIMEOUT_SECONDS;
+    /** Default examples per finding ({@link RuleSettings#DEFAULT_MAX_EXAMPLES}). */
+    public static final int DEFAULT_MAX_EXAMPLES = RuleSettings.DEFAULT_MAX_EXAMPLES;
+    /** Default minimum dead rows of a bloated system catalog ({@link RuleSettings#DEFAULT_BLOAT_MIN_DEAD_ROWS}). */
+    public static final long DEFAULT_BLOAT_MIN_DEAD_ROWS = RuleSettings.DEFAULT_BLOAT_MIN_DEAD_ROWS;
+    /** Default dead-to-live ratio of a bloated system catalog ({@link RuleSettings#DEFAULT_BLOAT_DEAD_RATIO}). */
+    public static final double DEFAULT_BLOAT_DEAD_RATIO = RuleSettings.DEFAULT_BLOAT_DEAD_RATIO;
 
     /** The defaults: schema public, 60 s per query, 5 examples, bloat at 100,000 dead rows and 20 % of live rows. */
     public static CheckOptions defaults() {
@@ -53,6 +54,11 @@ public record CheckOptions(String metadataSchema, Duration statementTimeout, int
     /** @return a copy with these catalog_bloat thresholds (rows, fraction of live rows) */
     public CheckOptions withBloatThresholds(long minDeadRows, double deadRatio) {
         return new CheckOptions(metadataSchema, statementTimeout, maxExamples, minDeadRows, deadRatio);
+    }
+
+    /** @return what the rules read of these options (statement timeout, examples, bloat thresholds) */
+    public RuleSettings settings() {
+        return new RuleSettings(statementTimeout, maxExamples, bloatMinDeadRows, bloatDeadRatio);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.check;
 
+import dev.ducklake.janitor.catalog.health.Finding;
 import java.util.List;
 import java.util.Map;
 

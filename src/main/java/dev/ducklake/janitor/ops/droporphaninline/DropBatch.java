@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.droporphaninline;
 
+import dev.ducklake.janitor.catalog.InlinedCandidate;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
 import dev.ducklake.janitor.catalog.RegistryPredicate;
 import dev.ducklake.janitor.ops.BatchOutcome;
@@ -30,7 +31,7 @@ import java.util.Set;
  * falling back to one table at a time under savepoints when a table is locked by someone else or cannot be
  * dropped; then delete the registry rows of dropped and vanished tables by ctid.
  */
-final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
+final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> {
 
     private static final String CHUNK_SAVEPOINT = "janitor_chunk";
     private static final String TABLE_SAVEPOINT = "janitor_table";
@@ -50,10 +51,10 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
         long rowsDropped;
         int registeredNonempty;
         int unregisteredNonempty;
-        /** Non-empty tables skipped, by kind ({@link Candidate.Kind#ordinal()}). */
-        final int[] skippedNonemptyByKind = new int[Candidate.Kind.values().length];
+        /** Non-empty tables skipped, by kind ({@link InlinedCandidate.Origin#ordinal()}). */
+        final int[] skippedNonemptyByKind = new int[InlinedCandidate.Origin.values().length];
         boolean truncated;
-        final List<Candidate> lockBusy = new ArrayList<>();
+        final List<InlinedCandidate> lockBusy = new ArrayList<>();
         final List<DropOrphanInlineTablesResult.NonEmptyTable> nonEmpty = new ArrayList<>();
         final List<String> warnings = new ArrayList<>();
         /** Per-table warnings that a summary warning covers (shown with --verbose). */
@@ -127,14 +128,14 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
     }
 
     @Override
-    public Outcome attempt(Connection c, List<Candidate> slice) throws SQLException {
+    public Outcome attempt(Connection c, List<InlinedCandidate> slice) throws SQLException {
         this.conn = c;
         Outcome o = new Outcome();
         // 1. lock the batch's registry rows, re-checking the orphan predicate and the name guard
-        Map<String, Candidate> byCtid = new HashMap<>();
-        List<Candidate> unregistered = new ArrayList<>();
-        for (Candidate cand : slice) {
-            if (cand.kind() == Candidate.Kind.REGISTERED) {
+        Map<String, InlinedCandidate> byCtid = new HashMap<>();
+        List<InlinedCandidate> unregistered = new ArrayList<>();
+        for (InlinedCandidate cand : slice) {
+            if (cand.kind() == InlinedCandidate.Origin.REGISTERED) {
                 byCtid.put(cand.ctid(), cand);
             } else {
                 unregistered.add(cand);
@@ -143,8 +144,8 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
         List<Locked> locked = byCtid.isEmpty() ? new ArrayList<>() : LockedRows.lock(conn, schema, byCtid);
         // unregistered tables have no row to lock: note their current oid; they are re-checked once locked (step 3)
         if (!unregistered.isEmpty()) {
-            Map<String, Long> oids = TableProbes.oidsOf(conn, schema, unregistered.stream().map(Candidate::tableName).toList());
-            for (Candidate cand : unregistered) {
+            Map<String, Long> oids = TableProbes.oidsOf(conn, schema, unregistered.stream().map(InlinedCandidate::tableName).toList());
+            for (InlinedCandidate cand : unregistered) {
                 Long oid = oids.get(cand.tableName());
                 if (oid != null) {
                     locked.add(new Locked(cand, null, "r", oid));
@@ -340,10 +341,10 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
      */
     private List<String> recheckUnregistered(List<String> chunk, Map<String, List<Locked>> present, Map<String, Long> oidOf,
                                              Outcome o) throws SQLException {
-        List<Candidate> unregistered = new ArrayList<>();
+        List<InlinedCandidate> unregistered = new ArrayList<>();
         for (String name : chunk) {
-            Candidate c = present.get(name).get(0).candidate();
-            if (c.kind() != Candidate.Kind.REGISTERED) {
+            InlinedCandidate c = present.get(name).get(0).candidate();
+            if (c.kind() != InlinedCandidate.Origin.REGISTERED) {
                 unregistered.add(c);
             }
         }
@@ -357,9 +358,9 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
                 + " AND c.relkind = 'r' AND c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?))"
                 + " AND " + RegistryPredicate.noRegistryRow(schema, hasRegistry, "u.name", "u.id", "u.ver")
                 + " AND " + OrphanPredicate.unreachable(schema, "u.id"))) {
-            ps.setArray(1, conn.createArrayOf("text", unregistered.stream().map(Candidate::tableName).toArray()));
-            ps.setArray(2, conn.createArrayOf("bigint", unregistered.stream().map(Candidate::tableId).toArray()));
-            ps.setArray(3, conn.createArrayOf("bigint", unregistered.stream().map(Candidate::schemaVersionOrNull).toArray()));
+            ps.setArray(1, conn.createArrayOf("text", unregistered.stream().map(InlinedCandidate::tableName).toArray()));
+            ps.setArray(2, conn.createArrayOf("bigint", unregistered.stream().map(InlinedCandidate::tableId).toArray()));
+            ps.setArray(3, conn.createArrayOf("bigint", unregistered.stream().map(InlinedCandidate::schemaVersionOrNull).toArray()));
             ps.setArray(4, conn.createArrayOf("bigint", unregistered.stream().map(c -> oidOf.get(c.tableName())).toArray()));
             ps.setString(5, schema);
             try (ResultSet rs = ps.executeQuery()) {
@@ -370,8 +371,8 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
         }
         List<String> out = new ArrayList<>();
         for (String name : chunk) {
-            Candidate c = present.get(name).get(0).candidate();
-            if (c.kind() == Candidate.Kind.REGISTERED || still.contains(name)) {
+            InlinedCandidate c = present.get(name).get(0).candidate();
+            if (c.kind() == InlinedCandidate.Origin.REGISTERED || still.contains(name)) {
                 out.add(name);
             } else {
                 o.warnings.add("kept " + name + ": on re-check under the lock it has a registry row, a reachable table_id "
@@ -383,22 +384,22 @@ final class DropBatch implements BatchWork<Candidate, DropBatch.Outcome> {
 
     /** Records a non-empty table met in a batch: dropped (with its row count) or skipped. */
     private void nonEmptyMet(String name, Map<String, List<Locked>> present, Long rows, Outcome o) {
-        Candidate c = present.get(name).get(0).candidate();
-        if (c.kind() == Candidate.Kind.REGISTERED) {
+        InlinedCandidate c = present.get(name).get(0).candidate();
+        if (c.kind() == InlinedCandidate.Origin.REGISTERED) {
             o.registeredNonempty++;
         } else {
             o.unregisteredNonempty++;
         }
-        o.nonEmpty.add(c.nonEmpty(rows, includeNonempty));
+        o.nonEmpty.add(DropOrphanInlineTablesResult.nonEmpty(c, rows, includeNonempty));
         if (includeNonempty) {
             o.droppedNonempty++;
             o.rowsDropped += rows == null ? 0 : rows;
-            o.warnings.add("dropped non-empty orphan " + name + " (" + c.kind().label + ", table_id " + c.tableId() + ") holding "
+            o.warnings.add("dropped non-empty orphan " + name + " (" + DropOrphanInlineTablesResult.kindLabel(c.kind()) + ", table_id " + c.tableId() + ") holding "
                     + rows + (Long.valueOf(1).equals(rows) ? " row" : " rows") + " (--include-nonempty)");
         } else {
             o.skippedNonempty++;
             o.skippedNonemptyByKind[c.kind().ordinal()]++;
-            o.detailWarnings.add("skipping non-empty orphan " + name + " (" + c.kind().label + ", table_id " + c.tableId()
+            o.detailWarnings.add("skipping non-empty orphan " + name + " (" + DropOrphanInlineTablesResult.kindLabel(c.kind()) + ", table_id " + c.tableId()
                     + "): it still holds rows; kept (pass --include-nonempty to drop it)");
         }
     }

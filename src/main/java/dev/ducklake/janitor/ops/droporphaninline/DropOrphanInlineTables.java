@@ -1,5 +1,8 @@
 package dev.ducklake.janitor.ops.droporphaninline;
 
+import dev.ducklake.janitor.catalog.InlinedTablesSurvey;
+import dev.ducklake.janitor.catalog.InlinedCandidateList;
+import dev.ducklake.janitor.catalog.InlinedCandidate;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInfo;
@@ -121,8 +124,8 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
         InlinedTablesSurvey.Unregistered unregistered = run.queries().withRetries("survey of unregistered tables",
                 c -> InlinedTablesSurvey.unregistered(c, schema, info.hasInlinedRegistry(), info.version()));
         tally.survey(registered, unregistered);
-        List<Candidate> candidates = options.includeUnregistered()
-                ? CandidateList.concat(registered.candidates(), unregistered.dead()) : registered.candidates();
+        List<InlinedCandidate> candidates = options.includeUnregistered()
+                ? InlinedCandidateList.concat(registered.candidates(), unregistered.dead()) : registered.candidates();
         rec.info("registry_rows=" + tally.registryRows + " orphan_rows=" + tally.orphanRows + " orphan_tables_present="
                 + tally.orphanTablesPresent + " kept_by_name_guard=" + tally.keptByNameGuard + " unregistered_orphans="
                 + tally.unregisteredOrphans + " inlined_delete_orphans=" + tally.inlinedDeleteOrphans + " inlined_delete_live="
@@ -149,19 +152,19 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
     }
 
     /** The batches, then one more pass, one table at a time, over the tables another session kept locked. */
-    private void dropInBatches(MaintenanceRun run, BatchSizer sizer, CatalogInfo info, List<Candidate> candidates, Tally tally)
+    private void dropInBatches(MaintenanceRun run, BatchSizer sizer, CatalogInfo info, List<InlinedCandidate> candidates, Tally tally)
             throws JanitorException {
         String schema = info.schema();
         run.batchLoop(sizer, new DropBatch(schema, info.hasInlinedRegistry(), options.includeNonempty(), false, run.budget(), tally))
                 .run(candidates);
-        List<Candidate> lockBusy = tally.takeLockBusy();
+        List<InlinedCandidate> lockBusy = tally.takeLockBusy();
         if (lockBusy.isEmpty()) {
             return;
         }
-        List<Candidate> stillBusy = lockBusy;
+        List<InlinedCandidate> stillBusy = lockBusy;
         if (!run.budget().shouldStop()) {
             run.recorder().info("retrying " + lockBusy.size() + " table(s) that were locked by another session");
-            BatchLoop<Candidate, DropBatch.Outcome> retry = run.batchLoop(sizer,
+            BatchLoop<InlinedCandidate, DropBatch.Outcome> retry = run.batchLoop(sizer,
                     new DropBatch(schema, info.hasInlinedRegistry(), options.includeNonempty(), true, run.budget(), tally));
             stillBusy = new ArrayList<>();
             int at = 0;
@@ -180,7 +183,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
             }
         }
         run.recorder().finalBatchSize(sizer.size());
-        for (Candidate c : stillBusy) {
+        for (InlinedCandidate c : stillBusy) {
             tally.skippedLocked++;
             run.recorder().warn("skipped " + c.tableName() + ": another session kept it locked past lock_timeout ("
                     + options.run().lockTimeout().toMillis() + " ms); table and row kept for the next run");

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.droporphaninline;
 
+import dev.ducklake.janitor.catalog.InlinedCandidate;
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
@@ -148,6 +149,28 @@ public record DropOrphanInlineTablesResult(String schema, String formatVersion, 
     public static final String KIND_UNREGISTERED = "unregistered";
     /** {@link NonEmptyTable#kind()} of an inlined deletion table. */
     public static final String KIND_INLINED_DELETE = "inlined_delete";
+
+    /**
+     * @param kind where a candidate was found
+     * @return its {@link NonEmptyTable#kind()} label
+     */
+    static String kindLabel(InlinedCandidate.Origin kind) {
+        return switch (kind) {
+            case REGISTERED -> KIND_REGISTERED;
+            case UNREGISTERED_DATA -> KIND_UNREGISTERED;
+            case INLINED_DELETE -> KIND_INLINED_DELETE;
+        };
+    }
+
+    /**
+     * @param c a candidate found non-empty
+     * @param rows its exact row count, or null when not counted
+     * @param dropped whether this run dropped it
+     * @return its report entry
+     */
+    static NonEmptyTable nonEmpty(InlinedCandidate c, Long rows, boolean dropped) {
+        return new NonEmptyTable(c.tableName(), kindLabel(c.kind()), c.tableId(), c.schemaVersionOrNull(), rows, dropped);
+    }
 
     /**
      * A non-empty orphan table.

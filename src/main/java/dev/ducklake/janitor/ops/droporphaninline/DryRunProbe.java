@@ -1,5 +1,7 @@
 package dev.ducklake.janitor.ops.droporphaninline;
 
+import dev.ducklake.janitor.catalog.InlinedCandidateList;
+import dev.ducklake.janitor.catalog.InlinedCandidate;
 import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
 import dev.ducklake.janitor.ops.RunOptions;
@@ -68,7 +70,7 @@ final class DryRunProbe {
      * at 230,000 empty leaked tables it returns none. It runs without a cursor, so PostgreSQL may spread the
      * file-size calls over parallel workers (1.7 s at 230,000 tables on PostgreSQL 15 with the default two
      * workers per gather, against 3.2 s in one process). Each returned name is matched to the candidate list
-     * by its (table_id, schema_version) ({@link CandidateList#presentAtSurvey}), so the figures stay those of the
+     * by its (table_id, schema_version) ({@link InlinedCandidateList#presentAtSurvey}), so the figures stay those of the
      * survey's candidates; the survey also says which candidates' tables existed, so the empty ones need no
      * row here. Unregistered candidates (few) are looked up by name, {@value #SIZE_CHUNK} at a time. The tables
      * that may hold rows are then probed with {@code SELECT … LIMIT 1} ({@value #PROBE_CHUNK} per read-only
@@ -83,13 +85,13 @@ final class DryRunProbe {
      * @return the findings
      * @throws SQLException on database errors (the caller retries)
      */
-    static Findings probe(Connection conn, String schema, CandidateList registered, List<Candidate> unregistered,
+    static Findings probe(Connection conn, String schema, InlinedCandidateList registered, List<InlinedCandidate> unregistered,
                           DropOrphanInlineTablesOptions options, Consumer<String> warn) throws SQLException {
         Counts counts = new Counts();
         try {
             if (!registered.isEmpty()) {
                 Map<String, Long> oidOf = new HashMap<>();
-                Map<String, Candidate> candidateOf = new HashMap<>();
+                Map<String, InlinedCandidate> candidateOf = new HashMap<>();
                 beginReadOnly(conn, options.run());
                 registeredMayHoldRows(conn, schema, registered, oidOf, candidateOf);
                 conn.commit();
@@ -99,8 +101,8 @@ final class DryRunProbe {
                 counts.wouldDrop += registered.tablesPresentAtSurvey() - counts.registeredKept;
             }
             for (int from = 0; from < unregistered.size(); from += SIZE_CHUNK) {
-                Map<String, Candidate> candidateOf = new HashMap<>();
-                for (Candidate c : unregistered.subList(from, Math.min(unregistered.size(), from + SIZE_CHUNK))) {
+                Map<String, InlinedCandidate> candidateOf = new HashMap<>();
+                for (InlinedCandidate c : unregistered.subList(from, Math.min(unregistered.size(), from + SIZE_CHUNK))) {
                     candidateOf.put(c.tableName(), c);
                 }
                 Map<String, Long> oidOf = new HashMap<>();
@@ -125,8 +127,8 @@ final class DryRunProbe {
      * The statement over the registered candidates: puts those whose table exists now, existed at the survey and
      * may hold rows into {@code oidOf} and {@code candidateOf}.
      */
-    private static void registeredMayHoldRows(Connection conn, String schema, CandidateList registered,
-                                              Map<String, Long> oidOf, Map<String, Candidate> candidateOf) throws SQLException {
+    private static void registeredMayHoldRows(Connection conn, String schema, InlinedCandidateList registered,
+                                              Map<String, Long> oidOf, Map<String, InlinedCandidate> candidateOf) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement("SELECT c.relname::text, c.oid FROM pg_catalog.pg_class c"
                 + " WHERE c.relnamespace = (SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname = ?) AND c.relkind = 'r'"
                 + " AND NOT " + ZeroBlockHeaps.zeroBlockHeap("c")
@@ -139,7 +141,7 @@ final class DryRunProbe {
                     Optional<long[]> key = InlinedTableName.parseData(name);
                     if (key.isPresent() && registered.presentAtSurvey(key.get()[0], key.get()[1])) {
                         oidOf.put(name, rs.getLong(2));
-                        candidateOf.put(name, new Candidate(Candidate.Kind.REGISTERED, key.get()[0], key.get()[1], null));
+                        candidateOf.put(name, new InlinedCandidate(InlinedCandidate.Origin.REGISTERED, key.get()[0], key.get()[1], null));
                     }
                     // else: not a candidate (kept by the name guard, or not there at the survey)
                 }
@@ -153,7 +155,7 @@ final class DryRunProbe {
      * registered tables that would be kept are counted in {@link Counts#registeredKept}.
      */
     private static void probeAndCount(Connection conn, String schema, List<String> tables, Map<String, Long> oidOf,
-                                      Map<String, Candidate> candidateOf, DropOrphanInlineTablesOptions options, Counts counts,
+                                      Map<String, InlinedCandidate> candidateOf, DropOrphanInlineTablesOptions options, Counts counts,
                                       Consumer<String> warn) throws SQLException {
         tables.sort(null);
         for (int i = 0; i < tables.size(); i += PROBE_CHUNK) {
@@ -162,7 +164,7 @@ final class DryRunProbe {
             Set<String> found = TableProbes.nonEmpty(conn, schema, chunk, oidOf);
             if (found == null) {
                 conn.commit();
-                counts.registeredKept += chunk.stream().filter(t -> candidateOf.get(t).kind() == Candidate.Kind.REGISTERED).count();
+                counts.registeredKept += chunk.stream().filter(t -> candidateOf.get(t).kind() == InlinedCandidate.Origin.REGISTERED).count();
                 if (!counts.warned) {
                     warn.accept("a probed table changed identity during the dry run; its count may be off");
                     counts.warned = true;
@@ -172,8 +174,8 @@ final class DryRunProbe {
             Map<String, Long> rows = TableProbes.countRows(conn, schema, chunk.stream().filter(found::contains).toList());
             conn.commit();
             for (String name : chunk) {
-                Candidate c = candidateOf.get(name);
-                boolean registeredKind = c.kind() == Candidate.Kind.REGISTERED;
+                InlinedCandidate c = candidateOf.get(name);
+                boolean registeredKind = c.kind() == InlinedCandidate.Origin.REGISTERED;
                 boolean full = found.contains(name);
                 if (full) {
                     if (registeredKind) {
@@ -181,7 +183,7 @@ final class DryRunProbe {
                     } else {
                         counts.unregisteredNonempty++;
                     }
-                    counts.listed.put(name, c.nonEmpty(rows.get(name), false));
+                    counts.listed.put(name, DropOrphanInlineTablesResult.nonEmpty(c, rows.get(name), false));
                 }
                 boolean dropped = !full || options.includeNonempty();
                 if (registeredKind && !dropped) {

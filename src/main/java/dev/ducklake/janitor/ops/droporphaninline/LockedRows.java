@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.droporphaninline;
 
+import dev.ducklake.janitor.catalog.InlinedCandidate;
 import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
 import dev.ducklake.janitor.pg.Sql;
@@ -27,21 +28,21 @@ final class LockedRows {
      * A registry row locked in the current batch (ctid null for an unregistered table), with what pg_class says of
      * its table (relkind null: the table is gone).
      */
-    record Locked(Candidate candidate, String ctid, String relkind, long oid) {
+    record Locked(InlinedCandidate candidate, String ctid, String relkind, long oid) {
     }
 
     private LockedRows() {
     }
 
-    static List<Locked> lock(Connection conn, String schema, Map<String, Candidate> byCtid) throws SQLException {
+    static List<Locked> lock(Connection conn, String schema, Map<String, InlinedCandidate> byCtid) throws SQLException {
         List<Locked> out = new ArrayList<>();
-        Set<Candidate> found = new HashSet<>();
+        Set<InlinedCandidate> found = new HashSet<>();
         try (PreparedStatement ps = conn.prepareStatement(sql(schema, "r.ctid = ANY (?::text[]::tid[])"))) {
             ps.setString(1, schema);
             ps.setArray(2, conn.createArrayOf("text", byCtid.keySet().toArray(new String[0])));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    Candidate c = byCtid.get(rs.getString(1));
+                    InlinedCandidate c = byCtid.get(rs.getString(1));
                     if (c != null && matches(c, rs)) {
                         out.add(new Locked(c, rs.getString(1), rs.getString(5), rs.getLong(6)));
                         found.add(c);
@@ -51,15 +52,15 @@ final class LockedRows {
         }
         if (found.size() < byCtid.size()) {
             // rows that moved (their ctid changed) are found again by key; a seq scan, only when needed
-            List<Candidate> lost = new ArrayList<>();
-            for (Candidate c : byCtid.values()) {
+            List<InlinedCandidate> lost = new ArrayList<>();
+            for (InlinedCandidate c : byCtid.values()) {
                 if (!found.contains(c)) {
                     lost.add(c);
                 }
             }
             Set<String> seenCtids = new HashSet<>();
             out.forEach(l -> seenCtids.add(l.ctid()));
-            Map<String, Candidate> byKey = new HashMap<>();
+            Map<String, InlinedCandidate> byKey = new HashMap<>();
             long[] ids = new long[lost.size()];
             long[] versions = new long[lost.size()];
             for (int i = 0; i < lost.size(); i++) {
@@ -74,7 +75,7 @@ final class LockedRows {
                 ps.setArray(3, conn.createArrayOf("bigint", Arrays.stream(versions).boxed().toArray()));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        Candidate c = byKey.get(rs.getLong(2) + "/" + rs.getLong(3));
+                        InlinedCandidate c = byKey.get(rs.getLong(2) + "/" + rs.getLong(3));
                         if (c != null && !seenCtids.contains(rs.getString(1)) && matches(c, rs)) {
                             out.add(new Locked(c, rs.getString(1), rs.getString(5), rs.getLong(6)));
                             seenCtids.add(rs.getString(1));
@@ -112,7 +113,7 @@ final class LockedRows {
                 + " FOR UPDATE OF r SKIP LOCKED";
     }
 
-    private static boolean matches(Candidate c, ResultSet rs) throws SQLException {
+    private static boolean matches(InlinedCandidate c, ResultSet rs) throws SQLException {
         Long id = rs.getObject(2, Long.class);
         Long version = rs.getObject(3, Long.class);
         String name = rs.getString(4);

@@ -1,5 +1,7 @@
 package dev.ducklake.janitor.ops.droporphaninline;
 
+import dev.ducklake.janitor.catalog.InlinedTablesSurvey;
+import dev.ducklake.janitor.catalog.InlinedCandidate;
 import dev.ducklake.janitor.ops.RunFigures;
 import dev.ducklake.janitor.ops.RunRecorder;
 
@@ -34,7 +36,7 @@ final class Tally {
     long missingTables;
     long skippedNonempty;
     long skippedLocked;
-    final long[] skippedNonemptyByKind = new long[Candidate.Kind.values().length];
+    final long[] skippedNonemptyByKind = new long[InlinedCandidate.Origin.values().length];
     long unregisteredTablesTotal;
     long droppedUnregistered;
     long droppedInlinedDelete;
@@ -45,7 +47,7 @@ final class Tally {
     final List<DropOrphanInlineTablesResult.NonEmptyTable> nonEmptyTables = new ArrayList<>();
     final List<String> unregisteredTables = new ArrayList<>();
     final List<DropOrphanInlineTablesResult.Anomaly> anomalyTables = new ArrayList<>();
-    private final List<Candidate> lockBusy = new ArrayList<>();
+    private final List<InlinedCandidate> lockBusy = new ArrayList<>();
 
     /** @param recorder where warnings about kept tables go */
     Tally(RunRecorder recorder) {
@@ -58,17 +60,17 @@ final class Tally {
         orphanTablesPresent = r.tablesPresent();
         keptByNameGuard = r.keptByNameGuard();
         keptNotATable = r.keptNotATable();
-        unregisteredOrphans = u.count(Candidate.Kind.UNREGISTERED_DATA);
-        inlinedDeleteOrphans = u.count(Candidate.Kind.INLINED_DELETE);
+        unregisteredOrphans = u.count(InlinedCandidate.Origin.UNREGISTERED_DATA);
+        inlinedDeleteOrphans = u.count(InlinedCandidate.Origin.INLINED_DELETE);
         inlinedDeleteLive = u.liveDeleteTables();
-        for (DropOrphanInlineTablesResult.Anomaly a : u.anomalies()) {
+        for (InlinedTablesSurvey.AnomalousTable a : u.anomalies()) {
             anomalyCount++;
             if (anomalyTables.size() < MAX_LISTED) {
-                anomalyTables.add(a);
+                anomalyTables.add(new DropOrphanInlineTablesResult.Anomaly(a.tableName(), a.tableId(), a.reason()));
             }
             recorder.rowWarning("anomaly: " + a.tableName() + ": " + a.reason());
         }
-        u.dead().stream().limit(MAX_LISTED).map(Candidate::tableName).forEach(unregisteredTables::add);
+        u.dead().stream().limit(MAX_LISTED).map(InlinedCandidate::tableName).forEach(unregisteredTables::add);
         unregisteredTablesTotal = u.dead().size();
     }
 
@@ -119,8 +121,8 @@ final class Tally {
     }
 
     /** @return the tables found locked by another session since the last call, and forgets them */
-    List<Candidate> takeLockBusy() {
-        List<Candidate> out = List.copyOf(lockBusy);
+    List<InlinedCandidate> takeLockBusy() {
+        List<InlinedCandidate> out = List.copyOf(lockBusy);
         lockBusy.clear();
         return out;
     }
@@ -155,9 +157,9 @@ final class Tally {
                 droppedNonempty,
                 inlinedRowsDropped,
                 remainingUnregistered,
-                skippedNonemptyByKind[Candidate.Kind.REGISTERED.ordinal()],
-                skippedNonemptyByKind[Candidate.Kind.UNREGISTERED_DATA.ordinal()],
-                skippedNonemptyByKind[Candidate.Kind.INLINED_DELETE.ordinal()],
+                skippedNonemptyByKind[InlinedCandidate.Origin.REGISTERED.ordinal()],
+                skippedNonemptyByKind[InlinedCandidate.Origin.UNREGISTERED_DATA.ordinal()],
+                skippedNonemptyByKind[InlinedCandidate.Origin.INLINED_DELETE.ordinal()],
                 unregisteredTablesTotal > unregisteredTables.size(),
                 unregisteredTablesTotal,
                 anomalyCount > anomalyTables.size(),

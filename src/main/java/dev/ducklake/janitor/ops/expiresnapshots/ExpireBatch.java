@@ -70,14 +70,14 @@ final class ExpireBatch {
                    long inlinedTables, long otherRows, boolean tablesPending, List<String> warnings) {
     }
 
-    private final CatalogLayout layout;
+    private final ExpiryLayout layout;
     private final Connection c;
     /** The relation of remaining snapshots: the catalog's ducklake_snapshot, or the dry run's temp copy. */
     private final String remaining;
     /** Whether the re-check is narrowed to rows overlapping the batch ({@link #narrowToBatch}). */
     private boolean narrow;
 
-    ExpireBatch(Connection c, CatalogLayout layout, boolean dryRun) {
+    ExpireBatch(Connection c, ExpiryLayout layout, boolean dryRun) {
         this.c = c;
         this.layout = layout;
         this.remaining = dryRun ? "pg_temp.dj_exp_remaining" : layout.q("ducklake_snapshot");

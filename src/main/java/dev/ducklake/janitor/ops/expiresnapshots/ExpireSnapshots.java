@@ -92,7 +92,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         try (MaintenanceRun mr = MaintenanceRun.open(spec, runOptions(), listener, stopFlag())) {
             CatalogInfo info = mr.session().inspect();
             String schema = options.metadataSchema();
-            CatalogLayout layout = mr.queries().withRetries("catalog layout", c -> CatalogLayout.read(c, schema, info.version()));
+            ExpiryLayout layout = mr.queries().withRetries("catalog layout", c -> ExpiryLayout.read(c, schema, info.version()));
             Selection sel = mr.queries().withRetries("selection", c -> resolveSelection(c, layout));
             mr.recorder().info("selection: " + sel.describe());
             if (!options.dryRun()) {
@@ -133,7 +133,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
 
     /** Counts of one run. */
     private static final class Tally {
-        final CatalogLayout layout;
+        final ExpiryLayout layout;
         final Selection sel;
         int tableBudget;
         long after = -1;
@@ -149,7 +149,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         int batchCount;
         final List<ExpireSnapshotsResult.Batch> batches = new ArrayList<>();
 
-        Tally(CatalogLayout layout, Selection sel, int tableBudget) {
+        Tally(ExpiryLayout layout, Selection sel, int tableBudget) {
             this.layout = layout;
             this.sel = sel;
             this.tableBudget = tableBudget;
@@ -385,7 +385,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         }
     }
 
-    private Long oldestRetained(Connection c, CatalogLayout layout, Tally t) throws SQLException {
+    private Long oldestRetained(Connection c, ExpiryLayout layout, Tally t) throws SQLException {
         if (options.dryRun()) {
             String sql = "SELECT min(snapshot_id) FROM " + layout.q("ducklake_snapshot") + " WHERE NOT (snapshot_id <= ? AND "
                     + t.sel.predicate() + ")";
@@ -405,7 +405,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         }
     }
 
-    private static long countSelected(Connection c, CatalogLayout layout, Selection sel) throws SQLException {
+    private static long countSelected(Connection c, ExpiryLayout layout, Selection sel) throws SQLException {
         String snap = layout.q("ducklake_snapshot");
         try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + snap + " WHERE " + sel.predicate()
                 + " AND snapshot_id < (SELECT max(snapshot_id) FROM " + snap + ")")) {
@@ -423,7 +423,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
      * Fixes the selection once: the server's now(), the cutoff, the retain-last boundary, the min-age cutoff
      * and the newest snapshot.
      */
-    private Selection resolveSelection(Connection c, CatalogLayout layout) throws SQLException, JanitorException {
+    private Selection resolveSelection(Connection c, ExpiryLayout layout) throws SQLException, JanitorException {
         Instant now;
         long newest;
         try (Statement st = c.createStatement();

@@ -44,7 +44,7 @@ final class InlinedRowSweep {
      * @param excluded null, or a relation with a {@code table_id} column whose tables are left out (the dry run's tables that
      *     its simulated expiry removes)
      */
-    static List<Target> targets(Connection c, CatalogLayout layout, String excluded) throws SQLException {
+    static List<Target> targets(Connection c, ExpiryLayout layout, String excluded) throws SQLException {
         List<Target> out = new ArrayList<>();
         if (!layout.has("ducklake_inlined_data_tables", "table_id", "table_name", "schema_version")) {
             return out;
@@ -80,7 +80,7 @@ final class InlinedRowSweep {
      * @param delete true to delete, false to count only
      * @return rows deleted (or that would be)
      */
-    static long sweep(Connection c, CatalogLayout layout, List<Target> tables, String snapshots, boolean delete) throws SQLException {
+    static long sweep(Connection c, ExpiryLayout layout, List<Target> tables, String snapshots, boolean delete) throws SQLException {
         long total = 0;
         for (Target t : tables) {
             String where = DeadInlinedRows.where("x", snapshots, layout.version());

@@ -1,13 +1,13 @@
 package dev.ducklake.janitor.ops.purgestats;
 
+import dev.ducklake.janitor.catalog.CatalogLayout;
+import dev.ducklake.janitor.catalog.OrphanedStatsPredicate;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.ops.BatchSizer;
 import dev.ducklake.janitor.ops.MaintenanceRun;
 import dev.ducklake.janitor.ops.ProgressListener;
 import dev.ducklake.janitor.ops.StoppableOperation;
-import dev.ducklake.janitor.ops.check.CatalogLayout;
-import dev.ducklake.janitor.ops.check.OrphanedStatsRowsRule;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.pg.Transactions;
@@ -23,7 +23,7 @@ import java.util.Map;
 
 /**
  * {@code purge-orphan-stats}: deletes exactly the rows of the {@code orphaned_stats_rows} finding
- * ({@link OrphanedStatsRowsRule}): table-level stats of table_ids without any {@code ducklake_table} row, and per-file
+ * ({@link OrphanedStatsPredicate}): table-level stats of table_ids without any {@code ducklake_table} row, and per-file
  * stats of data files that no longer exist. Never touches the stats of a table_id that has a {@code ducklake_table} row
  * (DuckLake removes those itself when it expires the table).
  *
@@ -70,11 +70,11 @@ public final class PurgeOrphanStats extends StoppableOperation<PurgeOrphanStatsR
             CatalogLayout layout = run.queries().readOnly("reading the catalog layout", options.run().statementTimeout(),
                     c -> CatalogLayout.read(c, schema));
             List<StatsPurgeBatch> groups = new ArrayList<>();
-            List<String> tableLevel = OrphanedStatsRowsRule.tableLevelTables(layout);
+            List<String> tableLevel = OrphanedStatsPredicate.tableLevelTables(layout);
             if (!tableLevel.isEmpty()) {
                 groups.add(StatsPurgeBatch.tableLevel(schema, tableLevel));
             }
-            for (String t : OrphanedStatsRowsRule.fileLevelTables(layout)) {
+            for (String t : OrphanedStatsPredicate.fileLevelTables(layout)) {
                 groups.add(StatsPurgeBatch.fileLevel(schema, t));
             }
             Map<String, Long> before = run.queries().readOnly("counting orphaned stats rows", options.run().statementTimeout(),
@@ -134,13 +134,13 @@ public final class PurgeOrphanStats extends StoppableOperation<PurgeOrphanStatsR
     private static Map<String, Long> count(Connection c, String schema, CatalogLayout layout) throws SQLException {
         Map<String, Long> out = new LinkedHashMap<>();
         Transactions.setLocalHashJoins(c);
-        for (String t : OrphanedStatsRowsRule.tableLevelTables(layout)) {
+        for (String t : OrphanedStatsPredicate.tableLevelTables(layout)) {
             out.put(t, scalar(c, "SELECT count(*) FROM " + Sql.qualified(schema, t) + " s WHERE "
-                    + OrphanedStatsRowsRule.tableLevelOrphan(schema, "s")));
+                    + OrphanedStatsPredicate.tableLevelOrphan(schema, "s")));
         }
-        for (String t : OrphanedStatsRowsRule.fileLevelTables(layout)) {
+        for (String t : OrphanedStatsPredicate.fileLevelTables(layout)) {
             out.put(t, scalar(c, "SELECT count(*) FROM " + Sql.qualified(schema, t) + " s WHERE "
-                    + OrphanedStatsRowsRule.fileLevelOrphan(schema, "s")));
+                    + OrphanedStatsPredicate.fileLevelOrphan(schema, "s")));
         }
         return out;
     }

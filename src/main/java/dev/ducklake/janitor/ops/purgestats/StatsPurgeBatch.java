@@ -1,8 +1,8 @@
 package dev.ducklake.janitor.ops.purgestats;
 
+import dev.ducklake.janitor.catalog.OrphanedStatsPredicate;
 import dev.ducklake.janitor.ops.BatchOutcome;
 import dev.ducklake.janitor.ops.BatchWork;
-import dev.ducklake.janitor.ops.check.OrphanedStatsRowsRule;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.pg.Transactions;
 
@@ -22,7 +22,7 @@ import java.util.Map;
  * <p>{@link #nextIds} lists the next orphaned ids in key order (a read-only query; the run keeps at most
  * {@link PurgeOrphanStats#ID_CHUNK} ids in memory). {@link #attempt} is one batch inside the transaction the shared
  * {@link dev.ducklake.janitor.ops.BatchLoop} opened: it deletes the rows of the slice's ids from each table of the group,
- * in order, re-checking the predicate of {@link OrphanedStatsRowsRule} in the DELETE itself, so a row that stopped being
+ * in order, re-checking the predicate of {@link OrphanedStatsPredicate} in the DELETE itself, so a row that stopped being
  * orphaned (a table_id that gained a {@code ducklake_table} row) is never deleted. Table stats first, then their column
  * stats, in one transaction: DuckLake's commit path joins the two, and a reader must never see table stats without their
  * column stats (PostHog/millpond#102 found the opposite order crashing contended commits).
@@ -82,12 +82,12 @@ final class StatsPurgeBatch implements BatchWork<Long, StatsPurgeBatch.Done> {
 
     /** The table-level group: table stats then column stats, by table_id. */
     static StatsPurgeBatch tableLevel(String schema, List<String> tables) {
-        return new StatsPurgeBatch(schema, tables, "table_id", OrphanedStatsRowsRule::tableLevelOrphan);
+        return new StatsPurgeBatch(schema, tables, "table_id", OrphanedStatsPredicate::tableLevelOrphan);
     }
 
     /** One per-file stats table, by data_file_id. */
     static StatsPurgeBatch fileLevel(String schema, String table) {
-        return new StatsPurgeBatch(schema, List.of(table), "data_file_id", OrphanedStatsRowsRule::fileLevelOrphan);
+        return new StatsPurgeBatch(schema, List.of(table), "data_file_id", OrphanedStatsPredicate::fileLevelOrphan);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.ducklake.janitor.ops.check;
 
+import dev.ducklake.janitor.catalog.health.Finding;
+import dev.ducklake.janitor.catalog.health.CheckRules;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.pg.Sql;

@@ -1,5 +1,7 @@
 package dev.ducklake.janitor.ops.check;
 
+import dev.ducklake.janitor.catalog.health.CheckRule;
+import dev.ducklake.janitor.catalog.health.CheckRules;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.metrics.CatalogHealthCollector;
 import dev.ducklake.janitor.metrics.CollectResult;
