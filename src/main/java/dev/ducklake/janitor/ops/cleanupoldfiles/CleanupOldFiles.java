@@ -170,6 +170,8 @@ public final class CleanupOldFiles {
         String stoppedDuring;
         /** The next batch, read while this one's deletes were in flight ({@link #prefetch}), or null. */
         List<Entry> prefetched;
+        /** The known locations among {@link #prefetched}'s, or null. */
+        Set<String> prefetchedLive;
         /** Why reading the next batch ahead failed, or null; thrown once the batch it overlapped is committed. */
         SQLException prefetchFailure;
         /** The delete workers (execute runs); null until {@link #execute} opens them. */
@@ -263,14 +265,30 @@ public final class CleanupOldFiles {
                 if (batch.size() < o.batchSize() || !mayContinue) {
                     break;
                 }
-                batch = prefetched != null ? prefetched : select();
+                if (prefetched == null) {
+                    prefetchedLive = null;
+                    batch = select();
+                } else {
+                    batch = prefetched;
+                }
             }
         }
 
-        /** Reads the next batch ahead (on the caller's thread, while the deletes are in flight); a failure waits for the batch's commit. */
+        /**
+         * Reads the next batch ahead and which of its locations the known set holds (on the caller's thread, while the
+         * deletes are in flight; the known set does not change during the run); a failure waits for the batch's commit.
+         */
         private void prefetch() {
             try {
-                prefetched = select();
+                List<Entry> next = select();
+                Set<String> canon = new HashSet<>();
+                for (Entry e : next) {
+                    if (e.canonical() != null) {
+                        canon.add(e.canonical());
+                    }
+                }
+                prefetchedLive = known.knownAmong(canon);
+                prefetched = next;
             } catch (SQLException e) {
                 prefetchFailure = e;
             }
@@ -384,7 +402,8 @@ public final class CleanupOldFiles {
                     canon.add(e.canonical());
                 }
             }
-            Set<String> live = known.knownAmong(canon);
+            Set<String> live = prefetchedLive != null ? prefetchedLive : known.knownAmong(canon);
+            prefetchedLive = null;
             Map<String, String> toDelete = new LinkedHashMap<>();
             List<Entry> candidates = new ArrayList<>();
             for (Entry e : batch) {
