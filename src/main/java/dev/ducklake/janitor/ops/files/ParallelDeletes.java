@@ -330,13 +330,15 @@ public final class ParallelDeletes implements AutoCloseable {
     /** One piece: the sizes not known (when asked), then one delete call. Runs on a worker (or the caller). */
     private Piece run(List<String> addresses, Map<String, Long> knownSizes, boolean statUnknown) {
         Map<String, Long> sizes = new HashMap<>();
+        // a store that measures on its way to the delete (local) is asked to, instead of a stat per file first
+        boolean measure = statUnknown && store.measuresOnDelete();
         for (String a : addresses) {
             Long k = knownSizes.get(a);
             if (k != null) {
                 if (k >= 0) {
                     sizes.put(a, k);
                 }
-            } else if (statUnknown && !statRefused.get()) {
+            } else if (statUnknown && !measure && !statRefused.get()) {
                 try {
                     store.stat(a).map(StoredObject::sizeBytes).filter(s -> s >= 0).ifPresent(s -> sizes.put(a, s));
                 } catch (StorageException e) {
@@ -350,7 +352,12 @@ public final class ParallelDeletes implements AutoCloseable {
             }
         }
         try {
-            var out = store.delete(addresses);
+            var out = measure ? store.delete(addresses, true) : store.delete(addresses);
+            for (Map.Entry<String, Long> m : out.sizes().entrySet()) {
+                if (m.getValue() >= 0) {
+                    sizes.putIfAbsent(m.getKey(), m.getValue());
+                }
+            }
             return new Piece(addresses, out.deleted(), out.alreadyMissing(), out.failed(), sizes, null);
         } catch (StorageException e) {
             return new Piece(addresses, Set.of(), Set.of(), Map.of(), Map.of(), e);
