@@ -45,6 +45,29 @@ public interface FileStore extends Closeable {
     DeleteOutcome delete(List<String> addresses) throws StorageException;
 
     /**
+     * {@link #delete(List)}, measuring each object's size just before deleting it when {@code measure} is set and the
+     * store can do so on the way ({@link #measuresOnDelete}); by default it measures nothing.
+     *
+     * @param addresses as {@link #delete(List)}
+     * @param measure whether to measure the sizes ({@link DeleteOutcome#sizes})
+     * @return per-object outcome
+     * @throws StorageException as {@link #delete(List)}
+     */
+    default DeleteOutcome delete(List<String> addresses, boolean measure) throws StorageException {
+        return delete(addresses);
+    }
+
+    /**
+     * Whether {@link #delete(List, boolean)} measures sizes, cheaper than a {@link #stat} per object before the delete
+     * (local: a stat through the folder's handle it deletes through).
+     *
+     * @return false by default
+     */
+    default boolean measuresOnDelete() {
+        return false;
+    }
+
+    /**
      * Stats one object.
      *
      * @param address the exact address of an object

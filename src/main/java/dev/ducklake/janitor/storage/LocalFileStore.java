@@ -9,10 +9,13 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -141,27 +144,145 @@ public final class LocalFileStore extends AbstractFileStore {
         }
     }
 
+    /**
+     * Deletes files, never a directory. A run of addresses in one folder is deleted through that folder's
+     * {@link SecureDirectoryStream} ({@code unlinkat} of the name without {@code AT_REMOVEDIR}: one system call per file,
+     * and a directory in the file's place fails instead of going); where the folder cannot be opened that way, each file
+     * is checked and deleted by path ({@link #deleteByPath}).
+     */
     @Override
     public DeleteOutcome delete(List<String> addresses) {
+        return delete(addresses, false);
+    }
+
+    /** Local: a measured delete stats each file through its folder's handle ({@code fstatat}) just before unlinking it. */
+    @Override
+    public boolean measuresOnDelete() {
+        return true;
+    }
+
+    /**
+     * As {@link #delete(List)}; with {@code measure}, each file is first stat-ed through the same folder handle (its
+     * size goes in {@link DeleteOutcome#sizes}; a directory is refused without an unlink; a file already gone counts
+     * as missing without one).
+     */
+    @Override
+    public DeleteOutcome delete(List<String> addresses, boolean measure) {
+        Map<String, Long> sizes = new HashMap<>();
         Set<String> deleted = new HashSet<>();
         Set<String> missing = new HashSet<>();
         Map<String, StorageException> failed = new LinkedHashMap<>();
-        for (String o : addresses) {
-            Path p = toPath(o);
-            try {
-                if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-                    failed.put(o, new StorageException(StorageException.Kind.OTHER, "Is a directory, not deleted: " + p, null));
+        Path openFolder = null;
+        SecureDirectoryStream<Path> folder = null;
+        try {
+            for (String o : addresses) {
+                Path p = toPath(o).toAbsolutePath();
+                Path parent = p.getParent();
+                Path name = p.getFileName();
+                if (parent == null || name == null) {
+                    deleteByPath(o, p, deleted, missing, failed, sizes, measure);
                     continue;
                 }
-                if (!Files.deleteIfExists(p)) {
-                    missing.add(o);
+                if (!parent.equals(openFolder)) {
+                    close(folder);
+                    folder = open(parent);
+                    openFolder = parent;
                 }
-                deleted.add(o);
-            } catch (IOException e) {
-                failed.put(o, classify(e, p.toString()));
+                if (folder == null) {
+                    deleteByPath(o, p, deleted, missing, failed, sizes, measure);
+                    continue;
+                }
+                if (measure) {
+                    BasicFileAttributes a;
+                    try {
+                        a = folder.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                                .readAttributes();
+                    } catch (NoSuchFileException e) {
+                        missing.add(o);
+                        deleted.add(o);
+                        continue;
+                    } catch (IOException e) {
+                        a = null; // its size stays unknown; the unlink says what becomes of it
+                    }
+                    if (a != null && a.isDirectory()) {
+                        failed.put(o, new StorageException(StorageException.Kind.OTHER, "Is a directory, not deleted: " + p, null));
+                        continue;
+                    }
+                    if (a != null) {
+                        sizes.put(o, a.size());
+                    }
+                }
+                try {
+                    folder.deleteFile(name);
+                    deleted.add(o);
+                } catch (NoSuchFileException e) {
+                    missing.add(o);
+                    deleted.add(o);
+                    sizes.remove(o);
+                } catch (IOException e) {
+                    sizes.remove(o);
+                    failed.put(o, Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)
+                            ? new StorageException(StorageException.Kind.OTHER, "Is a directory, not deleted: " + p, null)
+                            : classify(e, p.toString()));
+                }
+            }
+        } finally {
+            close(folder);
+        }
+        return new DeleteOutcome(deleted, missing, failed, sizes);
+    }
+
+    /** The folder as a secure directory stream, or null when it cannot be opened as one (the caller goes by path). */
+    private static SecureDirectoryStream<Path> open(Path folder) {
+        try {
+            DirectoryStream<Path> ds = Files.newDirectoryStream(folder);
+            if (ds instanceof SecureDirectoryStream<Path> sds) {
+                return sds;
+            }
+            ds.close();
+        } catch (IOException e) {
+            // missing, not a folder, not readable: each file says which by path
+        }
+        return null;
+    }
+
+    private static void close(SecureDirectoryStream<Path> folder) {
+        if (folder != null) {
+            try {
+                folder.close();
+            } catch (IOException ignored) {
+                // a directory handle that would not close: nothing was written through it
             }
         }
-        return new DeleteOutcome(deleted, missing, failed);
+    }
+
+    /** Deletes one file by its path: a directory is refused, a missing file counts as deleted; measured when asked. */
+    private static void deleteByPath(String o, Path p, Set<String> deleted, Set<String> missing,
+                                     Map<String, StorageException> failed, Map<String, Long> sizes, boolean measure) {
+        try {
+            BasicFileAttributes a = null;
+            if (measure) {
+                try {
+                    a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                } catch (NoSuchFileException gone) {
+                    a = null;
+                } catch (IOException e) {
+                    a = null; // its size stays unknown
+                }
+            }
+            if (a != null ? a.isDirectory() : Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                failed.put(o, new StorageException(StorageException.Kind.OTHER, "Is a directory, not deleted: " + p, null));
+                return;
+            }
+            if (!Files.deleteIfExists(p)) {
+                missing.add(o);
+            } else if (a != null) {
+                sizes.put(o, a.size());
+            }
+            deleted.add(o);
+        } catch (IOException e) {
+            failed.put(o, classify(e, p.toString()));
+        }
     }
 
     @Override

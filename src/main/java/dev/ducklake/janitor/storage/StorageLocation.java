@@ -77,6 +77,9 @@ public record StorageLocation(String scheme, String bucket, String path) {
         if (raw == null || raw.isEmpty()) {
             throw new IllegalArgumentException("empty location");
         }
+        if (plainAbsolute(raw)) {
+            return new StorageLocation("file", "", raw); // what the rules below make of it, unchanged
+        }
         String s = raw.replace('\\', '/');
         if (FILE_ONE_SLASH.matcher(s).matches()) {
             return local(s.substring("file:".length()), resolveDots);
@@ -131,6 +134,41 @@ public record StorageLocation(String scheme, String bucket, String path) {
             throw new IllegalArgumentException("a file location must not end in '/': " + raw);
         }
         return l;
+    }
+
+    /**
+     * Whether a string is an absolute local path already in canonical form: it starts with {@code /}, has no backslash,
+     * no empty segment but a final one (a trailing {@code /}), no {@code .} or {@code ..} segment, and its first segment
+     * is not a drive ({@code C:}). {@link #parse} of such a path is the path itself (the listing's common case, taken
+     * without the general rules' regular expressions and splitting).
+     */
+    static boolean plainAbsolute(String s) {
+        int n = s.length();
+        if (n == 0 || s.charAt(0) != '/') {
+            return false;
+        }
+        int start = 1;
+        for (int i = 1; i <= n; i++) {
+            char ch = i < n ? s.charAt(i) : '/';
+            if (ch == '\\') {
+                return false;
+            }
+            if (ch != '/') {
+                continue;
+            }
+            int len = i - start;
+            if (len == 0 && i < n) {
+                return false; // a doubled slash (a final one is the trailing slash of a prefix)
+            }
+            if (len == 1 && s.charAt(start) == '.' || len == 2 && s.charAt(start) == '.' && s.charAt(start + 1) == '.') {
+                return false;
+            }
+            if (start == 1 && len == 2 && s.charAt(2) == ':' && Character.isLetter(s.charAt(1)) && s.charAt(1) < 128) {
+                return false; // a drive as the first segment
+            }
+            start = i + 1;
+        }
+        return true;
     }
 
     private static StorageLocation local(String s, boolean resolveDots) {
@@ -306,8 +344,28 @@ public record StorageLocation(String scheme, String bucket, String path) {
      * @return negative, zero or positive as a sorts before, equal to or after b
      */
     public static int compareCodePoints(String a, String b) {
-        int i = 0;
-        int j = 0;
+        // UTF-16 units compare as code points up to the first unit that differs, unless a surrogate is involved there
+        int n = Math.min(a.length(), b.length());
+        int k = 0;
+        while (k < n && a.charAt(k) == b.charAt(k)) {
+            k++;
+        }
+        if (k == n) {
+            return Integer.compare(a.length(), b.length());
+        }
+        char x = a.charAt(k);
+        char y = b.charAt(k);
+        if (!Character.isSurrogate(x) && !Character.isSurrogate(y)) {
+            return Integer.compare(x, y);
+        }
+        // from the start of the code point holding the first difference (its high surrogate may be the equal unit before)
+        int start = k > 0 && Character.isHighSurrogate(a.charAt(k - 1)) ? k - 1 : k;
+        return compareCodePointsFrom(a, b, start);
+    }
+
+    private static int compareCodePointsFrom(String a, String b, int from) {
+        int i = from;
+        int j = from;
         while (i < a.length() && j < b.length()) {
             int ca = a.codePointAt(i);
             int cb = b.codePointAt(j);

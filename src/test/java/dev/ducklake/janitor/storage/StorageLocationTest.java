@@ -100,4 +100,80 @@ class StorageLocationTest {
         assertThatThrownBy(() -> StorageLocation.parseKnownFile("/../a.parquet")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> StorageLocation.parseKnownFile("/lake/a.parquet/")).isInstanceOf(IllegalArgumentException.class);
     }
+
+    /**
+     * Issue 27: the fast path of a plain absolute local path gives what the general rules give (reached here through the
+     * {@code file://} spelling of the same path, which the fast path never takes), for paths it takes and paths it leaves.
+     */
+    @Test
+    void thePlainAbsolutePathFastPathAgreesWithTheGeneralRules() {
+        List<String> paths = new ArrayList<>(List.of("/", "/a", "/a/", "/tmp/lake/main/x.parquet", "/tmp/lake/a b.parquet",
+                "/tmp//lake/x", "/tmp/./x", "/tmp/../x", "/tmp/x/.", "/tmp/x/..", "/C:/lake/x", "/c:", "/C:x/y", "/.a/..b/...",
+                "/é/ü/\uD83D\uDE00.parquet", "/a\\b/c", "/tmp/lake/fdir%41x/", "/a/b//", "/x:/y", "/1:/y"));
+        java.util.Random r = new java.util.Random(27);
+        String alphabet = "/./a:\\C%é";
+        for (int i = 0; i < 5_000; i++) {
+            StringBuilder b = new StringBuilder("/");
+            for (int k = r.nextInt(9); k > 0; k--) {
+                b.append(alphabet.charAt(r.nextInt(alphabet.length())));
+            }
+            paths.add(b.toString());
+        }
+        int fast = 0;
+        for (String p : paths) {
+            if (StorageLocation.plainAbsolute(p)) {
+                fast++;
+            }
+            String general;
+            try {
+                general = StorageLocation.parse("file://" + p).canonical();
+            } catch (IllegalArgumentException e) {
+                assertThatThrownBy(() -> StorageLocation.parse(p)).as(p).isInstanceOf(IllegalArgumentException.class);
+                continue;
+            }
+            assertThat(canon(p)).as(p).isEqualTo(general);
+            if (StorageLocation.plainAbsolute(p)) {
+                assertThat(StorageLocation.parse(p).path()).as("the fast path keeps the string: %s", p).isEqualTo(p);
+            }
+        }
+        assertThat(fast).as("the fast path was taken").isGreaterThan(100);
+    }
+
+    /** Issue 27: the unit-by-unit comparison with its surrogate fallback orders as comparing code point by code point. */
+    @Test
+    void compareCodePointsOrdersByCodePoint() {
+        java.util.Random r = new java.util.Random(27);
+        String[] pieces = {"a", "b", "\uFFFF", "\uE000", "\uD83D\uDE00", "\uD83D\uDE01", "\uD83E\uDD14", "é", "/", "\uD800"};
+        for (int i = 0; i < 20_000; i++) {
+            String a = random(r, pieces);
+            String b = r.nextInt(4) == 0 ? a + random(r, pieces) : random(r, pieces);
+            int expected = Integer.signum(referenceCompare(a, b));
+            assertThat(Integer.signum(StorageLocation.compareCodePoints(a, b))).as("%s vs %s", a, b).isEqualTo(expected);
+            assertThat(Integer.signum(StorageLocation.compareCodePoints(b, a))).as("%s vs %s", b, a).isEqualTo(-expected);
+        }
+    }
+
+    private static String random(java.util.Random r, String[] pieces) {
+        StringBuilder b = new StringBuilder();
+        for (int k = r.nextInt(6); k > 0; k--) {
+            b.append(pieces[r.nextInt(pieces.length)]);
+        }
+        return b.toString();
+    }
+
+    /** Code point by code point, as the comparison was written before its fast path. */
+    private static int referenceCompare(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int ca = a.codePointAt(i);
+            int cb = b.codePointAt(j);
+            if (ca != cb) {
+                return Integer.compare(ca, cb);
+            }
+            i += Character.charCount(ca);
+            j += Character.charCount(cb);
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
+    }
 }

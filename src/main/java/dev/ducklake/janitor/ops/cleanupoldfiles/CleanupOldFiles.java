@@ -168,6 +168,12 @@ public final class CleanupOldFiles {
         long batches;
         /** Where a stop or the run budget cut a batch short ("deleting", "stat"), or null. */
         String stoppedDuring;
+        /** The next batch, read while this one's deletes were in flight ({@link #prefetch}), or null. */
+        List<Entry> prefetched;
+        /** The known locations among {@link #prefetched}'s, or null. */
+        Set<String> prefetchedLive;
+        /** Why reading the next batch ahead failed, or null; thrown once the batch it overlapped is committed. */
+        SQLException prefetchFailure;
         /** The delete workers (execute runs); null until {@link #execute} opens them. */
         ParallelDeletes deletes;
         final DeleteProgress progress;
@@ -229,8 +235,8 @@ public final class CleanupOldFiles {
         }
 
         private void runBatches() throws JanitorException, SQLException {
+            List<Entry> batch = select();
             while (true) {
-                List<Entry> batch = select();
                 if (batch.isEmpty()) {
                     break;
                 }
@@ -241,8 +247,13 @@ public final class CleanupOldFiles {
                 batches++;
                 long deletedBefore = deleted;
                 long bytesBefore = bytes;
-                runBatch(batch, new HashSet<>());
+                prefetched = null;
+                // a full batch may have a next one: it is read while this batch's deletes are in flight
+                runBatch(batch, new HashSet<>(), batch.size() == o.batchSize());
                 c.commit();
+                if (prefetchFailure != null) {
+                    throw prefetchFailure;
+                }
                 progress.add(deleted - deletedBefore, bytes - bytesBefore, String.format(java.util.Locale.ROOT,
                         "batch %d: %d queue rows, %s %d objects, %d rows deleted, %d kept, %d failed", batches, considered,
                         o.dryRun() ? "would delete" : "deleted", deleted, rowsDeleted, keptLive + keptUnresolvable, failed));
@@ -254,6 +265,32 @@ public final class CleanupOldFiles {
                 if (batch.size() < o.batchSize() || !mayContinue) {
                     break;
                 }
+                if (prefetched == null) {
+                    prefetchedLive = null;
+                    batch = select();
+                } else {
+                    batch = prefetched;
+                }
+            }
+        }
+
+        /**
+         * Reads the next batch ahead and which of its locations the known set holds (on the caller's thread, while the
+         * deletes are in flight; the known set does not change during the run); a failure waits for the batch's commit.
+         */
+        private void prefetch() {
+            try {
+                List<Entry> next = select();
+                Set<String> canon = new HashSet<>();
+                for (Entry e : next) {
+                    if (e.canonical() != null) {
+                        canon.add(e.canonical());
+                    }
+                }
+                prefetchedLive = known.knownAmong(canon);
+                prefetched = next;
+            } catch (SQLException e) {
+                prefetchFailure = e;
             }
         }
 
@@ -308,42 +345,56 @@ public final class CleanupOldFiles {
             }
         }
 
-        /** The next batch of entries from the cursor (fetched up to 50 at a time). */
+        /** Rows one FETCH statement asks for: a structural constant of at most 2 digits (the SQL scan's rule). */
+        private static final int FETCH_ROWS = 50;
+
+        /**
+         * The next batch of entries from the cursor, in one round trip: the batch's FETCH statements (up to
+         * {@value #FETCH_ROWS} rows each) go to the server together and their results are read in order.
+         */
         private List<Entry> select() throws SQLException {
             List<Entry> out = new ArrayList<>();
+            StringBuilder fetches = new StringBuilder();
+            for (int left = o.batchSize(); left > 0; left -= FETCH_ROWS) {
+                fetches.append(fetches.length() == 0 ? "" : "; ").append("FETCH FORWARD ").append(Math.min(FETCH_ROWS, left))
+                        .append(" FROM ducklake_janitor_queue");
+            }
             try (Statement st = c.createStatement()) {
-                while (out.size() < o.batchSize()) {
-                    int got = 0;
-                    int want = Math.min(50, o.batchSize() - out.size()); // a structural constant of at most 2 digits
-                    try (ResultSet rs = st.executeQuery("FETCH FORWARD " + want + " FROM ducklake_janitor_queue")) {
-                        while (rs.next()) {
-                            got++;
-                            long id = rs.getLong(1);
-                            Long idv = rs.wasNull() ? null : id;
-                            String path = rs.getString(2);
-                            int rel = rs.getInt(3);
-                            String address = rel == 2 ? null : resolver.scheduled(path, rel == 1);
-                            String canon = null;
-                            if (address != null) {
-                                try {
-                                    canon = StorageLocation.parseFile(address).canonical();
-                                } catch (IllegalArgumentException e) {
-                                    address = null;
-                                }
+                boolean results = st.execute(fetches.toString());
+                while (true) {
+                    if (results) {
+                        try (ResultSet rs = st.getResultSet()) {
+                            while (rs.next()) {
+                                out.add(entry(rs));
                             }
-                            out.add(new Entry(idv, path, rel, rs.getLong(4), address, canon,
-                                    (String[]) rs.getArray(5).getArray()));
                         }
-                    }
-                    if (got < want) {
+                    } else if (st.getUpdateCount() == -1) {
                         break;
                     }
+                    results = st.getMoreResults();
                 }
             }
             return out;
         }
 
-        private void runBatch(List<Entry> batch, Set<String> doneCanonical) throws JanitorException, SQLException {
+        private Entry entry(ResultSet rs) throws SQLException {
+            long id = rs.getLong(1);
+            Long idv = rs.wasNull() ? null : id;
+            String path = rs.getString(2);
+            int rel = rs.getInt(3);
+            String address = rel == 2 ? null : resolver.scheduled(path, rel == 1);
+            String canon = null;
+            if (address != null) {
+                try {
+                    canon = StorageLocation.parseFile(address).canonical();
+                } catch (IllegalArgumentException e) {
+                    address = null;
+                }
+            }
+            return new Entry(idv, path, rel, rs.getLong(4), address, canon, (String[]) rs.getArray(5).getArray());
+        }
+
+        private void runBatch(List<Entry> batch, Set<String> doneCanonical, boolean readAhead) throws JanitorException, SQLException {
             Set<String> canon = new HashSet<>();
             for (Entry e : batch) {
                 considered += e.rows();
@@ -351,7 +402,8 @@ public final class CleanupOldFiles {
                     canon.add(e.canonical());
                 }
             }
-            Set<String> live = known.knownAmong(canon);
+            Set<String> live = prefetchedLive != null ? prefetchedLive : known.knownAmong(canon);
+            prefetchedLive = null;
             Map<String, String> toDelete = new LinkedHashMap<>();
             List<Entry> candidates = new ArrayList<>();
             for (Entry e : batch) {
@@ -426,7 +478,7 @@ public final class CleanupOldFiles {
                         + "): their rows are kept");
                 return;
             }
-            ParallelDeletes.Round out = deletes.delete(addresses, listed, !statRefused);
+            ParallelDeletes.Round out = deletes.delete(addresses, listed, !statRefused, readAhead ? this::prefetch : null);
             if (deletes.statRefusal() != null && !statRefused) {
                 statRefused = true;
                 control.recorder().warn("The file store refused to stat a queued file (" + deletes.statRefusal().getMessage()

@@ -424,9 +424,10 @@ public final class DeleteOrphanFiles {
     }
 
     /**
-     * Deletes the spilled candidates round by round: a round is up to {@code --delete-concurrency} ×
-     * {@link FileStore#maxDeleteBatch} candidates read from the spill file (memory bounded by a round), first
-     * {@link CatalogRecheck re-checked} against the catalog (what a catalog row names now is kept), then deleted by
+     * Deletes the spilled candidates round by round: a round is {@value CatalogRecheck#MIN_ROUND} candidates, or
+     * {@code --delete-concurrency} × {@link FileStore#maxDeleteBatch} when that is more, read from the spill file (memory
+     * bounded by a round), first {@link CatalogRecheck re-checked} against the catalog in one statement per database
+     * (what a catalog row names now is kept), then deleted by
      * {@link ParallelDeletes} with that many delete calls in flight. No round starts once a stop is requested or the
      * run budget is spent.
      *
@@ -445,7 +446,8 @@ public final class DeleteOrphanFiles {
         DeleteProgress progress = new DeleteProgress(listener);
         try (ParallelDeletes deletes = new ParallelDeletes(store, concurrency, control);
              DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(spill)))) {
-            int round = deletes.concurrency() * store.maxDeleteBatch();
+            int round = Math.max(CatalogRecheck.MIN_ROUND, deletes.concurrency() * store.maxDeleteBatch());
+            CatalogRecheck recheck = CatalogRecheck.of(c, consulted);
             List<String> batch = new ArrayList<>();
             Map<String, long[]> meta = new HashMap<>();
             boolean eof = false;
@@ -466,7 +468,7 @@ public final class DeleteOrphanFiles {
                         control.stoppedByBounds();
                         break;
                     }
-                    Set<String> live = CatalogRecheck.named(c, consulted, batch);
+                    Set<String> live = recheck.named(batch);
                     // the session that re-checked is the one holding the run's lock: else a pooler moved us off it
                     lock.verify(c);
                     c.commit();
@@ -492,7 +494,7 @@ public final class DeleteOrphanFiles {
                     }
                     if (confirmBefore != null) {
                         // from an inventory: the store says now whether each candidate is still there and still old
-                        if (!confirm(store, batch, meta, confirmBefore, deletes.concurrency(), listener, findings, s)) {
+                        if (!confirm(deletes, batch, meta, confirmBefore, listener, findings, s)) {
                             s.stoppedDuring = "deleting";
                             control.stoppedByBounds();
                             break;
@@ -555,72 +557,53 @@ public final class DeleteOrphanFiles {
      * Confirms inventory candidates with the store just before their delete round: a candidate the store no longer has
      * is dropped (gone since the inventory; counted, not failed), one whose modification time is now at or after the
      * cutoff is kept (modified since), one the store cannot stat is kept (counted, a finding). What stays in the batch
-     * takes the store's size and time. Stats run {@code concurrency} at a time.
+     * takes the store's size and time. Stats run on the run's delete pool ({@link ParallelDeletes#stat}), as many at
+     * a time as deletes.
      *
      * @return false when the run's bounds stopped the stats (nothing of this round is deleted)
      */
-    private static boolean confirm(FileStore store, List<String> batch, Map<String, long[]> meta, Instant cutoff, int concurrency,
-                                   FileListener listener, List<String> findings, Survey s) throws JanitorException {
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(Math.max(1, concurrency), r -> {
-            Thread t = new Thread(r, "inventory-stat");
-            t.setDaemon(true);
-            return t;
-        });
-        List<java.util.concurrent.Future<Object>> results = new ArrayList<>();
+    private static boolean confirm(ParallelDeletes deletes, List<String> batch, Map<String, long[]> meta, Instant cutoff,
+                                   FileListener listener, List<String> findings, Survey s) {
+        List<ParallelDeletes.Stat> results;
         try {
-            for (String a : batch) {
-                results.add(pool.submit(() -> {
-                    try {
-                        return store.stat(a);
-                    } catch (StorageException e) {
-                        return e;
-                    }
-                }));
-            }
-            List<String> keep = new ArrayList<>();
-            for (int i = 0; i < batch.size(); i++) {
-                String a = batch.get(i);
-                Object r;
-                try {
-                    r = results.get(i).get();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                } catch (java.util.concurrent.ExecutionException e) {
-                    r = new StorageException(StorageException.Kind.OTHER, String.valueOf(e.getCause()), e.getCause());
-                }
-                long[] m = meta.get(a);
-                if (r instanceof StorageException e) {
-                    if (e.kind() == StorageException.Kind.STOPPED) {
-                        return false;
-                    }
-                    s.inventoryStatFailed++;
-                    listener.file("kept", a, m[0], null, "the store could not confirm it: " + e.getMessage());
-                    if (findings.size() < MAX_FINDINGS) {
-                        findings.add("kept (the stat confirming an inventory entry failed): " + a + ": " + e.getMessage());
-                    }
-                    continue;
-                }
-                @SuppressWarnings("unchecked")
-                java.util.Optional<StoredObject> now = (java.util.Optional<StoredObject>) r;
-                if (now.isEmpty()) {
-                    s.inventoryGone++;
-                    listener.file("kept", a, m[0], null, "no longer in the store (gone since the inventory)");
-                } else if (now.get().lastModified() == null || !now.get().lastModified().isBefore(cutoff)) {
-                    s.inventoryModified++;
-                    listener.file("kept", a, now.get().sizeBytes(), now.get().lastModified(), "modified since the inventory,"
-                            + " or the store gives no time");
-                } else {
-                    m[0] = now.get().sizeBytes();
-                    m[1] = now.get().lastModified().toEpochMilli();
-                    keep.add(a);
-                }
-            }
-            batch.clear();
-            batch.addAll(keep);
-            return true;
-        } finally {
-            pool.shutdownNow();
+            results = deletes.stat(batch);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
+        List<String> keep = new ArrayList<>();
+        for (int i = 0; i < batch.size(); i++) {
+            String a = batch.get(i);
+            ParallelDeletes.Stat r = results.get(i);
+            long[] m = meta.get(a);
+            if (r.failure() != null) {
+                StorageException e = r.failure();
+                if (e.kind() == StorageException.Kind.STOPPED) {
+                    return false;
+                }
+                s.inventoryStatFailed++;
+                listener.file("kept", a, m[0], null, "the store could not confirm it: " + e.getMessage());
+                if (findings.size() < MAX_FINDINGS) {
+                    findings.add("kept (the stat confirming an inventory entry failed): " + a + ": " + e.getMessage());
+                }
+                continue;
+            }
+            java.util.Optional<StoredObject> now = r.object();
+            if (now.isEmpty()) {
+                s.inventoryGone++;
+                listener.file("kept", a, m[0], null, "no longer in the store (gone since the inventory)");
+            } else if (now.get().lastModified() == null || !now.get().lastModified().isBefore(cutoff)) {
+                s.inventoryModified++;
+                listener.file("kept", a, now.get().sizeBytes(), now.get().lastModified(), "modified since the inventory,"
+                        + " or the store gives no time");
+            } else {
+                m[0] = now.get().sizeBytes();
+                m[1] = now.get().lastModified().toEpochMilli();
+                keep.add(a);
+            }
+        }
+        batch.clear();
+        batch.addAll(keep);
+        return true;
     }
 }

@@ -58,6 +58,9 @@ final class TableFolders {
     private final Deque<Folder> open = new ArrayDeque<>();
     private final List<String> flagged = new ArrayList<>();
     private long overflow;
+    /** The directory of the file observed last (its address up to the last {@code /}) and its {@link #folderOf}. */
+    private String lastDirectory;
+    private String lastFolder;
 
     /** @param root the swept data path as a canonical prefix (ending in {@code /}) */
     TableFolders(String root) {
@@ -103,7 +106,15 @@ final class TableFolders {
         while (!open.isEmpty() && !canonical.startsWith(open.peek().prefix)) {
             close(open.pop());
         }
-        String f = folderOf(canonical);
+        int cut = canonical.lastIndexOf('/');
+        String f;
+        if (lastDirectory != null && cut == lastDirectory.length() && canonical.startsWith(lastDirectory)) {
+            f = lastFolder; // the files of one directory come one after the other: its folder is worked out once
+        } else {
+            f = folderOf(canonical);
+            lastDirectory = canonical.substring(0, cut);
+            lastFolder = f;
+        }
         if (f == null) {
             return;
         }
@@ -113,7 +124,9 @@ final class TableFolders {
             open.push(top);
         }
         top.anyKnown |= known;
-        top.allDuckLake &= ducklakeName(canonical);
+        if (top.allDuckLake && !ducklakeName(canonical)) {
+            top.allDuckLake = false;
+        }
         if (candidate) {
             top.candidates++;
         }

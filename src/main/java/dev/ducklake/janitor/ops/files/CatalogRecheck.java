@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,18 +26,25 @@ import java.util.Set;
  * registered meanwhile (DuckLake's {@code ducklake_add_data_files} of an old staged file, a commit of a writer that
  * wrote its file long ago) would otherwise be deleted while live.
  *
- * <p>Reads the catalog tables themselves, not the temporary known table, in a fresh transaction: per consulted
- * catalog one statement over {@code ducklake_data_file}, {@code ducklake_delete_file} (of any snapshot) and
- * {@code ducklake_files_scheduled_for_deletion}, selecting the rows whose stored {@code path} is one of the spellings
+ * <p>Reads the catalog tables themselves, not the temporary known table, in a fresh transaction: of every consulted
+ * catalog {@code ducklake_data_file}, {@code ducklake_delete_file} (of any snapshot) and
+ * {@code ducklake_files_scheduled_for_deletion}, considering the rows whose stored {@code path} is one of the spellings
  * a batch address can be stored as: the address itself, its canonical form and local path, and every tail of its key
  * after a {@code /} (a file path is relative to its table's path, a queued one to the data path; hive partition
  * folders make tails longer than the file name). The rows found are resolved exactly as the known set resolves them
  * (DuckLake 1.5.5, {@code GetOrphanFilesForCleanup} in {@code src/storage/ducklake_metadata_manager.cpp}, see
  * {@link KnownFiles#fileRowsSql}) and compared in canonical form; a matching row whose table or schema row is missing
- * keeps every address it could name. The catalog has no index on {@code path}: each statement is a sequential scan
- * with a hashed {@code = ANY} (about 0.5 s at 1,000,000 data file rows on PostgreSQL 15, nearly independent of the
- * batch size up to 5,000 addresses), once per delete round (cleanup-old-files: per batch; delete-orphan-files:
- * per {@code --delete-concurrency} × 1,000 candidates, {@link ParallelDeletes}).
+ * keeps every address it could name.
+ *
+ * <p>Set-based, one statement per database a round: the round's spellings travel as the distinct last segments of
+ * their key (the file names, {@link #lastSegment}: about one per address however deep the key) in one array bound once;
+ * PostgreSQL selects, in one {@code UNION ALL} over every consulted catalog of that database, the rows whose path ends
+ * in one of them (a hash semi-join), and the JVM keeps of those exactly the rows whose path is one of the spellings
+ * before resolving them (the spellings of an address are worked out only when a row shares its last segment). So the
+ * rows considered are those an exact match on the spellings would find, the names are sent once instead of every
+ * spelling once per table and catalog, and the statements' text (which path columns each catalog's
+ * format has) is worked out once per run. The catalogs have no index on {@code path}: each statement is a sequential
+ * scan of their file tables, once per delete round (delete-orphan-files: at least {@value #MIN_ROUND} candidates).
  *
  * <p>What it does not see: a row registered after it ran (the window is one round's delete calls), and a row
  * registered during the run under a spelling that is none of the above ({@code ./x.parquet}, {@code ../t/x.parquet},
@@ -44,7 +53,43 @@ import java.util.Set;
  */
 public final class CatalogRecheck {
 
-    private CatalogRecheck() {
+    /**
+     * The fewest candidates delete-orphan-files re-checks in one round (more when {@code --delete-concurrency} ×
+     * {@link dev.ducklake.janitor.storage.FileStore#maxDeleteBatch} is larger): a round costs a sequential scan of every
+     * consulted catalog's file tables whatever its size, and its deletes follow the re-check at once.
+     */
+    public static final int MIN_ROUND = 10_000;
+
+    /** The last segment of a path in SQL: what follows its last {@code /} (all of it without one), as {@link #lastSegment}. */
+    static final String LAST_SEGMENT_SQL = "reverse(split_part(reverse(path), '/', 1))";
+
+    private final Connection session;
+    /**
+     * Every consulted catalog (overlapping and reach-only), by the connection it is read through, in order
+     * (connections compare by identity).
+     */
+    private final Map<Connection, List<ConsultedCatalogs.Catalog>> byConnection = new LinkedHashMap<>();
+    /** The statement of each connection, built on first use. */
+    private final Map<Connection, String> sql = new IdentityHashMap<>();
+
+    private CatalogRecheck(Connection session, ConsultedCatalogs consulted) {
+        this.session = session;
+        List<ConsultedCatalogs.Catalog> all = new ArrayList<>(consulted.catalogs());
+        all.addAll(consulted.reachOnly());
+        for (ConsultedCatalogs.Catalog cat : all) {
+            byConnection.computeIfAbsent(consulted.connection(cat), k -> new ArrayList<>()).add(cat);
+        }
+    }
+
+    /**
+     * The re-check of a run: holds the statements' text for its rounds.
+     *
+     * @param c the swept session
+     * @param consulted every catalog the known set was loaded from
+     * @return the re-check
+     */
+    public static CatalogRecheck of(Connection c, ConsultedCatalogs consulted) {
+        return new CatalogRecheck(c, consulted);
     }
 
     /**
@@ -63,11 +108,9 @@ public final class CatalogRecheck {
     }
 
     /**
-     * Which addresses a row of any consulted catalog names now: the catalogs whose data path overlaps and the
-     * reach-only ones ({@link ConsultedCatalogs#reachOnly()}), each read through its own connection (the swept session
-     * for this database's catalogs, a held read-only connection for another database's), each in a fresh transaction.
+     * One round's check on a re-check made for it alone ({@link #of}, then {@link #named(Collection)}).
      *
-     * @param c the swept session (autocommit off; committed before and after, as above)
+     * @param c the swept session (autocommit off; committed before and after)
      * @param consulted every catalog the known set was loaded from
      * @param addresses exact addresses as listed
      * @return the subset of {@code addresses} that some catalog row names (or may name)
@@ -75,12 +118,25 @@ public final class CatalogRecheck {
      */
     public static Set<String> named(Connection c, ConsultedCatalogs consulted, Collection<String> addresses)
             throws SQLException {
+        return of(c, consulted).named(addresses);
+    }
+
+    /**
+     * Which addresses a row of any consulted catalog names now: the catalogs whose data path overlaps and the
+     * reach-only ones ({@link ConsultedCatalogs#reachOnly()}), each database read through its own connection (the swept
+     * session for this database's catalogs, a held read-only connection for another database's) in one statement and
+     * a fresh transaction.
+     *
+     * @param addresses exact addresses as listed (at most a round: the JVM holds their spellings)
+     * @return the subset of {@code addresses} that some catalog row names (or may name)
+     * @throws SQLException on database errors
+     */
+    public Set<String> named(Collection<String> addresses) throws SQLException {
         Set<String> out = new HashSet<>();
         if (addresses.isEmpty()) {
             return out;
         }
-        Map<String, String> byCanonical = new HashMap<>();
-        Map<String, Set<String>> byForm = new HashMap<>();
+        Spellings sp = new Spellings(addresses.size());
         for (String a : addresses) {
             StorageLocation l;
             try {
@@ -89,32 +145,102 @@ public final class CatalogRecheck {
                 out.add(a); // not comparable: keep it
                 continue;
             }
-            byCanonical.put(l.canonical(), a);
-            for (String f : forms(a, l)) {
-                byForm.computeIfAbsent(f, k -> new LinkedHashSet<>()).add(a);
-            }
+            sp.add(a, l);
         }
-        List<ConsultedCatalogs.Catalog> all = new ArrayList<>(consulted.catalogs());
-        all.addAll(consulted.reachOnly());
-        c.commit();
+        session.commit();
         try {
-            for (ConsultedCatalogs.Catalog cat : all) {
-                Connection source = consulted.connection(cat);
-                if (source != c) {
+            for (Map.Entry<Connection, List<ConsultedCatalogs.Catalog>> e : byConnection.entrySet()) {
+                Connection source = e.getKey();
+                if (source != session) {
                     source.commit();
                 }
                 try {
-                    check(source, cat.schema(), cat.resolver(), byCanonical, byForm, out);
+                    check(source, e.getValue(), sp, out);
                 } finally {
-                    if (source != c) {
+                    if (source != session) {
                         source.commit();
                     }
                 }
             }
         } finally {
-            c.commit();
+            session.commit();
         }
         return out;
+    }
+
+    /**
+     * What follows the last {@code /} of a spelling (all of it without one): the SQL twin is {@link #LAST_SEGMENT_SQL}.
+     * A row whose path equals a spelling has the spelling's last segment, so selecting by last segment finds every
+     * such row (and some more, which {@link #check} drops).
+     */
+    static String lastSegment(String path) {
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+
+    /**
+     * A round's addresses by canonical form and by the last segments of their spellings; the spellings themselves
+     * ({@link #forms}) are worked out only for the addresses sharing a last segment with a row the statement returned.
+     */
+    private static final class Spellings {
+        final Map<String, String> byCanonical;
+        /** Address by last segment of one of its spellings: a String, or a List of them when several share it. */
+        final Map<String, Object> byName;
+        final Map<String, StorageLocation> parsed;
+        /** Addresses by spelling, for the last segments already expanded. */
+        final Map<String, Set<String>> byForm = new HashMap<>();
+        final Set<String> expanded = new HashSet<>();
+
+        Spellings(int n) {
+            byCanonical = new HashMap<>(n * 2);
+            byName = new HashMap<>(n * 2);
+            parsed = new HashMap<>(n * 2);
+        }
+
+        void add(String a, StorageLocation l) {
+            parsed.put(a, l);
+            String canon = l.canonical();
+            byCanonical.put(canon, a);
+            // every tail of the key ends as the key does, so three last segments cover all of forms()
+            name(lastSegment(a), a);
+            name(lastSegment(canon), a);
+            name(lastSegment(l.path()), a);
+        }
+
+        @SuppressWarnings("unchecked")
+        private void name(String n, String a) {
+            Object o = byName.putIfAbsent(n, a);
+            if (o == null || o.equals(a)) {
+                return;
+            }
+            List<String> list;
+            if (o instanceof String s) {
+                list = new ArrayList<>(2);
+                list.add(s);
+                byName.put(n, list);
+            } else {
+                list = (List<String>) o;
+                if (list.contains(a)) {
+                    return;
+                }
+            }
+            list.add(a);
+        }
+
+        /** The round's addresses one of whose spellings is exactly {@code path}. */
+        @SuppressWarnings("unchecked")
+        Set<String> spelledAs(String path) {
+            String n = lastSegment(path);
+            if (expanded.add(n)) {
+                Object o = byName.get(n);
+                List<String> as = o == null ? List.of() : o instanceof String s ? List.of(s) : (List<String>) o;
+                for (String a : as) {
+                    for (String f : forms(a, parsed.get(a))) {
+                        byForm.computeIfAbsent(f, k -> new LinkedHashSet<>()).add(a);
+                    }
+                }
+            }
+            return byForm.getOrDefault(path, Set.of());
+        }
     }
 
     /** The spellings a catalog row may store for this address: absolute forms and every tail of the key. */
@@ -135,23 +261,46 @@ public final class CatalogRecheck {
         return f;
     }
 
-    private static void check(Connection c, String schema, PathResolver r, Map<String, String> byCanonical,
-                              Map<String, Set<String>> byForm, Set<String> out) throws SQLException {
-        String files = KnownFiles.fileRowsSql(c, schema, " WHERE path = ANY (?::text[])");
-        String sql = "SELECT *, false AS queued FROM (" + files + ") k"
-                + " UNION ALL SELECT path, path_is_relative, NULL, NULL, NULL, NULL, false, false, true FROM "
-                + Sql.qualified(schema, "ducklake_files_scheduled_for_deletion") + " WHERE path = ANY (?::text[])";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            // never a server-prepared generic plan: only a plan for the bound array hashes the = ANY (one lookup per
-            // row instead of a scan of the array)
-            ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
-            Array forms = c.createArrayOf("text", byForm.keySet().toArray());
-            ps.setArray(1, forms);
-            ps.setArray(2, forms);
-            ps.setArray(3, forms);
+    /**
+     * The statement of one database's catalogs: per catalog its file rows ({@link KnownFiles#fileRowsSql}, columns 1 to
+     * 8) and its queue rows, column 9 whether the row is queued, column 10 the catalog's position in {@code cats};
+     * rows whose path's last segment is one of the bound names.
+     */
+    private static String statement(Connection c, List<ConsultedCatalogs.Catalog> cats) throws SQLException {
+        String byName = " WHERE " + LAST_SEGMENT_SQL + " IN (SELECT name FROM n)";
+        StringBuilder sb = new StringBuilder("WITH n AS MATERIALIZED (SELECT DISTINCT unnest(?::text[]) AS name)");
+        for (int i = 0; i < cats.size(); i++) {
+            String schema = cats.get(i).schema();
+            sb.append(i == 0 ? " " : " UNION ALL ")
+                    .append("SELECT *, false AS queued, ?::int AS cat FROM (")
+                    .append(KnownFiles.fileRowsSql(c, schema, byName)).append(") k")
+                    .append(" UNION ALL SELECT path, path_is_relative, NULL, NULL, NULL, NULL, false, false, true, ?::int")
+                    .append(" FROM ").append(Sql.qualified(schema, "ducklake_files_scheduled_for_deletion")).append(byName);
+        }
+        return sb.toString();
+    }
+
+    private void check(Connection c, List<ConsultedCatalogs.Catalog> cats, Spellings sp, Set<String> out) throws SQLException {
+        String text = sql.get(c);
+        if (text == null) {
+            text = statement(c, cats);
+            sql.put(c, text);
+        }
+        try (PreparedStatement ps = c.prepareStatement(text)) {
+            ps.setFetchSize(5000);
+            ps.setArray(1, c.createArrayOf("text", sp.byName.keySet().toArray()));
+            for (int i = 0; i < cats.size(); i++) {
+                ps.setInt(2 + 2 * i, i);
+                ps.setInt(3 + 2 * i, i);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String path = rs.getString(1);
+                    Set<String> spelled = sp.spelledAs(path);
+                    if (spelled.isEmpty()) {
+                        continue; // the same last segment, another path: no spelling of the round's addresses
+                    }
+                    PathResolver r = cats.get(rs.getInt(10)).resolver();
                     Boolean rel = (Boolean) rs.getObject(2);
                     boolean queued = rs.getBoolean(9);
                     List<String> full = new ArrayList<>(3);
@@ -168,13 +317,13 @@ public final class CatalogRecheck {
                         }
                     }
                     if (unresolved) {
-                        out.addAll(byForm.getOrDefault(path, Set.of()));
+                        out.addAll(spelled);
                     }
                     for (String f : full) {
-                        match(f, byCanonical, out);
+                        match(f, sp.byCanonical, out);
                         String rebased = r.rebase(f);
                         if (rebased != null) {
-                            match(rebased, byCanonical, out);
+                            match(rebased, sp.byCanonical, out);
                         }
                     }
                 }

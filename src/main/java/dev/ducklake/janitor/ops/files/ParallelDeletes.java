@@ -146,6 +146,24 @@ public final class ParallelDeletes implements AutoCloseable {
      * @return every address's outcome
      */
     public Round delete(List<String> addresses, Map<String, Long> knownSizes, boolean statUnknown) {
+        return delete(addresses, knownSizes, statUnknown, null);
+    }
+
+    /**
+     * {@link #delete(List, Map, boolean)}, running other work of the caller while the round's calls are in flight: with a
+     * pool, {@code whileInFlight} runs on the caller's thread once the first calls are started (cleanup-old-files reads
+     * its next batch from PostgreSQL meanwhile); without one (concurrency 1) it runs after the round. It must not use
+     * the store's outcome of this round, and it runs at most once.
+     *
+     * @param addresses as {@link #delete(List, Map, boolean)}
+     * @param knownSizes as {@link #delete(List, Map, boolean)}
+     * @param statUnknown as {@link #delete(List, Map, boolean)}
+     * @param whileInFlight the caller's work, or null; what it throws propagates after the round's calls are settled
+     * @return every address's outcome
+     */
+    public Round delete(List<String> addresses, Map<String, Long> knownSizes, boolean statUnknown, Runnable whileInFlight) {
+        Runnable pending = whileInFlight;
+        RuntimeException pendingFailure = null;
         Set<String> deleted = new HashSet<>();
         Set<String> missing = new HashSet<>();
         Map<String, StorageException> failed = new LinkedHashMap<>();
@@ -181,6 +199,15 @@ public final class ParallelDeletes implements AutoCloseable {
             if (stopped != null || failure != null) {
                 next = n;
             }
+            if (pending != null && inFlight > 0) {
+                Runnable w = pending;
+                pending = null;
+                try {
+                    w.run();
+                } catch (RuntimeException e) {
+                    pendingFailure = e; // after the calls in flight are settled
+                }
+            }
             if (inFlight > 0) {
                 Piece r;
                 try {
@@ -209,7 +236,67 @@ public final class ParallelDeletes implements AutoCloseable {
                 }
             }
         }
+        if (pending != null) {
+            pending.run();
+        }
+        if (pendingFailure != null) {
+            throw pendingFailure;
+        }
         return new Round(deleted, missing, failed, sizes, stopped, failure);
+    }
+
+    /**
+     * The outcome of one stat of {@link #stat}.
+     *
+     * @param object the object, or empty when the store says it does not exist (null when the stat failed)
+     * @param failure what the stat threw, or null
+     */
+    public record Stat(java.util.Optional<StoredObject> object, StorageException failure) {
+    }
+
+    /**
+     * Stats addresses on the pool's threads, up to the concurrency at once (on the caller's thread, one after the
+     * other, with concurrency 1), for delete-orphan-files' confirmation of inventory candidates.
+     *
+     * @param addresses exact addresses (a delete round's, held by the caller)
+     * @return one outcome per address, in order; an unexpected failure of a stat is a {@link StorageException.Kind#OTHER}
+     * @throws InterruptedException when the caller is interrupted while waiting (the stats in flight are abandoned)
+     */
+    public List<Stat> stat(List<String> addresses) throws InterruptedException {
+        List<Stat> out = new java.util.ArrayList<>(addresses.size());
+        if (pool == null) {
+            for (String a : addresses) {
+                out.add(statOne(a));
+            }
+            return out;
+        }
+        List<java.util.concurrent.Future<Stat>> futures = new java.util.ArrayList<>(addresses.size());
+        try {
+            for (String a : addresses) {
+                futures.add(pool.submit(() -> statOne(a)));
+            }
+            for (java.util.concurrent.Future<Stat> f : futures) {
+                try {
+                    out.add(f.get());
+                } catch (ExecutionException e) {
+                    out.add(new Stat(null, new StorageException(StorageException.Kind.OTHER, String.valueOf(e.getCause()),
+                            e.getCause())));
+                }
+            }
+            return out;
+        } finally {
+            for (java.util.concurrent.Future<Stat> f : futures) {
+                f.cancel(true); // done ones stay done; after an interrupt, the rest are abandoned
+            }
+        }
+    }
+
+    private Stat statOne(String address) {
+        try {
+            return new Stat(store.stat(address), null);
+        } catch (StorageException e) {
+            return new Stat(null, e);
+        }
     }
 
     /** Merges a piece's outcome and adjusts the limit (caller's thread only); returns its whole-call failure. */
@@ -243,13 +330,15 @@ public final class ParallelDeletes implements AutoCloseable {
     /** One piece: the sizes not known (when asked), then one delete call. Runs on a worker (or the caller). */
     private Piece run(List<String> addresses, Map<String, Long> knownSizes, boolean statUnknown) {
         Map<String, Long> sizes = new HashMap<>();
+        // a store that measures on its way to the delete (local) is asked to, instead of a stat per file first
+        boolean measure = statUnknown && store.measuresOnDelete();
         for (String a : addresses) {
             Long k = knownSizes.get(a);
             if (k != null) {
                 if (k >= 0) {
                     sizes.put(a, k);
                 }
-            } else if (statUnknown && !statRefused.get()) {
+            } else if (statUnknown && !measure && !statRefused.get()) {
                 try {
                     store.stat(a).map(StoredObject::sizeBytes).filter(s -> s >= 0).ifPresent(s -> sizes.put(a, s));
                 } catch (StorageException e) {
@@ -263,7 +352,12 @@ public final class ParallelDeletes implements AutoCloseable {
             }
         }
         try {
-            var out = store.delete(addresses);
+            var out = measure ? store.delete(addresses, true) : store.delete(addresses);
+            for (Map.Entry<String, Long> m : out.sizes().entrySet()) {
+                if (m.getValue() >= 0) {
+                    sizes.putIfAbsent(m.getKey(), m.getValue());
+                }
+            }
             return new Piece(addresses, out.deleted(), out.alreadyMissing(), out.failed(), sizes, null);
         } catch (StorageException e) {
             return new Piece(addresses, Set.of(), Set.of(), Map.of(), Map.of(), e);

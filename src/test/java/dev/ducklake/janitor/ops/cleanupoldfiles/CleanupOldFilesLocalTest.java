@@ -193,6 +193,34 @@ class CleanupOldFilesLocalTest {
     }
 
     /**
+     * Issue 27: on the local store the sizes for bytes_deleted are measured by the delete itself, through the folder's
+     * handle (no stat per file before it): exact at every concurrency, a missing file counted not found and unsized
+     * never, across batches read ahead while the deletes run.
+     */
+    @Test
+    void localDeletesMeasureTheirOwnSizes() throws Exception {
+        for (int conc : new int[] {1, 4}) {
+            Path lake = dir.resolve("lakemeasure" + conc);
+            FileCatalog cat = FileCatalog.create("cof_measure", lake + "/");
+            for (int i = 0; i < 9; i++) {
+                FileCatalog.file(lake.resolve("main/test/m" + i + ".parquet"), OLD);
+                cat.queue("main/test/m" + i + ".parquet", true, OLD);
+            }
+            cat.queue("main/test/missing.parquet", true, OLD);
+            CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withBatchSize(4)
+                    .withDeleteConcurrency(conc), new ArrayList<>());
+            assertThat(r.filesDeleted()).as("concurrency %d", conc).isEqualTo(10);
+            assertThat(r.bytes()).as("concurrency %d", conc).isEqualTo(9 * 7L);
+            assertThat(r.filesNotFound()).isEqualTo(1);
+            assertThat(r.filesUnsized()).isZero();
+            assertThat(cat.queueRows()).isZero();
+            for (int i = 0; i < 9; i++) {
+                assertThat(Files.exists(lake.resolve("main/test/m" + i + ".parquet"))).isFalse();
+            }
+        }
+    }
+
+    /**
      * Issue 27: deletes in parallel (4 calls in flight per batch), a file whose delete fails keeps its queue row and
      * is counted; every other row goes, bytes_deleted is exact (sizes stat-ed just before each delete).
      */
