@@ -28,6 +28,14 @@ final class Operations {
 
         /** The runtime's unit: up to the lock budget's ceiling ({@link LockBudget#MAX_BATCH}), {@link RunOptions}' default. */
         static final BatchUnit TABLES = new BatchUnit("tables", LockBudget.MAX_BATCH, RunOptions.DEFAULT_BATCH_SIZE);
+
+        /**
+         * @param noun what one unit is in this operation's messages
+         * @return the runtime's bounds ({@link #TABLES}') counting {@code noun}
+         */
+        static BatchUnit counting(String noun) {
+            return new BatchUnit(noun, TABLES.maximum(), TABLES.defaultSize());
+        }
     }
 
     /**
@@ -62,8 +70,8 @@ final class Operations {
             new Operation(ExpireSnapshotsCommand.class, 1, new BatchUnit("snapshots", ExpireSnapshotsOptions.MAX_BATCH_SIZE,
                     ExpireSnapshotsOptions.DEFAULT_BATCH_SIZE)),
             new Operation(CheckCommand.class, 8, null),
-            new Operation(PurgeOrphanStatsCommand.class, 3, BatchUnit.TABLES),
-            new Operation(CleanupOldFilesCommand.class, 6, BatchUnit.TABLES),
+            new Operation(PurgeOrphanStatsCommand.class, 3, BatchUnit.counting("ids")),
+            new Operation(CleanupOldFilesCommand.class, 6, BatchUnit.counting("queue entries")),
             new Operation(DeleteOrphanFilesCommand.class, 7, null),
             // the Parquet half of CHECKPOINT through DuckLake's own functions, after the drop step (a leaked schema is refused
             // before ATTACH, exit 20; a missing DuckDB driver or extension is this step's exit 21, not the run's)

@@ -3,6 +3,7 @@ package dev.ducklake.janitor.cli;
 import dev.ducklake.janitor.testsupport.CliRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,6 +19,16 @@ class CliArgumentsTest {
         CliRun r = CliRun.run("drop-orphan-inline-tables", "--catalog", NOWHERE, "--dry-run", "--batch-size", value);
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
         assertThat(r.err()).contains("--batch-size").doesNotContain("Exception");
+    }
+
+    /** The range message counts the command's own unit (it said "tables" for ids and queue entries). */
+    @ParameterizedTest
+    @CsvSource({"drop-orphan-inline-tables,tables", "purge-orphan-stats,ids",
+            "cleanup-old-files,queue entries"})
+    void batchSizeRangeNamesTheCommandsUnit(String command, String unit) {
+        CliRun r = CliRun.run(command, "--catalog", NOWHERE, "--dry-run", "--batch-size", "2001");
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
+        assertThat(r.err()).contains("--batch-size must be between 1 and 2000 " + unit + ", got 2001");
     }
 
     @ParameterizedTest
