@@ -44,7 +44,6 @@ public final class StorageOptions {
                     + "(allow_short_retention) and on pushed gauges (label short_retention). Default: off.")
     boolean allowShortRetention;
 
-    @StepOptions.CliOnly
     @Option(names = "--delete-concurrency", paramLabel = "N",
             description = "Delete calls in flight at once (1 to 64): S3 DeleteObjects requests of up to 1,000 keys, local "
                     + "unlinks in pieces. 1 deletes one call at a time. The store's answers stay exact per file (a queue row "

@@ -40,7 +40,7 @@ class MaintainConfigTest {
                   run-budget: 900
               - purge-orphan-stats: {}
               - cleanup-old-files: {older-than: 2d}
-              - delete-orphan-files: {max-orphan-ratio: 0.2, data-path: "s3://bucket/lake/", s3-path-style: true}
+              - delete-orphan-files: {max-orphan-ratio: 0.2, data-path: "s3://bucket/lake/", s3-path-style: true, delete-concurrency: 16}
               - check: {}
             """;
 
@@ -64,6 +64,7 @@ class MaintainConfigTest {
         assertThat(c.steps().get(0).options()).containsEntry("older-than", Duration.ofDays(7)).containsEntry("retain-last", 10L);
         assertThat(c.steps().get(1).runBudget()).isEqualTo(Duration.ofSeconds(900));
         assertThat(c.steps().get(1).options()).containsEntry("include-unregistered", true).doesNotContainKey("run-budget");
+        assertThat(c.steps().get(4).options()).containsEntry("delete-concurrency", 16L);
         assertThat(c.pushgateway().display()).contains("pushgateway:9091");
     }
 
@@ -78,6 +79,8 @@ class MaintainConfigTest {
         "run_budget: 2700|run_budgt: 2700|7|run_budgt|unknown key",
         "    metadata_schema: public|    metadata_schema: public\\n    colour: blue|5|catalogs[0].colour|unknown key",
         "max-orphan-ratio: 0.2|max-orphan-ratio: 2|15|maintain[4].delete-orphan-files.max-orphan-ratio|above 0 and at most 1",
+        "delete-concurrency: 16|delete-concurrency: 0|15|maintain[4].delete-orphan-files.delete-concurrency|integer of 1 or more",
+        "delete-concurrency: 16|delete-concurrency: 65|15|maintain[4].delete-orphan-files|--delete-concurrency must be between 1 and 64",
         "run-budget: 900|run-budget: 0|12|maintain[1].drop-orphan-inline-tables.run-budget|positive duration",
         "include-unregistered: true|include-unregistered: yes please|11|maintain[1].drop-orphan-inline-tables.include-unregistered|true or false",
         // the command's own parser and checks: a value its flag refuses, a combination its command refuses
