@@ -2,7 +2,7 @@ package dev.ducklake.janitor.badinput;
 
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -24,7 +24,7 @@ class BadInputTest {
 
     private final TestPostgres pg = TestPostgres.get();
 
-    private static void assertClean(Cli.Run run, int exitCode, String... messageParts) {
+    private static void assertClean(CliRun run, int exitCode, String... messageParts) {
         assertThat(run.exitCode()).as("exit code; stderr: %s", run.err()).isEqualTo(exitCode);
         assertThat(run.err()).as("a clear error line and a hint").contains("error: ").contains("hint: ");
         for (String part : messageParts) {
@@ -49,10 +49,10 @@ class BadInputTest {
         }
     }
 
-    private Cli.Run drop(String schema, String... extra) {
+    private CliRun drop(String schema, String... extra) {
         List<String> args = new ArrayList<>(List.of("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", schema, "--yes"));
         args.addAll(List.of(extra));
-        return Cli.run(args.toArray(new String[0]));
+        return CliRun.run(args.toArray(new String[0]));
     }
 
     private void assertUnchanged(FaultCatalog cat) throws Exception {
@@ -71,9 +71,9 @@ class BadInputTest {
 
     @Test
     void unreachableHostIsExit3() {
-        assertClean(Cli.run("drop-orphan-inline-tables", "--catalog", "jdbc:postgresql://127.0.0.1:1/lake?user=janitor", "--yes"), 3,
+        assertClean(CliRun.run("drop-orphan-inline-tables", "--catalog", "jdbc:postgresql://127.0.0.1:1/lake?user=janitor", "--yes"), 3,
                 "Cannot connect to the catalog janitor@127.0.0.1:1/lake", "cannot be reached");
-        assertClean(Cli.run("drop-orphan-inline-tables", "--catalog", "postgresql://janitor@no-such-host.invalid:5432/lake", "--dry-run"),
+        assertClean(CliRun.run("drop-orphan-inline-tables", "--catalog", "postgresql://janitor@no-such-host.invalid:5432/lake", "--dry-run"),
                 3, "no-such-host.invalid", "cannot be reached");
     }
 
@@ -81,7 +81,7 @@ class BadInputTest {
     void databaseThatDoesNotExistIsExit3() {
         String url = "jdbc:postgresql://" + pg.spec().host() + ":" + pg.spec().port() + "/no_such_db_" + ProcessHandle.current().pid()
                 + "?user=" + pg.spec().user();
-        assertClean(Cli.run("drop-orphan-inline-tables", "--catalog", url, "--dry-run"), 3, "the database does not exist");
+        assertClean(CliRun.run("drop-orphan-inline-tables", "--catalog", url, "--dry-run"), 3, "the database does not exist");
     }
 
     @Test
@@ -91,9 +91,9 @@ class BadInputTest {
         FaultCatalog cat = catalog("readonly");
         String url = "jdbc:postgresql://" + pg.spec().host() + ":" + pg.spec().port() + "/" + pg.spec().database() + "?user="
                 + pg.spec().user() + "&options=-c%20default_transaction_read_only%3Don";
-        Cli.Run dry = Cli.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema, "--dry-run");
+        CliRun dry = CliRun.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema, "--dry-run");
         assertThat(dry.exitCode()).as("stderr: %s", dry.err()).isZero();
-        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema, "--yes");
+        CliRun run = CliRun.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema, "--yes");
         assertClean(run, 9, "25006", "read-only");
         assertUnchanged(cat);
     }
@@ -107,7 +107,7 @@ class BadInputTest {
         exec("CREATE DATABASE " + Sql.ident(db));
         try {
             String url = "jdbc:postgresql://" + pg.spec().host() + ":" + pg.spec().port() + "/" + db + "?user=" + pg.spec().user();
-            assertClean(Cli.run("drop-orphan-inline-tables", "--catalog", url, "--yes"), 4,
+            assertClean(CliRun.run("drop-orphan-inline-tables", "--catalog", url, "--yes"), 4,
                     "holds no DuckLake catalog: table ducklake_metadata is missing");
         } finally {
             exec("DROP DATABASE IF EXISTS " + Sql.ident(db));
@@ -181,7 +181,7 @@ class BadInputTest {
         "--output=xml", "--no-such-flag", "--metadata-schema=", "--lock-name="})
     void malformedOrOutOfRangeFlagIsExit2AndChangesNothing(String flag) throws Exception {
         FaultCatalog cat = flagsCatalog();
-        Cli.Run run = drop(cat.schema, flag);
+        CliRun run = drop(cat.schema, flag);
         assertThat(run.exitCode()).as("usage error for %s; stderr: %s", flag, run.err()).isEqualTo(2);
         assertThat(run.err()).as("one clear line").startsWith("error: ");
         assertThat(run.all()).doesNotContain("\tat ");
@@ -193,7 +193,7 @@ class BadInputTest {
         // regression: with repeatable --metadata-schema, the first schema used to run (and drop) before the empty
         // second one was refused
         FaultCatalog cat = catalog("first");
-        Cli.Run run = drop(cat.schema, "--metadata-schema", "");
+        CliRun run = drop(cat.schema, "--metadata-schema", "");
         assertClean(run, 2, "--metadata-schema must not be empty");
         assertUnchanged(cat);
     }
@@ -203,7 +203,7 @@ class BadInputTest {
         "host=h bogus=1", "host=h dbname", "host='unterminated", "postgresql://h:5432/db?connect_timeout=soon",
         "ducklake:sqlite:file.db", "postgresql://[::1/x"})
     void malformedCatalogStringIsExit2(String catalog) {
-        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", catalog, "--dry-run");
+        CliRun run = CliRun.run("drop-orphan-inline-tables", "--catalog", catalog, "--dry-run");
         assertThat(run.exitCode()).as("usage error for %s; stderr: %s", catalog, run.err()).isEqualTo(2);
         assertThat(run.err()).startsWith("error: ");
         assertThat(run.all()).doesNotContain("\tat ");
@@ -211,6 +211,6 @@ class BadInputTest {
 
     @Test
     void noCatalogAtAllIsExit2() {
-        assertClean(Cli.run("drop-orphan-inline-tables", "--dry-run"), 2, "No catalog connection given");
+        assertClean(CliRun.run("drop-orphan-inline-tables", "--dry-run"), 2, "No catalog connection given");
     }
 }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -77,14 +77,14 @@ class HostileRegistryTest {
             otherBefore = CatalogInvariants.snapshot(c, other.schema);
         }
         // a dry run first: reports, changes nothing
-        Cli.Run dry = Cli.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", cat.schema, "--dry-run",
+        CliRun dry = CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", cat.schema, "--dry-run",
                 "--output", "json");
         assertThat(dry.exitCode()).as("stderr: %s", dry.err()).isZero();
         assertThat(JSON.readTree(dry.out()).get("kept_by_name_guard").asInt()).isEqualTo(rows.size());
         try (Connection c = pg.connect()) {
             CatalogInvariants.assertUnchanged(c, cat.before);
         }
-        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", cat.schema, "--yes",
+        CliRun run = CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", cat.schema, "--yes",
                 "--output", "json");
         assertThat(run.exitCode()).as("hostile rows are kept with warnings, the run succeeds; stderr: %s", run.err()).isZero();
         JsonNode doc = JSON.readTree(run.out());

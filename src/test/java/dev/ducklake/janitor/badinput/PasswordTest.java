@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.badinput;
 
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.DedicatedPostgres;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import dev.ducklake.janitor.testsupport.JanitorProcess;
@@ -66,7 +66,7 @@ class PasswordTest {
         return "localhost:" + pg.port();
     }
 
-    private static void assertRefused(Cli.Run run, String... secrets) {
+    private static void assertRefused(CliRun run, String... secrets) {
         assertThat(run.exitCode()).as("login refused is exit 3; stderr: %s", run.err()).isEqualTo(3);
         assertThat(run.err()).contains("refused the login").contains(USER + "@" + hostPort() + "/postgres");
         for (String s : secrets) {
@@ -78,25 +78,25 @@ class PasswordTest {
     void wrongPasswordIsExit3AndNeverPrinted(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
         String uri = "postgresql://" + USER + ":" + WRONG + "@" + hostPort() + "/postgres";
         String[] base = {"drop-orphan-inline-tables", "--metadata-schema", cat.schema, "--yes"};
-        assertRefused(Cli.run(concat(base, "--catalog", uri)), WRONG);
-        assertRefused(Cli.run(concat(base, "--catalog", uri, "--verbose")), WRONG);
-        Cli.Run json = Cli.run(concat(base, "--catalog", uri, "--output", "json"));
+        assertRefused(CliRun.run(concat(base, "--catalog", uri)), WRONG);
+        assertRefused(CliRun.run(concat(base, "--catalog", uri, "--verbose")), WRONG);
+        CliRun json = CliRun.run(concat(base, "--catalog", uri, "--output", "json"));
         assertRefused(json, WRONG);
         assertThat(json.out()).contains("\"exit_code\" : 3").contains("\"reason\" : \"connection\"");
-        assertRefused(Cli.run(concat(base, "--catalog", "jdbc:postgresql://" + hostPort() + "/postgres?user=" + USER + "&password=" + WRONG)), WRONG);
-        assertRefused(Cli.run(concat(base, "--catalog", "host=localhost port=" + pg.port() + " dbname=postgres user=" + USER
+        assertRefused(CliRun.run(concat(base, "--catalog", "jdbc:postgresql://" + hostPort() + "/postgres?user=" + USER + "&password=" + WRONG)), WRONG);
+        assertRefused(CliRun.run(concat(base, "--catalog", "host=localhost port=" + pg.port() + " dbname=postgres user=" + USER
                 + " password='" + WRONG + "'")), WRONG);
-        assertRefused(Cli.run(Map.of("PGPASSWORD", WRONG), concat(base, "--catalog", "postgresql://" + USER + "@" + hostPort() + "/postgres")),
+        assertRefused(CliRun.run(Map.of("PGPASSWORD", WRONG), concat(base, "--catalog", "postgresql://" + USER + "@" + hostPort() + "/postgres")),
                 WRONG);
         Path file = tmp.resolve("pw");
         Files.writeString(file, WRONG + "\n");
-        assertRefused(Cli.run(concat(base, "--catalog", "postgresql://" + USER + "@" + hostPort() + "/postgres", "--password-file",
+        assertRefused(CliRun.run(concat(base, "--catalog", "postgresql://" + USER + "@" + hostPort() + "/postgres", "--password-file",
                 file.toString())), WRONG);
     }
 
     @Test
     void rightPasswordWorksAndIsNeverPrinted() {
-        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + ":" + RIGHT + "@" + hostPort()
+        CliRun run = CliRun.run("drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + ":" + RIGHT + "@" + hostPort()
                 + "/postgres", "--metadata-schema", cat.schema, "--dry-run", "--output", "json", "--verbose");
         assertThat(run.exitCode()).as("stderr: %s", run.err()).isZero();
         assertThat(run.all()).doesNotContain(RIGHT);
@@ -105,11 +105,11 @@ class PasswordTest {
     @Test
     void malformedConnectionStringNeverEchoesPartOfThePassword() {
         // an unquoted password with a space: the second half looks like a key; the error must not print it
-        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", "host=localhost password=Wr0ng Secret99 dbname=postgres",
+        CliRun run = CliRun.run("drop-orphan-inline-tables", "--catalog", "host=localhost password=Wr0ng Secret99 dbname=postgres",
                 "--dry-run");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.all()).doesNotContain("Secret99").doesNotContain("Wr0ng");
-        Cli.Run run2 = Cli.run("drop-orphan-inline-tables", "--catalog", "host=localhost password=Wr0ng Secret99=x", "--dry-run");
+        CliRun run2 = CliRun.run("drop-orphan-inline-tables", "--catalog", "host=localhost password=Wr0ng Secret99=x", "--dry-run");
         assertThat(run2.exitCode()).isEqualTo(2);
         assertThat(run2.all()).doesNotContain("Secret99").doesNotContain("Wr0ng");
     }
@@ -134,7 +134,7 @@ class PasswordTest {
     void anExplicitPasswordFileWinsOverAnInheritedPgpassword(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
         Path file = tmp.resolve("pw");
         Files.writeString(file, RIGHT + "\n");
-        Cli.Run run = Cli.run(Map.of("PGPASSWORD", WRONG), "drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@"
+        CliRun run = CliRun.run(Map.of("PGPASSWORD", WRONG), "drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@"
                 + hostPort() + "/postgres", "--metadata-schema", cat.schema, "--dry-run", "--password-file", file.toString());
         assertThat(run.exitCode()).as("the flag beats the ambient variable; stderr: %s", run.err()).isZero();
         assertThat(run.all()).doesNotContain(RIGHT).doesNotContain(WRONG);
@@ -146,13 +146,13 @@ class PasswordTest {
         Files.writeString(file, WRONG + "\n");
         String[] base = {"drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@" + hostPort() + "/postgres",
             "--metadata-schema", cat.schema, "--dry-run"};
-        Cli.Run fromFile = Cli.run(concat(base, "--password-file", file.toString()));
+        CliRun fromFile = CliRun.run(concat(base, "--password-file", file.toString()));
         assertRefused(fromFile, WRONG);
         assertThat(fromFile.err()).contains("password from the password file " + file);
-        Cli.Run fromEnv = Cli.run(Map.of("PGPASSWORD", WRONG), base);
+        CliRun fromEnv = CliRun.run(Map.of("PGPASSWORD", WRONG), base);
         assertRefused(fromEnv, WRONG);
         assertThat(fromEnv.err()).contains("password from the PGPASSWORD environment variable");
-        Cli.Run fromString = Cli.run("drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + ":" + WRONG + "@" + hostPort()
+        CliRun fromString = CliRun.run("drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + ":" + WRONG + "@" + hostPort()
                 + "/postgres", "--metadata-schema", cat.schema, "--dry-run");
         assertRefused(fromString, WRONG);
         assertThat(fromString.err()).contains("password from the connection string");
@@ -201,13 +201,13 @@ class PasswordTest {
 
     @Test
     void passwordFileMessagesSayWhatIsWrongWithoutJavaClassNames(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
-        Cli.Run missing = Cli.run("drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@" + hostPort() + "/postgres",
+        CliRun missing = CliRun.run("drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@" + hostPort() + "/postgres",
                 "--password-file", tmp.resolve("nope").toString(), "--dry-run");
         assertThat(missing.exitCode()).isEqualTo(2);
         assertThat(missing.err()).contains("does not exist").doesNotContain("NoSuchFileException").doesNotContain("Exception");
         Path empty = tmp.resolve("empty");
         Files.writeString(empty, "\n" + RIGHT + "\n");
-        Cli.Run firstLineEmpty = Cli.run("drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@" + hostPort()
+        CliRun firstLineEmpty = CliRun.run("drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@" + hostPort()
                 + "/postgres", "--password-file", empty.toString(), "--dry-run");
         assertThat(firstLineEmpty.exitCode()).isEqualTo(2);
         assertThat(firstLineEmpty.err()).contains("first line is empty").doesNotContain(RIGHT);

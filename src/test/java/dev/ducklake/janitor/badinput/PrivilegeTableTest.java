@@ -5,7 +5,7 @@ import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
 import dev.ducklake.janitor.testsupport.Catalogs;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
@@ -281,7 +281,7 @@ class PrivilegeTableTest {
             }
             List<DynamicNode> tests = new ArrayList<>();
             tests.add(DynamicTest.dynamicTest("exactly the listed grants: succeeds", () -> {
-                Cli.Run run = runWith(command, cs, e.getValue(), null);
+                CliRun run = runWith(command, cs, e.getValue(), null);
                 assertThat(cs.success()).as("%s with exactly %s; stderr: %s", command, e.getValue(), run.err())
                         .contains(run.exitCode());
             }));
@@ -307,10 +307,10 @@ class PrivilegeTableTest {
         assertThat(lakeFiles(schema)).as("no file deleted; stderr: %s", o.run.err()).isEqualTo(o.files);
     }
 
-    private record Outcome(Cli.Run run, CatalogInvariants.Snapshot before, List<String> files, String named) {
+    private record Outcome(CliRun run, CatalogInvariants.Snapshot before, List<String> files, String named) {
     }
 
-    private Cli.Run runWith(String command, Case cs, List<Grant> grants, Grant missing) throws Exception {
+    private CliRun runWith(String command, Case cs, List<Grant> grants, Grant missing) throws Exception {
         return run(command, cs, grants, missing, "pt_" + SEQ.incrementAndGet()).run;
     }
 
@@ -356,7 +356,7 @@ class PrivilegeTableTest {
         List<String> files = lakeFiles(schema);
         List<String> args = new ArrayList<>(List.of(command.split(" ")[0], "--catalog", url(role), "--metadata-schema", schema));
         args.addAll(cs.args());
-        Cli.Run run = command.equals("serve") ? serveOneCollection(args) : Cli.run(args.toArray(new String[0]));
+        CliRun run = command.equals("serve") ? serveOneCollection(args) : CliRun.run(args.toArray(new String[0]));
         try (Connection c = db(); Statement st = c.createStatement()) {
             st.execute("DROP OWNED BY " + Sql.ident(role) + " CASCADE");
             st.execute("REVOKE ALL ON DATABASE " + Sql.ident(DB) + " FROM " + Sql.ident(role));
@@ -372,7 +372,7 @@ class PrivilegeTableTest {
      * not exit on a failed query, so the run's exit code is the one {@code metrics} would give for that collection:
      * 8 when its log names a permission error, 0 when the catalog is up and no query failed, else 9.
      */
-    private static Cli.Run serveOneCollection(List<String> args) throws Exception {
+    private static CliRun serveOneCollection(List<String> args) throws Exception {
         List<String> a = new ArrayList<>(args);
         a.addAll(List.of("--listen", "127.0.0.1:0", "--interval", "3600"));
         java.io.StringWriter out = new java.io.StringWriter();
@@ -406,7 +406,7 @@ class PrivilegeTableTest {
         int code = body.isEmpty() ? -1
                 : log.contains("permission denied") || log.contains("must be owner") ? 8
                 : log.contains(": up (") && !log.contains(" failed: ") ? 0 : 9;
-        return new Cli.Run(code, body, log);
+        return new CliRun(code, body, log);
     }
 
     /** The statements that give one grant of the doc. */

@@ -2,7 +2,7 @@ package dev.ducklake.janitor.badinput;
 
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
@@ -60,13 +60,13 @@ class PrivilegeTest {
         }
     }
 
-    private Cli.Run run(String role, FaultCatalog cat, String... mode) {
+    private CliRun run(String role, FaultCatalog cat, String... mode) {
         List<String> args = new ArrayList<>(List.of("drop-orphan-inline-tables", "--catalog", urlAs(role), "--metadata-schema", cat.schema));
         args.addAll(List.of(mode));
-        return Cli.run(args.toArray(new String[0]));
+        return CliRun.run(args.toArray(new String[0]));
     }
 
-    private void assertDenied(Cli.Run run, FaultCatalog cat) throws Exception {
+    private void assertDenied(CliRun run, FaultCatalog cat) throws Exception {
         assertThat(run.exitCode()).as("permission denied is exit 8; stderr: %s", run.err()).isEqualTo(8);
         assertThat(run.err()).contains("error: ").contains("privilege").contains("hint: Grant the privileges")
                 .doesNotContain("\tat ").doesNotContain(PASSWORD);
@@ -87,7 +87,7 @@ class PrivilegeTest {
     void readOnlyUserCanDryRunButNotExecute() throws Exception {
         FaultCatalog cat = catalog("priv_ro");
         String role = role("jan_ro", cat.schema, "GRANT USAGE ON SCHEMA $S TO $R", "GRANT SELECT ON ALL TABLES IN SCHEMA $S TO $R");
-        Cli.Run dry = run(role, cat, "--dry-run");
+        CliRun dry = run(role, cat, "--dry-run");
         assertThat(dry.exitCode()).as("the dry run needs only SELECT; stderr: %s", dry.err()).isZero();
         assertDenied(run(role, cat, "--yes"), cat);
     }
@@ -106,7 +106,7 @@ class PrivilegeTest {
         // may lock every table (UPDATE) and edit the registry, but owns nothing, so DROP TABLE fails
         String role = role("jan_nodrop", cat.schema, "GRANT USAGE ON SCHEMA $S TO $R",
                 "GRANT SELECT, UPDATE ON ALL TABLES IN SCHEMA $S TO $R", "GRANT DELETE ON $S.ducklake_inlined_data_tables TO $R");
-        Cli.Run run = run(role, cat, "--yes", "--batch-size", "10");
+        CliRun run = run(role, cat, "--yes", "--batch-size", "10");
         assertDenied(run, cat);
         assertThat(run.err()).contains("Nothing of the failed batch was changed").contains("must be owner");
     }
@@ -128,7 +128,7 @@ class PrivilegeTest {
                 }
             }
         }
-        Cli.Run run = run(role, cat, "--yes");
+        CliRun run = run(role, cat, "--yes");
         assertThat(run.exitCode()).as("stderr: %s", run.err()).isZero();
         try (Connection c = pg.connect()) {
             assertThat(cat.check(c)).hasSize(cat.orphans.size());

@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.badinput;
 
 import dev.ducklake.janitor.Secrets;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,7 +47,7 @@ class SecretRedactionTest {
             "ATTACH 'ducklake:postgres:host=127.0.0.1 password=" + S + "' AS lake",
             "mysql://bob:" + S + "@127.0.0.1:1/db");
 
-    private static void assertNoSecret(Cli.Run run, String what) {
+    private static void assertNoSecret(CliRun run, String what) {
         assertThat(run.exitCode()).as("%s fails cleanly; stderr: %s", what, run.err()).isIn(2, 3, 11);
         assertThat(run.all()).as("%s: the password never appears", what).doesNotContain(S).doesNotContain("H4lf7");
         assertThat(run.err()).as("%s: no bug", what).doesNotContain("This is a bug");
@@ -79,10 +79,10 @@ class SecretRedactionTest {
                 new String[] {"--output", "json", "--log-format", "json", "--verbose"})) {
                 List<String> args = new ArrayList<>(List.of("check", "--catalog", f));
                 args.addAll(List.of(mode));
-                assertNoSecret(Cli.run(Map.of(), args.toArray(String[]::new)), "--catalog " + f + " " + String.join(" ", mode));
+                assertNoSecret(CliRun.run(Map.of(), args.toArray(String[]::new)), "--catalog " + f + " " + String.join(" ", mode));
                 List<String> envArgs = new ArrayList<>(List.of("check"));
                 envArgs.addAll(List.of(mode));
-                assertNoSecret(Cli.run(Map.of("DUCKLAKE_JANITOR_CATALOG", f), envArgs.toArray(String[]::new)),
+                assertNoSecret(CliRun.run(Map.of("DUCKLAKE_JANITOR_CATALOG", f), envArgs.toArray(String[]::new)),
                         "DUCKLAKE_JANITOR_CATALOG=" + f + " " + String.join(" ", mode));
             }
         }
@@ -90,25 +90,25 @@ class SecretRedactionTest {
 
     @Test
     void aValueAfterAnUnknownOptionIsNeverEchoed() {
-        Cli.Run spaced = Cli.run(Map.of(), "check", "--password", S);
+        CliRun spaced = CliRun.run(Map.of(), "check", "--password", S);
         assertThat(spaced.exitCode()).isEqualTo(2);
         assertThat(spaced.err()).contains("'--password'").contains("1 value not shown").doesNotContain(S);
-        Cli.Run joined = Cli.run(Map.of(), "check", "--pasword=" + S, "--output", "json");
+        CliRun joined = CliRun.run(Map.of(), "check", "--pasword=" + S, "--output", "json");
         assertThat(joined.exitCode()).isEqualTo(2);
         assertThat(joined.all()).contains("'--pasword=***'").doesNotContain(S);
-        Cli.Run stray = Cli.run(Map.of(), "check", "--catalog", "host=127.0.0.1 port=1", S);
+        CliRun stray = CliRun.run(Map.of(), "check", "--catalog", "host=127.0.0.1 port=1", S);
         assertThat(stray.exitCode()).isEqualTo(2);
         assertThat(stray.all()).doesNotContain(S);
     }
 
     @Test
     void aMistypedSchemeIsNamedWithoutTheRest() {
-        Cli.Run run = Cli.run(Map.of(), "check", "--catalog", "postgressql://bob:" + S + "@h/db");
+        CliRun run = CliRun.run(Map.of(), "check", "--catalog", "postgressql://bob:" + S + "@h/db");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("'postgressql:'").contains("postgresql://").doesNotContain(S);
-        Cli.Run oneSlash = Cli.run(Map.of(), "check", "--catalog", "postgresql:/bob:" + S + "@h/db");
+        CliRun oneSlash = CliRun.run(Map.of(), "check", "--catalog", "postgresql:/bob:" + S + "@h/db");
         assertThat(oneSlash.err()).contains("needs two slashes").doesNotContain(S);
-        Cli.Run colon = Cli.run(Map.of(), "check", "--catalog", "host=h password:" + S);
+        CliRun colon = CliRun.run(Map.of(), "check", "--catalog", "host=h password:" + S);
         assertThat(colon.err()).contains("put '=' between a key and its value, not ':'").doesNotContain(S);
     }
 
@@ -127,12 +127,12 @@ class SecretRedactionTest {
                 for (String[] mode : List.of(new String[] {}, new String[] {"--output", "json"}, new String[] {"--log-format", "json"})) {
                     List<String> m = new ArrayList<>(List.of("maintain", "--config", cfg.toString()));
                     m.addAll(List.of(mode));
-                    assertNoSecret(Cli.run(env, m.toArray(String[]::new)), "maintain " + cfg.getFileName() + " " + f);
+                    assertNoSecret(CliRun.run(env, m.toArray(String[]::new)), "maintain " + cfg.getFileName() + " " + f);
                 }
                 List<String> metrics = new ArrayList<>(List.of("metrics", "--config", cfg.toString()));
-                assertNoSecret(Cli.run(env, metrics.toArray(String[]::new)), "metrics " + cfg.getFileName() + " " + f);
+                assertNoSecret(CliRun.run(env, metrics.toArray(String[]::new)), "metrics " + cfg.getFileName() + " " + f);
                 metrics.addAll(List.of("--output", "json", "--log-format", "json"));
-                assertNoSecret(Cli.run(env, metrics.toArray(String[]::new)), "metrics json " + cfg.getFileName() + " " + f);
+                assertNoSecret(CliRun.run(env, metrics.toArray(String[]::new)), "metrics json " + cfg.getFileName() + " " + f);
             }
         }
     }
@@ -145,7 +145,7 @@ class SecretRedactionTest {
             for (String[] mode : List.of(new String[] {}, new String[] {"--log-format", "json"})) {
                 List<String> args = new ArrayList<>(List.of("serve", "--config", cfg.toString(), "--listen", "127.0.0.1:0"));
                 args.addAll(List.of(mode));
-                Cli.Run run = Cli.run(Map.of("LAKE", f), args.toArray(String[]::new));
+                CliRun run = CliRun.run(Map.of("LAKE", f), args.toArray(String[]::new));
                 assertThat(run.exitCode()).as("%s; stderr %s", f, run.err()).isEqualTo(11);
                 assertNoSecret(run, "serve " + f);
             }
@@ -169,7 +169,7 @@ class SecretRedactionTest {
                 new String[] {"metrics", "--config", cfg.toString()},
                 new String[] {"metrics", "--config", cfg.toString(), "--output", "json", "--log-format", "json"},
                 new String[] {"serve", "--config", cfg.toString(), "--listen", "127.0.0.1:0"})) {
-                Cli.Run run = Cli.run(Map.of(), args);
+                CliRun run = CliRun.run(Map.of(), args);
                 assertThat(run.exitCode()).as("%s: %s", String.join(" ", args), run.err()).isEqualTo(11);
                 assertThat(run.err()).as(doc).contains("line ").contains(cfg.toString());
                 assertNoSecret(run, String.join(" ", args) + " on " + doc);
@@ -179,16 +179,16 @@ class SecretRedactionTest {
 
     @Test
     void aPasswordOnTheCommandLineIsWarnedAboutOnceOnStderrOnly() {
-        Cli.Run run = Cli.run(Map.of(), "check", "--catalog", "postgresql://bob:" + S + "@127.0.0.1:1/db?connect_timeout=2",
+        CliRun run = CliRun.run(Map.of(), "check", "--catalog", "postgresql://bob:" + S + "@127.0.0.1:1/db?connect_timeout=2",
                 "--output", "json");
         assertThat(run.exitCode()).isEqualTo(3);
         String warning = "process list (/proc/<pid>/cmdline); prefer --password-file, PGPASSWORD";
         assertThat(run.err()).contains(warning);
         assertThat(run.err().split(java.util.regex.Pattern.quote(warning), -1)).as("once").hasSize(2);
         assertThat(run.out()).as("not in the JSON document").doesNotContain("cmdline").doesNotContain(S);
-        Cli.Run env = Cli.run(Map.of("DUCKLAKE_JANITOR_CATALOG", "postgresql://bob:" + S + "@127.0.0.1:1/db?connect_timeout=2"), "check");
+        CliRun env = CliRun.run(Map.of("DUCKLAKE_JANITOR_CATALOG", "postgresql://bob:" + S + "@127.0.0.1:1/db?connect_timeout=2"), "check");
         assertThat(env.err()).as("the environment is not the process list").doesNotContain("cmdline");
-        Cli.Run none = Cli.run(Map.of("PGPASSWORD", S), "check", "--catalog", "postgresql://bob@127.0.0.1:1/db?connect_timeout=2");
+        CliRun none = CliRun.run(Map.of("PGPASSWORD", S), "check", "--catalog", "postgresql://bob@127.0.0.1:1/db?connect_timeout=2");
         assertThat(none.err()).doesNotContain("cmdline").doesNotContain(S);
     }
 }

@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.badinput;
 
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.DedicatedPostgres;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import org.junit.jupiter.api.AfterAll;
@@ -103,7 +103,7 @@ class TlsConnectionTest {
 
     @Test
     void aCommandRunsOverTls() {
-        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", uri("require"), "--metadata-schema", cat.schema,
+        CliRun run = CliRun.run("drop-orphan-inline-tables", "--catalog", uri("require"), "--metadata-schema", cat.schema,
                 "--dry-run", "--output", "json");
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(run.out()).contains("\"table_name\" : \"ducklake_inlined_data_");
@@ -111,12 +111,12 @@ class TlsConnectionTest {
 
     @Test
     void withoutTlsOrAgainstTheWrongRootTheLoginFailsWithExit3(@TempDir Path tmp) throws Exception {
-        Cli.Run plain = Cli.run("check", "--catalog", uri("disable"), "--metadata-schema", cat.schema);
+        CliRun plain = CliRun.run("check", "--catalog", uri("disable"), "--metadata-schema", cat.schema);
         assertThat(plain.exitCode()).as(plain.toString()).isEqualTo(3);
         assertThat(plain.err()).contains("no encryption");
         Path wrong = tmp.resolve("wrong-root.crt");
         Files.writeString(wrong, "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUAAAA\n-----END CERTIFICATE-----\n");
-        Cli.Run unverified = Cli.run("check", "--catalog", uri("verify-full") + "&sslrootcert=" + wrong,
+        CliRun unverified = CliRun.run("check", "--catalog", uri("verify-full") + "&sslrootcert=" + wrong,
                 "--metadata-schema", cat.schema);
         assertThat(unverified.exitCode()).as(unverified.toString()).isEqualTo(3);
     }

@@ -3,7 +3,7 @@ package dev.ducklake.janitor.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ducklake.janitor.pg.Sql;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FileCatalog;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -151,7 +151,7 @@ class OrphanSweepLocalBenchmark {
         sampler.setDaemon(true);
         sampler.start();
         long t0 = System.nanoTime();
-        Cli.Run r = Cli.run(args);
+        CliRun r = CliRun.run(args);
         double secs = (System.nanoTime() - t0) / 1e9;
         done.set(true);
         sampler.join();

@@ -2,20 +2,17 @@ package dev.ducklake.janitor.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.testsupport.Catalogs;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
+import dev.ducklake.janitor.testsupport.FakePushgateway;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,13 +39,13 @@ class CheckAndPurgeCliTest {
     @Test
     void checkExits12WithFindingsAndZeroWhenClean() throws Exception {
         String schema = catalogWithOrphanStats();
-        Cli.Run text = Cli.run("check", "--catalog", pg.url(), "--metadata-schema", schema, "--bloat-min-dead-rows", "1000000000");
+        CliRun text = CliRun.run("check", "--catalog", pg.url(), "--metadata-schema", schema, "--bloat-min-dead-rows", "1000000000");
         assertThat(text.exitCode()).as("stderr: %s", text.err()).isEqualTo(12);
         assertThat(text.out()).contains("orphaned_stats_rows (debris): 4").contains("table_id=900").contains("fix: ducklake-janitor purge-orphan-stats")
                 .contains("findings");
         assertThat(text.out().lines().filter(l -> l.startsWith("  ") && l.contains("| fix:")).count()).as("one line per finding kind").isEqualTo(1);
 
-        Cli.Run json = Cli.run("check", "--catalog", pg.url(), "--metadata-schema", schema, "--output", "json",
+        CliRun json = CliRun.run("check", "--catalog", pg.url(), "--metadata-schema", schema, "--output", "json",
                 "--bloat-min-dead-rows", "1000000000");
         assertThat(json.exitCode()).isEqualTo(12);
         JsonNode doc = JSON.readTree(json.out());
@@ -63,7 +60,7 @@ class CheckAndPurgeCliTest {
         assertThat(f.path("fix").asText()).contains("purge-orphan-stats");
 
         // purge: dry run counts, execute deletes exactly those rows, then check is clean
-        Cli.Run dry = Cli.run("purge-orphan-stats", "--catalog", pg.url(), "--metadata-schema", schema, "--dry-run", "--output", "json");
+        CliRun dry = CliRun.run("purge-orphan-stats", "--catalog", pg.url(), "--metadata-schema", schema, "--dry-run", "--output", "json");
         assertThat(dry.exitCode()).as("stderr: %s", dry.err()).isZero();
         JsonNode d = JSON.readTree(dry.out());
         assertThat(d.path("orphan_rows_total").asLong()).isEqualTo(4);
@@ -71,7 +68,7 @@ class CheckAndPurgeCliTest {
         assertThat(d.path("rows_would_delete_total").asLong()).isEqualTo(4);
         assertThat(d.path("rows_would_delete").path("ducklake_table_column_stats").asLong()).isEqualTo(3);
         assertThat(d.has("rows_deleted_total") || d.has("rows_deleted") || d.has("table_ids_purged")).as(d.toString()).isFalse();
-        Cli.Run purge = Cli.run("purge-orphan-stats", "--catalog", pg.url(), "--metadata-schema", schema, "--output", "json",
+        CliRun purge = CliRun.run("purge-orphan-stats", "--catalog", pg.url(), "--metadata-schema", schema, "--output", "json",
                 "--batch-size", "1", "--yes");
         assertThat(purge.exitCode()).as("stderr: %s", purge.err()).isZero();
         JsonNode p = JSON.readTree(purge.out());
@@ -85,7 +82,7 @@ class CheckAndPurgeCliTest {
             assertThat(Catalogs.scalar(c, "SELECT count(*) FROM \"" + schema + "\".ducklake_table_column_stats")).as("the live table's stats stay")
                     .isEqualTo(1);
         }
-        Cli.Run clean = Cli.run("check", "--catalog", pg.url(), "--metadata-schema", schema, "--bloat-min-dead-rows", "1000000000");
+        CliRun clean = CliRun.run("check", "--catalog", pg.url(), "--metadata-schema", schema, "--bloat-min-dead-rows", "1000000000");
         assertThat(clean.exitCode()).as("clean: %s %s", clean.out(), clean.err()).isZero();
         assertThat(clean.out()).contains(": clean,");
     }
@@ -93,7 +90,7 @@ class CheckAndPurgeCliTest {
     @Test
     void allMetadataSchemasGivesOneSectionPerSchemaAndTheWorstExitCode() throws Exception {
         String dirty = catalogWithOrphanStats();
-        Cli.Run run = Cli.run("check", "--catalog", pg.url(), "--all-metadata-schemas", "--output", "json", "--bloat-min-dead-rows",
+        CliRun run = CliRun.run("check", "--catalog", pg.url(), "--all-metadata-schemas", "--output", "json", "--bloat-min-dead-rows",
                 "1000000000");
         JsonNode doc = JSON.readTree(run.out());
         assertThat(doc.path("schemas").size()).isGreaterThanOrEqualTo(1);
@@ -112,41 +109,32 @@ class CheckAndPurgeCliTest {
         assertThat(run.exitCode()).as("the worst schema's exit code").isEqualTo(worst).isEqualTo(doc.path("exit_code").asInt());
         assertThat(dev.ducklake.janitor.JanitorException.Reason.worseExitCode(12, run.exitCode())).as("12 or worse")
                 .isEqualTo(run.exitCode());
-        Cli.Run both = Cli.run("check", "--catalog", pg.url(), "--all-metadata-schemas", "--metadata-schema", dirty);
+        CliRun both = CliRun.run("check", "--catalog", pg.url(), "--all-metadata-schemas", "--metadata-schema", dirty);
         assertThat(both.exitCode()).isEqualTo(2);
     }
 
     @Test
     void badFlagsAreUsageErrorsAndAMissingSchemaIsExit4() throws Exception {
-        assertThat(Cli.run("check", "--catalog", pg.url(), "--max-examples", "-1").exitCode()).isEqualTo(2);
-        assertThat(Cli.run("check", "--catalog", pg.url(), "--statement-timeout", "-3").exitCode()).isEqualTo(2);
-        assertThat(Cli.run("purge-orphan-stats", "--catalog", pg.url(), "--batch-size", "0").exitCode()).isEqualTo(2);
-        assertThat(Cli.run("check", "--catalog", pg.url(), "--metadata-schema", "no_such_schema_13").exitCode()).isEqualTo(4);
-        Cli.Run help = Cli.run("check", "--help");
+        assertThat(CliRun.run("check", "--catalog", pg.url(), "--max-examples", "-1").exitCode()).isEqualTo(2);
+        assertThat(CliRun.run("check", "--catalog", pg.url(), "--statement-timeout", "-3").exitCode()).isEqualTo(2);
+        assertThat(CliRun.run("purge-orphan-stats", "--catalog", pg.url(), "--batch-size", "0").exitCode()).isEqualTo(2);
+        assertThat(CliRun.run("check", "--catalog", pg.url(), "--metadata-schema", "no_such_schema_13").exitCode()).isEqualTo(4);
+        CliRun help = CliRun.run("check", "--help");
         assertThat(help.out()).contains("--statement-timeout").contains("Default: 60").contains("--max-examples");
-        assertThat(Cli.run("purge-orphan-stats", "--help").out()).contains("--batch-size").contains("Ids per transaction").contains("Default: 500");
+        assertThat(CliRun.run("purge-orphan-stats", "--help").out()).contains("--batch-size").contains("Ids per transaction").contains("Default: 500");
     }
 
     @Test
     void purgePushesItsLastRunGauges() throws Exception {
         String schema = catalogWithOrphanStats();
-        List<String> bodies = new CopyOnWriteArrayList<>();
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", ex -> {
-            bodies.add(ex.getRequestURI().getRawPath() + "\n" + new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-            ex.sendResponseHeaders(200, -1);
-            ex.close();
-        });
-        server.start();
-        try {
-            String url = "http://127.0.0.1:" + server.getAddress().getPort();
-            Cli.Run run = Cli.run(Map.of(), "purge-orphan-stats", "--catalog", pg.url(), "--metadata-schema", schema,
-                    "--pushgateway-url", url, "--yes");
+        String last;
+        try (FakePushgateway server = FakePushgateway.recording()) {
+            CliRun run = CliRun.run(Map.of(), "purge-orphan-stats", "--catalog", pg.url(), "--metadata-schema", schema,
+                    "--pushgateway-url", server.url(), "--yes");
             assertThat(run.exitCode()).as("stderr: %s", run.err()).isZero();
-        } finally {
-            server.stop(0);
+            FakePushgateway.Request r = server.requests().get(server.requests().size() - 1);
+            last = r.path() + "\n" + r.body();
         }
-        String last = bodies.get(bodies.size() - 1);
         assertThat(last).contains("/operation/purge-orphan-stats").contains("ducklake_maintenance_orphan_stats_rows_deleted_last_run")
                 .contains("ducklake_maintenance_last_success_time_seconds");
         assertThat(last.lines().filter(l -> l.startsWith("ducklake_maintenance_orphan_stats_rows_deleted_last_run")))

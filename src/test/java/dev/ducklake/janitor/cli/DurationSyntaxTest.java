@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.cli;
 
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -17,16 +17,16 @@ class DurationSyntaxTest {
 
     private static final String NOWHERE = "postgresql://janitor@127.0.0.1:1/lake?connect_timeout=2";
 
-    private static Cli.Run run(String... args) {
-        return Cli.run(Map.of(), args);
+    private static CliRun run(String... args) {
+        return CliRun.run(Map.of(), args);
     }
 
     @Test
     void expireSnapshotsTakesEveryDurationSpelling() {
         for (String d : List.of("1w", "P7D", "7 days", "36h", "2w", "PT12H")) {
-            Cli.Run r = run("expire-snapshots", "--catalog", NOWHERE, "--older-than", d, "--dry-run");
+            CliRun r = run("expire-snapshots", "--catalog", NOWHERE, "--older-than", d, "--dry-run");
             assertThat(r.exitCode()).as("--older-than %s: %s", d, r.err()).isEqualTo(3);
-            Cli.Run m = run("expire-snapshots", "--catalog", NOWHERE, "--older-than", "30d", "--min-age", d, "--dry-run");
+            CliRun m = run("expire-snapshots", "--catalog", NOWHERE, "--older-than", "30d", "--min-age", d, "--dry-run");
             assertThat(m.exitCode()).as("--min-age %s: %s", d, m.err()).isEqualTo(3);
         }
     }
@@ -34,13 +34,13 @@ class DurationSyntaxTest {
     @Test
     void runBudgetTakesADurationOnTheCommandLine() {
         for (String d : List.of("40m", "2h", "PT1H", "90 minutes", "900", "inf")) {
-            Cli.Run r = run("drop-orphan-inline-tables", "--catalog", NOWHERE, "--run-budget", d, "--dry-run");
+            CliRun r = run("drop-orphan-inline-tables", "--catalog", NOWHERE, "--run-budget", d, "--dry-run");
             assertThat(r.exitCode()).as("--run-budget %s: %s", d, r.err()).isEqualTo(3);
         }
-        Cli.Run bad = run("drop-orphan-inline-tables", "--catalog", NOWHERE, "--run-budget", "40x", "--dry-run");
+        CliRun bad = run("drop-orphan-inline-tables", "--catalog", NOWHERE, "--run-budget", "40x", "--dry-run");
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err()).contains("'40x' is not a duration").contains("40m");
-        Cli.Run zero = run("drop-orphan-inline-tables", "--catalog", NOWHERE, "--run-budget", "0s", "--dry-run");
+        CliRun zero = run("drop-orphan-inline-tables", "--catalog", NOWHERE, "--run-budget", "0s", "--dry-run");
         assertThat(zero.exitCode()).isEqualTo(2);
     }
 
@@ -59,7 +59,7 @@ class DurationSyntaxTest {
                 List<String> args = new java.util.ArrayList<>(List.of(c[0], "--catalog", NOWHERE, "--dry-run"));
                 args.addAll(List.of(c).subList(1, c.length));
                 args.addAll(List.of(mode));
-                Cli.Run r = run(args.toArray(String[]::new));
+                CliRun r = run(args.toArray(String[]::new));
                 assertThat(r.exitCode()).as("%s: %s", args, r.err()).isEqualTo(2);
                 assertThat(r.err()).as(String.join(" ", args)).contains("longer than").contains("100 years")
                         .doesNotContain("This is a bug");
@@ -69,10 +69,10 @@ class DurationSyntaxTest {
 
     @Test
     void errorsQuoteWhatTheOperatorWroteNeverIso() {
-        Cli.Run r = run("delete-orphan-files", "--catalog", NOWHERE, "--min-age", "1 fortnight", "--dry-run");
+        CliRun r = run("delete-orphan-files", "--catalog", NOWHERE, "--min-age", "1 fortnight", "--dry-run");
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("'1 fortnight'").doesNotContain("'PT");
-        Cli.Run e = run("expire-snapshots", "--catalog", NOWHERE, "--older-than", "7 fortnights", "--dry-run");
+        CliRun e = run("expire-snapshots", "--catalog", NOWHERE, "--older-than", "7 fortnights", "--dry-run");
         assertThat(e.exitCode()).isEqualTo(2);
         assertThat(e.err()).contains("'7 fortnights'").contains("7 days").doesNotContain("'PT");
     }

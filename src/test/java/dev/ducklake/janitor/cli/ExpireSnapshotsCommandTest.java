@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.demo.CatalogBuilder;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
@@ -31,20 +31,20 @@ class ExpireSnapshotsCommandTest {
     @Test
     void usageErrorsExitTwoAndChangeNothing() throws Exception {
         String s = catalog("exp_cli_usage");
-        Cli.Run none = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--yes");
+        CliRun none = CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--yes");
         assertThat(none.exitCode()).isEqualTo(2);
         assertThat(none.err()).contains("--older-than").contains("--retain-last").contains("--versions").contains("expire_older_than");
-        assertThat(Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--versions", "1", "--older-than", "1d")
+        assertThat(CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--versions", "1", "--older-than", "1d")
                 .exitCode()).isEqualTo(2);
-        assertThat(Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "tomorrow").exitCode())
+        assertThat(CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "tomorrow").exitCode())
                 .isEqualTo(2);
-        assertThat(Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "1d", "--min-age", "1y")
+        assertThat(CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "1d", "--min-age", "1y")
                 .exitCode()).isEqualTo(2);
-        assertThat(Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "0").exitCode())
+        assertThat(CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "0").exitCode())
                 .isEqualTo(2);
-        assertThat(Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "1d", "--batch-size", "0")
+        assertThat(CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "1d", "--batch-size", "0")
                 .exitCode()).isEqualTo(2);
-        Cli.Run tooBig = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "1d",
+        CliRun tooBig = CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--older-than", "1d",
                 "--batch-size", "1000001");
         assertThat(tooBig.exitCode()).isEqualTo(2);
         assertThat(tooBig.err()).contains("--batch-size must be between 1 and 1000000 snapshots, got 1000001");
@@ -53,23 +53,23 @@ class ExpireSnapshotsCommandTest {
     @Test
     void batchSizeCountsSnapshotsBeyondTheSharedTableLimit() throws Exception {
         String s = catalog("exp_cli_big_batch");
-        Cli.Run run = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
+        CliRun run = CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
                 "--yes", "--output", "json", "--batch-size", "1000000");
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode r = new ObjectMapper().readTree(run.out());
         assertThat(r.get("snapshots_expired").asLong()).isPositive();
         assertThat(r.get("batches").asLong()).isEqualTo(1);
-        Cli.Run help = Cli.run("expire-snapshots", "--help");
+        CliRun help = CliRun.run("expire-snapshots", "--help");
         assertThat(help.out()).contains("Snapshots expired per transaction, 1 to 1000000").contains("Default: 5000");
     }
 
     @Test
     void jsonCarriesTheIssuesMembers() throws Exception {
         String s = catalog("exp_cli_json");
-        Cli.Run dry = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
+        CliRun dry = CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
                 "--dry-run", "--output", "json");
         assertThat(dry.exitCode()).as(dry.err()).isZero();
-        Cli.Run run = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
+        CliRun run = CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
                 "--yes", "--output", "json");
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode d = new ObjectMapper().readTree(dry.out());
@@ -97,18 +97,18 @@ class ExpireSnapshotsCommandTest {
     @Test
     void textSaysWouldInADryRunAndWhatWasDoneInAnExecuteRun() throws Exception {
         String s = catalog("exp_cli_text");
-        Cli.Run dry = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
+        CliRun dry = CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
                 "--dry-run");
         assertThat(dry.exitCode()).as(dry.err()).isZero();
         assertThat(dry.out()).containsPattern("would expire snapshots +3").containsPattern("would remove tables +1")
                 .doesNotContain("expired snapshots");
-        Cli.Run run = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
+        CliRun run = CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", s, "--retain-last", "1", "--min-age", "0s",
                 "--yes");
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).containsPattern("expired snapshots +3").containsPattern("removed tables +1").doesNotContain("would ");
         String a = catalog("exp_cli_text_a");
         String b = catalog("exp_cli_text_b");
-        Cli.Run total = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", a, "--metadata-schema", b,
+        CliRun total = CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", a, "--metadata-schema", b,
                 "--retain-last", "1", "--min-age", "0s", "--dry-run");
         assertThat(total.exitCode()).as(total.err()).isZero();
         assertThat(total.out()).as("the multi-schema total").containsPattern("snapshots would expire +6")
@@ -119,7 +119,7 @@ class ExpireSnapshotsCommandTest {
     void severalSchemasRunInTurn() throws Exception {
         String a = catalog("exp_cli_a");
         String b = catalog("exp_cli_b");
-        Cli.Run run = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", a, "--metadata-schema", b,
+        CliRun run = CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", a, "--metadata-schema", b,
                 "--retain-last", "1", "--min-age", "0s", "--yes", "--output", "json");
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode doc = new ObjectMapper().readTree(run.out());

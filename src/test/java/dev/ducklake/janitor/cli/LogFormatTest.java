@@ -3,7 +3,7 @@ package dev.ducklake.janitor.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ducklake.janitor.demo.DemoScenario;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.JanitorProcess;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -44,12 +44,12 @@ class LogFormatTest {
                 assertThat(sub.getCommandSpec().findOption("--log-format")).as(name).isNotNull();
             }
         });
-        assertThat(Cli.run("drop-orphan-inline-tables", "--log-format", "xml").exitCode()).isEqualTo(2);
+        assertThat(CliRun.run("drop-orphan-inline-tables", "--log-format", "xml").exitCode()).isEqualTo(2);
     }
 
     @Test
     void anErrorIsJsonWithLevelAndHintAndNoPassword() throws Exception {
-        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", "postgresql://janitor:Pa55-word-x@127.0.0.1:1/lake?connect_timeout=2",
+        CliRun run = CliRun.run("drop-orphan-inline-tables", "--catalog", "postgresql://janitor:Pa55-word-x@127.0.0.1:1/lake?connect_timeout=2",
                 "--dry-run", "--log-format", "json");
         assertThat(run.exitCode()).isEqualTo(3);
         assertThat(run.all()).doesNotContain("Pa55-word-x");
@@ -64,14 +64,14 @@ class LogFormatTest {
 
     @Test
     void aUsageErrorIsJsonToo() throws Exception {
-        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--batch-size", "many", "--log-format=json");
+        CliRun run = CliRun.run("drop-orphan-inline-tables", "--batch-size", "many", "--log-format=json");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(jsonLines(run.err())).anySatisfy(o -> assertThat(o.get("level").asText()).isEqualTo("error"));
     }
 
     @Test
     void textModeIsUnchanged() {
-        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", "postgresql://janitor@127.0.0.1:1/lake?connect_timeout=2",
+        CliRun run = CliRun.run("drop-orphan-inline-tables", "--catalog", "postgresql://janitor@127.0.0.1:1/lake?connect_timeout=2",
                 "--dry-run");
         assertThat(run.err()).startsWith("error: ").contains("\nhint: ");
     }

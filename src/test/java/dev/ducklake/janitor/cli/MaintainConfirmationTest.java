@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ducklake.janitor.demo.DemoScenario;
 import dev.ducklake.janitor.testsupport.Catalogs;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -71,7 +71,7 @@ class MaintainConfirmationTest {
         Path cfg = config(a, b);
         answer("n");
 
-        Cli.Run declined = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun declined = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
 
         assertThat(declined.exitCode()).as(declined.all()).isEqualTo(10);
         assertThat(asked).hasSize(1);
@@ -89,7 +89,7 @@ class MaintainConfirmationTest {
         assertThat(Catalogs.run(b, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(6);
 
         answer("y");
-        Cli.Run confirmed = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-catalog", "first");
+        CliRun confirmed = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-catalog", "first");
         assertThat(confirmed.exitCode()).as(confirmed.all()).isZero();
         assertThat(asked).hasSize(2);
         assertThat(asked.get(1)).contains("catalog first").doesNotContain("catalog second").endsWith("on 1 catalog(s)? [y/N] ");
@@ -102,16 +102,16 @@ class MaintainConfirmationTest {
         String b = leaked("confirm_yes_b", 2);
         Path cfg = config(a, b);
         answer("n");
-        Cli.Run dry = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--dry-run", "--only-catalog", "first");
+        CliRun dry = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--dry-run", "--only-catalog", "first");
         assertThat(dry.exitCode()).as(dry.all()).isZero();
-        Cli.Run yes = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--yes", "--only-catalog", "first");
+        CliRun yes = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--yes", "--only-catalog", "first");
         assertThat(yes.exitCode()).as(yes.all()).isZero();
         assertThat(asked).as("--yes and --dry-run do not ask").isEmpty();
         assertThat(Catalogs.run(a, o -> o.withDryRun(true)).wouldDrop()).isZero();
 
         // cron / Kubernetes: no terminal, no question, the run goes ahead (as the single commands do)
         MaintainCommand.terminal = () -> null;
-        Cli.Run cron = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-catalog", "second");
+        CliRun cron = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-catalog", "second");
         assertThat(cron.exitCode()).as(cron.all()).isZero();
         assertThat(Catalogs.run(b, o -> o.withDryRun(true)).wouldDrop()).isZero();
     }

@@ -6,7 +6,7 @@ import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.demo.DemoScenario;
 import dev.ducklake.janitor.testsupport.Catalogs;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FileCatalog;
 import dev.ducklake.janitor.testsupport.PgBouncer;
 import dev.ducklake.janitor.testsupport.PgBouncer.PoolMode;
@@ -73,7 +73,7 @@ class PgBouncerCommandsTest {
         return Catalogs.run(schema, o -> o.withDryRun(true)).wouldDrop();
     }
 
-    private static JsonNode json(Cli.Run r) throws Exception {
+    private static JsonNode json(CliRun r) throws Exception {
         return JSON.readTree(r.out());
     }
 
@@ -130,55 +130,55 @@ class PgBouncerCommandsTest {
         // drop-orphan-inline-tables
         String drop = leaked("pgb_s_drop", 5);
         long expected = wouldDrop(drop);
-        Cli.Run dry = Cli.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", drop, "--dry-run", "--output", "json");
+        CliRun dry = CliRun.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", drop, "--dry-run", "--output", "json");
         assertThat(dry.exitCode()).as(dry.all()).isZero();
         assertThat(json(dry).get("would_drop").asLong()).isEqualTo(expected).isPositive();
-        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", drop, "--yes", "--output", "json");
+        CliRun run = CliRun.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", drop, "--yes", "--output", "json");
         assertThat(run.exitCode()).as(run.all()).isZero();
         assertThat(wouldDrop(drop)).as("all dropped through the session pool").isZero();
 
         // expire-snapshots
         String exp = expirable("pgb_s_exp");
-        Cli.Run expDry = Cli.run("expire-snapshots", "--catalog", url, "--metadata-schema", exp, "--retain-last", "1", "--min-age", "0s",
+        CliRun expDry = CliRun.run("expire-snapshots", "--catalog", url, "--metadata-schema", exp, "--retain-last", "1", "--min-age", "0s",
                 "--dry-run", "--output", "json");
         assertThat(expDry.exitCode()).as(expDry.all()).isZero();
         long snaps = json(expDry).get("snapshots_would_expire").asLong();
         assertThat(snaps).isPositive();
-        Cli.Run expRun = Cli.run("expire-snapshots", "--catalog", url, "--metadata-schema", exp, "--retain-last", "1", "--min-age", "0s",
+        CliRun expRun = CliRun.run("expire-snapshots", "--catalog", url, "--metadata-schema", exp, "--retain-last", "1", "--min-age", "0s",
                 "--yes", "--output", "json");
         assertThat(expRun.exitCode()).as(expRun.all()).isZero();
         assertThat(json(expRun).get("snapshots_expired").asLong()).isEqualTo(snaps);
 
         // purge-orphan-stats, check before and after
         String stats = orphanStats("pgb_s_stats");
-        Cli.Run check = Cli.run("check", "--catalog", url, "--metadata-schema", stats, "--output", "json", "--bloat-min-dead-rows", "1000000000");
+        CliRun check = CliRun.run("check", "--catalog", url, "--metadata-schema", stats, "--output", "json", "--bloat-min-dead-rows", "1000000000");
         assertThat(check.exitCode()).as(check.all()).isEqualTo(12);
-        Cli.Run purgeDry = Cli.run("purge-orphan-stats", "--catalog", url, "--metadata-schema", stats, "--dry-run", "--output", "json");
+        CliRun purgeDry = CliRun.run("purge-orphan-stats", "--catalog", url, "--metadata-schema", stats, "--dry-run", "--output", "json");
         assertThat(purgeDry.exitCode()).as(purgeDry.all()).isZero();
         assertThat(json(purgeDry).get("orphan_rows_total").asLong()).isEqualTo(3);
-        Cli.Run purge = Cli.run("purge-orphan-stats", "--catalog", url, "--metadata-schema", stats, "--yes", "--output", "json");
+        CliRun purge = CliRun.run("purge-orphan-stats", "--catalog", url, "--metadata-schema", stats, "--yes", "--output", "json");
         assertThat(purge.exitCode()).as(purge.all()).isZero();
         assertThat(orphanStatsRows(stats)).isZero();
-        Cli.Run clean = Cli.run("check", "--catalog", url, "--metadata-schema", stats, "--bloat-min-dead-rows", "1000000000");
+        CliRun clean = CliRun.run("check", "--catalog", url, "--metadata-schema", stats, "--bloat-min-dead-rows", "1000000000");
         assertThat(clean.exitCode()).as(clean.all()).isZero();
 
         // metrics
-        Cli.Run metrics = Cli.run("metrics", "--catalog", url, "--metadata-schema", stats);
+        CliRun metrics = CliRun.run("metrics", "--catalog", url, "--metadata-schema", stats);
         assertThat(metrics.exitCode()).as(metrics.all()).isZero();
         assertThat(metrics.out()).contains("ducklake_");
 
         // cleanup-old-files and delete-orphan-files
         Lake l = lake("pgb_s_files");
-        Cli.Run cofDry = Cli.run("cleanup-old-files", "--catalog", url, "--metadata-schema", l.cat().schema, "--dry-run", "--verbose");
+        CliRun cofDry = CliRun.run("cleanup-old-files", "--catalog", url, "--metadata-schema", l.cat().schema, "--dry-run", "--verbose");
         assertThat(cofDry.exitCode()).as(cofDry.all()).isZero();
         assertThat(cofDry.out()).contains("would_delete\t" + l.queued());
-        Cli.Run cof = Cli.run("cleanup-old-files", "--catalog", url, "--metadata-schema", l.cat().schema);
+        CliRun cof = CliRun.run("cleanup-old-files", "--catalog", url, "--metadata-schema", l.cat().schema);
         assertThat(cof.exitCode()).as(cof.all()).isZero();
         assertThat(Files.exists(l.queued())).isFalse();
-        Cli.Run dofDry = Cli.run("delete-orphan-files", "--catalog", url, "--metadata-schema", l.cat().schema, "--dry-run", "--verbose");
+        CliRun dofDry = CliRun.run("delete-orphan-files", "--catalog", url, "--metadata-schema", l.cat().schema, "--dry-run", "--verbose");
         assertThat(dofDry.exitCode()).as(dofDry.all()).isZero();
         assertThat(dofDry.out()).contains(l.orphan().toString());
-        Cli.Run dof = Cli.run("delete-orphan-files", "--catalog", url, "--metadata-schema", l.cat().schema);
+        CliRun dof = CliRun.run("delete-orphan-files", "--catalog", url, "--metadata-schema", l.cat().schema);
         assertThat(dof.exitCode()).as(dof.all()).isZero();
         assertThat(Files.exists(l.orphan())).isFalse();
         assertThat(Files.exists(l.known())).isTrue();
@@ -188,7 +188,7 @@ class PgBouncerCommandsTest {
     void sessionPoolingMaintainWorks() throws Exception {
         String schema = leaked("pgb_s_maint", 4);
         Path cfg = maintainConfig(session.url(), schema);
-        Cli.Run run = Cli.run("maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun run = CliRun.run("maintain", "--config", cfg.toString(), "--output", "json");
         assertThat(run.exitCode()).as(run.all()).isIn(0, 12);
         for (JsonNode step : json(run).get("catalogs").get(0).get("steps")) {
             assertThat(step.get("status").asText()).as(step.toString()).isIn("ok", "findings");
@@ -212,33 +212,33 @@ class PgBouncerCommandsTest {
         String direct = TestPostgres.get().url();
         String drop = leaked("pgb_t_drop", 5);
         long expected = wouldDrop(drop);
-        Cli.Run dry = Cli.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", drop, "--dry-run", "--output", "json");
+        CliRun dry = CliRun.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", drop, "--dry-run", "--output", "json");
         assertThat(dry.exitCode()).as(dry.all()).isZero();
         assertThat(json(dry).get("would_drop").asLong()).isEqualTo(expected).isPositive();
 
         String exp = expirable("pgb_t_exp");
         String[] expArgs = {"expire-snapshots", "--metadata-schema", exp, "--retain-last", "1", "--min-age", "0s", "--dry-run", "--output", "json"};
-        Cli.Run expDry = Cli.run(with(expArgs, "--catalog", url));
+        CliRun expDry = CliRun.run(with(expArgs, "--catalog", url));
         assertThat(expDry.exitCode()).as(expDry.all()).isZero();
         assertThat(json(expDry).get("snapshots_would_expire").asLong()).as("the same answer as on the server itself")
-                .isEqualTo(json(Cli.run(with(expArgs, "--catalog", direct))).get("snapshots_would_expire").asLong()).isPositive();
+                .isEqualTo(json(CliRun.run(with(expArgs, "--catalog", direct))).get("snapshots_would_expire").asLong()).isPositive();
 
         String stats = orphanStats("pgb_t_stats");
-        Cli.Run purgeDry = Cli.run("purge-orphan-stats", "--catalog", url, "--metadata-schema", stats, "--dry-run", "--output", "json");
+        CliRun purgeDry = CliRun.run("purge-orphan-stats", "--catalog", url, "--metadata-schema", stats, "--dry-run", "--output", "json");
         assertThat(purgeDry.exitCode()).as(purgeDry.all()).isZero();
         assertThat(json(purgeDry).get("orphan_rows_total").asLong()).isEqualTo(3);
 
         // check: the same findings as on the server itself
         String[] checkArgs = {"check", "--metadata-schema", stats, "--output", "json", "--bloat-min-dead-rows", "1000000000"};
-        Cli.Run check = Cli.run(with(checkArgs, "--catalog", url));
-        Cli.Run checkDirect = Cli.run(with(checkArgs, "--catalog", direct));
+        CliRun check = CliRun.run(with(checkArgs, "--catalog", url));
+        CliRun checkDirect = CliRun.run(with(checkArgs, "--catalog", direct));
         assertThat(check.exitCode()).as(check.all()).isEqualTo(12).isEqualTo(checkDirect.exitCode());
         assertThat(json(check).get("findings")).isEqualTo(json(checkDirect).get("findings"));
         assertThat(json(check).get("errors")).as("no rule failed").isEqualTo(json(checkDirect).get("errors"));
 
         // metrics, several times (pgJDBC's prepareThreshold is 5: named statements would break on another server session)
         for (int i = 0; i < 3; i++) {
-            Cli.Run metrics = Cli.run("metrics", "--catalog", url, "--metadata-schema", stats, "--output", "json");
+            CliRun metrics = CliRun.run("metrics", "--catalog", url, "--metadata-schema", stats, "--output", "json");
             assertThat(metrics.exitCode()).as(metrics.all()).isZero();
             assertThat(metrics.err()).doesNotContain("does not exist");
             JsonNode doc = json(metrics);
@@ -252,25 +252,25 @@ class PgBouncerCommandsTest {
         String url = transaction.url();
         String drop = leaked("pgb_t_xdrop", 3);
         long before = wouldDrop(drop);
-        Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", drop, "--yes");
+        CliRun run = CliRun.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", drop, "--yes");
         assertRefused(run);
         assertThat(wouldDrop(drop)).as("nothing dropped").isEqualTo(before);
 
         String exp = expirable("pgb_t_xexp");
-        Cli.Run expRun = Cli.run("expire-snapshots", "--catalog", url, "--metadata-schema", exp, "--retain-last", "1", "--min-age", "0s", "--yes");
+        CliRun expRun = CliRun.run("expire-snapshots", "--catalog", url, "--metadata-schema", exp, "--retain-last", "1", "--min-age", "0s", "--yes");
         assertRefused(expRun);
-        Cli.Run after = Cli.run("expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", exp, "--retain-last", "1",
+        CliRun after = CliRun.run("expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", exp, "--retain-last", "1",
                 "--min-age", "0s", "--dry-run", "--output", "json");
         assertThat(json(after).get("snapshots_would_expire").asLong()).as("nothing expired").isPositive();
 
         String stats = orphanStats("pgb_t_xstats");
-        assertRefused(Cli.run("purge-orphan-stats", "--catalog", url, "--metadata-schema", stats, "--yes"));
+        assertRefused(CliRun.run("purge-orphan-stats", "--catalog", url, "--metadata-schema", stats, "--yes"));
         assertThat(orphanStatsRows(stats)).isEqualTo(3);
 
         Lake l = lake("pgb_t_files");
         for (String cmd : List.of("cleanup-old-files", "delete-orphan-files")) {
-            assertRefused(Cli.run(cmd, "--catalog", url, "--metadata-schema", l.cat().schema, "--dry-run"));
-            assertRefused(Cli.run(cmd, "--catalog", url, "--metadata-schema", l.cat().schema));
+            assertRefused(CliRun.run(cmd, "--catalog", url, "--metadata-schema", l.cat().schema, "--dry-run"));
+            assertRefused(CliRun.run(cmd, "--catalog", url, "--metadata-schema", l.cat().schema));
         }
         assertThat(Files.exists(l.queued())).isTrue();
         assertThat(Files.exists(l.orphan())).isTrue();
@@ -278,7 +278,7 @@ class PgBouncerCommandsTest {
 
         String maint = leaked("pgb_t_maint", 3);
         long maintBefore = wouldDrop(maint);
-        Cli.Run m = Cli.run("maintain", "--config", maintainConfig(url, maint).toString(), "--output", "json");
+        CliRun m = CliRun.run("maintain", "--config", maintainConfig(url, maint).toString(), "--output", "json");
         assertThat(m.exitCode()).as(m.all()).isEqualTo(19);
         for (JsonNode step : json(m).get("catalogs").get(0).get("steps")) {
             assertThat(step.get("status").asText()).as("no step runs: %s", step).isEqualTo("error");
@@ -287,7 +287,7 @@ class PgBouncerCommandsTest {
         assertThat(wouldDrop(maint)).isEqualTo(maintBefore);
     }
 
-    private static void assertRefused(Cli.Run r) {
+    private static void assertRefused(CliRun r) {
         assertThat(r.exitCode()).as(r.all()).isEqualTo(19);
         assertThat(r.err()).contains("transaction").contains("pooler").contains("--catalog").contains("pool_mode = session")
                 .contains("Nothing was changed");
@@ -300,9 +300,9 @@ class PgBouncerCommandsTest {
     }
 
     /** Two execute runs started at once; returns their exit codes. */
-    private static List<Cli.Run> twins(String url1, String url2, String schema) throws Exception {
+    private static List<CliRun> twins(String url1, String url2, String schema) throws Exception {
         CountDownLatch go = new CountDownLatch(1);
-        List<CompletableFuture<Cli.Run>> runs = new ArrayList<>();
+        List<CompletableFuture<CliRun>> runs = new ArrayList<>();
         for (String url : List.of(url1, url2)) {
             runs.add(CompletableFuture.supplyAsync(() -> {
                 try {
@@ -310,13 +310,13 @@ class PgBouncerCommandsTest {
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
-                return Cli.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", schema, "--batch-size", "1",
+                return CliRun.run("drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", schema, "--batch-size", "1",
                         "--yes", "--output", "json");
             }));
         }
         go.countDown();
-        List<Cli.Run> out = new ArrayList<>();
-        for (CompletableFuture<Cli.Run> f : runs) {
+        List<CliRun> out = new ArrayList<>();
+        for (CompletableFuture<CliRun> f : runs) {
             out.add(f.get());
         }
         return out;
@@ -326,10 +326,10 @@ class PgBouncerCommandsTest {
     void concurrentTwinsThroughASessionPoolExactlyOneProceeds() throws Exception {
         String schema = leaked("pgb_twin_s", 150);
         long expected = wouldDrop(schema);
-        List<Cli.Run> runs = twins(session.url(), session.url(), schema);
-        List<Integer> codes = runs.stream().map(Cli.Run::exitCode).sorted().toList();
+        List<CliRun> runs = twins(session.url(), session.url(), schema);
+        List<Integer> codes = runs.stream().map(CliRun::exitCode).sorted().toList();
         assertThat(codes).as("%s", runs).containsExactly(0, 7);
-        Cli.Run winner = runs.stream().filter(r -> r.exitCode() == 0).findFirst().orElseThrow();
+        CliRun winner = runs.stream().filter(r -> r.exitCode() == 0).findFirst().orElseThrow();
         assertThat(json(winner).get("dropped").asLong()).isEqualTo(expected);
         assertThat(wouldDrop(schema)).isZero();
     }
@@ -339,13 +339,13 @@ class PgBouncerCommandsTest {
         // both through the transaction pool: neither proceeds, nothing changes
         String schema = leaked("pgb_twin_t", 20);
         long expected = wouldDrop(schema);
-        List<Cli.Run> both = twins(transaction.url(), transaction.url(), schema);
-        assertThat(both.stream().map(Cli.Run::exitCode).toList()).as("%s", both).containsExactly(19, 19);
+        List<CliRun> both = twins(transaction.url(), transaction.url(), schema);
+        assertThat(both.stream().map(CliRun::exitCode).toList()).as("%s", both).containsExactly(19, 19);
         assertThat(wouldDrop(schema)).isEqualTo(expected);
         // one through a session pool, its twin through the transaction pool: exactly one proceeds
         String mixed = leaked("pgb_twin_m", 150);
         long mixedExpected = wouldDrop(mixed);
-        List<Cli.Run> runs = twins(session.url(), transaction.url(), mixed);
+        List<CliRun> runs = twins(session.url(), transaction.url(), mixed);
         assertThat(runs.get(0).exitCode()).as(runs.get(0).all()).isZero();
         assertThat(runs.get(1).exitCode()).as(runs.get(1).all()).isEqualTo(19);
         assertThat(json(runs.get(0)).get("dropped").asLong()).isEqualTo(mixedExpected);

@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.cli;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.ducklake.janitor.demo.DemoScenario;
+import dev.ducklake.janitor.testsupport.FakePushgateway;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -9,42 +9,32 @@ import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** drop-orphan-inline-tables pushing to a fake Pushgateway: a real local HTTP server that records the requests. */
 class PushgatewayTest {
 
-    record Request(String method, String path, String contentType, String body) {
-    }
-
-    final List<Request> requests = new CopyOnWriteArrayList<>();
-    HttpServer server;
+    FakePushgateway server;
+    /** The gateway's requests, oldest first. */
+    List<FakePushgateway.Request> requests;
     String url;
 
     @BeforeEach
-    void startFakePushgateway() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", ex -> {
-            String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-            requests.add(new Request(ex.getRequestMethod(), ex.getRequestURI().getRawPath(),
-                    ex.getRequestHeaders().getFirst("Content-Type"), body));
-            ex.sendResponseHeaders(200, -1);
-            ex.close();
-        });
-        server.start();
-        url = "http://127.0.0.1:" + server.getAddress().getPort();
+    void startFakePushgateway() {
+        server = FakePushgateway.recording();
+        requests = server.requests();
+        url = server.url();
     }
 
     @AfterEach
     void stop() {
-        server.stop(0);
+        server.close();
     }
 
     static int run(Map<String, String> env, String... args) {
@@ -168,7 +158,7 @@ class PushgatewayTest {
     @Test
     void anUnreachablePushgatewayIsAWarningNotAFailure() throws Exception {
         String schema = catalog(1);
-        server.stop(0);
+        server.close();
         StringWriter err = new StringWriter();
         int code = Main.execute(new String[] {"drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema",
             schema, "--yes", "--pushgateway-url", "http://user:push-secret@127.0.0.1:1"}, new PrintWriter(new StringWriter()),
@@ -189,37 +179,18 @@ class PushgatewayTest {
     void aSilentPushgatewayCostsOneTimeoutOnceAndOneWarning() throws Exception {
         String first = catalog(1);
         String second = catalog(1);
-        List<String> seen = new CopyOnWriteArrayList<>();
-        HttpServer silent = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        silent.createContext("/", ex -> {
-            seen.add(ex.getRequestURI().getRawPath());
-            try {
-                Thread.sleep(30_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            ex.close();
-        });
-        silent.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r);
-            t.setDaemon(true);
-            return t;
-        }));
-        silent.start();
-        try {
+        try (FakePushgateway silent = FakePushgateway.silent(Duration.ofSeconds(30))) {
             StringWriter err = new StringWriter();
             long t0 = System.nanoTime();
             int code = Main.execute(new String[] {"drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema",
-                first, "--metadata-schema", second, "--yes", "--pushgateway-url", "http://127.0.0.1:" + silent.getAddress().getPort(),
+                first, "--metadata-schema", second, "--yes", "--pushgateway-url", silent.url(),
                 "--pushgateway-timeout", "1"}, new PrintWriter(new StringWriter()), new PrintWriter(err), Map.of());
             double took = (System.nanoTime() - t0) / 1e9;
             assertThat(code).as("stderr: %s", err).isZero();
             assertThat(err.toString().lines().filter(l -> l.contains("push of")).toList()).as("one warning").hasSize(1)
                     .allMatch(l -> l.contains("no answer within 1 s") && l.contains("no further pushes"));
-            assertThat(seen).as("no push after the first failure (4 were due: start and end of two schemas)").hasSize(1);
+            assertThat(silent.requests()).as("no push after the first failure (4 were due: start and end of two schemas)").hasSize(1);
             assertThat(took).as("seconds: one push timeout, not four of ten seconds").isLessThan(15);
-        } finally {
-            silent.stop(0);
         }
     }
 
@@ -251,24 +222,9 @@ class PushgatewayTest {
 
     @Test
     void pushTimeIsDeductedFromTheRunBudget() throws Exception {
-        HttpServer silent = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        silent.createContext("/", ex -> {
-            try {
-                Thread.sleep(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            ex.close();
-        });
-        silent.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r);
-            t.setDaemon(true);
-            return t;
-        }));
-        silent.start();
-        try {
+        try (FakePushgateway silent = FakePushgateway.silent(Duration.ofSeconds(10))) {
             PushOptions push = new PushOptions();
-            push.url = "http://127.0.0.1:" + silent.getAddress().getPort();
+            push.url = silent.url();
             push.job = dev.ducklake.janitor.metrics.MaintenanceRunReporter.DEFAULT_JOB;
             push.timeout = 1;
             StringWriter err = new StringWriter();
@@ -282,8 +238,6 @@ class PushgatewayTest {
                     .isEqualTo(java.time.Duration.ofSeconds(60).minus(push.timeSpent()));
             assertThat(push.deductFrom(options.withRunBudget(null)).runBudget()).as("no budget, nothing to deduct").isNull();
             assertThat(err.toString()).contains("no answer within 1 s");
-        } finally {
-            silent.stop(0);
         }
     }
 }

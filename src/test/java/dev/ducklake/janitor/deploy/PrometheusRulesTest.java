@@ -2,7 +2,7 @@ package dev.ducklake.janitor.deploy;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.ducklake.janitor.demo.DemoScenario;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -131,7 +131,7 @@ class PrometheusRulesTest {
             DemoScenario.build(c, schema, 5);
         }
         Set<String> names = new TreeSet<>();
-        Cli.Run scrape = Cli.run("metrics", "--catalog", TestPostgres.get().url(), "--metadata-schema", schema, "--catalog-label", "t");
+        CliRun scrape = CliRun.run("metrics", "--catalog", TestPostgres.get().url(), "--metadata-schema", schema, "--catalog-label", "t");
         assertThat(scrape.exitCode()).as(scrape.all()).isZero();
         names.addAll(sampleNames(scrape.out()));
         Map<String, String> bodies = new ConcurrentHashMap<>();
@@ -144,7 +144,7 @@ class PrometheusRulesTest {
         });
         gw.start();
         try {
-            Cli.Run drop = Cli.run("drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema", schema,
+            CliRun drop = CliRun.run("drop-orphan-inline-tables", "--catalog", TestPostgres.get().url(), "--metadata-schema", schema,
                     "--yes", "--pushgateway-url", "http://127.0.0.1:" + gw.getAddress().getPort());
             assertThat(drop.exitCode()).as(drop.all()).isZero();
             // maintain's own series: the period of a step with 'every'
@@ -153,7 +153,7 @@ class PrometheusRulesTest {
                 Files.writeString(cfg, "pushgateway_url: http://127.0.0.1:" + gw.getAddress().getPort() + "\nstate_schema: "
                         + TestPostgres.get().freshSchema("rules_state") + "\ncatalogs:\n  - {name: t, connection: '" + TestPostgres.get().url()
                         + "', metadata_schema: " + schema + "}\nmaintain:\n  - purge-orphan-stats: {every: 1h}\n");
-                Cli.Run maintain = Cli.run("maintain", "--config", cfg.toString());
+                CliRun maintain = CliRun.run("maintain", "--config", cfg.toString());
                 assertThat(maintain.exitCode()).as(maintain.all()).isZero();
             } finally {
                 Files.deleteIfExists(cfg);

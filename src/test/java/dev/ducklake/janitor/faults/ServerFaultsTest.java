@@ -6,7 +6,7 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.ops.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.DedicatedPostgres;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import org.junit.jupiter.api.AfterAll;
@@ -157,7 +157,7 @@ class ServerFaultsTest {
             double seconds = (System.nanoTime() - t0) / 1e9;
             assertThat(seconds).as("the total wait is bounded by --reconnect-timeout (3 s) plus one attempt").isLessThan(15);
             // the same through the CLI, from the start: exit 3, a clean message, no stack trace
-            Cli.Run run = Cli.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", cat.schema, "--yes");
+            CliRun run = CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", cat.schema, "--yes");
             assertThat(run.exitCode()).isEqualTo(3);
             assertThat(run.err()).contains("Cannot connect to the catalog").doesNotContain("\tat ");
             pg.start();

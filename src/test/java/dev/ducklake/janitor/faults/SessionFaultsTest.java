@@ -9,7 +9,7 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.ops.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import dev.ducklake.janitor.testsupport.JanitorProcess;
 import dev.ducklake.janitor.testsupport.PartitionProxy;
@@ -135,9 +135,9 @@ class SessionFaultsTest {
                 throw new RuntimeException(e);
             }
         });
-        Cli.Run run;
+        CliRun run;
         try {
-            run = Cli.run(Map.of("PGAPPNAME", app), "drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema",
+            run = CliRun.run(Map.of("PGAPPNAME", app), "drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema",
                     cat.schema, "--yes", "--batch-size", "20", "--lock-timeout", "20", "--reconnect-timeout", "30", "--output", "json");
             killer.get(60, TimeUnit.SECONDS);
         } finally {
@@ -165,7 +165,7 @@ class SessionFaultsTest {
         }
         String app = appName();
         Connection blocker = holdReadLock(cat.orphanTable(30));
-        Cli.Run run;
+        CliRun run;
         try (PartitionProxy proxy = new PartitionProxy(Integer.parseInt(pg.spec().port()))) {
             String url = "jdbc:postgresql://localhost:" + proxy.port() + "/" + pg.spec().database() + "?user=" + pg.spec().user();
             CompletableFuture<Integer> cutter = CompletableFuture.supplyAsync(() -> {
@@ -182,7 +182,7 @@ class SessionFaultsTest {
                     throw new RuntimeException(e);
                 }
             });
-            run = Cli.run(Map.of("PGAPPNAME", app), "drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema,
+            run = CliRun.run(Map.of("PGAPPNAME", app), "drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema,
                     "--yes", "--batch-size", "20", "--lock-timeout", "20", "--reconnect-timeout", "20", "--output", "json");
             assertThat(cutter.get(60, TimeUnit.SECONDS)).as("the cut happened mid-batch").isPositive();
         } finally {
@@ -229,10 +229,10 @@ class SessionFaultsTest {
                 throw new RuntimeException(e);
             }
         });
-        Cli.Run run;
+        CliRun run;
         try {
             String url = pg.url() + (pg.url().contains("?") ? "&" : "?") + "options=-c%20deadlock_timeout%3D100ms";
-            run = Cli.run(Map.of("PGAPPNAME", app), "drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema,
+            run = CliRun.run(Map.of("PGAPPNAME", app), "drop-orphan-inline-tables", "--catalog", url, "--metadata-schema", cat.schema,
                     "--yes", "--batch-size", "20", "--lock-timeout", "20", "--output", "json");
             assertThat(deadlocker.get(60, TimeUnit.SECONDS)).as("the writer closed the cycle").isTrue();
         } finally {
@@ -259,9 +259,9 @@ class SessionFaultsTest {
         }
         String locked = cat.orphans.get(25).tableName();
         Connection blocker = holdReadLock(cat.orphanTable(25));
-        Cli.Run run;
+        CliRun run;
         try {
-            run = Cli.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", cat.schema, "--yes",
+            run = CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", cat.schema, "--yes",
                     "--batch-size", "20", "--lock-timeout", "0.3", "--output", "json");
         } finally {
             blocker.close();
@@ -328,10 +328,10 @@ class SessionFaultsTest {
         }
         // with lock_timeout off, the LOCK TABLE of batch 2 waits until statement_timeout cancels it (57014)
         Connection blocker = holdReadLock(cat.orphanTable(25));
-        Cli.Run run;
+        CliRun run;
         long t0 = System.nanoTime();
         try {
-            run = Cli.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", cat.schema, "--yes",
+            run = CliRun.run("drop-orphan-inline-tables", "--catalog", pg.url(), "--metadata-schema", cat.schema, "--yes",
                     "--batch-size", "20", "--lock-timeout", "0", "--statement-timeout", "0.3");
         } finally {
             blocker.close();

@@ -12,7 +12,7 @@ import dev.ducklake.janitor.retry.RetryPolicy;
 import dev.ducklake.janitor.storage.S3FileStore;
 import dev.ducklake.janitor.storage.StorageException;
 import dev.ducklake.janitor.storage.StorageLocation;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.JanitorProcess;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
@@ -84,7 +84,7 @@ class SilentServerTest {
     @Test
     void aRunEndsWithExit3NamingHostAndPortWithinTheConnectTimeout() {
         long t0 = System.nanoTime();
-        Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> Cli.run("drop-orphan-inline-tables", "--catalog",
+        CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> CliRun.run("drop-orphan-inline-tables", "--catalog",
                 "postgresql://janitor@" + hostPort() + "/lake?connect_timeout=2", "--dry-run", "--output", "json"));
         double took = (System.nanoTime() - t0) / 1e9;
         assertThat(run.exitCode()).as("stderr: %s", run.err()).isEqualTo(3);
@@ -96,7 +96,7 @@ class SilentServerTest {
 
     @Test
     void pgConnectTimeoutIsHonoured() {
-        Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> Cli.run(Map.of("PGCONNECT_TIMEOUT", "3"),
+        CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> CliRun.run(Map.of("PGCONNECT_TIMEOUT", "3"),
                 "drop-orphan-inline-tables", "--catalog", "host=127.0.0.1 port=" + server.getLocalPort() + " dbname=lake user=j",
                 "--dry-run"));
         assertThat(run.exitCode()).isEqualTo(3);
@@ -106,7 +106,7 @@ class SilentServerTest {
     @Test
     void theDefaultBoundsALoginWithoutAnyTimeoutGiven() {
         assertThat(ConnectionSpec.DEFAULT_CONNECT_TIMEOUT_SECONDS).isEqualTo(10);
-        Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(40), () -> Cli.run("metrics", "--catalog",
+        CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(40), () -> CliRun.run("metrics", "--catalog",
                 "postgresql://janitor@" + hostPort() + "/lake"));
         assertThat(run.exitCode()).as("metrics: exit 3; stderr: %s", run.err()).isEqualTo(3);
         assertThat(run.err()).contains(hostPort()).contains("no answer within 10 s");
@@ -265,7 +265,7 @@ class SilentServerTest {
         // the first rule's transaction: logged in, catalog inspected, then nothing answers
         try (GoesSilentProxy proxy = new GoesSilentProxy("set_config('search_path'")) {
             long t0 = System.nanoTime();
-            Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> Cli.run("check", "--catalog", proxy.url(""),
+            CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> CliRun.run("check", "--catalog", proxy.url(""),
                     "--metadata-schema", schema, "--statement-timeout", "1"));
             double took = (System.nanoTime() - t0) / 1e9;
             assertThat(proxy.silent).as("the proxy went silent mid-session").isTrue();
@@ -281,7 +281,7 @@ class SilentServerTest {
         String schema = demoCatalog("silent_metrics");
         try (GoesSilentProxy proxy = new GoesSilentProxy("set_config('search_path'")) {
             long t0 = System.nanoTime();
-            Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> Cli.run("metrics", "--catalog", proxy.url(""),
+            CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> CliRun.run("metrics", "--catalog", proxy.url(""),
                     "--metadata-schema", schema, "--statement-timeout", "1"));
             double took = (System.nanoTime() - t0) / 1e9;
             assertThat(proxy.silent).as("the proxy went silent mid-session").isTrue();
@@ -410,7 +410,7 @@ class SilentServerTest {
                     + "    metadata_schema: " + schema + "\n"
                     + "maintain:\n  - check: {statement-timeout: 1s}\n");
             long t0 = System.nanoTime();
-            Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(120), () -> Cli.run("maintain", "--config", cfg.toString()));
+            CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(120), () -> CliRun.run("maintain", "--config", cfg.toString()));
             double took = (System.nanoTime() - t0) / 1e9;
             assertThat(proxy.silent).as("the proxy went silent mid-session").isTrue();
             assertThat(run.exitCode()).as("maintain: exit 3; %s", run.all()).isEqualTo(3);
@@ -481,7 +481,7 @@ class SilentServerTest {
             dev.ducklake.janitor.testsupport.FileCatalog cat = dev.ducklake.janitor.testsupport.FileCatalog.create("silent_s3_dof",
                     "s3://silent/lake/");
             long t0 = System.nanoTime();
-            Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> Cli.run(concat(new String[] {"delete-orphan-files",
+            CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> CliRun.run(concat(new String[] {"delete-orphan-files",
                     "--catalog", TestPostgres.get().url(), "--metadata-schema", cat.schema, "--dry-run", "--output", "json",
                     "--run-budget", "20s"}, s3Flags())));
             double took = (System.nanoTime() - t0) / 1e9;
@@ -502,7 +502,7 @@ class SilentServerTest {
                     "s3://silent/lake/");
             queue.queue("main/test/old.parquet", true, Duration.ofDays(3));
             long t1 = System.nanoTime();
-            Cli.Run cleanup = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> Cli.run(concat(new String[] {"cleanup-old-files",
+            CliRun cleanup = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> CliRun.run(concat(new String[] {"cleanup-old-files",
                     "--catalog", TestPostgres.get().url(), "--metadata-schema", queue.schema, "--yes", "--output", "json",
                     "--run-budget", "5s"}, s3Flags())));
             double tookCleanup = (System.nanoTime() - t1) / 1e9;
@@ -535,7 +535,7 @@ class SilentServerTest {
                     + TestPostgres.get().url() + "\n    metadata_schema: " + cat.schema + "\nmaintain:\n"
                     + "  - delete-orphan-files: {run-budget: 3s, s3-endpoint: \"http://" + hostPort() + "\", s3-path-style: true,"
                     + " s3-region: us-east-1}\n  - purge-orphan-stats: {}\n");
-            Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> Cli.run("maintain", "--config", cfg.toString(),
+            CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> CliRun.run("maintain", "--config", cfg.toString(),
                     "--dry-run", "--output", "json"));
             JsonNode doc = new ObjectMapper().readTree(run.out());
             JsonNode steps = doc.get("catalogs").get(0).get("steps");

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.interop;
 
+import dev.ducklake.janitor.testsupport.CliRun;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ducklake.janitor.cli.Main;
 import org.junit.jupiter.api.AfterAll;
@@ -7,7 +8,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -63,56 +63,37 @@ class CompactDifferentialInteropTest {
     static final List<String> TABLES = List.of("small", "part", "del", "evolve", "inl");
 
     private ExpireTwins twins;
-    private final List<String> dbs = new ArrayList<>();
     private long newestSource;
 
     @BeforeAll
     void writeCatalog() throws Exception {
         RealDuckLake.require();
         twins = new ExpireTwins("cx");
-        dbs.add(twins.source);
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(twins.source).inliningRowLimit(10)).sql(WORKLOAD)).assertOk();
-        newestSource = Long.parseLong(twins.rows(twins.source, "SELECT max(snapshot_id) FROM " + ExpireTwins.SCHEMA + ".ducklake_snapshot").get(0));
+        newestSource = twins.newestSnapshot(twins.source);
     }
 
     @AfterAll
     void dropDatabases() {
         if (twins != null) {
-            twins.dropAll(dbs);
+            twins.close();
         }
     }
 
-    private String copy(String suffix) throws Exception {
-        String db = twins.copy(suffix);
-        dbs.add(db);
-        return db;
-    }
 
-    record Run(int code, String out, String err) {
-        JsonNode json() {
-            try {
-                return RealDuckLake.JSON.readTree(out);
-            } catch (IOException e) {
-                throw new AssertionError(out + "\n" + err, e);
-            }
-        }
-    }
 
-    Run janitor(String command, String db, String... args) {
+    CliRun janitor(String command, String db, String... args) {
         List<String> all = new ArrayList<>(List.of("--duckdb-extension-dir", RealDuckLake.require().extensionFilesRoot().toString()));
         all.addAll(List.of(args));
         return janitorWithout(command, db, all.toArray(new String[0]));
     }
 
     /** The janitor without the test's --duckdb-extension-dir. */
-    Run janitorWithout(String command, String db, String... args) {
+    CliRun janitorWithout(String command, String db, String... args) {
         List<String> all = new ArrayList<>(List.of(command, "--catalog", twins.catalogArg(db), "--metadata-schema", ExpireTwins.SCHEMA,
                 "--output", "json", "--yes"));
         all.addAll(List.of(args));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.execute(all.toArray(new String[0]), new PrintWriter(out), new PrintWriter(err));
-        return new Run(code, out.toString(), err.toString());
+        return CliRun.run(System.getenv(), all.toArray(new String[0]));
     }
 
     private static JsonNode table(JsonNode result, String name) {
@@ -126,8 +107,8 @@ class CompactDifferentialInteropTest {
 
     @Test
     void theDryRunPlansWhatDuckLakeDoes() {
-        Run r = janitor("compact", twins.source, "--dry-run");
-        assertThat(r.code()).as(r.err()).isZero();
+        CliRun r = janitor("compact", twins.source, "--dry-run");
+        assertThat(r.exitCode()).as(r.err()).isZero();
         JsonNode j = r.json();
         JsonNode small = table(j, "small");
         assertThat(small.path("merge_input_files").asLong()).as("six 100-row files, one with a delete: five merge").isEqualTo(5);
@@ -150,7 +131,7 @@ class CompactDifferentialInteropTest {
         assertThat(j.path("dry_run").asBoolean()).isTrue();
         assertThat(j.path("duckdb_version").isMissingNode()).as("a dry run starts no DuckDB").isTrue();
 
-        Run cap = janitor("compact", twins.source, "--dry-run", "--max-input-files", "3");
+        CliRun cap = janitor("compact", twins.source, "--dry-run", "--max-input-files", "3");
         JsonNode capped = table(cap.json(), "small");
         assertThat(capped.path("max_compacted_files").asLong()).isEqualTo(1);
         assertThat(capped.path("merge_input_files_bound").asLong()).isLessThanOrEqualTo(5);
@@ -162,8 +143,8 @@ class CompactDifferentialInteropTest {
         assertThat(out.toString()).contains("DRY RUN, nothing changed").contains("main.small (table_id")
                 .contains("    CALL ducklake_merge_adjacent_files('lake', 'small', schema => 'main')").contains("4 of 4 table(s) with work planned");
 
-        Run flush = janitor("flush-inlined-data", twins.source, "--dry-run");
-        assertThat(flush.code()).as(flush.err()).isZero();
+        CliRun flush = janitor("flush-inlined-data", twins.source, "--dry-run");
+        assertThat(flush.exitCode()).as(flush.err()).isZero();
         JsonNode inl = table(flush.json(), "inl");
         assertThat(inl.path("inlined_rows").asLong()).as("4 inserted + 1 updated version").isEqualTo(5);
         assertThat(inl.path("live_inlined_rows").asLong()).isEqualTo(3);
@@ -174,12 +155,12 @@ class CompactDifferentialInteropTest {
 
     @Test
     void compactEqualsDuckLakesOwnFunctions() throws Exception {
-        String a = copy("ca");
-        String b = copy("cb");
+        String a = twins.copy("ca");
+        String b = twins.copy("cb");
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(a))
                 .sql("CALL ducklake_merge_adjacent_files('lake')", "CALL ducklake_rewrite_data_files('lake')")).assertOk();
-        Run r = janitor("compact", b);
-        assertThat(r.code()).as(r.err() + r.out()).isZero();
+        CliRun r = janitor("compact", b);
+        assertThat(r.exitCode()).as(r.err() + r.out()).isZero();
         JsonNode j = r.json();
         assertThat(j.path("tables_done").asLong()).isEqualTo(4);
         assertThat(j.path("duckdb_version").asText()).isEqualTo("v1.5.5");
@@ -190,26 +171,26 @@ class CompactDifferentialInteropTest {
 
     @Test
     void flushEqualsDuckLakesOwnFunction() throws Exception {
-        String a = copy("fa");
-        String b = copy("fb");
+        String a = twins.copy("fa");
+        String b = twins.copy("fb");
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(a)).sql("CALL ducklake_flush_inlined_data('lake')")).assertOk();
-        Run r = janitor("flush-inlined-data", b);
-        assertThat(r.code()).as(r.err() + r.out()).isZero();
+        CliRun r = janitor("flush-inlined-data", b);
+        assertThat(r.exitCode()).as(r.err() + r.out()).isZero();
         JsonNode j = r.json();
         assertThat(j.path("tables_done").asLong()).as("inl and small hold inlined rows").isEqualTo(2);
         assertThat(j.path("remaining_tables_with_work").asLong()).isZero();
         assertThat(liveFiles(b)).isEqualTo(liveFiles(a)).isNotEqualTo(liveFiles(twins.source));
         assertThat(rowsEverywhere(b)).isEqualTo(rowsEverywhere(a));
-        Run again = janitor("flush-inlined-data", b, "--dry-run");
+        CliRun again = janitor("flush-inlined-data", b, "--dry-run");
         assertThat(again.json().path("tables_with_work").asLong()).as("nothing left to flush").isZero();
     }
 
     @Test
     void capsDeferTablesAndBoundTheMergeCall() throws Exception {
-        String b = copy("cap");
+        String b = twins.copy("cap");
         // tables in name order: del (rewrite), evolve (two schema-version groups of two files), part, small
-        Run r = janitor("compact", b, "--max-tables", "2", "--max-input-files", "2");
-        assertThat(r.code()).as(r.err() + r.out()).isZero();
+        CliRun r = janitor("compact", b, "--max-tables", "2", "--max-input-files", "2");
+        assertThat(r.exitCode()).as(r.err() + r.out()).isZero();
         JsonNode j = r.json();
         assertThat(j.path("tables_done").asLong()).isEqualTo(2);
         assertThat(j.path("tables_deferred").asLong()).isEqualTo(2);
@@ -227,9 +208,9 @@ class CompactDifferentialInteropTest {
                 .isEqualTo(3);
 
         // --max-batches bounds the passes too: del's call and evolve's first capped merge, then the run stops
-        String c = copy("capb");
-        Run bounded = janitor("compact", c, "--max-input-files", "2", "--max-batches", "2");
-        assertThat(bounded.code()).as(bounded.err() + bounded.out()).isZero();
+        String c = twins.copy("capb");
+        CliRun bounded = janitor("compact", c, "--max-input-files", "2", "--max-batches", "2");
+        assertThat(bounded.exitCode()).as(bounded.err() + bounded.out()).isZero();
         assertThat(bounded.json().path("calls_issued").asLong()).isEqualTo(2);
         assertThat(table(bounded.json(), "evolve").path("passes").asInt()).isEqualTo(1);
         assertThat(liveFiles(c).get("evolve")).as("one group merged, the other left for the next run").isEqualTo("3|200");
@@ -239,13 +220,13 @@ class CompactDifferentialInteropTest {
         // by the 25,000-file benchmark, where --max-input-files 2000 bound 25,000 inputs in one call): the step is split
         // by a lower ducklake_target_file_size, and the table compacted in passes of at most three inputs each, ending
         // where DuckLake's own uncapped merge ends
-        String d = copy("capstep");
+        String d = twins.copy("capstep");
         JsonNode planned = table(janitor("compact", d, "--max-input-files", "3", "--dry-run").json(), "small");
         assertThat(planned.path("session_target_file_size").asLong()).as("a lower target for the first pass")
                 .isPositive().isLessThan(planned.path("target_file_size").asLong());
         assertThat(planned.path("merge_input_files_bound").asLong()).isEqualTo(3);
-        Run step = janitor("compact", d, "--max-input-files", "3");
-        assertThat(step.code()).as(step.err() + step.out()).isZero();
+        CliRun step = janitor("compact", d, "--max-input-files", "3");
+        assertThat(step.exitCode()).as(step.err() + step.out()).isZero();
         JsonNode small = table(step.json(), "small");
         assertThat(small.path("status").asText()).isEqualTo("done");
         assertThat(small.path("passes").asInt()).as("three of five inputs, then the merged file with the other two").isEqualTo(2);
@@ -257,7 +238,7 @@ class CompactDifferentialInteropTest {
         assertThat(twins.rows(d, "SELECT f.record_count FROM " + ExpireTwins.SCHEMA + ".ducklake_data_file f JOIN " + ExpireTwins.SCHEMA
                 + ".ducklake_table t USING (table_id) WHERE t.table_name = 'small' AND f.data_file_id > " + newestFile))
                 .as("the second pass: the first pass's three inputs and the other two").containsExactly("500");
-        String own = copy("capown");
+        String own = twins.copy("capown");
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(own)).sql("CALL ducklake_merge_adjacent_files('lake', 'small')"))
                 .assertOk();
         assertThat(liveFiles(d).get("small")).isEqualTo(liveFiles(own).get("small")).isNotEqualTo(liveFiles(twins.source).get("small"));
@@ -276,12 +257,12 @@ class CompactDifferentialInteropTest {
                 + ".ducklake_data_file f JOIN " + ExpireTwins.SCHEMA + ".ducklake_table t USING (table_id) WHERE t.table_name = 'small'"
                 + " AND f.end_snapshot IS NULL").get(0));
         long target = 2 * smallest;
-        String a = copy("ta");
-        String b = copy("tb");
+        String a = twins.copy("ta");
+        String b = twins.copy("tb");
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(a)).sql("SET ducklake_target_file_size = '" + target + " bytes'",
                 "CALL ducklake_merge_adjacent_files('lake')", "CALL ducklake_rewrite_data_files('lake')")).assertOk();
-        Run r = janitor("compact", b, "--target-file-size", Long.toString(target));
-        assertThat(r.code()).as(r.err() + r.out()).isZero();
+        CliRun r = janitor("compact", b, "--target-file-size", Long.toString(target));
+        assertThat(r.exitCode()).as(r.err() + r.out()).isZero();
         assertThat(table(r.json(), "small").path("session_target_file_size").asLong()).isEqualTo(target);
         assertThat(liveFiles(b)).isEqualTo(liveFiles(a));
         assertThat(liveFiles(b).get("small")).as("steps of two at twice the smallest file: more files than at 512 MiB")
@@ -309,10 +290,10 @@ class CompactDifferentialInteropTest {
         String smallest = bytes.entrySet().stream().filter(e -> !e.getKey().equals("del")).min(Map.Entry.comparingByValue())
                 .orElseThrow().getKey();
         long cap = bytes.get("del") + bytes.get(smallest);
-        String b = copy("mb");
+        String b = twins.copy("mb");
         Map<String, String> before = liveFiles(b);
-        Run r = janitor("compact", b, "--max-bytes", Long.toString(cap));
-        assertThat(r.code()).as(r.err() + r.out()).isZero();
+        CliRun r = janitor("compact", b, "--max-bytes", Long.toString(cap));
+        assertThat(r.exitCode()).as(r.err() + r.out()).isZero();
         JsonNode j = r.json();
         for (String t : bytes.keySet()) {
             boolean taken = t.equals("del") || t.equals(smallest);
@@ -324,10 +305,10 @@ class CompactDifferentialInteropTest {
         assertThat(j.path("input_bytes_taken").asLong()).isEqualTo(cap);
         assertThat(j.path("tables_deferred").asLong()).isEqualTo(2);
 
-        String c2 = copy("mb1");
+        String c2 = twins.copy("mb1");
         Map<String, List<String>> dump = twins.dump(c2);
-        Run none = janitor("compact", c2, "--max-bytes", Long.toString(bytes.values().stream().mapToLong(Long::longValue).min().orElseThrow() - 1));
-        assertThat(none.code()).as(none.err() + none.out()).isZero();
+        CliRun none = janitor("compact", c2, "--max-bytes", Long.toString(bytes.values().stream().mapToLong(Long::longValue).min().orElseThrow() - 1));
+        assertThat(none.exitCode()).as(none.err() + none.out()).isZero();
         assertThat(none.json().path("tables_done").asLong()).isZero();
         assertThat(none.json().path("warnings").toString()).contains("more than --max-bytes");
         assertThat(twins.dump(c2)).as("nothing changed").isEqualTo(dump);
@@ -335,7 +316,7 @@ class CompactDifferentialInteropTest {
 
     @Test
     void aPasswordGoesToDuckDBAsASecretAndIsNeverPrinted() throws Exception {
-        String b = copy("pw");
+        String b = twins.copy("pw");
         String password = "Pw-7f3a-never-printed";
         List<String> args = List.of("flush-inlined-data", "--catalog", twins.catalogArg(b), "--metadata-schema", ExpireTwins.SCHEMA,
                 "--yes", "--verbose", "--duckdb-extension-dir", RealDuckLake.require().extensionFilesRoot().toString());
@@ -348,7 +329,7 @@ class CompactDifferentialInteropTest {
 
     @Test
     void duckDbAttachesWithTheCatalogsSslmodeAndKeepsTheSslpasswordInTheSecret() throws Exception {
-        String b = copy("tls");
+        String b = twins.copy("tls");
         String password = "Pw-4c1e-never-printed";
         String keyPass = "KeyPass-77d0-never-printed";
         dev.ducklake.janitor.ops.compact.EngineSettings settings = dev.ducklake.janitor.ops.compact.EngineSettings.defaults()
@@ -375,28 +356,28 @@ class CompactDifferentialInteropTest {
 
     @Test
     void aBloatedCatalogIsRefusedBeforeAttaching() throws Exception {
-        String b = copy("bl");
+        String b = twins.copy("bl");
         Map<String, List<String>> before = twins.dump(b);
-        Run r = janitor("compact", b, "--max-attach-inlined-tables", "1");
-        assertThat(r.code()).as(r.err()).isEqualTo(20);
+        CliRun r = janitor("compact", b, "--max-attach-inlined-tables", "1");
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(20);
         assertThat(r.out()).contains("drop-orphan-inline-tables");
         assertThat(twins.dump(b)).as("nothing changed").isEqualTo(before);
     }
 
     @Test
     void aFormatTheEngineCannotWriteAndAMissingExtensionAreExit21() throws Exception {
-        String b = copy("fv");
+        String b = twins.copy("fv");
         try (var c = twins.connect(b); var st = c.createStatement()) {
             st.executeUpdate("UPDATE " + ExpireTwins.SCHEMA + ".ducklake_metadata SET value = '0.4' WHERE key = 'version'");
         }
-        Run r = janitor("flush-inlined-data", b);
-        assertThat(r.code()).as(r.err()).isEqualTo(21);
+        CliRun r = janitor("flush-inlined-data", b);
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(21);
         assertThat(r.out()).contains("0.4").contains("1.0");
-        String c2 = copy("nx");
+        String c2 = twins.copy("nx");
         Map<String, List<String>> before = twins.dump(c2);
         java.nio.file.Path empty = Files.createTempDirectory("no-extensions");
-        Run missing = janitorWithout("compact", c2, "--duckdb-extension-dir", empty.toString());
-        assertThat(missing.code()).as(missing.err()).isEqualTo(21);
+        CliRun missing = janitorWithout("compact", c2, "--duckdb-extension-dir", empty.toString());
+        assertThat(missing.exitCode()).as(missing.err()).isEqualTo(21);
         assertThat(missing.out()).contains(empty.toString()).contains("ducklake");
         assertThat(twins.dump(c2)).isEqualTo(before);
     }

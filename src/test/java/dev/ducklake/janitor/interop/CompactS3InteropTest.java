@@ -1,15 +1,13 @@
 package dev.ducklake.janitor.interop;
 
+import dev.ducklake.janitor.testsupport.CliRun;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ducklake.janitor.cli.Main;
 import dev.ducklake.janitor.testsupport.S3TestServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,7 +32,6 @@ class CompactS3InteropTest {
     private ExpireTwins twins;
     private S3TestServer s3;
     private String bucket;
-    private final List<String> dbs = new ArrayList<>();
     private long newestSource;
 
     @BeforeAll
@@ -44,7 +41,6 @@ class CompactS3InteropTest {
         bucket = S3TestServer.runBucket("compact-s3");
         s3.createBucket(bucket);
         twins = new ExpireTwins("cs3");
-        dbs.add(twins.source);
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(twins.source).inliningRowLimit(10))
                 .sql(CompactDifferentialInteropTest.WORKLOAD)).assertOk();
         newestSource = Long.parseLong(twins.rows(twins.source, "SELECT max(snapshot_id) FROM " + ExpireTwins.SCHEMA
@@ -54,7 +50,7 @@ class CompactS3InteropTest {
     @AfterAll
     void tearDown() throws Exception {
         if (twins != null) {
-            twins.dropAll(dbs);
+            twins.close();
         }
         if (s3 != null) {
             s3.close();
@@ -64,7 +60,6 @@ class CompactS3InteropTest {
     /** A copy of the catalog whose files are in the bucket under {@code <db>/} and whose data_path says so. */
     private String copyOnS3(String suffix) throws Exception {
         String db = twins.copy(suffix);
-        dbs.add(db);
         assertThat(twins.rows(db, "SELECT count(*) FROM " + ExpireTwins.SCHEMA + ".ducklake_data_file WHERE NOT path_is_relative"))
                 .as("DuckLake wrote relative paths: the catalog moves with its data path").containsExactly("0");
         try (Stream<Path> files = Files.walk(twins.dataDir)) {
@@ -94,14 +89,11 @@ class CompactS3InteropTest {
         return new String[] {"--s3-endpoint", s3.endpoint().toString(), "--s3-path-style", "--s3-region", "us-east-1"};
     }
 
-    private CompactDifferentialInteropTest.Run janitor(String command, String db, Path extensionDir, String... args) {
+    private CliRun janitor(String command, String db, Path extensionDir, String... args) {
         List<String> all = new ArrayList<>(List.of(command, "--catalog", twins.catalogArg(db), "--metadata-schema", ExpireTwins.SCHEMA,
                 "--output", "json", "--yes", "--duckdb-extension-dir", extensionDir.toString()));
         all.addAll(List.of(args));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.execute(all.toArray(new String[0]), new PrintWriter(out), new PrintWriter(err));
-        return new CompactDifferentialInteropTest.Run(code, out.toString(), err.toString());
+        return CliRun.run(System.getenv(), all.toArray(new String[0]));
     }
 
     /** A DuckLake program that reads the S3 copy through httpfs. */
@@ -123,7 +115,6 @@ class CompactS3InteropTest {
     @Test
     void flushAndCompactOnS3EqualDuckLakesOwnFunctionsOnLocalDisk() throws Exception {
         String local = twins.copy("loc");
-        dbs.add(local);
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(local)).sql("CALL ducklake_flush_inlined_data('lake')",
                 "CALL ducklake_merge_adjacent_files('lake')", "CALL ducklake_rewrite_data_files('lake')")).assertOk();
 
@@ -134,11 +125,11 @@ class CompactS3InteropTest {
             localBefore = f.count();
         }
         Path ext = RealDuckLake.require().extensionFilesRoot();
-        CompactDifferentialInteropTest.Run flush = janitor("flush-inlined-data", b, ext, s3Flags());
-        assertThat(flush.code()).as(flush.err() + flush.out()).isZero();
+        CliRun flush = janitor("flush-inlined-data", b, ext, s3Flags());
+        assertThat(flush.exitCode()).as(flush.err() + flush.out()).isZero();
         assertThat(flush.json().path("tables_done").asLong()).isEqualTo(2);
-        CompactDifferentialInteropTest.Run compact = janitor("compact", b, ext, s3Flags());
-        assertThat(compact.code()).as(compact.err() + compact.out()).isZero();
+        CliRun compact = janitor("compact", b, ext, s3Flags());
+        assertThat(compact.exitCode()).as(compact.err() + compact.out()).isZero();
         assertThat(compact.json().path("tables_done").asLong()).isPositive();
         assertThat(flush.out() + flush.err() + compact.out() + compact.err()).doesNotContain("janitor-test-secret");
 
@@ -173,12 +164,12 @@ class CompactS3InteropTest {
         System.setProperty("aws.sharedCredentialsFile", none.resolve("credentials").toString());
         System.setProperty("aws.configFile", none.resolve("config").toString());
         try {
-            CompactDifferentialInteropTest.Run r = janitor("compact", b, RealDuckLake.require().extensionFilesRoot(), s3Flags());
-            assertThat(r.code()).as(r.err() + r.out()).isEqualTo(13);
+            CliRun r = janitor("compact", b, RealDuckLake.require().extensionFilesRoot(), s3Flags());
+            assertThat(r.exitCode()).as(r.err() + r.out()).isEqualTo(13);
             assertThat(r.err()).contains("is on S3").contains("No AWS credentials");
-            CompactDifferentialInteropTest.Run dry = janitor("compact", b, RealDuckLake.require().extensionFilesRoot(),
+            CliRun dry = janitor("compact", b, RealDuckLake.require().extensionFilesRoot(),
                     List.of("--dry-run", "--s3-endpoint", s3.endpoint().toString(), "--s3-path-style").toArray(new String[0]));
-            assertThat(dry.code()).as(dry.err() + dry.out()).isZero();
+            assertThat(dry.exitCode()).as(dry.err() + dry.out()).isZero();
             assertThat(dry.json().path("warnings").toString()).contains("an execute run would stop before starting DuckDB (exit 13)");
         } finally {
             for (String p : props) {
@@ -204,8 +195,8 @@ class CompactS3InteropTest {
                 Files.copy(p, dir.resolve(p.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        CompactDifferentialInteropTest.Run r = janitor("flush-inlined-data", b, dir.getParent(), s3Flags());
-        assertThat(r.code()).as(r.err() + r.out()).isEqualTo(21);
+        CliRun r = janitor("flush-inlined-data", b, dir.getParent(), s3Flags());
+        assertThat(r.exitCode()).as(r.err() + r.out()).isEqualTo(21);
         assertThat(r.err()).contains("No httpfs.duckdb_extension file under").contains("duckdb-extension-httpfs");
         assertThat(twins.dump(b)).as("nothing changed").isEqualTo(dump);
     }

@@ -29,39 +29,32 @@ class CompactSplitPassesInteropTest {
     private static final int CAP = 4;
 
     private ExpireTwins twins;
-    private final List<String> dbs = new ArrayList<>();
     private long newest;
 
     @BeforeAll
     void writeCatalog() throws Exception {
         RealDuckLake.require();
         twins = new ExpireTwins("csplit");
-        dbs.add(twins.source);
         List<String> sql = new ArrayList<>(List.of("CREATE TABLE lake.many(id INTEGER, v VARCHAR)"));
         for (int i = 0; i < FILES; i++) {
             sql.add("INSERT INTO lake.many SELECT " + i + " * 10 + r, 'v' || r FROM range(10) x(r)");
         }
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(twins.source).inliningRowLimit(0))
                 .sql(sql.toArray(new String[0]))).assertOk();
-        newest = Long.parseLong(twins.rows(twins.source, "SELECT max(snapshot_id) FROM " + ExpireTwins.SCHEMA + ".ducklake_snapshot").get(0));
+        newest = twins.newestSnapshot(twins.source);
     }
 
     @AfterAll
     void dropDatabases() {
         if (twins != null) {
-            twins.dropAll(dbs);
+            twins.close();
         }
     }
 
-    private String copy(String suffix) throws Exception {
-        String db = twins.copy(suffix);
-        dbs.add(db);
-        return db;
-    }
 
     @Test
     void splitPassesLeaveEarlierOutputsOutAndEndWhereDuckLakeEnds() throws Exception {
-        String b = copy("cap");
+        String b = twins.copy("cap");
         List<String> args = List.of("compact", "--catalog", twins.catalogArg(b), "--metadata-schema", ExpireTwins.SCHEMA, "--output", "json",
                 "--yes", "--duckdb-extension-dir", RealDuckLake.require().extensionFilesRoot().toString(), "--max-input-files",
                 Integer.toString(CAP));
@@ -87,7 +80,7 @@ class CompactSplitPassesInteropTest {
         // passes here (measured: 25; after the first pass, its output started every step and took one or two new files)
         assertThat(passes).as("passes").isLessThanOrEqualTo(FILES / CAP + 6);
 
-        String own = copy("own");
+        String own = twins.copy("own");
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(own)).sql("CALL ducklake_merge_adjacent_files('lake')"))
                 .assertOk();
         Map<String, String> live = CompactDifferentialInteropTest.liveFiles(twins, b);

@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.interop;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ducklake.janitor.cli.Main;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.JanitorProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -9,8 +9,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,14 +34,12 @@ class CompactStopInteropTest {
     private static final List<String> TABLES = List.of("a_slow", "b_later");
 
     private ExpireTwins twins;
-    private final List<String> dbs = new ArrayList<>();
     private long newest;
 
     @BeforeAll
     void writeCatalog() throws Exception {
         RealDuckLake.require();
         twins = new ExpireTwins("cstop");
-        dbs.add(twins.source);
         List<String> sql = new ArrayList<>(List.of("CREATE TABLE lake.a_slow(id BIGINT, v VARCHAR)"));
         for (int i = 0; i < FILES; i++) {
             sql.add("INSERT INTO lake.a_slow SELECT " + i + " * 10000 + r, md5((" + i + " * 10000 + r)::VARCHAR) FROM range(10000) x(r)");
@@ -57,31 +53,17 @@ class CompactStopInteropTest {
                 "CALL lake.set_option('parquet_row_group_size', 4096)"));
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(twins.source).inliningRowLimit(0))
                 .sql(sql.toArray(new String[0]))).assertOk();
-        newest = Long.parseLong(twins.rows(twins.source, "SELECT max(snapshot_id) FROM " + ExpireTwins.SCHEMA + ".ducklake_snapshot").get(0));
+        newest = twins.newestSnapshot(twins.source);
     }
 
     @AfterAll
     void dropDatabases() {
         if (twins != null) {
-            twins.dropAll(dbs);
+            twins.close();
         }
     }
 
-    private String copy(String suffix) throws Exception {
-        String db = twins.copy(suffix);
-        dbs.add(db);
-        return db;
-    }
 
-    record Run(int code, String out, String err) {
-        JsonNode json() {
-            try {
-                return RealDuckLake.JSON.readTree(out);
-            } catch (IOException e) {
-                throw new AssertionError(out + "\n" + err, e);
-            }
-        }
-    }
 
     private List<String> args(String command, String db, String... more) {
         List<String> all = new ArrayList<>(List.of(command, "--catalog", twins.catalogArg(db), "--metadata-schema", ExpireTwins.SCHEMA,
@@ -91,11 +73,8 @@ class CompactStopInteropTest {
         return all;
     }
 
-    private Run janitor(String command, String db, String... more) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.execute(args(command, db, more).toArray(new String[0]), new PrintWriter(out), new PrintWriter(err));
-        return new Run(code, out.toString(), err.toString());
+    private CliRun janitor(String command, String db, String... more) {
+        return CliRun.run(System.getenv(), args(command, db, more).toArray(new String[0]));
     }
 
     private static JsonNode table(JsonNode result, String name) {
@@ -115,16 +94,16 @@ class CompactStopInteropTest {
         assertThat(liveBefore.get("a_slow")).isEqualTo(FILES + "|" + FILES * 10000);
 
         // the uncancelled run: how long the slow call takes
-        String full = copy("full");
-        Run whole = janitor("compact", full);
-        assertThat(whole.code()).as(whole.err() + whole.out()).isZero();
+        String full = twins.copy("full");
+        CliRun whole = janitor("compact", full);
+        assertThat(whole.exitCode()).as(whole.err() + whole.out()).isZero();
         double callSeconds = table(whole.json(), "a_slow").path("seconds").asDouble();
         double wholeSeconds = whole.json().path("elapsed_seconds").asDouble();
         assertThat(callSeconds).as("the slow merge must be slow enough to be stopped in flight").isGreaterThan(4.0);
         assertThat(CompactDifferentialInteropTest.liveFiles(twins, full).get("a_slow")).isEqualTo("1|" + FILES * 10000);
 
         // SIGTERM while the call runs, in a child JVM: exit 143, the document says stopped, within a fraction of the call
-        String term = copy("term");
+        String term = twins.copy("term");
         long filesBefore = dataFiles();
         JanitorProcess p = JanitorProcess.start(Map.of(), args("compact", term).toArray(new String[0]));
         try {
@@ -162,12 +141,12 @@ class CompactStopInteropTest {
         assertThat(dataFiles()).as("the cancelled call's output file was removed with its transaction").isEqualTo(filesBefore);
 
         // the run budget running out while the call runs: exit 0, stopped, budget_exhausted, the same rollback
-        String budget = copy("budget");
+        String budget = twins.copy("budget");
         long budgetMillis = Math.round((wholeSeconds - callSeconds) * 1000 + callSeconds * 1000 / 3);
         // at a session target (--target-file-size: SET before the table's calls, RESET after): the RESET after the
         // cancelled call still runs on DuckDB's connection, and the run ends as a stop, not as a failure
-        Run cut = janitor("compact", budget, "--run-budget", budgetMillis + "ms", "--target-file-size", Long.toString(512L << 20));
-        assertThat(cut.code()).as(cut.err() + cut.out()).isZero();
+        CliRun cut = janitor("compact", budget, "--run-budget", budgetMillis + "ms", "--target-file-size", Long.toString(512L << 20));
+        assertThat(cut.exitCode()).as(cut.err() + cut.out()).isZero();
         JsonNode j = cut.json();
         assertThat(j.path("status").asText()).isEqualTo("stopped");
         assertThat(j.path("budget_exhausted").asBoolean()).isTrue();
@@ -186,10 +165,10 @@ class CompactStopInteropTest {
         assertThat(dataFiles()).isEqualTo(filesBefore);
 
         // the next run redoes it and ends where DuckLake's own function ends
-        Run again = janitor("compact", term);
-        assertThat(again.code()).as(again.err() + again.out()).isZero();
+        CliRun again = janitor("compact", term);
+        assertThat(again.exitCode()).as(again.err() + again.out()).isZero();
         assertThat(again.json().path("tables_done").asLong()).isEqualTo(2);
-        String own = copy("own");
+        String own = twins.copy("own");
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(own))
                 .sql("CALL ducklake_merge_adjacent_files('lake')", "CALL ducklake_rewrite_data_files('lake')")).assertOk();
         assertThat(CompactDifferentialInteropTest.liveFiles(twins, term)).isEqualTo(CompactDifferentialInteropTest.liveFiles(twins, own))

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * schema {@link #SCHEMA}) was written by the real DuckLake extension, copied with
  * {@code CREATE DATABASE … TEMPLATE} into twins, and a row-for-row dump of every relation of the metadata schema.
  */
-final class ExpireTwins {
+final class ExpireTwins implements AutoCloseable {
 
     static final String SCHEMA = "lake_meta";
     private static final AtomicInteger DBS = new AtomicInteger();
@@ -31,11 +31,14 @@ final class ExpireTwins {
     final TestPostgres pg = TestPostgres.get();
     final String source;
     final Path dataDir;
+    /** Every database these twins created (the source, each copy), for {@link #close()}. */
+    private final List<String> created = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     ExpireTwins(String prefix) throws SQLException, IOException {
         this.source = newDatabaseName(prefix);
         this.dataDir = Files.createTempDirectory("ducklake-expire-" + source + "-");
         admin("CREATE DATABASE " + Sql.ident(source));
+        created.add(source);
     }
 
     private static String newDatabaseName(String prefix) {
@@ -70,6 +73,7 @@ final class ExpireTwins {
     String copy(String suffix) throws SQLException {
         String name = newDatabaseName(source + "_" + suffix);
         admin("CREATE DATABASE " + Sql.ident(name) + " TEMPLATE " + Sql.ident(source));
+        created.add(name);
         return name;
     }
 
@@ -77,6 +81,7 @@ final class ExpireTwins {
     String copyOf(String db, String suffix) throws SQLException {
         String name = newDatabaseName(db + "_" + suffix);
         admin("CREATE DATABASE " + Sql.ident(name) + " TEMPLATE " + Sql.ident(db));
+        created.add(name);
         return name;
     }
 
@@ -164,6 +169,17 @@ final class ExpireTwins {
             }
         }
         return total;
+    }
+
+    /** The newest snapshot id of a database's catalog. */
+    long newestSnapshot(String db) throws SQLException {
+        return Long.parseLong(rows(db, "SELECT max(snapshot_id) FROM " + SCHEMA + ".ducklake_snapshot").get(0));
+    }
+
+    /** Drops every database these twins created and the data directory (best effort). */
+    @Override
+    public void close() {
+        dropAll(created);
     }
 
     /** Drops the twins' databases and the data directory. */

@@ -37,13 +37,11 @@ class Format11InteropTest {
 
     private ExpireTwins twins;
     private Map<Long, String> times;
-    private final List<String> dbs = new ArrayList<>();
 
     @BeforeAll
     void writeCatalog() throws Exception {
         RealDuckLake.require();
         twins = new ExpireTwins("f11");
-        dbs.add(twins.source);
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(twins.source).inliningRowLimit(10))
                 .sql(ExpireSnapshotsDifferentialInteropTest.WORKLOAD)).assertOk();
         times = twins.snapshotTimes(twins.source);
@@ -52,15 +50,10 @@ class Format11InteropTest {
     @AfterAll
     void dropDatabases() {
         if (twins != null) {
-            twins.dropAll(dbs);
+            twins.close();
         }
     }
 
-    private String copy(String suffix) throws Exception {
-        String db = twins.copy(suffix);
-        dbs.add(db);
-        return db;
-    }
 
     private List<String> migrate(String db) throws Exception {
         try (Connection c = twins.connect(db)) {
@@ -97,13 +90,13 @@ class Format11InteropTest {
             duckLakeArgs = "older_than => TIMESTAMPTZ '" + t + "'";
             ours = new String[] {"--older-than", t};
         }
-        String a = copy("a");
+        String a = twins.copy("a");
         RealDuckLake.require().run(RealDuckLake.program().attach(twins.attach(a))
                 .named("expire", "CALL ducklake_expire_snapshots('lake', " + duckLakeArgs + ")")).assertOk();
         // DuckLake's expiry after 1.5.5 (#1391), as the janitor's, also deletes the inlined rows no retained snapshot sees
         long dead = twins.reclaimDeadInlinedRows(a);
         migrate(a);
-        String b = copy("b");
+        String b = twins.copy("b");
         List<String> renamed = migrate(b);
         assertThat(renamed).as("registered inlined tables renamed by the migration").isNotEmpty();
         JsonNode r = ExpireSnapshotsDifferentialInteropTest.janitor(twins.catalogArg(b), ours);
@@ -121,8 +114,8 @@ class Format11InteropTest {
     @Test
     void checkAndDropOrphanInlineTablesGiveOnTheMigratedCopyWhatTheyGiveOnTheOriginal() throws Exception {
         // the leak: a hand-written expiry of every snapshot but the newest (DuckLake's tables of dropped tables stay)
-        String a = copy("c10");
-        String b = copy("c11");
+        String a = twins.copy("c10");
+        String b = twins.copy("c11");
         for (String db : List.of(a, b)) {
             try (Connection c = twins.connect(db); Statement st = c.createStatement()) {
                 st.execute("DELETE FROM " + Sql.qualified(ExpireTwins.SCHEMA, "ducklake_snapshot") + " WHERE snapshot_id < (SELECT max(snapshot_id) FROM "

@@ -3,7 +3,7 @@ package dev.ducklake.janitor.interop;
 import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckResult;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -94,7 +94,7 @@ class MaintainChainInteropTest {
                     + lake.schema() + "\n"
                     // the shipped ConfigMap gives the storage steps a cadence ('every'), which needs the run ledger
                     + "state_schema: " + TestPostgres.get().freshSchema("chain_state") + "\n" + withTestExtensions(shippedSteps(yaml)));
-            Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+            CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
             assertThat(run.exitCode()).as("the shipped chain (%s) on a DuckLake 1.5.5 catalog; stdout %s; stderr %s", shipped,
                     run.out(), run.err()).isZero();
             // the engine steps ran DuckLake's functions: the churn left inlined rows (limit 10), which the flush wrote out
@@ -130,7 +130,7 @@ class MaintainChainInteropTest {
         try {
             Files.writeString(cfg, "catalogs:\n  - name: lake\n    connection: " + TestPostgres.get().url() + "\n    metadata_schema: "
                     + lake.schema() + "\nmaintain:\n  - flush-inlined-data: {duckdb-extension-dir: " + empty + "}\n  - check: {}\n");
-            Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--yes");
+            CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--yes");
             assertThat(run.exitCode()).as("%s %s", run.out(), run.err()).isEqualTo(21);
             com.fasterxml.jackson.databind.JsonNode steps = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.out())
                     .get("catalogs").get(0).get("steps");

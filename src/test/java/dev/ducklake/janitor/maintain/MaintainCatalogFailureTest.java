@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.maintain;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,7 +36,7 @@ class MaintainCatalogFailureTest {
                 + MaintainCommandTest.catalog("good", TestPostgres.get().url(), good)
                 + "maintain:\n  - expire-snapshots: {retain-last: 10}\n  - drop-orphan-inline-tables: {}\n  - check: {}\n");
 
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
 
         assertThat(run.exitCode()).as(run.all()).isEqualTo(3);
         JsonNode doc = MaintainCommandTest.JSON.readTree(run.out());
@@ -73,7 +73,7 @@ class MaintainCatalogFailureTest {
         assertThat(run.err()).as("the failure on stderr, for the scheduler's mail").contains("error: expire-snapshots failed (exit 3");
         assertThat(run.err()).as("steps not started are not said again").doesNotContain("error: drop-orphan-inline-tables failed");
 
-        Cli.Run text = Cli.run(Map.of(), "maintain", "--config", cfg.toString());
+        CliRun text = CliRun.run(Map.of(), "maintain", "--config", cfg.toString());
         assertThat(text.exitCode()).isEqualTo(3);
         assertThat(text.out()).contains("catalog refused cannot be maintained (exit 3, connection): ")
                 .contains("catalog refused_all cannot be maintained (exit 3, connection): ");
@@ -97,7 +97,7 @@ class MaintainCatalogFailureTest {
             // another run of the same catalog schema (AdvisoryLock: hashtext(lock name || ':' || schema), exclusive)
             ps.setString(1, "ducklake-maintenance:" + schema);
             ps.execute();
-            Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+            CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
             assertThat(run.exitCode()).as(run.all()).isEqualTo(7);
             JsonNode cat = MaintainCommandTest.JSON.readTree(run.out()).get("catalogs").get(0);
             assertThat(cat.get("reason").asText()).as(cat.toString()).isEqualTo("lock_held");

@@ -2,25 +2,22 @@ package dev.ducklake.janitor.maintain;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import dev.ducklake.janitor.demo.DemoScenario;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
+import dev.ducklake.janitor.testsupport.FakePushgateway;
 import dev.ducklake.janitor.testsupport.Catalogs;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,31 +29,24 @@ class MaintainCommandTest {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
-    record Push(String path, String body) {
-    }
-
-    final List<Push> pushes = new CopyOnWriteArrayList<>();
-    HttpServer gateway;
+    FakePushgateway gateway;
+    /** The gateway's requests, oldest first. */
+    List<FakePushgateway.Request> pushes;
     String gatewayUrl;
 
     @TempDir
     Path tmp;
 
     @BeforeEach
-    void startGateway() throws Exception {
-        gateway = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        gateway.createContext("/", ex -> {
-            pushes.add(new Push(ex.getRequestURI().getRawPath(), new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
-            ex.sendResponseHeaders(200, -1);
-            ex.close();
-        });
-        gateway.start();
-        gatewayUrl = "http://127.0.0.1:" + gateway.getAddress().getPort();
+    void startGateway() {
+        gateway = FakePushgateway.recording();
+        pushes = gateway.requests();
+        gatewayUrl = gateway.url();
     }
 
     @AfterEach
     void stopGateway() {
-        gateway.stop(0);
+        gateway.close();
     }
 
     static String leakedCatalog(String prefix, int leaked) throws Exception {
@@ -97,7 +87,7 @@ class MaintainCommandTest {
         String missing = "maint_missing_" + System.nanoTime();
         Path cfg = config(catalog("good", TestPostgres.get().url(), good) + catalog("broken", TestPostgres.get().url(), missing), CHAIN);
 
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
 
         assertThat(run.exitCode()).as(run.all()).isEqualTo(4);
         JsonNode doc = JSON.readTree(run.out());
@@ -173,7 +163,7 @@ class MaintainCommandTest {
         String imds = System.getProperty("aws.disableEc2Metadata");
         System.setProperty("aws.disableEc2Metadata", "true");
         try {
-            Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+            CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
             assertThat(run.exitCode()).as(run.all()).isZero();
             JsonNode s = JSON.readTree(run.out()).get("catalogs").get(0).get("steps");
             assertThat(s.get(0).get("status").asText()).as(run.all()).isEqualTo("ok");
@@ -194,7 +184,7 @@ class MaintainCommandTest {
             Path s3cfg = config(catalog("s3lake", TestPostgres.get().url(), s3cat.schema),
                     "  - cleanup-old-files: {older-than: 2d, s3-endpoint: \"http://127.0.0.1:1\"}\n"
                     + "  - compact: {s3-endpoint: \"http://127.0.0.1:1\"}\n");
-            Cli.Run s3run = Cli.run(Map.of(), "maintain", "--config", s3cfg.toString(), "--output", "json");
+            CliRun s3run = CliRun.run(Map.of(), "maintain", "--config", s3cfg.toString(), "--output", "json");
             assertThat(s3run.exitCode()).as(s3run.all()).isZero();
             JsonNode s3step = JSON.readTree(s3run.out()).get("catalogs").get(0).get("steps").get(0);
             assertThat(s3step.get("status").asText()).isEqualTo("skipped");
@@ -208,7 +198,7 @@ class MaintainCommandTest {
             // the same step marked required: a failure with the storage exit code
             Path required = config(catalog("files", TestPostgres.get().url(), cat.schema), steps.replace("s3-region: us-east-1",
                     "s3-region: us-east-1, required: true"));
-            Cli.Run req = Cli.run(Map.of(), "maintain", "--config", required.toString(), "--output", "json");
+            CliRun req = CliRun.run(Map.of(), "maintain", "--config", required.toString(), "--output", "json");
             assertThat(req.exitCode()).as(req.all()).isEqualTo(13);
             JsonNode r = JSON.readTree(req.out()).get("catalogs").get(0).get("steps").get(1);
             assertThat(r.get("status").asText()).isEqualTo("error");
@@ -233,7 +223,7 @@ class MaintainCommandTest {
             b.createTable("u", 1);
         }
         // what the command itself would do with the same options
-        Cli.Run alone = Cli.run(Map.of(), "expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", s,
+        CliRun alone = CliRun.run(Map.of(), "expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", s,
                 "--retain-last", "1", "--min-age", "0s", "--dry-run", "--output", "json");
         assertThat(alone.exitCode()).as(alone.all()).isZero();
         long expected = JSON.readTree(alone.out()).get("snapshots_would_expire").asLong();
@@ -241,12 +231,12 @@ class MaintainCommandTest {
 
         // the command's own parser refuses a combination it refuses on the command line: a configuration error before anything runs
         Path bad = config(catalog("lake", TestPostgres.get().url(), s), "  - expire-snapshots: {versions: [1], older-than: 1d}\n");
-        Cli.Run refused = Cli.run(Map.of(), "maintain", "--config", bad.toString());
+        CliRun refused = CliRun.run(Map.of(), "maintain", "--config", bad.toString());
         assertThat(refused.exitCode()).as(refused.all()).isEqualTo(11);
         assertThat(refused.err()).contains("maintain.yaml").contains("expire-snapshots").contains("--versions");
 
         Path cfg = config(catalog("lake", TestPostgres.get().url(), s), "  - expire-snapshots: {retain-last: 1, min-age: 0s, batch-size: 1}\n");
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
         assertThat(run.exitCode()).as(run.all()).isZero();
         JsonNode step = JSON.readTree(run.out()).get("catalogs").get(0).get("steps").get(0);
         assertThat(step.get("status").asText()).isEqualTo("ok");
@@ -254,7 +244,7 @@ class MaintainCommandTest {
         assertThat(step.get("result").get("batches").asLong()).as("batch-size 1 snapshot from the file").isEqualTo(expected);
         assertThat(pushes).filteredOn(p -> p.path().contains("/operation/expire-snapshots/")).last()
                 .satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_snapshots_expired_last_run " + expected));
-        Cli.Run after = Cli.run(Map.of(), "expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", s,
+        CliRun after = CliRun.run(Map.of(), "expire-snapshots", "--catalog", TestPostgres.get().url(), "--metadata-schema", s,
                 "--retain-last", "1", "--min-age", "0s", "--dry-run", "--output", "json");
         assertThat(JSON.readTree(after.out()).get("snapshots_would_expire").asLong()).as("the chain really expired them").isZero();
     }
@@ -264,7 +254,7 @@ class MaintainCommandTest {
         String leaked = leakedCatalog("maint_check", 3);
         Path cfg = config(catalog("lake", TestPostgres.get().url(), leaked),
                 "  - purge-orphan-stats: {statement-timeout: 2m}\n  - check: {max-examples: 2, fail-on: debris}\n");
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
         assertThat(run.exitCode()).as(run.all()).isEqualTo(12);
         JsonNode steps = JSON.readTree(run.out()).get("catalogs").get(0).get("steps");
         assertThat(steps.get(0).get("step").asText()).isEqualTo("purge-orphan-stats");
@@ -280,7 +270,7 @@ class MaintainCommandTest {
             }
         }
         assertThat(unreachable).as(check.toString()).isNotNull();
-        Cli.Run alone = Cli.run(Map.of(), "check", "--catalog", TestPostgres.get().url(), "--metadata-schema", leaked, "--output", "json");
+        CliRun alone = CliRun.run(Map.of(), "check", "--catalog", TestPostgres.get().url(), "--metadata-schema", leaked, "--output", "json");
         assertThat(alone.exitCode()).isEqualTo(12);
         long expected = -1;
         for (JsonNode f : JSON.readTree(alone.out()).get("findings")) {
@@ -296,7 +286,7 @@ class MaintainCommandTest {
                 .satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_duration_seconds{status=\"success\"}"));
 
         // the text output is check's own section
-        Cli.Run text = Cli.run(Map.of(), "maintain", "--config", cfg.toString());
+        CliRun text = CliRun.run(Map.of(), "maintain", "--config", cfg.toString());
         assertThat(text.exitCode()).isEqualTo(12);
         assertThat(text.out()).contains("-- check, schema " + leaked + ": findings").contains("unreachable_inlined_tables (debris): ")
                 .contains("fix: ducklake-janitor drop-orphan-inline-tables");
@@ -308,7 +298,7 @@ class MaintainCommandTest {
         Path cfg = config(catalog("down", "postgresql://janitor@127.0.0.1:1/lake?connect_timeout=2", "public")
                 + catalog("good", TestPostgres.get().url(), good), "  - drop-orphan-inline-tables: {}\n");
 
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--catalog-parallelism", "2");
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--catalog-parallelism", "2");
 
         assertThat(run.exitCode()).as(run.all()).isEqualTo(3);
         assertThat(run.out()).contains("== catalog down").contains("FAILED (exit 3, connection)")
@@ -322,7 +312,7 @@ class MaintainCommandTest {
         Path cfg = config("  - name: down\n    connection: postgresql://janitor@127.0.0.1:1/lake?connect_timeout=2\n"
                 + "    password_env: LAKE_PW\n" + catalog("good", TestPostgres.get().url(), good), "  - drop-orphan-inline-tables: {}\n");
         for (String format : List.of("text", "json")) {
-            Cli.Run run = Cli.run(Map.of("LAKE_PW", "Sup3r-s3cret-pw"), "maintain", "--config", cfg.toString(), "--output", format,
+            CliRun run = CliRun.run(Map.of("LAKE_PW", "Sup3r-s3cret-pw"), "maintain", "--config", cfg.toString(), "--output", format,
                     "--log-format", format, "--verbose");
             assertThat(run.exitCode()).as(run.all()).isEqualTo(3);
             assertThat(run.all()).contains("127.0.0.1").doesNotContain("Sup3r-s3cret-pw");
@@ -334,7 +324,7 @@ class MaintainCommandTest {
     void aDryRunChangesNothingAndPushesNothing() throws Exception {
         String good = leakedCatalog("maint_dry", 3);
         Path cfg = config(catalog("good", TestPostgres.get().url(), good), CHAIN);
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--dry-run", "--output", "json");
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--dry-run", "--output", "json");
         assertThat(run.exitCode()).as("check's default fail-on is damage: what the dry run left is debris: " + run.all()).isZero();
         JsonNode check = JSON.readTree(run.out()).get("catalogs").get(0).get("steps").get(3);
         assertThat(check.get("step").asText()).isEqualTo("check");
@@ -350,7 +340,7 @@ class MaintainCommandTest {
     void jsonLogLinesCarryCatalogSchemaOperationAndBatchFields() throws Exception {
         String good = leakedCatalog("maint_log", 6);
         Path cfg = config(catalog("good", TestPostgres.get().url(), good), "  - drop-orphan-inline-tables: {batch-size: 3}\n");
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--log-format", "json");
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--log-format", "json");
         assertThat(run.exitCode()).as(run.all()).isZero();
         List<String> lines = run.err().lines().filter(l -> !l.isBlank()).toList();
         assertThat(lines).isNotEmpty();

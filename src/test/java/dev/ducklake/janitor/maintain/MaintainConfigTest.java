@@ -3,7 +3,7 @@ package dev.ducklake.janitor.maintain;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.demo.DemoScenario;
 import dev.ducklake.janitor.testsupport.Catalogs;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -191,11 +191,11 @@ class MaintainConfigTest {
         Path f = dir.resolve("bad.yaml");
         Files.writeString(f, "catalogs:\n  - name: lake\n    connection: " + TestPostgres.get().url() + "\n    metadata_schema: " + schema
                 + "\nmaintain:\n  - drop-orphan-inline-tables: {}\n  - cleanup-old-files: {older-than: yesterday}\n");
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", f.toString());
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", f.toString());
         assertThat(run.exitCode()).isEqualTo(11);
         assertThat(run.err()).contains(f.toString()).contains("line 7").contains("key maintain[1].cleanup-old-files.older-than");
         assertThat(Catalogs.run(schema, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(6);
-        Cli.Run missing = Cli.run(Map.of(), "maintain", "--config", dir.resolve("nope.yaml").toString());
+        CliRun missing = CliRun.run(Map.of(), "maintain", "--config", dir.resolve("nope.yaml").toString());
         assertThat(missing.exitCode()).isEqualTo(11);
         assertThat(missing.err()).contains("nope.yaml").contains("no such file");
     }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.Catalogs;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.DedicatedPostgres;
 import dev.ducklake.janitor.testsupport.FileCatalog;
 import org.junit.jupiter.api.AfterAll;
@@ -100,7 +100,7 @@ class MaintainConsultTest {
     }
 
     /** The delete-orphan-files result of each schema of the first catalog, by schema. */
-    private static Map<String, JsonNode> steps(Cli.Run run) throws Exception {
+    private static Map<String, JsonNode> steps(CliRun run) throws Exception {
         Map<String, JsonNode> out = new java.util.LinkedHashMap<>();
         for (JsonNode s : JSON.readTree(run.out()).get("catalogs").get(0).get("steps")) {
             out.put(s.get("schema").asText(), s);
@@ -133,12 +133,12 @@ class MaintainConsultTest {
         }
 
         // the unreadable tenant catalog stops both passes (exit 8) until the catalog's configuration excludes it
-        Cli.Run refused = Cli.run(Map.of(), "maintain", "--config", config("").toString(), "--output", "json", "--dry-run");
+        CliRun refused = CliRun.run(Map.of(), "maintain", "--config", config("").toString(), "--output", "json", "--dry-run");
         assertThat(refused.exitCode()).as(refused.all()).isEqualTo(8);
         assertThat(steps(refused).get("lake").get("message").asText()).contains("'priv'").contains("--exclude-catalog-schema");
 
         // excluded, and the server not searched: the other database's live files are candidates of the outer pass
-        Cli.Run blind = Cli.run(Map.of(), "maintain", "--config", config("    exclude_catalog_schemas: [priv]\n"
+        CliRun blind = CliRun.run(Map.of(), "maintain", "--config", config("    exclude_catalog_schemas: [priv]\n"
                 + "    consult_server: false\n").toString(), "--output", "json", "--dry-run");
         assertThat(blind.exitCode()).as(blind.all()).isZero();
         JsonNode outer = steps(blind).get("lake").get("result");
@@ -153,7 +153,7 @@ class MaintainConsultTest {
         // also_catalogs names the other database: its files are known; an execute run deletes the stray alone
         Path cfg = config("    exclude_catalog_schemas: [priv]\n    consult_server: false\n"
                 + "    also_catalogs: [\"dbname=mc_other\"]\n"); // user, host, port and password: the catalog's
-        Cli.Run ok = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun ok = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
         assertThat(ok.exitCode()).as(ok.all()).isZero();
         assertThat(ok.all()).doesNotContain(PASSWORD);
         JsonNode outerOk = steps(ok).get("lake").get("result");
@@ -166,7 +166,7 @@ class MaintainConsultTest {
         }
 
         // a bad entry is a configuration error naming the key, before anything runs
-        Cli.Run bad = Cli.run(Map.of(), "maintain", "--config", config("    also_catalogs: [\"\"]\n").toString());
+        CliRun bad = CliRun.run(Map.of(), "maintain", "--config", config("    also_catalogs: [\"\"]\n").toString());
         assertThat(bad.exitCode()).as(bad.all()).isEqualTo(11);
         assertThat(bad.err()).contains("also_catalogs[0]");
     }

@@ -2,17 +2,15 @@ package dev.ducklake.janitor.maintain;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
+import dev.ducklake.janitor.testsupport.FakePushgateway;
 import dev.ducklake.janitor.testsupport.Catalogs;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -22,7 +20,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,31 +32,24 @@ class MaintainOperatorTest {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
-    record Push(String path, String body) {
-    }
-
-    final List<Push> pushes = new CopyOnWriteArrayList<>();
-    HttpServer gateway;
+    FakePushgateway gateway;
+    /** The gateway's requests, oldest first. */
+    List<FakePushgateway.Request> pushes;
     String gatewayUrl;
 
     @TempDir
     Path tmp;
 
     @BeforeEach
-    void startGateway() throws Exception {
-        gateway = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        gateway.createContext("/", ex -> {
-            pushes.add(new Push(ex.getRequestURI().getRawPath(), new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
-            ex.sendResponseHeaders(200, -1);
-            ex.close();
-        });
-        gateway.start();
-        gatewayUrl = "http://127.0.0.1:" + gateway.getAddress().getPort();
+    void startGateway() {
+        gateway = FakePushgateway.recording();
+        pushes = gateway.requests();
+        gatewayUrl = gateway.url();
     }
 
     @AfterEach
     void stopGateway() {
-        gateway.stop(0);
+        gateway.close();
     }
 
     Path file(String text) throws Exception {
@@ -82,7 +72,7 @@ class MaintainOperatorTest {
                 + "\n    metadata_schema: public\n" + catalog("good", good)
                 + "maintain:\n  - drop-orphan-inline-tables: {}\n  - check: {}\n");
 
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
 
         assertThat(run.exitCode()).as("the catalog's own failure (connection), not a configuration error: " + run.all()).isEqualTo(3);
         JsonNode doc = JSON.readTree(run.out());
@@ -104,7 +94,7 @@ class MaintainOperatorTest {
         assertThat(Catalogs.run(good, o -> o.withDryRun(true)).wouldDrop()).as("the good catalog really was maintained").isZero();
 
         // text mode says the same
-        Cli.Run text = Cli.run(Map.of(), "maintain", "--config", cfg.toString());
+        CliRun text = CliRun.run(Map.of(), "maintain", "--config", cfg.toString());
         assertThat(text.exitCode()).isEqualTo(3);
         assertThat(text.out()).contains("== catalog nopw").contains("FAILED (exit 3, connection)").contains("does not exist");
     }
@@ -112,7 +102,7 @@ class MaintainOperatorTest {
     @Test
     void aMalformedConfigurationIsExit11WithAJsonErrorDocument() throws Exception {
         Path cfg = file("catalogs:\n" + catalog("lake", "public") + "maintain:\n  - drop-orphan-inline-tables: {colour: blue}\n");
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
         assertThat(run.exitCode()).isEqualTo(11);
         JsonNode doc = JSON.readTree(run.out());
         assertThat(doc.get("operation").asText()).isEqualTo("maintain");
@@ -122,7 +112,7 @@ class MaintainOperatorTest {
         assertThat(doc.get("message").asText()).contains("key maintain[0].drop-orphan-inline-tables.colour");
         assertThat(doc.get("config").asText()).isEqualTo(cfg.toString());
 
-        Cli.Run missing = Cli.run(Map.of(), "maintain", "--config", tmp.resolve("nope.yaml").toString(), "--output", "json");
+        CliRun missing = CliRun.run(Map.of(), "maintain", "--config", tmp.resolve("nope.yaml").toString(), "--output", "json");
         assertThat(missing.exitCode()).isEqualTo(11);
         assertThat(JSON.readTree(missing.out()).get("exit_code").asInt()).isEqualTo(11);
     }
@@ -134,7 +124,7 @@ class MaintainOperatorTest {
         Path cfg = file("catalogs:\n" + catalog("a", a) + catalog("b", b)
                 + "maintain:\n  - purge-orphan-stats: {}\n  - drop-orphan-inline-tables: {}\n  - check: {}\n");
 
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--only-catalog", "b",
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--only-catalog", "b",
                 "--only-step", "drop-orphan-inline-tables", "--only-step", "check", "--skip-step", "check");
         assertThat(run.exitCode()).as(run.all()).isZero();
         JsonNode doc = JSON.readTree(run.out());
@@ -145,13 +135,13 @@ class MaintainOperatorTest {
         assertThat(Catalogs.run(b, o -> o.withDryRun(true)).wouldDrop()).isZero();
         assertThat(Catalogs.run(a, o -> o.withDryRun(true)).wouldDrop()).as("catalog a was left out").isEqualTo(3);
 
-        Cli.Run unknown = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-catalog", "c", "--output", "json");
+        CliRun unknown = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-catalog", "c", "--output", "json");
         assertThat(unknown.exitCode()).isEqualTo(2);
         assertThat(JSON.readTree(unknown.out()).get("message").asText()).contains("--only-catalog c").contains("a, b");
-        Cli.Run notInChain = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--skip-step", "delete-orphan-files");
+        CliRun notInChain = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--skip-step", "delete-orphan-files");
         assertThat(notInChain.exitCode()).isEqualTo(2);
         assertThat(notInChain.err()).contains("--skip-step delete-orphan-files").contains("purge-orphan-stats, drop-orphan-inline-tables, check");
-        Cli.Run nothingLeft = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-step", "check", "--skip-step", "check");
+        CliRun nothingLeft = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-step", "check", "--skip-step", "check");
         assertThat(nothingLeft.exitCode()).isEqualTo(2);
         assertThat(Catalogs.run(a, o -> o.withDryRun(true)).wouldDrop()).as("usage errors change nothing").isEqualTo(3);
     }
@@ -162,20 +152,20 @@ class MaintainOperatorTest {
         // the file pushes nowhere reachable and gives a budget of a day
         Path cfg = file("pushgateway_url: http://127.0.0.1:1\nrun_budget: 1d\ncatalogs:\n" + catalog("lake", s)
                 + "maintain:\n  - purge-orphan-stats: {}\n  - drop-orphan-inline-tables: {}\n");
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--run-budget", "1ms");
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--run-budget", "1ms");
         assertThat(run.exitCode()).as(run.all()).isZero();
         JsonNode second = steps(JSON.readTree(run.out()), 0).get(1);
         assertThat(second.get("status").asText()).as("1 ms of --run-budget is spent by the first step").isEqualTo("skipped");
         assertThat(second.get("message").asText()).contains("the run's run_budget");
         assertThat(pushes).isEmpty();
 
-        Cli.Run inf = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--run-budget", "inf",
+        CliRun inf = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--run-budget", "inf",
                 "--pushgateway-url", gatewayUrl);
         assertThat(inf.exitCode()).as(inf.all()).isZero();
         assertThat(steps(JSON.readTree(inf.out()), 0).get(1).get("status").asText()).isEqualTo("ok");
         assertThat(pushes).as("pushed to --pushgateway-url, not to the file's").anyMatch(p -> p.path().contains("/operation/purge-orphan-stats/"))
                 .anyMatch(p -> p.path().contains("/operation/drop-orphan-inline-tables/"));
-        Cli.Run bad = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--run-budget", "soon");
+        CliRun bad = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--run-budget", "soon");
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err()).contains("--run-budget").contains("7d");
     }
@@ -187,7 +177,7 @@ class MaintainOperatorTest {
         Path cfg = file("catalogs:\n" + catalog("a", a) + catalog("b", b)
                 + "    maintain:\n      drop-orphan-inline-tables: {batch-size: 3}\n"
                 + "maintain:\n  - drop-orphan-inline-tables: {batch-size: 7, include-unregistered: true}\n");
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
         assertThat(run.exitCode()).as(run.all()).isZero();
         JsonNode doc = JSON.readTree(run.out());
         assertThat(steps(doc, 0).get(0).get("result").get("batch_size_requested").asLong()).isEqualTo(7);
@@ -210,11 +200,11 @@ class MaintainOperatorTest {
         assertThat(dev.ducklake.janitor.metrics.MetricsConfig.parse(Path.of("m.yaml"), "catalogs:\n"
                 + "  - name: b\n    connection: postgresql://j@db/b\n    maintain:\n      delete-orphan-files: {every: 7d}\n"
                 + "state_schema: ducklake_janitor\nmaintain:\n  - delete-orphan-files: {}\n", Map.of()).catalogs()).hasSize(1);
-        Cli.Run outside = Cli.run(Map.of(), "maintain", "--config", file("catalogs:\n" + catalog("a", a)
+        CliRun outside = CliRun.run(Map.of(), "maintain", "--config", file("catalogs:\n" + catalog("a", a)
                 + "    maintain:\n      check: {}\nmaintain:\n  - drop-orphan-inline-tables: {}\n").toString());
         assertThat(outside.exitCode()).isEqualTo(11);
         assertThat(outside.err()).contains("key catalogs[0].maintain.check").contains("not a step of the 'maintain:' chain");
-        Cli.Run badValue = Cli.run(Map.of(), "maintain", "--config", file("catalogs:\n" + catalog("a", a)
+        CliRun badValue = CliRun.run(Map.of(), "maintain", "--config", file("catalogs:\n" + catalog("a", a)
                 + "    maintain:\n      drop-orphan-inline-tables: {batch-size: 0}\nmaintain:\n  - drop-orphan-inline-tables: {}\n").toString());
         assertThat(badValue.exitCode()).isEqualTo(11);
         assertThat(badValue.err()).contains("catalogs[0].maintain.drop-orphan-inline-tables.batch-size");
@@ -228,12 +218,12 @@ class MaintainOperatorTest {
                 + "maintain:\n  - drop-orphan-inline-tables: {every: 24h}\n  - check: {}\n");
 
         // a dry run reads the ledger but creates nothing
-        Cli.Run dry = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--dry-run");
+        CliRun dry = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--dry-run");
         assertThat(dry.exitCode()).as(dry.all()).isZero();
         assertThat(steps(JSON.readTree(dry.out()), 0).get(0).get("status").asText()).isEqualTo("ok");
         assertThat(ledgerExists(state)).as("a dry run creates no ledger").isFalse();
 
-        Cli.Run first = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun first = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
         assertThat(first.exitCode()).as(first.all()).isZero();
         JsonNode drop = steps(JSON.readTree(first.out()), 0).get(0);
         assertThat(drop.get("status").asText()).isEqualTo("ok");
@@ -248,7 +238,7 @@ class MaintainOperatorTest {
 
         // an hour later (the next CronJob): not due; check runs every time
         pushes.clear();
-        Cli.Run second = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun second = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
         assertThat(second.exitCode()).as(second.all()).isZero();
         JsonNode skipped = steps(JSON.readTree(second.out()), 0).get(0);
         assertThat(skipped.get("status").asText()).isEqualTo("skipped");
@@ -263,7 +253,7 @@ class MaintainOperatorTest {
                 .satisfies(p -> assertThat(p.body()).contains("ducklake_maintenance_every_seconds 86400")
                         .doesNotContain("ducklake_maintenance_start_time_seconds").doesNotContain("last_success"));
         assertThat(lastSuccess(state, "drop-orphan-inline-tables")).isEqualTo(recorded);
-        Cli.Run quiet = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--quiet");
+        CliRun quiet = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json", "--quiet");
         assertThat(quiet.exitCode()).as(quiet.all()).isZero();
         assertThat(quiet.err()).as("a step not due is the cadence working: --quiet shows nothing, so cron mails nothing")
                 .doesNotContain("skipped");
@@ -273,13 +263,13 @@ class MaintainOperatorTest {
             st.executeUpdate("UPDATE \"" + state + "\".ducklake_janitor_runs SET last_success_started_at = now() - interval '23 hours 55 minutes'"
                     + " WHERE step = 'drop-orphan-inline-tables'");
         }
-        Cli.Run third = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+        CliRun third = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
         assertThat(third.exitCode()).as(third.all()).isZero();
         assertThat(steps(JSON.readTree(third.out()), 0).get(0).get("status").asText()).isEqualTo("ok");
         assertThat(lastSuccess(state, "drop-orphan-inline-tables")).isAfter(recorded);
 
         // the text result says when it is due
-        Cli.Run text = Cli.run(Map.of(), "maintain", "--config", cfg.toString());
+        CliRun text = CliRun.run(Map.of(), "maintain", "--config", cfg.toString());
         assertThat(text.exitCode()).as(text.all()).isZero();
         assertThat(text.out()).contains("-- drop-orphan-inline-tables, schema " + s + ": skipped: not due: every 1d, last successful run started ")
                 .contains("; next due at ").contains("steps: 1 skipped, 1 ok");
@@ -292,7 +282,7 @@ class MaintainOperatorTest {
         Path cfg = file("state_schema: " + state + "\ncatalogs:\n" + catalog("lake", s)
                 + "maintain:\n  - drop-orphan-inline-tables: {every: 7d, batch-size: 2, max-batches: 1}\n");
         for (int run = 0; run < 2; run++) {
-            Cli.Run r = Cli.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+            CliRun r = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
             assertThat(r.exitCode()).as(r.all()).isZero();
             JsonNode step = steps(JSON.readTree(r.out()), 0).get(0);
             assertThat(step.get("status").asText()).as("run %d: a partial run leaves the step due", run).isEqualTo("ok");
@@ -305,11 +295,11 @@ class MaintainOperatorTest {
 
     @Test
     void everyNeedsAStateSchemaAndAPositivePeriod() throws Exception {
-        Cli.Run run = Cli.run(Map.of(), "maintain", "--config", file("catalogs:\n" + catalog("a", "public")
+        CliRun run = CliRun.run(Map.of(), "maintain", "--config", file("catalogs:\n" + catalog("a", "public")
                 + "maintain:\n  - delete-orphan-files: {every: 7d}\n").toString());
         assertThat(run.exitCode()).isEqualTo(11);
         assertThat(run.err()).contains("state_schema").contains("every");
-        Cli.Run zero = Cli.run(Map.of(), "maintain", "--config", file("state_schema: s\ncatalogs:\n" + catalog("a", "public")
+        CliRun zero = CliRun.run(Map.of(), "maintain", "--config", file("state_schema: s\ncatalogs:\n" + catalog("a", "public")
                 + "maintain:\n  - delete-orphan-files: {every: 0s}\n").toString());
         assertThat(zero.exitCode()).isEqualTo(11);
         assertThat(zero.err()).contains("key maintain[0].delete-orphan-files.every").contains("positive");

@@ -10,7 +10,7 @@ import dev.ducklake.janitor.catalog.health.InlineSurvey;
 import dev.ducklake.janitor.catalog.health.RuleEvaluation;
 import dev.ducklake.janitor.catalog.health.RuleOutcome;
 import dev.ducklake.janitor.testsupport.Catalogs;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FileCatalog;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Assumptions;
@@ -193,11 +193,11 @@ class NoJitTest {
     @Test
     void checkAndMetrics() throws Exception {
         String schema = leaked("nojit_check");
-        Cli.Run check = Cli.run("check", "--catalog", probe(), "--metadata-schema", schema);
+        CliRun check = CliRun.run("check", "--catalog", probe(), "--metadata-schema", schema);
         assertThat(check.exitCode()).as(check.all()).isEqualTo(12);
         assertNothingCompiled("check");
         resetStatements();
-        Cli.Run metrics = Cli.run("metrics", "--catalog", probe(), "--metadata-schema", schema);
+        CliRun metrics = CliRun.run("metrics", "--catalog", probe(), "--metadata-schema", schema);
         assertThat(metrics.exitCode()).as(metrics.all()).isZero();
         assertThat(metrics.out()).contains("ducklake_janitor_up");
         assertNothingCompiled("metrics");
@@ -216,7 +216,7 @@ class NoJitTest {
             resetStatements();
             List<String> args = new ArrayList<>(cmd);
             args.addAll(List.of("--catalog", probe(), "--metadata-schema", schema));
-            Cli.Run run = Cli.run(args.toArray(String[]::new));
+            CliRun run = CliRun.run(args.toArray(String[]::new));
             assertThat(run.exitCode()).as("%s: %s", cmd, run.all()).isIn(0, 12);
             assertNothingCompiled(String.join(" ", cmd));
         }
@@ -235,7 +235,7 @@ class NoJitTest {
         for (String cmd : List.of("cleanup-old-files", "delete-orphan-files")) {
             for (String mode : List.of("--dry-run", "--yes")) {
                 resetStatements();
-                Cli.Run run = Cli.run(cmd, mode, "--catalog", probe(), "--metadata-schema", cat.schema, "--older-than", "1d");
+                CliRun run = CliRun.run(cmd, mode, "--catalog", probe(), "--metadata-schema", cat.schema, "--older-than", "1d");
                 assertThat(run.exitCode()).as("%s %s: %s", cmd, mode, run.all()).isIn(0, 12);
                 assertNothingCompiled(cmd + " " + mode);
             }

@@ -16,7 +16,7 @@ import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.storage.LocalFileStore;
 import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.FileCatalog;
-import dev.ducklake.janitor.testsupport.Cli;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.SqlCapture;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -137,7 +137,7 @@ class SqlScanTest {
                 // program constants of more than two digits, so only catalog values count as numbers there)
                 sql.addAll(capture.statements());
                 capture.clear();
-                Cli.Run metrics = Cli.run("metrics", "--catalog", pg.url(), "--metadata-schema", schema);
+                CliRun metrics = CliRun.run("metrics", "--catalog", pg.url(), "--metadata-schema", schema);
                 assertThat(metrics.exitCode()).as("metrics ran; stderr: %s", metrics.err()).isZero();
                 metricsSql.addAll(capture.statements());
                 capture.clear();
@@ -312,7 +312,7 @@ class SqlScanTest {
                     dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
             r = new dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots(pg.spec(), options,
                     dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
-            Cli.Run cli = Cli.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", schema, "--versions", "1", "--yes");
+            CliRun cli = CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", schema, "--versions", "1", "--yes");
             assertThat(cli.exitCode()).as("stderr: %s", cli.err()).isZero();
             sql = new ArrayList<>(capture.statements());
         }

@@ -32,6 +32,11 @@ public record CliRun(int exitCode, String out, String err) {
         return new CliRun(code, out.toString(), err.toString());
     }
 
+    /** @return stdout and stderr together */
+    public String all() {
+        return out + "\n" + err;
+    }
+
     /** stdout parsed as one JSON document. */
     public JsonNode json() {
         try {
