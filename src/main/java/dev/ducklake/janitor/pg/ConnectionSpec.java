@@ -8,14 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 
 /**
  * Where the catalog database is and how to log in, parsed from what an operator already has.
@@ -47,8 +43,6 @@ import java.util.Set;
  */
 public final class ConnectionSpec {
 
-    private static final Set<String> KNOWN_KEYS = ConnectionStrings.KNOWN_KEYS;
-
     /**
      * Key of the environment map naming the variable its PGPASSWORD value was taken from (a configuration's
      * {@code password_env}), so that messages name the variable the operator set; only messages read it.
@@ -69,15 +63,6 @@ public final class ConnectionSpec {
     private static final java.util.Set<Thread> CONNECTING = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Threads whose login {@link #abortPendingConnects()} interrupted (pgJDBC reports the interrupt in several ways). */
     private static final java.util.Set<Thread> ABORTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    /** libpq environment variables and the key each one fills (PGPASSWORD is handled by {@link PasswordSource}). */
-    private static final Map<String, String> ENV_KEYS = Map.ofEntries(
-            Map.entry("PGHOST", "host"), Map.entry("PGHOSTADDR", "hostaddr"), Map.entry("PGPORT", "port"),
-            Map.entry("PGDATABASE", "dbname"), Map.entry("PGUSER", "user"),
-            Map.entry("PGSSLMODE", "sslmode"), Map.entry("PGSSLROOTCERT", "sslrootcert"),
-            Map.entry("PGSSLCERT", "sslcert"), Map.entry("PGSSLKEY", "sslkey"),
-            Map.entry("PGAPPNAME", "application_name"), Map.entry("PGCONNECT_TIMEOUT", "connect_timeout"),
-            Map.entry("PGOPTIONS", "options"));
 
     private final String host;
     private final String port;
@@ -116,8 +101,8 @@ public final class ConnectionSpec {
      *     string itself (it may hold a password)
      */
     public static ConnectionSpec parse(String text, Map<String, String> env, Path passwordFile) throws JanitorException {
-        Map<String, String> kv = parseToMap(text, env);
-        fillFromEnv(kv, env);
+        Map<String, String> kv = ConnectionStrings.keys(text, env);
+        ConnectionStrings.fillFromEnv(kv, env);
         String pgPassword = env.get("PGPASSWORD");
         PasswordSource source = PasswordSource.choose(kv.remove("password"), passwordFile, pgPassword, env.get(PASSWORD_VARIABLE));
         return build(kv, env, source);
@@ -144,7 +129,7 @@ public final class ConnectionSpec {
             throw new JanitorException(Reason.USAGE, "An empty catalog connection was given: pass a connection string such as "
                     + "'postgresql://user@host:5432/db' or 'host=h dbname=d metadata_schema=s'.");
         }
-        Map<String, String> kv = parseToMap(text, env);
+        Map<String, String> kv = ConnectionStrings.keys(text, env);
         String schema = kv.remove("metadata_schema");
         if (schema != null && schema.isEmpty()) {
             throw new JanitorException(Reason.USAGE, "metadata_schema in a catalog connection must name a schema; leave it out "
@@ -157,7 +142,7 @@ public final class ConnectionSpec {
             }
             kv.putIfAbsent("user", base.user);
         }
-        fillFromEnv(kv, env);
+        ConnectionStrings.fillFromEnv(kv, env);
         String inString = kv.remove("password");
         PasswordSource source = inString != null || base == null
                 ? PasswordSource.choose(inString, null, env.get("PGPASSWORD"), env.get(PASSWORD_VARIABLE)) : base.password;
@@ -183,96 +168,9 @@ public final class ConnectionSpec {
         return host.equalsIgnoreCase(other.host) && port.equals(other.port);
     }
 
-    private static void fillFromEnv(Map<String, String> kv, Map<String, String> env) {
-        for (Map.Entry<String, String> e : ENV_KEYS.entrySet()) {
-            String v = env.get(e.getKey());
-            if (v != null && !v.isEmpty()) {
-                kv.putIfAbsent(e.getValue(), v);
-            }
-        }
-    }
-
-    /** The libpq keys of a connection string in any accepted form (before the environment fills gaps). */
-    private static Map<String, String> parseToMap(String text, Map<String, String> env) throws JanitorException {
-        Map<String, String> kv = new LinkedHashMap<>();
-        String s = text == null ? "" : text.strip();
-        if (s.isEmpty()) {
-            if (!env.containsKey("PGHOST") && !env.containsKey("PGDATABASE") && !env.containsKey("PGSERVICE")) {
-                throw new JanitorException(Reason.USAGE, "No catalog connection given: pass --catalog (or set "
-                        + "DUCKLAKE_JANITOR_CATALOG), e.g. --catalog 'postgresql://user@host:5432/db', or set PGHOST/PGDATABASE.");
-            }
-        } else {
-            String lower = s.toLowerCase(Locale.ROOT);
-            if (lower.startsWith("attach ") || lower.startsWith("attach'") || lower.startsWith("attach\t")) {
-                throw attachStatement(s);
-            }
-            if (lower.startsWith("ducklake:")) {
-                s = s.substring("ducklake:".length());
-                lower = s.toLowerCase(Locale.ROOT);
-                if (!lower.startsWith("postgres:")) {
-                    throw new JanitorException(Reason.USAGE, "The DuckLake ATTACH string does not name a PostgreSQL "
-                            + "catalog: expected 'ducklake:postgres:<libpq connection string>'.");
-                }
-            }
-            if (lower.startsWith("postgres:") && !lower.startsWith("postgres://")) {
-                s = s.substring("postgres:".length()).strip();
-                lower = s.toLowerCase(Locale.ROOT);
-            }
-            if (lower.startsWith("jdbc:postgresql:")) {
-                ConnectionStrings.parseUri(s.substring("jdbc:".length()), kv, true);
-            } else if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
-                ConnectionStrings.parseUri(s, kv, false);
-            } else if (lower.startsWith("jdbc:")) {
-                throw new JanitorException(Reason.USAGE, "Only PostgreSQL JDBC URLs (jdbc:postgresql://...) are supported as --catalog.");
-            } else if (SCHEME.matcher(s).lookingAt()) {
-                throw unknownScheme(s);
-            } else {
-                ConnectionStrings.parseKeyValue(s, kv);
-            }
-        }
-        return kv;
-    }
-
-    /**
-     * The error for a pasted DuckDB statement such as {@code ATTACH 'ducklake:postgres:dbname=d' AS lake
-     * (METADATA_SCHEMA 'm')}: names the schema it found (never the connection string, which may hold a password).
-     */
-    private static JanitorException attachStatement(String s) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)METADATA_SCHEMA\\s*'([^']*)'").matcher(s);
-        String schemaHint = m.find() ? " --metadata-schema " + Sql.printable(m.group(1)) : " --metadata-schema <schema>";
-        return new JanitorException(Reason.USAGE, "--catalog takes a connection string, not a DuckDB ATTACH statement: pass "
-                + "the quoted 'ducklake:postgres:...' part as --catalog and the METADATA_SCHEMA option as" + schemaHint + ".");
-    }
-
-    /** A URI-like start ({@code name:/}) that is none of the accepted schemes: a mistyped scheme, not a key/value string. */
-    private static final java.util.regex.Pattern SCHEME = java.util.regex.Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*):/");
-
-    /**
-     * The error for {@code postgressql://…}, {@code pgsql://…}, {@code postgresql:/…}: names the scheme (never the rest, which
-     * may hold a password) and the accepted ones.
-     */
-    private static JanitorException unknownScheme(String s) {
-        java.util.regex.Matcher m = SCHEME.matcher(s);
-        m.lookingAt();
-        String scheme = m.group(1);
-        String lower = scheme.toLowerCase(Locale.ROOT);
-        boolean oneSlash = !s.startsWith("//", m.end() - 1);
-        String hint = (lower.equals("postgresql") || lower.equals("postgres")) && oneSlash
-                ? "'" + scheme + ":/' needs two slashes: " + lower + "://user@host:5432/db"
-                : "the scheme " + Sql.printable(scheme + ":") + " is not one of postgresql://, postgres://, jdbc:postgresql:// "
-                        + "or ducklake:postgres:";
-        return new JanitorException(Reason.USAGE, "The catalog connection string is not a connection string this tool reads: " + hint
-                + " (the string itself is not shown; it may hold a password).");
-    }
-
     private static ConnectionSpec build(Map<String, String> kv, Map<String, String> env, PasswordSource source)
             throws JanitorException {
-        for (String key : kv.keySet()) {
-            if (!KNOWN_KEYS.contains(key)) {
-                throw new JanitorException(Reason.USAGE, "Unsupported connection parameter '" + Secrets.redact(key) + "'; supported: "
-                        + String.join(", ", new java.util.TreeSet<>(KNOWN_KEYS)) + ".");
-            }
-        }
+        ConnectionStrings.requireKnownKeys(kv);
         String host = kv.containsKey("hostaddr") ? kv.get("hostaddr") : kv.getOrDefault("host", "localhost");
         if (host.isEmpty()) {
             host = "localhost";
@@ -291,15 +189,12 @@ public final class ConnectionSpec {
         String user = kv.getOrDefault("user", osUser);
         String database = kv.getOrDefault("dbname", user);
         Map<String, String> params = new LinkedHashMap<>();
-        copyParam(kv, params, "sslmode", "sslmode");
-        copyParam(kv, params, "sslrootcert", "sslrootcert");
-        copyParam(kv, params, "sslcert", "sslcert");
-        copyParam(kv, params, "sslkey", "sslkey");
-        copyParam(kv, params, "sslpassword", "sslpassword");
-        copyParam(kv, params, "application_name", "ApplicationName");
-        copyParam(kv, params, "options", "options");
-        copyParam(kv, params, "gssencmode", "gssEncMode");
-        copyParam(kv, params, "channel_binding", "channelBinding");
+        for (ConnectionStrings.Parameter p : ConnectionStrings.PARAMETERS) {
+            String v = kv.get(p.libpq());
+            if (v != null) {
+                params.put(p.jdbc(), v);
+            }
+        }
         if (kv.containsKey("target_session_attrs")) {
             String t = kv.get("target_session_attrs");
             params.put("targetServerType", "read-write".equals(t) ? "primary" : t);
@@ -316,13 +211,6 @@ public final class ConnectionSpec {
             connectTimeout = v <= 0 ? 0 : Math.max(2, v);
         }
         return new ConnectionSpec(host, port, database, user, source, params, connectTimeout, SOCKET_TIMEOUT_FLOOR_SECONDS);
-    }
-
-    private static void copyParam(Map<String, String> kv, Map<String, String> out, String libpq, String jdbc) {
-        String v = kv.get(libpq);
-        if (v != null) {
-            out.put(jdbc, v);
-        }
     }
 
     /**
@@ -419,7 +307,7 @@ public final class ConnectionSpec {
     }
 
     /**
-     * Opens a new connection with autocommit on and the janitor's session settings ({@link #SESSION_SETTINGS}). The
+     * Opens a new connection with autocommit on and the janitor's session settings ({@link SessionSettings}). The
      * login is bounded by {@link #connectTimeoutSeconds()}.
      *
      * @return an open connection
@@ -435,7 +323,7 @@ public final class ConnectionSpec {
     }
 
     /**
-     * Opens a new connection with the janitor's session settings ({@link #SESSION_SETTINGS}), leaving the driver's
+     * Opens a new connection with the janitor's session settings ({@link SessionSettings}), leaving the driver's
      * exception as is (used by reconnect loops). The connection's pooling mode is found first ({@link Pooling}, cached
      * per server, database and user): behind a transaction-mode pooler no session setting is sent and pgJDBC's
      * server-side prepared statements are off ({@code prepareThreshold = 0}).
@@ -476,7 +364,7 @@ public final class ConnectionSpec {
                 Pooling.Mode mode = Pooling.detect(jdbcUrl() + "|" + user, c, () -> DriverManager.getConnection(jdbcUrl(), probeProps));
                 if (mode == Pooling.Mode.SESSION_BOUND) {
                     pg.setPrepareThreshold(threshold);
-                    startSession(c);
+                    SessionSettings.apply(c);
                 }
                 // transaction-pooled: no server-side prepared statements (they live on one server session) and no
                 // session SETs (they would stay on a server session other clients use): every transaction sets what it
@@ -502,127 +390,14 @@ public final class ConnectionSpec {
     }
 
     /**
-     * The janitor's session settings, sent once after login (utility statements: not planned, so not compiled
-     * themselves). {@code jit = off}: on a server with {@code jit = on} every statement whose plan costs more than
-     * {@code jit_above_cost} is first compiled by LLVM, which costs tens to hundreds of milliseconds per statement and
-     * bought nothing for the janitor's catalog queries ({@code check} took 21 s instead of 1 s, issue 23). Behind a
-     * transaction-mode pooler a session setting may land on another server connection, so the transactions that plan
-     * catalog-wide statements also set it locally ({@link Transactions#JIT_OFF}).
-     */
-    static final String SESSION_SETTINGS = "SET jit = off";
-
-    /**
-     * The most a janitor session may stay idle inside a transaction ({@code idle_in_transaction_session_timeout}):
-     * its transactions never wait on anything but the server and the store's bounded calls.
-     */
-    public static final java.time.Duration IDLE_IN_TRANSACTION_TIMEOUT = java.time.Duration.ofHours(1);
-    /**
-     * The most a janitor session may stay idle between statements ({@code idle_session_timeout}, PostgreSQL 14+):
-     * above any collection interval of {@code serve} and any listing between two catalog statements of a storage run.
-     */
-    public static final java.time.Duration IDLE_SESSION_TIMEOUT = java.time.Duration.ofHours(6);
-
-    private static void startSession(Connection c) throws SQLException {
-        try (java.sql.Statement st = c.createStatement()) {
-            st.execute(SESSION_SETTINGS);
-        }
-        idleTimeouts(c);
-    }
-
-    /**
-     * Bounds how long the server keeps a janitor session whose client is gone without a word (a SIGKILLed run behind
-     * a proxy that keeps the server connection open would otherwise keep its advisory lock for hours; TCP keepalives
-     * cover a vanished peer on a direct connection): {@link #IDLE_IN_TRANSACTION_TIMEOUT} and, from PostgreSQL 14 on,
-     * {@link #IDLE_SESSION_TIMEOUT}. A shorter value set by the DBA (role, database, server) is kept: the janitor
-     * only lowers these, never raises them. Session-level: behind a transaction-mode pooler they may land on a shared
-     * server connection, like {@code jit = off}.
-     */
-    private static void idleTimeouts(Connection c) throws SQLException {
-        List<String[]> settings = new java.util.ArrayList<>();
-        settings.add(new String[] {"idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_TIMEOUT.toMillis() + "ms"});
-        if (c.getMetaData().getDatabaseMajorVersion() >= 14) {
-            settings.add(new String[] {"idle_session_timeout", IDLE_SESSION_TIMEOUT.toMillis() + "ms"});
-        }
-        // each setting (name, bound) is lowered to the bound unless it is already below it and not 0 (none)
-        StringBuilder sql = new StringBuilder("SELECT set_config(s.n, CASE WHEN s.cur = interval '0' OR s.cur > s.v::interval"
-                + " THEN s.v ELSE current_setting(s.n) END, false) FROM (SELECT n, v, current_setting(n)::interval AS cur FROM (VALUES ");
-        for (int i = 0; i < settings.size(); i++) {
-            sql.append(i == 0 ? "" : ", ").append("(?, ?)");
-        }
-        sql.append(") x(n, v)) s");
-        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-            int p = 1;
-            for (String[] setting : settings) {
-                ps.setString(p++, setting[0]);
-                ps.setString(p++, setting[1]);
-            }
-            ps.execute();
-        }
-    }
-
-    /**
-     * Turns a failure to connect into a {@link Reason#CONNECTION} error with a clear, password-free message.
+     * Turns a failure to connect into a {@link Reason#CONNECTION} error with a clear, password-free message
+     * ({@link LoginFailure}).
      *
      * @param e the driver's exception
      * @return the exception to throw
      */
     public JanitorException connectionFailure(SQLException e) {
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
-        String message = e.getMessage() == null ? "" : e.getMessage();
-        String what;
-        if (message.contains("statement pooling mode")) {
-            // PgBouncer pool_mode = statement refused a transaction block (and closed the connection): every command
-            // of the janitor runs transactions
-            return new JanitorException(Reason.POOLER_MODE, "The catalog connection " + describe() + " goes through a connection"
-                    + " pooler in statement pooling mode (PgBouncer pool_mode = statement), which refuses transactions; every"
-                    + " command of ducklake-janitor needs them. Nothing was changed. Point --catalog at the PostgreSQL server itself"
-                    + " or at a session-mode pool (pool_mode = session).", e);
-        }
-        if (password.kind() == PasswordSource.Kind.PASSWORD_FILE && message.contains("password file")) {
-            // the password file could not be read at this connect (PasswordSource.resolve)
-            return new JanitorException(Reason.CONNECTION, "Cannot connect to the catalog " + describe() + ": " + message, e);
-        } else if ("28P01".equals(state) || "28000".equals(state)) {
-            what = "the server refused the login (wrong password or no pg_hba.conf entry; " + password.describe() + ")";
-        } else if (message.contains("timed out") && connectTimeoutSeconds > 0) {
-            what = "no answer within " + connectTimeoutSeconds + " s (the login timeout; set connect_timeout in the connection "
-                    + "string or PGCONNECT_TIMEOUT to change it)";
-        } else if (message.startsWith("Interrupted while attempting to connect")) {
-            what = "the login was interrupted by a stop request";
-        } else if (interruptedLogin(e)) {
-            // pgJDBC reports an interrupted wait for its login thread as 99999 "Something unusual has occurred"
-            return new JanitorException(Reason.CONNECTION, "Cannot connect to the catalog " + describe()
-                    + ": the login was interrupted before the server answered it.", e);
-        } else if ("08004".equals(state) && password.kind() == PasswordSource.Kind.NONE
-                && message.contains("no password was provided")) {
-            what = "the server asks for a password and no password was given (use --password-file, PGPASSWORD, "
-                    + "~/.pgpass or PGPASSFILE, or the connection string)";
-        } else if ("08004".equals(state)) {
-            what = "the server rejected the connection";
-        } else if ("3D000".equals(state)) {
-            what = "the database does not exist";
-        } else if (state.startsWith("08") || state.isEmpty()) {
-            what = "the server cannot be reached";
-        } else {
-            what = "connecting failed";
-        }
-        return new JanitorException(Reason.CONNECTION, "Cannot connect to the catalog " + describe() + ": " + what
-                + " (SQLSTATE " + (state.isEmpty() ? "none" : state) + ": " + redact(e.getMessage()) + ").", e);
-    }
-
-    /**
-     * Whether pgJDBC failed a login because the thread waiting for it was interrupted: it then throws SQLSTATE 99999
-     * ("Something unusual has occurred") caused by a RuntimeException "Interrupted while attempting to connect."
-     *
-     * @param e the driver's exception
-     * @return true for an interrupted login
-     */
-    public static boolean interruptedLogin(SQLException e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().startsWith("Interrupted while attempting to connect")) {
-                return true;
-            }
-        }
-        return false;
+        return LoginFailure.of(this, e);
     }
 
     /**
@@ -688,13 +463,10 @@ public final class ConnectionSpec {
      */
     public Map<String, String> libpqParameters() {
         Map<String, String> out = new LinkedHashMap<>();
-        String[][] names = {{"sslmode", "sslmode"}, {"sslrootcert", "sslrootcert"}, {"sslcert", "sslcert"},
-                {"sslkey", "sslkey"}, {"gssEncMode", "gssencmode"}, {"channelBinding", "channel_binding"},
-                {"options", "options"}};
-        for (String[] n : names) {
-            String v = jdbcParams.get(n[0]);
-            if (v != null && !v.isEmpty()) {
-                out.put(n[1], v);
+        for (ConnectionStrings.Parameter p : ConnectionStrings.PARAMETERS) {
+            String v = jdbcParams.get(p.jdbc());
+            if (p.forLibpqClients() && v != null && !v.isEmpty()) {
+                out.put(p.libpq(), v);
             }
         }
         String target = jdbcParams.get("targetServerType");

@@ -8,6 +8,9 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -22,7 +25,138 @@ final class ConnectionStrings {
             "sslmode", "sslrootcert", "sslcert", "sslkey", "sslpassword", "application_name", "connect_timeout",
             "options", "target_session_attrs", "keepalives", "gssencmode", "channel_binding");
 
+    /**
+     * A libpq parameter passed on to pgJDBC as a property of another name.
+     *
+     * @param libpq its libpq name
+     * @param jdbc the pgJDBC property
+     * @param forLibpqClients whether {@link ConnectionSpec#libpqParameters()} hands it to a libpq client (security and
+     *     routing: not the application name, never the key's passphrase)
+     */
+    record Parameter(String libpq, String jdbc, boolean forLibpqClients) {
+    }
+
+    /** The parameters passed through, in the order {@link ConnectionSpec#libpqParameters()} gives them. */
+    static final List<Parameter> PARAMETERS = List.of(new Parameter("sslmode", "sslmode", true),
+            new Parameter("sslrootcert", "sslrootcert", true), new Parameter("sslcert", "sslcert", true),
+            new Parameter("sslkey", "sslkey", true), new Parameter("gssencmode", "gssEncMode", true),
+            new Parameter("channel_binding", "channelBinding", true), new Parameter("options", "options", true),
+            new Parameter("application_name", "ApplicationName", false), new Parameter("sslpassword", "sslpassword", false));
+
     private ConnectionStrings() {
+    }
+
+    /**
+     * @param kv a connection string's keys
+     * @throws JanitorException {@link Reason#USAGE} naming the first key that is not in {@link #KNOWN_KEYS}
+     */
+    static void requireKnownKeys(Map<String, String> kv) throws JanitorException {
+        for (String key : kv.keySet()) {
+            if (!KNOWN_KEYS.contains(key)) {
+                throw new JanitorException(Reason.USAGE, "Unsupported connection parameter '" + Secrets.redact(key) + "'; supported: "
+                        + String.join(", ", new java.util.TreeSet<>(KNOWN_KEYS)) + ".");
+            }
+        }
+    }
+
+    /** libpq environment variables and the key each one fills (PGPASSWORD is handled by {@link PasswordSource}). */
+    private static final Map<String, String> ENV_KEYS = Map.ofEntries(
+            Map.entry("PGHOST", "host"), Map.entry("PGHOSTADDR", "hostaddr"), Map.entry("PGPORT", "port"),
+            Map.entry("PGDATABASE", "dbname"), Map.entry("PGUSER", "user"),
+            Map.entry("PGSSLMODE", "sslmode"), Map.entry("PGSSLROOTCERT", "sslrootcert"),
+            Map.entry("PGSSLCERT", "sslcert"), Map.entry("PGSSLKEY", "sslkey"),
+            Map.entry("PGAPPNAME", "application_name"), Map.entry("PGCONNECT_TIMEOUT", "connect_timeout"),
+            Map.entry("PGOPTIONS", "options"));
+
+    /** Fills the keys the string left out from the libpq environment variables ({@link #ENV_KEYS}). */
+    static void fillFromEnv(Map<String, String> kv, Map<String, String> env) {
+        for (Map.Entry<String, String> e : ENV_KEYS.entrySet()) {
+            String v = env.get(e.getKey());
+            if (v != null && !v.isEmpty()) {
+                kv.putIfAbsent(e.getValue(), v);
+            }
+        }
+    }
+
+    /**
+     * The libpq keys of a connection string in any accepted form, before the environment fills gaps.
+     *
+     * @param text the connection string (JDBC URL, libpq URI or key/value string, DuckLake ATTACH string); null or
+     *     blank for none, which needs PGHOST, PGDATABASE or PGSERVICE in {@code env}
+     * @param env the environment
+     * @return the keys and values, in the string's order
+     * @throws JanitorException {@link Reason#USAGE} for a string this tool does not read (never repeating it)
+     */
+    static Map<String, String> keys(String text, Map<String, String> env) throws JanitorException {
+        Map<String, String> kv = new LinkedHashMap<>();
+        String s = text == null ? "" : text.strip();
+        if (s.isEmpty()) {
+            if (!env.containsKey("PGHOST") && !env.containsKey("PGDATABASE") && !env.containsKey("PGSERVICE")) {
+                throw new JanitorException(Reason.USAGE, "No catalog connection given: pass --catalog (or set "
+                        + "DUCKLAKE_JANITOR_CATALOG), e.g. --catalog 'postgresql://user@host:5432/db', or set PGHOST/PGDATABASE.");
+            }
+        } else {
+            String lower = s.toLowerCase(Locale.ROOT);
+            if (lower.startsWith("attach ") || lower.startsWith("attach'") || lower.startsWith("attach\t")) {
+                throw attachStatement(s);
+            }
+            if (lower.startsWith("ducklake:")) {
+                s = s.substring("ducklake:".length());
+                lower = s.toLowerCase(Locale.ROOT);
+                if (!lower.startsWith("postgres:")) {
+                    throw new JanitorException(Reason.USAGE, "The DuckLake ATTACH string does not name a PostgreSQL "
+                            + "catalog: expected 'ducklake:postgres:<libpq connection string>'.");
+                }
+            }
+            if (lower.startsWith("postgres:") && !lower.startsWith("postgres://")) {
+                s = s.substring("postgres:".length()).strip();
+                lower = s.toLowerCase(Locale.ROOT);
+            }
+            if (lower.startsWith("jdbc:postgresql:")) {
+                parseUri(s.substring("jdbc:".length()), kv, true);
+            } else if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
+                parseUri(s, kv, false);
+            } else if (lower.startsWith("jdbc:")) {
+                throw new JanitorException(Reason.USAGE, "Only PostgreSQL JDBC URLs (jdbc:postgresql://...) are supported as --catalog.");
+            } else if (SCHEME.matcher(s).lookingAt()) {
+                throw unknownScheme(s);
+            } else {
+                parseKeyValue(s, kv);
+            }
+        }
+        return kv;
+    }
+
+    /**
+     * The error for a pasted DuckDB statement such as {@code ATTACH 'ducklake:postgres:dbname=d' AS lake
+     * (METADATA_SCHEMA 'm')}: names the schema it found (never the connection string, which may hold a password).
+     */
+    private static JanitorException attachStatement(String s) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)METADATA_SCHEMA\\s*'([^']*)'").matcher(s);
+        String schemaHint = m.find() ? " --metadata-schema " + Sql.printable(m.group(1)) : " --metadata-schema <schema>";
+        return new JanitorException(Reason.USAGE, "--catalog takes a connection string, not a DuckDB ATTACH statement: pass "
+                + "the quoted 'ducklake:postgres:...' part as --catalog and the METADATA_SCHEMA option as" + schemaHint + ".");
+    }
+
+    /** A URI-like start ({@code name:/}) that is none of the accepted schemes: a mistyped scheme, not a key/value string. */
+    private static final java.util.regex.Pattern SCHEME = java.util.regex.Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*):/");
+
+    /**
+     * The error for {@code postgressql://…}, {@code pgsql://…}, {@code postgresql:/…}: names the scheme (never the rest, which
+     * may hold a password) and the accepted ones.
+     */
+    private static JanitorException unknownScheme(String s) {
+        java.util.regex.Matcher m = SCHEME.matcher(s);
+        m.lookingAt();
+        String scheme = m.group(1);
+        String lower = scheme.toLowerCase(Locale.ROOT);
+        boolean oneSlash = !s.startsWith("//", m.end() - 1);
+        String hint = (lower.equals("postgresql") || lower.equals("postgres")) && oneSlash
+                ? "'" + scheme + ":/' needs two slashes: " + lower + "://user@host:5432/db"
+                : "the scheme " + Sql.printable(scheme + ":") + " is not one of postgresql://, postgres://, jdbc:postgresql:// "
+                        + "or ducklake:postgres:";
+        return new JanitorException(Reason.USAGE, "The catalog connection string is not a connection string this tool reads: " + hint
+                + " (the string itself is not shown; it may hold a password).");
     }
 
     static void parseUri(String s, Map<String, String> kv, boolean jdbc) throws JanitorException {

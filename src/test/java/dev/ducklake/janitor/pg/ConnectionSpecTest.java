@@ -26,6 +26,20 @@ class ConnectionSpecTest {
         assertThat(s.jdbcUrl()).isEqualTo("jdbc:postgresql://db.example:6543/lake").doesNotContain("s3cret");
     }
 
+    /** What a libpq client (DuckDB's postgres extension) is handed: security and routing, in a fixed order, no secrets. */
+    @Test
+    void libpqParametersAreTheSecurityAndRoutingOnesInOrderWithoutSecrets() throws Exception {
+        ConnectionSpec s = ConnectionSpec.parse("host=h dbname=d user=u password=pw application_name=app sslpassword=keypass"
+                + " options='-c search_path=x' channel_binding=prefer gssencmode=disable sslkey=/k sslcert=/c sslrootcert=/r"
+                + " sslmode=verify-full target_session_attrs=read-write connect_timeout=7", NO_ENV, null);
+        assertThat(s.libpqParameters()).containsExactly(Map.entry("sslmode", "verify-full"), Map.entry("sslrootcert", "/r"),
+                Map.entry("sslcert", "/c"), Map.entry("sslkey", "/k"), Map.entry("gssencmode", "disable"),
+                Map.entry("channel_binding", "prefer"), Map.entry("options", "-c search_path=x"),
+                Map.entry("target_session_attrs", "read-write"), Map.entry("connect_timeout", "7"));
+        assertThat(s.sslPassword()).isEqualTo("keypass");
+        assertThat(s.toString()).doesNotContain("pw").doesNotContain("keypass");
+    }
+
     @Test
     void missingPasswordIsNotCalledUnreachable() throws Exception {
         // found by trying it: the server answered and asked for a password, the message said it "cannot be reached"

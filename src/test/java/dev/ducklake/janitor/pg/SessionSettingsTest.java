@@ -33,8 +33,8 @@ class SessionSettingsTest {
 
     @Test
     void aJanitorSessionBoundsItsIdleTime() throws Exception {
-        assertThat(ConnectionSpec.IDLE_IN_TRANSACTION_TIMEOUT).hasHours(1);
-        assertThat(ConnectionSpec.IDLE_SESSION_TIMEOUT).hasHours(6);
+        assertThat(SessionSettings.IDLE_IN_TRANSACTION_TIMEOUT).hasHours(1);
+        assertThat(SessionSettings.IDLE_SESSION_TIMEOUT).hasHours(6);
         try (Connection c = pg.connect()) {
             assertThat(show(c, "idle_in_transaction_session_timeout")).isEqualTo("1h");
             if (major(c) >= 14) {
