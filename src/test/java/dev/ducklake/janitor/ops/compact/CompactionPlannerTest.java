@@ -24,7 +24,7 @@ class CompactionPlannerTest {
         }
         // target 100: 40+40 = 80 < 100, +40 = 120: the third file is added while the sum was below the target (DuckLake adds
         // before checking), so runs of three: [0,1,2], [3,4,5], then [6] alone
-        CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(files, 100);
+        MergeSimulation.MergePlan p = MergeSimulation.simulateMerge(files, 100);
         assertThat(p.inputFiles()).isEqualTo(6);
         assertThat(p.outputFiles()).isEqualTo(2);
         assertThat(p.iterations()).containsExactly(3, 3, 0);
@@ -37,7 +37,7 @@ class CompactionPlannerTest {
         List<CompactionPlanner.DataFile> files = List.of(file(1, 10, 1L, List.of("a")), file(2, 10, 2L, List.of("a")),
                 file(3, 10, 1L, List.of("b")), file(4, 10, 1L, List.of("a")), file(5, 10, null, new ArrayList<>(java.util.Arrays.asList((String) null))),
                 file(6, 10, null, new ArrayList<>(java.util.Arrays.asList((String) null))));
-        CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(files, 1000);
+        MergeSimulation.MergePlan p = MergeSimulation.simulateMerge(files, 1000);
         assertThat(p.groups()).as("(1,a) and (null,NULL) have two files; (2,a), (1,b) one").isEqualTo(2);
         assertThat(p.inputFiles()).isEqualTo(4);
         assertThat(p.outputFiles()).isEqualTo(2);
@@ -47,7 +47,7 @@ class CompactionPlannerTest {
     void aFileAtTheTargetEndsTheRun() {
         List<CompactionPlanner.DataFile> files = List.of(file(1, 10, 1L, List.of()), file(2, 10, 1L, List.of()), file(3, 100, 1L, List.of()),
                 file(4, 10, 1L, List.of()));
-        CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(files, 100);
+        MergeSimulation.MergePlan p = MergeSimulation.simulateMerge(files, 100);
         assertThat(p.iterations()).containsExactly(2, 0, 0);
     }
 
@@ -62,13 +62,13 @@ class CompactionPlannerTest {
             files.add(file(i, 1000 + (i * 7919) % 500, 1L, List.of()));
         }
         long target = 512L << 20;
-        assertThat(CompactionPlanner.maxStep(CompactionPlanner.simulateMerge(files, target))).isEqualTo(1000);
-        CompactionPlanner.Split found = CompactionPlanner.splitTarget(files, target, 50);
+        assertThat(MergeSimulation.maxStep(MergeSimulation.simulateMerge(files, target))).isEqualTo(1000);
+        MergeSimulation.Split found = MergeSimulation.splitTarget(files, target, 50);
         assertThat(found).isNotNull();
         Long split = found.target();
         assertThat(split).isNotNull().isLessThan(target);
-        CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(CompactionPlanner.below(files, split), split);
-        assertThat(CompactionPlanner.maxStep(p)).as("every step within the cap").isBetween(2, 50);
+        MergeSimulation.MergePlan p = MergeSimulation.simulateMerge(MergeSimulation.below(files, split), split);
+        assertThat(MergeSimulation.maxStep(p)).as("every step within the cap").isBetween(2, 50);
         assertThat(p.inputFiles()).as("the split pass still merges most files").isGreaterThan(900);
         assertThat(found.merge()).as("the pass the planner uses is DuckLake's pass under the lower target").isEqualTo(p);
     }
@@ -82,11 +82,11 @@ class CompactionPlannerTest {
         for (int i = 0; i < sizes.length; i++) {
             files.add(file(i, sizes[i], 1L, List.of()));
         }
-        CompactionPlanner.Split found = CompactionPlanner.splitTarget(files, 1000, 2);
+        MergeSimulation.Split found = MergeSimulation.splitTarget(files, 1000, 2);
         assertThat(found).isNotNull();
         long split = found.target();
-        CompactionPlanner.MergePlan p = CompactionPlanner.simulateMerge(CompactionPlanner.below(files, split), split);
-        assertThat(CompactionPlanner.maxStep(p)).isBetween(2, 2);
+        MergeSimulation.MergePlan p = MergeSimulation.simulateMerge(MergeSimulation.below(files, split), split);
+        assertThat(MergeSimulation.maxStep(p)).isBetween(2, 2);
     }
 
     /**
@@ -103,24 +103,24 @@ class CompactionPlannerTest {
             files.add(file(i, 1000, 1L, List.of()));
         }
         long target = 512L << 20;
-        CompactionPlanner.Split plain = CompactionPlanner.splitTarget(files, target, 4);
+        MergeSimulation.Split plain = MergeSimulation.splitTarget(files, target, 4);
         assertThat(plain.target()).isEqualTo(4000);
         assertThat(plain.merge().iterations().get(0)).as("the output and one new file").isEqualTo(2);
 
-        CompactionPlanner.Pass pass = CompactionPlanner.splitPass(files, target, 4, 100);
+        MergeSimulation.Pass pass = MergeSimulation.splitPass(files, target, 4, 100);
         assertThat(pass.maxFileSize()).as("one byte above the largest older file").isEqualTo(1001);
         assertThat(pass.target()).isEqualTo(4000);
         assertThat(pass.merge().iterations()).as("five steps of four new files").containsExactly(4, 4, 4, 4, 4);
-        assertThat(pass.merge()).isEqualTo(CompactionPlanner.simulateMerge(CompactionPlanner.below(files, 1001), 4000));
+        assertThat(pass.merge()).isEqualTo(MergeSimulation.simulateMerge(MergeSimulation.below(files, 1001), 4000));
 
-        CompactionPlanner.Pass first = CompactionPlanner.splitPass(files, target, 4, Long.MAX_VALUE);
+        MergeSimulation.Pass first = MergeSimulation.splitPass(files, target, 4, Long.MAX_VALUE);
         assertThat(first.maxFileSize()).as("no earlier pass: the plain split").isNull();
         assertThat(first.merge()).isEqualTo(plain.merge());
 
         // the older files fit one step at the table's own target: no lower target, only the filter
         List<CompactionPlanner.DataFile> few = List.of(file(100, 3900, 1L, List.of()), file(101, 3900, 1L, List.of()),
                 file(102, 3900, 1L, List.of()), file(1, 1000, 1L, List.of()), file(2, 1000, 1L, List.of()), file(3, 1000, 1L, List.of()));
-        CompactionPlanner.Pass own = CompactionPlanner.splitPass(few, target, 3, 100);
+        MergeSimulation.Pass own = MergeSimulation.splitPass(few, target, 3, 100);
         assertThat(own.target()).isEqualTo(target);
         assertThat(own.maxFileSize()).isEqualTo(1001);
         assertThat(own.merge().iterations()).containsExactly(3);
@@ -128,17 +128,17 @@ class CompactionPlannerTest {
         // one older file left: it merges nothing alone, so the outputs are split as before
         List<CompactionPlanner.DataFile> last = List.of(file(100, 3900, 1L, List.of()), file(101, 3900, 1L, List.of()),
                 file(102, 3900, 1L, List.of()), file(103, 3900, 1L, List.of()), file(1, 1000, 1L, List.of()));
-        CompactionPlanner.Pass rest = CompactionPlanner.splitPass(last, target, 3, 100);
+        MergeSimulation.Pass rest = MergeSimulation.splitPass(last, target, 3, 100);
         assertThat(rest.maxFileSize()).isNull();
-        assertThat(CompactionPlanner.maxStep(rest.merge())).isBetween(2, 3);
+        assertThat(MergeSimulation.maxStep(rest.merge())).isBetween(2, 3);
     }
 
     @Test
     void noSplitWhenTheStepAlreadyFitsOrNothingCanMerge() {
         List<CompactionPlanner.DataFile> zero = List.of(file(1, 0, 1L, List.of()), file(2, 0, 1L, List.of()), file(3, 0, 1L, List.of()));
-        assertThat(CompactionPlanner.splitTarget(zero, 100, 2)).as("files of zero bytes never reach any target").isNull();
+        assertThat(MergeSimulation.splitTarget(zero, 100, 2)).as("files of zero bytes never reach any target").isNull();
         List<CompactionPlanner.DataFile> two = List.of(file(1, 10, 1L, List.of()), file(2, 10, 1L, List.of()));
-        assertThat(CompactionPlanner.splitTarget(two, 100, 2)).as("the step fits: no lower target").isNull();
+        assertThat(MergeSimulation.splitTarget(two, 100, 2)).as("the step fits: no lower target").isNull();
     }
 
     @Test
