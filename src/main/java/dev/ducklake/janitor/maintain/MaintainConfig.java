@@ -18,8 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The maintain configuration: the metrics YAML file's catalog list (the file {@code serve} reads), extended with a
@@ -77,7 +75,6 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
             "max-batches", OptionKind.POSITIVE_INT, "run-budget", OptionKind.BUDGET, "required", OptionKind.BOOLEAN,
             "every", OptionKind.DURATION);
 
-    private static final Pattern ENV_REF = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
     private static final Set<String> TOP_KEYS = Set.of("catalogs", "maintain", "pushgateway_url", "pushgateway_job", "run_budget",
             "state_schema", "interval_seconds", "statement_timeout_seconds", "queries");
     private static final Set<String> CATALOG_KEYS = Set.of("name", "connection", "password_file", "password_env", "metadata_schema",
@@ -215,13 +212,13 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
     public static MaintainConfig parse(Path source, String text, Map<String, String> env, Map<String, MaintenanceStep> registry)
             throws JanitorException {
         YamlTree tree = YamlTree.parse(source, text, WHAT);
-        Map<String, Object> top = map(tree, "", tree.root());
-        checkKeys(tree, "", top, TOP_KEYS);
+        Map<String, Object> top = tree.map("", tree.root());
+        tree.checkKeys("", top, TOP_KEYS);
         Duration runBudget = budget(tree, "run_budget", top.get("run_budget"));
         Map<String, Map<String, Object>> given = new LinkedHashMap<>();
         List<StepConfig> steps = steps(tree, top.get("maintain"), registry, given);
         List<Catalog> catalogs = catalogs(tree, top.get("catalogs"), env, steps, given, registry);
-        String stateSchema = top.get("state_schema") == null ? null : text(tree, "state_schema", top.get("state_schema"));
+        String stateSchema = top.get("state_schema") == null ? null : tree.text("state_schema", top.get("state_schema"));
         if (stateSchema == null) {
             for (Catalog c : catalogs) {
                 for (StepConfig s : c.steps()) {
@@ -233,7 +230,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
                 }
             }
         }
-        String url = top.containsKey("pushgateway_url") ? expand(tree, "pushgateway_url", text(tree, "pushgateway_url",
+        String url = top.containsKey("pushgateway_url") ? tree.expandEnv("pushgateway_url", tree.text("pushgateway_url",
                 top.get("pushgateway_url")), env) : env.get("PUSHGATEWAY_URL");
         MaintenanceRunReporter.Target target = null;
         if (url != null && !url.isBlank()) {
@@ -243,7 +240,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
                 throw tree.error(top.containsKey("pushgateway_url") ? "pushgateway_url" : "", e.getMessage().replaceAll("\\.$", ""));
             }
         }
-        String job = top.containsKey("pushgateway_job") ? text(tree, "pushgateway_job", top.get("pushgateway_job"))
+        String job = top.containsKey("pushgateway_job") ? tree.text("pushgateway_job", top.get("pushgateway_job"))
                 : MaintenanceRunReporter.DEFAULT_JOB;
         if (job.contains("/")) {
             throw tree.error("pushgateway_job", "must be a name without '/'");
@@ -261,21 +258,21 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
         Set<String> names = new HashSet<>();
         for (int i = 0; i < list.size(); i++) {
             String at = "catalogs[" + i + "]";
-            Map<String, Object> c = map(tree, at, list.get(i));
-            checkKeys(tree, at, c, CATALOG_KEYS);
-            String name = text(tree, at + ".name", c.get("name"));
+            Map<String, Object> c = tree.map(at, list.get(i));
+            tree.checkKeys(at, c, CATALOG_KEYS);
+            String name = tree.text(at + ".name", c.get("name"));
             if (!names.add(name)) {
                 throw tree.error(at + ".name", "duplicate catalog name '" + name + "'");
             }
-            String conn = expand(tree, at + ".connection", text(tree, at + ".connection", c.get("connection")), env);
+            String conn = tree.expandEnv(at + ".connection", tree.text(at + ".connection", c.get("connection")), env);
             Path pwFile = c.get("password_file") == null ? null
-                    : Path.of(expand(tree, at + ".password_file", text(tree, at + ".password_file", c.get("password_file")), env));
+                    : Path.of(tree.expandEnv(at + ".password_file", tree.text(at + ".password_file", c.get("password_file")), env));
             Map<String, String> connEnv = env;
             if (c.get("password_env") != null) {
                 if (pwFile != null) {
                     throw tree.error(at + ".password_env", "give password_file or password_env, not both");
                 }
-                String var = text(tree, at + ".password_env", c.get("password_env"));
+                String var = tree.text(at + ".password_env", c.get("password_env"));
                 String pw = env.get(var);
                 if (pw == null) {
                     throw tree.error(at + ".password_env", "names the environment variable " + var + ", which is not set");
@@ -310,14 +307,14 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
             if (!all && schemas.isEmpty()) {
                 schemas = List.of("public");
             }
-            String lock = c.get("lock_name") == null ? "ducklake-maintenance" : text(tree, at + ".lock_name", c.get("lock_name"));
+            String lock = c.get("lock_name") == null ? "ducklake-maintenance" : tree.text(at + ".lock_name", c.get("lock_name"));
             List<StepConfig> own = ownSteps(tree, at + ".maintain", c.get("maintain"), chain, given, registry);
             List<ConnectionSpec.CatalogReference> also = new ArrayList<>();
             List<String> alsoTexts = texts(tree, at + ".also_catalogs", c.get("also_catalogs"));
             for (int j = 0; j < alsoTexts.size(); j++) {
                 String where = at + ".also_catalogs[" + j + "]";
                 try {
-                    also.add(ConnectionSpec.parseCatalogReference(expand(tree, where, alsoTexts.get(j), env), connEnv, spec));
+                    also.add(ConnectionSpec.parseCatalogReference(tree.expandEnv(where, alsoTexts.get(j), env), connEnv, spec));
                 } catch (JanitorException e) {
                     throw tree.error(where, dev.ducklake.janitor.Secrets.redact(spec.redact(e.getMessage())).replaceAll("\\.$", ""));
                 }
@@ -356,7 +353,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
         if (node == null) {
             return chain;
         }
-        Map<String, Object> own = map(tree, path, node);
+        Map<String, Object> own = tree.map(path, node);
         for (String name : own.keySet()) {
             if (!given.containsKey(name)) {
                 throw tree.error(path + "." + name, "not a step of the 'maintain:' chain; a catalog gives options to the chain's "
@@ -371,7 +368,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
                 continue;
             }
             Map<String, Object> merged = new LinkedHashMap<>(given.get(s.name()));
-            merged.putAll(map(tree, path + "." + s.name(), mine));
+            merged.putAll(tree.map(path + "." + s.name(), mine));
             out.add(step(tree, path + "." + s.name(), s.name(), merged, registry));
         }
         return out;
@@ -385,7 +382,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
         List<?> items = node instanceof List<?> l ? l : List.of(node);
         List<String> out = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
-            out.add(text(tree, node instanceof List<?> ? path + "[" + i + "]" : path, items.get(i)));
+            out.add(tree.text(node instanceof List<?> ? path + "[" + i + "]" : path, items.get(i)));
         }
         return out;
     }
@@ -393,7 +390,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
     private static List<String> schemas(YamlTree tree, String at, Map<String, Object> c) throws JanitorException {
         // one schema or all of them, exactly as serve reads the same file (MetricsConfig)
         if (c.containsKey("metadata_schema")) {
-            return List.of(text(tree, at + ".metadata_schema", c.get("metadata_schema")));
+            return List.of(tree.text(at + ".metadata_schema", c.get("metadata_schema")));
         }
         return List.of();
     }
@@ -408,7 +405,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
                 if (item instanceof String s) {
                     item = new LinkedHashMap<>(Map.of(s, new LinkedHashMap<>()));
                 }
-                Map<String, Object> m = map(tree, "maintain[" + i + "]", item);
+                Map<String, Object> m = tree.map("maintain[" + i + "]", item);
                 if (m.size() != 1) {
                     throw tree.error("maintain[" + i + "]", "each list item is one step: '- step-name: {options}'");
                 }
@@ -417,7 +414,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
                 paths.add("maintain[" + i + "]." + e.getKey());
             }
         } else if (node instanceof Map<?, ?> && !((Map<?, ?>) node).isEmpty()) {
-            for (Map.Entry<String, Object> e : map(tree, "maintain", node).entrySet()) {
+            for (Map.Entry<String, Object> e : tree.map("maintain", node).entrySet()) {
                 entries.add(e);
                 paths.add("maintain." + e.getKey());
             }
@@ -436,7 +433,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
                 throw tree.error(path, "the step " + name + " is listed twice; the chain runs each step once");
             }
             Object raw = entries.get(i).getValue();
-            Map<String, Object> given = raw == null ? Map.of() : map(tree, path, raw);
+            Map<String, Object> given = raw == null ? Map.of() : tree.map(path, raw);
             givenByName.put(name, given);
             out.add(step(tree, path, name, given, registry));
         }
@@ -486,45 +483,5 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
         }
         Object v = OptionKind.BUDGET.check(tree, path, node);
         return v instanceof Duration d ? d : null;
-    }
-
-    private static String expand(YamlTree tree, String path, String value, Map<String, String> env) throws JanitorException {
-        Matcher m = ENV_REF.matcher(value);
-        StringBuilder b = new StringBuilder();
-        while (m.find()) {
-            String v = env.get(m.group(1));
-            if (v == null) {
-                throw tree.error(path, "references the environment variable " + m.group(1) + ", which is not set");
-            }
-            m.appendReplacement(b, Matcher.quoteReplacement(v));
-        }
-        m.appendTail(b);
-        return b.toString();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(YamlTree tree, String path, Object node) throws JanitorException {
-        if (!(node instanceof Map<?, ?>)) {
-            throw tree.error(path, "must be a mapping (key: value)");
-        }
-        return (Map<String, Object>) node;
-    }
-
-    private static void checkKeys(YamlTree tree, String path, Map<String, Object> m, Set<String> allowed) throws JanitorException {
-        for (String k : m.keySet()) {
-            if (!allowed.contains(k)) {
-                throw tree.error(path.isEmpty() ? k : path + "." + k, "unknown key; allowed: " + String.join(", ", new TreeSet<>(allowed)));
-            }
-        }
-    }
-
-    private static String text(YamlTree tree, String path, Object node) throws JanitorException {
-        if (node instanceof String s && !s.isBlank()) {
-            return s;
-        }
-        if (node instanceof Long l) {
-            return l.toString();
-        }
-        throw tree.error(path, node == null ? "is required" : "must be non-empty text");
     }
 }

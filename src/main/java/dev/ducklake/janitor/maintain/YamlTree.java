@@ -121,6 +121,81 @@ public final class YamlTree {
                 + (path.isEmpty() ? "" : ", key " + path) + ": " + message + ".");
     }
 
+    /** A {@code ${env:NAME}} reference in a configuration value. */
+    private static final java.util.regex.Pattern ENV_REF = java.util.regex.Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
+
+    /**
+     * @param path the node's path, for the message
+     * @param node a node of this tree
+     * @return the node as a mapping with text keys
+     * @throws JanitorException {@link Reason#CONFIG} naming the path when it is not a mapping
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> map(String path, Object node) throws JanitorException {
+        if (!(node instanceof Map<?, ?> m)) {
+            throw error(path, "must be a mapping (key: value)");
+        }
+        for (Object k : m.keySet()) {
+            if (!(k instanceof String)) {
+                throw error(path, "has a non-text key " + k);
+            }
+        }
+        return (Map<String, Object>) m;
+    }
+
+    /**
+     * @param path the mapping's path ("" for the top level)
+     * @param m the mapping
+     * @param allowed the keys it may have
+     * @throws JanitorException {@link Reason#CONFIG} naming the first unknown key and the allowed ones
+     */
+    public void checkKeys(String path, Map<String, Object> m, java.util.Set<String> allowed) throws JanitorException {
+        for (String k : m.keySet()) {
+            if (!allowed.contains(k)) {
+                throw error(path.isEmpty() ? k : path + "." + k, "unknown key; allowed: " + String.join(", ", new java.util.TreeSet<>(allowed)));
+            }
+        }
+    }
+
+    /**
+     * @param path the node's path
+     * @param node a node of this tree
+     * @return the node as non-empty text (a whole number is taken as its digits)
+     * @throws JanitorException {@link Reason#CONFIG}: "is required" for an absent node, else "must be non-empty text"
+     */
+    public String text(String path, Object node) throws JanitorException {
+        if (node instanceof String s && !s.isBlank()) {
+            return s;
+        }
+        if (node instanceof Long l) {
+            return l.toString();
+        }
+        throw error(path, node == null ? "is required" : "must be non-empty text");
+    }
+
+    /**
+     * Replaces each {@code ${env:NAME}} of a value by that variable's value.
+     *
+     * @param path the value's path, for the message
+     * @param value the value as written
+     * @param env the environment
+     * @return the value with every reference replaced
+     * @throws JanitorException {@link Reason#CONFIG} naming a variable that is not set
+     */
+    public String expandEnv(String path, String value, Map<String, String> env) throws JanitorException {
+        java.util.regex.Matcher m = ENV_REF.matcher(value);
+        StringBuilder b = new StringBuilder();
+        while (m.find()) {
+            String v = env.get(m.group(1));
+            if (v == null) {
+                throw error(path, "references the environment variable " + m.group(1) + ", which is not set");
+            }
+            m.appendReplacement(b, java.util.regex.Matcher.quoteReplacement(v));
+        }
+        m.appendTail(b);
+        return b.toString();
+    }
+
     private Object convert(Node node, String path, Map<String, Integer> lines) throws JanitorException {
         node.getStartMark().ifPresent(m -> lines.putIfAbsent(path, m.getLine() + 1));
         if (node instanceof MappingNode m) {

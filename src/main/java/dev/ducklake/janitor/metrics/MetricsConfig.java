@@ -2,6 +2,7 @@ package dev.ducklake.janitor.metrics;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.maintain.YamlTree;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 
 import java.io.IOException;
@@ -14,8 +15,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The metrics YAML file: several catalogs (tenants), each with its own connection, and extra gauges defined as SQL.
@@ -57,7 +56,6 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
     /** Default statement timeout of the collection queries. */
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(30);
 
-    private static final Pattern ENV_REF = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
     /** Keys of the maintain configuration (same file, read by {@code maintain}): accepted here and left to maintain. */
     private static final Set<String> MAINTAIN_TOP_KEYS = Set.of("maintain", "pushgateway_url", "pushgateway_job", "run_budget",
             "state_schema");
@@ -108,36 +106,36 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
      */
     public static MetricsConfig parse(Path source, String text, Map<String, String> env) throws JanitorException {
         // the maintain configuration's reader: line numbers, and never SnakeYAML's quotation of the offending line
-        Object doc = dev.ducklake.janitor.maintain.YamlTree.parse(source, text, "Metrics configuration").root();
-        Map<String, Object> top = map(source, "", doc);
-        checkKeys(source, "", top, TOP_KEYS);
-        Duration interval = seconds(source, "interval_seconds", top.get("interval_seconds"), DEFAULT_INTERVAL, false);
-        Duration defaultTimeout = seconds(source, "statement_timeout_seconds", top.get("statement_timeout_seconds"),
+        YamlTree tree = YamlTree.parse(source, text, "Metrics configuration");
+        Map<String, Object> top = tree.map("", tree.root());
+        tree.checkKeys("", top, TOP_KEYS);
+        Duration interval = seconds(tree, "interval_seconds", top.get("interval_seconds"), DEFAULT_INTERVAL, false);
+        Duration defaultTimeout = seconds(tree, "statement_timeout_seconds", top.get("statement_timeout_seconds"),
                 DEFAULT_STATEMENT_TIMEOUT, true);
-        List<CustomQuery> global = queries(source, "queries", top.get("queries"), defaultTimeout);
+        List<CustomQuery> global = queries(tree, "queries", top.get("queries"), defaultTimeout);
         Object cats = top.get("catalogs");
         if (!(cats instanceof List<?> list) || list.isEmpty()) {
-            throw error(source, "catalogs", "must be a non-empty list of catalogs");
+            throw tree.error("catalogs", "must be a non-empty list of catalogs");
         }
         List<TargetConfig> out = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (int i = 0; i < list.size(); i++) {
             String where = "catalogs[" + i + "]";
-            Map<String, Object> c = map(source, where, list.get(i));
-            checkKeys(source, where, c, CATALOG_KEYS);
-            String name = string(source, where + ".name", c.get("name"), true);
+            Map<String, Object> c = tree.map(where, list.get(i));
+            tree.checkKeys(where, c, CATALOG_KEYS);
+            String name = string(tree, where + ".name", c.get("name"), true);
             if (!names.add(name)) {
-                throw error(source, where + ".name", "duplicate catalog name '" + name + "'");
+                throw tree.error(where + ".name", "duplicate catalog name '" + name + "'");
             }
-            String connText = expand(source, where + ".connection", string(source, where + ".connection", c.get("connection"), true), env);
+            String connText = tree.expandEnv(where + ".connection", string(tree, where + ".connection", c.get("connection"), true), env);
             String pwFile = c.get("password_file") == null ? null
-                    : expand(source, where + ".password_file", string(source, where + ".password_file", c.get("password_file"), true), env);
+                    : tree.expandEnv(where + ".password_file", string(tree, where + ".password_file", c.get("password_file"), true), env);
             Map<String, String> connEnv = env;
             if (c.get("password_env") != null) {
                 // the maintain configuration's password_env: the named variable holds the password
-                String var = string(source, where + ".password_env", c.get("password_env"), true);
+                String var = string(tree, where + ".password_env", c.get("password_env"), true);
                 if (env.get(var) == null) {
-                    throw error(source, where + ".password_env", "names the environment variable " + var + ", which is not set");
+                    throw tree.error(where + ".password_env", "names the environment variable " + var + ", which is not set");
                 }
                 connEnv = new java.util.HashMap<>(env);
                 connEnv.put("PGPASSWORD", env.get(var));
@@ -147,22 +145,22 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
             try {
                 spec = ConnectionSpec.parse(connText, connEnv, pwFile == null ? null : Path.of(pwFile));
             } catch (JanitorException e) {
-                throw error(source, where + ".connection", e.getMessage());
+                throw tree.error(where + ".connection", e.getMessage());
             }
-            String schema = c.get("metadata_schema") == null ? "public" : string(source, where + ".metadata_schema", c.get("metadata_schema"), true);
+            String schema = c.get("metadata_schema") == null ? "public" : string(tree, where + ".metadata_schema", c.get("metadata_schema"), true);
             Object all = c.get("all_metadata_schemas");
             if (all != null && !(all instanceof Boolean)) {
-                throw error(source, where + ".all_metadata_schemas", "must be true or false");
+                throw tree.error(where + ".all_metadata_schemas", "must be true or false");
             }
             boolean allSchemas = Boolean.TRUE.equals(all);
             if (allSchemas && c.get("metadata_schema") != null) {
-                throw error(source, where, "give either metadata_schema or all_metadata_schemas: true, not both");
+                throw tree.error(where, "give either metadata_schema or all_metadata_schemas: true, not both");
             }
-            Duration timeout = seconds(source, where + ".statement_timeout_seconds", c.get("statement_timeout_seconds"), defaultTimeout, true);
+            Duration timeout = seconds(tree, where + ".statement_timeout_seconds", c.get("statement_timeout_seconds"), defaultTimeout, true);
             List<CustomQuery> qs = new ArrayList<>(global.stream().map(q -> q.timeout() == null ? withTimeout(q, timeout) : q).toList());
-            for (CustomQuery q : queries(source, where + ".queries", c.get("queries"), timeout)) {
+            for (CustomQuery q : queries(tree, where + ".queries", c.get("queries"), timeout)) {
                 if (qs.stream().anyMatch(g -> g.name().equals(q.name()))) {
-                    throw error(source, where + ".queries", "metric " + q.name() + " is also defined in the top-level queries");
+                    throw tree.error(where + ".queries", "metric " + q.name() + " is also defined in the top-level queries");
                 }
                 qs.add(q);
             }
@@ -182,51 +180,51 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
     }
 
     /** Parses a query list; a query without timeout_seconds gets {@code null} at top level, filled per catalog. */
-    private static List<CustomQuery> queries(Path source, String where, Object node, Duration defaultTimeout) throws JanitorException {
+    private static List<CustomQuery> queries(YamlTree tree, String where, Object node, Duration defaultTimeout) throws JanitorException {
         if (node == null) {
             return List.of();
         }
         if (!(node instanceof List<?> list)) {
-            throw error(source, where, "must be a list of queries");
+            throw tree.error(where, "must be a list of queries");
         }
         List<CustomQuery> out = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (int i = 0; i < list.size(); i++) {
             String at = where + "[" + i + "]";
-            Map<String, Object> q = map(source, at, list.get(i));
-            checkKeys(source, at, q, QUERY_KEYS);
-            String name = string(source, at + ".name", q.get("name"), true);
+            Map<String, Object> q = tree.map(at, list.get(i));
+            tree.checkKeys(at, q, QUERY_KEYS);
+            String name = string(tree, at + ".name", q.get("name"), true);
             if (!CustomQuery.METRIC_NAME.matcher(name).matches()) {
-                throw error(source, at + ".name", "'" + name + "' is not a valid Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*)");
+                throw tree.error(at + ".name", "'" + name + "' is not a valid Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*)");
             }
             if (isReserved(name)) {
-                throw error(source, at + ".name", "'" + name + "' is the name of a built-in metric; choose another name");
+                throw tree.error(at + ".name", "'" + name + "' is the name of a built-in metric; choose another name");
             }
             if (!names.add(name)) {
-                throw error(source, at + ".name", "duplicate metric name '" + name + "'");
+                throw tree.error(at + ".name", "duplicate metric name '" + name + "'");
             }
-            String help = string(source, at + ".help", q.get("help"), true);
-            String sql = string(source, at + ".sql", q.get("sql"), true);
+            String help = string(tree, at + ".help", q.get("help"), true);
+            String sql = string(tree, at + ".sql", q.get("sql"), true);
             List<String> labels = new ArrayList<>();
             Object l = q.get("labels");
             if (l != null) {
                 if (!(l instanceof List<?> ll)) {
-                    throw error(source, at + ".labels", "must be a list of column names");
+                    throw tree.error(at + ".labels", "must be a list of column names");
                 }
                 for (Object o : ll) {
-                    String label = string(source, at + ".labels", o, true);
+                    String label = string(tree, at + ".labels", o, true);
                     if (!CustomQuery.LABEL_NAME.matcher(label).matches() || label.startsWith("__")
                             || label.equals(CatalogHealthCollector.CATALOG_LABEL) || label.equals(CatalogTarget.SCHEMA_LABEL)
                             || labels.contains(label)) {
-                        throw error(source, at + ".labels", "'" + label + "' is not a valid label name here (letters, digits, "
+                        throw tree.error(at + ".labels", "'" + label + "' is not a valid label name here (letters, digits, "
                                 + "underscores; not 'catalog' or 'schema', not starting with __, no duplicates)");
                     }
                     labels.add(label);
                 }
             }
-            String value = q.get("value") == null ? "value" : string(source, at + ".value", q.get("value"), true);
+            String value = q.get("value") == null ? "value" : string(tree, at + ".value", q.get("value"), true);
             Duration timeout = q.get("timeout_seconds") == null ? (where.equals("queries") ? null : defaultTimeout)
-                    : seconds(source, at + ".timeout_seconds", q.get("timeout_seconds"), defaultTimeout, false);
+                    : seconds(tree, at + ".timeout_seconds", q.get("timeout_seconds"), defaultTimeout, false);
             out.add(new CustomQuery(name, help, sql, labels, value, timeout));
         }
         return out;
@@ -237,71 +235,30 @@ public record MetricsConfig(Path source, Duration interval, List<TargetConfig> c
                 || CatalogHealthCollector.BUILT_IN_NAMES.contains(name + "_info");
     }
 
-    private static String expand(Path source, String where, String value, Map<String, String> env) throws JanitorException {
-        Matcher m = ENV_REF.matcher(value);
-        StringBuilder b = new StringBuilder();
-        while (m.find()) {
-            String v = env.get(m.group(1));
-            if (v == null) {
-                throw error(source, where, "references the environment variable " + m.group(1) + ", which is not set");
-            }
-            m.appendReplacement(b, Matcher.quoteReplacement(v));
-        }
-        m.appendTail(b);
-        return b.toString();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Path source, String where, Object node) throws JanitorException {
-        if (!(node instanceof Map<?, ?> m)) {
-            throw error(source, where, "must be a mapping (key: value)");
-        }
-        for (Object k : m.keySet()) {
-            if (!(k instanceof String)) {
-                throw error(source, where, "has a non-text key " + k);
-            }
-        }
-        return (Map<String, Object>) m;
-    }
-
-    private static void checkKeys(Path source, String where, Map<String, Object> m, Set<String> allowed) throws JanitorException {
-        for (String k : m.keySet()) {
-            if (!allowed.contains(k)) {
-                throw error(source, where.isEmpty() ? k : where + "." + k, "unknown key; allowed: " + String.join(", ",
-                        new java.util.TreeSet<>(allowed)));
-            }
-        }
-    }
-
-    private static String string(Path source, String where, Object node, boolean required) throws JanitorException {
+    private static String string(YamlTree tree, String where, Object node, boolean required) throws JanitorException {
         if (node == null || (node instanceof String s && s.isBlank())) {
             if (required) {
-                throw error(source, where, "is required");
+                throw tree.error(where, "is required");
             }
             return null;
         }
         if (!(node instanceof String) && !(node instanceof Number)) {
-            throw error(source, where, "must be text");
+            throw tree.error(where, "must be text");
         }
         return node.toString();
     }
 
-    private static Duration seconds(Path source, String where, Object node, Duration dflt, boolean zeroAllowed) throws JanitorException {
+    private static Duration seconds(YamlTree tree, String where, Object node, Duration dflt, boolean zeroAllowed) throws JanitorException {
         if (node == null) {
             return dflt;
         }
         if (!(node instanceof Number n) || node instanceof Boolean) {
-            throw error(source, where, "must be a number of seconds");
+            throw tree.error(where, "must be a number of seconds");
         }
         double s = n.doubleValue();
         if (!(s >= 0) || Double.isInfinite(s) || (!zeroAllowed && s == 0) || s > 86_400) {
-            throw error(source, where, "must be " + (zeroAllowed ? "0" : "more than 0") + " to 86400 seconds, got " + node);
+            throw tree.error(where, "must be " + (zeroAllowed ? "0" : "more than 0") + " to 86400 seconds, got " + node);
         }
         return dev.ducklake.janitor.Durations.ofSeconds(s);
-    }
-
-    private static JanitorException error(Path source, String where, String message) {
-        return new JanitorException(Reason.CONFIG, "Metrics configuration " + source + (where.isEmpty() ? "" : ", " + where)
-                + ": " + message + ".");
     }
 }

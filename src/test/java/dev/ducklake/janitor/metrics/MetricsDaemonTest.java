@@ -231,4 +231,14 @@ class MetricsDaemonTest {
                     });
         }
     }
+
+    /** The metrics file's mistakes name the line and key, as the maintain file's do (one YAML reader for both). */
+    @Test
+    void aMistakeNamesTheLineAndTheKey() {
+        String yaml = "catalogs:\n  - name: a\n    connection: host=h\n  - name: a\n    connection: host=h";
+        assertThatThrownBy(() -> MetricsConfig.parse(Path.of("bad.yaml"), yaml, Map.of()))
+                .hasMessageContaining("Metrics configuration bad.yaml, line 4, key catalogs[1].name: duplicate catalog name 'a'");
+        assertThatThrownBy(() -> MetricsConfig.parse(Path.of("bad.yaml"), "catalogs:\n  - name: a\n    colour: blue", Map.of()))
+                .hasMessageContaining("line 3, key catalogs[0].colour: unknown key; allowed:");
+    }
 }
