@@ -17,9 +17,10 @@ import java.sql.SQLException;
  * The frame of the operations on the catalog's files in storage (cleanup-old-files, delete-orphan-files) on the
  * shared runtime: validates the options; {@link MaintenanceRun} opens the session, inspects the catalog and takes the
  * advisory lock (execute runs); the catalog's data path (or the override) is resolved and {@link #checkPath} may
- * refuse it; the store is opened for that path and bound by the {@link RunControl} (each store call's timeout and retries end
- * with --run-budget or on the stop request); then {@link #work} runs with that control, which also checks the stop
- * flag, --max-batches and --run-budget between batches. A database error ends the run through {@link StorageFailures#database}.
+ * refuse it; the store is opened for that path and bound by the {@link RunControl} over the run's one clock
+ * ({@link MaintenanceRun#budget()}: each store call's timeout and retries end with --run-budget or on the stop request);
+ * then {@link #work} runs with that control, which also checks the stop flag, --max-batches and --run-budget between
+ * batches. A database error ends the run through {@link StorageFailures#database}.
  *
  * @param <O> the operation's options
  * @param <R> the operation's result
@@ -93,7 +94,7 @@ public abstract class StorageAction<O extends StorageRunOptions, R extends Maint
             PathResolver resolver = CatalogFiles.resolver(c, options.schema(), options.dataPathOverride());
             checkPath(resolver, options);
             String dataPath = resolver.dataPath();
-            RunControl control = new RunControl(run.recorder(), stopFlag(), options.run(), run.budget().startedNanos());
+            RunControl control = new RunControl(run.recorder(), run.budget(), options.run().maxBatches());
             try (FileStore store = opener.open(dataPath)) {
                 // every store call ends with the run budget or on the stop request, whatever its own timeouts
                 store.bound(control);
