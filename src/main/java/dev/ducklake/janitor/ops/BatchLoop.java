@@ -13,7 +13,8 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * The one batch loop: works through a list of units in batches of one transaction each, with the adaptive
+ * The one batch loop: works through the units of a {@link BatchSource} (a list, a keyset query, several of them) in
+ * batches of one transaction each, with the adaptive
  * {@link BatchSizer}, {@code --max-batches}, {@code --run-budget}, the stop signal, the {@link RetryPolicy}
  * (backoff, halving on 53200, reconnect) and a progress event per committed batch. The operation supplies the
  * work of one batch ({@link BatchWork}). At least one batch always runs, so a tiny budget still makes progress.
@@ -35,35 +36,47 @@ public final class BatchLoop<I, O extends BatchOutcome> {
     }
 
     /**
-     * Runs batches until the units are done or a limit stops the loop (recorded as the run's
-     * {@link RunFigures.StopReason}).
+     * Runs batches over a list until the units are done or a limit stops the loop ({@link #run(BatchSource)}).
      *
      * @param units the units, in batch order
      * @return how many units were consumed (the rest are left for the next run)
      * @throws JanitorException when the retry policy fails the run (see {@link #runOne})
      */
     public int run(List<I> units) throws JanitorException {
+        return (int) run(BatchSource.of(units));
+    }
+
+    /**
+     * Runs batches, each over the next units of the source, until the source is empty or a limit stops the loop
+     * (recorded as the run's {@link RunFigures.StopReason}): {@code --max-batches}, {@code --run-budget} (checked
+     * after the first batch), a stop request, or a batch the budget or a stop cut short.
+     *
+     * @param source where the units come from
+     * @return how many units were consumed (the rest are left for the next run)
+     * @throws JanitorException when the retry policy fails the run (see {@link #runOne}), or a page of a keyset
+     *     source could not be read ({@link QueryRunner#readOnly})
+     */
+    public long run(BatchSource<I> source) throws JanitorException {
         RunRecorder rec = run.recorder();
         RunBudget budget = run.budget();
         int maxBatches = run.options().maxBatches();
-        int pos = 0;
+        long consumed = 0;
         try {
-            while (pos < units.size()) {
+            while (!source.peek(sizer.size()).isEmpty()) {
                 if (maxBatches > 0 && rec.batches() >= maxBatches) {
-                    stop(RunFigures.StopReason.MAX_BATCHES, "--max-batches " + maxBatches + " reached; "
-                            + (units.size() - pos) + " candidates left for the next run");
+                    stop(RunFigures.StopReason.MAX_BATCHES, "--max-batches " + maxBatches + " reached; " + left(source));
                     break;
                 }
                 if ((rec.batches() > 0 && budget.pastDeadline()) || budget.stopRequested()) {
-                    stop(stopReason(), stopWords() + "; " + (units.size() - pos) + " candidates left for the next run");
+                    stop(stopReason(), stopWords() + "; " + left(source));
                     break;
                 }
-                O o = runOne(units, pos, false);
+                O o = runOne(source, false);
                 if (o == null) {
                     rec.stopped(stopReason());
                     break;
                 }
-                pos += o.consumed();
+                consumed += o.consumed();
                 handled += o.consumed();
                 if (o.truncated()) {
                     stop(stopReason(), stopWords() + " inside batch " + rec.batches() + "; the " + work.units()
@@ -74,15 +87,31 @@ public final class BatchLoop<I, O extends BatchOutcome> {
         } finally {
             rec.finalBatchSize(sizer.size());
         }
-        return pos;
+        return consumed;
+    }
+
+    private static String left(BatchSource<?> source) {
+        return source.known() + (source.counted() ? "" : " or more") + " candidates left for the next run";
     }
 
     /**
-     * Runs the batch starting at {@code pos} (as many units as the current batch size) under the retry policy,
-     * commits it and hands its outcome to {@link BatchWork#committed}.
+     * Runs the batch starting at {@code pos} of a list ({@link #runOne(BatchSource, boolean)}).
      *
      * @param units the units
      * @param pos the first unit of this batch
+     * @param retryPass whether this is a second pass over units left behind (progress then shows none left)
+     * @return as {@link #runOne(BatchSource, boolean)}
+     * @throws JanitorException as {@link #runOne(BatchSource, boolean)}
+     */
+    public O runOne(List<I> units, int pos, boolean retryPass) throws JanitorException {
+        return runOne(BatchSource.of(units.subList(pos, units.size())), retryPass);
+    }
+
+    /**
+     * Runs one batch over the next units of the source (as many as the current batch size) under the retry policy,
+     * commits it, takes the units it consumed from the source and hands its outcome to {@link BatchWork#committed}.
+     *
+     * @param source where the units come from (not empty)
      * @param retryPass whether this is a second pass over units left behind (progress then shows none left)
      * @return the committed outcome, or null when the run budget would run out during a retry backoff or a stop
      *     was requested during it
@@ -91,7 +120,9 @@ public final class BatchLoop<I, O extends BatchOutcome> {
      *     full or a retryable error persisted for {@value RetryPolicy#MAX_ATTEMPTS} attempts, or any other error;
      *     {@link Reason#PERMISSION_DENIED} for a missing privilege
      */
-    public O runOne(List<I> units, int pos, boolean retryPass) throws JanitorException {
+    public O runOne(BatchSource<I> source, boolean retryPass) throws JanitorException {
+        List<I> ahead = source.peek(sizer.size());
+        long known = source.known();
         RunRecorder rec = run.recorder();
         MaintenanceSession session = run.session();
         long batchStart = System.nanoTime();
@@ -147,9 +178,9 @@ public final class BatchLoop<I, O extends BatchOutcome> {
                 return failure(d, e, rec.batches() + 1, size[0], reconnected[0] + 1);
             }
         }).run(() -> {
-            int n = Math.min(sizer.size(), units.size() - pos);
+            int n = Math.min(sizer.size(), ahead.size());
             size[0] = n;
-            List<I> slice = units.subList(pos, pos + n);
+            List<I> slice = ahead.subList(0, n);
             Connection c = session.connection();
             c.setAutoCommit(false);
             Transactions.setLocalTimeouts(c, run.options().statementTimeout(), run.options().lockTimeout());
@@ -158,6 +189,7 @@ public final class BatchLoop<I, O extends BatchOutcome> {
             c.commit();
             Transactions.restoreAutoCommit(c);
             rec.batchCommitted();
+            source.advance(o.consumed());
             work.committed(o);
             int before = sizer.size();
             int grown = sizer.committed(hadRetry[0]);
@@ -165,7 +197,7 @@ public final class BatchLoop<I, O extends BatchOutcome> {
                 rec.info(BatchSizer.CLEAN_BATCHES_TO_GROW + " clean batches: batch size " + before + " -> " + grown
                         + " (ceiling " + sizer.start() + ")");
             }
-            progress(o, units.size(), pos, n, retryPass, batchStart);
+            progress(o, known, n, retryPass, batchStart);
             return o;
         });
     }
@@ -199,10 +231,10 @@ public final class BatchLoop<I, O extends BatchOutcome> {
         };
     }
 
-    private void progress(O o, int total, int pos, int n, boolean retryPass, long batchStart) {
+    private void progress(O o, long known, int n, boolean retryPass, long batchStart) {
         double now = run.budget().elapsedSeconds();
         // a batch truncated by the run budget or a stop handled only part of its slice: count what it did
-        long left = retryPass ? 0 : Math.max(0, (long) total - pos - o.handled());
+        long left = retryPass ? 0 : Math.max(0, known - o.handled());
         double rate = (handled + o.handled()) / Math.max(now, 1e-3);
         run.recorder().listener().batch(new ProgressListener.BatchProgress(run.recorder().batches(), o.acted(), o.skipped(),
                 o.missing(), (System.nanoTime() - batchStart) / 1e9, now, left, rate > 0 ? left / rate : -1, n));

@@ -114,6 +114,20 @@ public final class MaintenanceRun implements AutoCloseable {
         return new BatchLoop<>(this, sizer, work);
     }
 
+    /**
+     * A keyset source over this run's read-only path: pages in read-only transactions with the run's statement
+     * timeout, retried and reconnected as {@link QueryRunner#readOnly}.
+     *
+     * @param what what a page is, for messages
+     * @param pageSize units read per page
+     * @param query the page query
+     * @param <I> a unit of work, which is also its key
+     * @return the source, for {@link BatchLoop#run(BatchSource)}
+     */
+    public <I> KeysetSource<I> keyset(String what, int pageSize, KeysetSource.PageQuery<I> query) {
+        return new KeysetSource<>(queries, what, options.statementTimeout(), pageSize, query);
+    }
+
     /** @return the session (the run's one connection) */
     public MaintenanceSession session() {
         return session;

@@ -58,11 +58,6 @@ public final class RunBudget implements dev.ducklake.janitor.retry.Bounds {
         return deadline != null && System.nanoTime() + millis * 1_000_000 - deadline >= 0;
     }
 
-    /** @return the nanoTime at which the run started */
-    public long startedNanos() {
-        return started;
-    }
-
     /** @return seconds since the run started */
     public double elapsedSeconds() {
         return (System.nanoTime() - started) / 1e9;

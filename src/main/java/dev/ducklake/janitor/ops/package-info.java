@@ -20,12 +20,45 @@
  *       {@link dev.ducklake.janitor.ops.QueryRunner}, every store call and every DuckLake call run through (their
  *       differences are hooks; the session's are {@code SessionRetryHooks});</li>
  *   <li>{@link dev.ducklake.janitor.ops.BatchLoop} with {@link dev.ducklake.janitor.ops.BatchSizer}: adaptive
- *       batches, --max-batches, --run-budget, stop, progress; the operation supplies a
- *       {@link dev.ducklake.janitor.ops.BatchWork};</li>
+ *       batches, --max-batches, --run-budget, stop, progress; it reads its units from a
+ *       {@link dev.ducklake.janitor.ops.BatchSource} (a list, a {@link dev.ducklake.janitor.ops.KeysetSource}, parts one
+ *       after the other) and the operation supplies a {@link dev.ducklake.janitor.ops.BatchWork};</li>
+ *   <li>{@link dev.ducklake.janitor.ops.RunBudget}: the run's one clock (start, --run-budget deadline, stop flag),
+ *       read by the batch loop, the retry backoffs, the storage operations' {@code files.RunControl} and their store
+ *       calls;</li>
  *   <li>{@link dev.ducklake.janitor.ops.RunFigures} (in every result, {@code @JsonUnwrapped}) filled through
  *       {@link dev.ducklake.janitor.ops.RunRecorder}; {@link dev.ducklake.janitor.ops.ProgressListener} with typed
  *       {@link dev.ducklake.janitor.ops.ProgressListener.Phase} events.</li>
  * </ul>
+ *
+ * <h2>The shapes of a run</h2>
+ * Every shape opens the same frame ({@code MaintenanceRun.open(spec, runOptions, listener, stopFlag())} in a
+ * try-with-resources); they differ in where the units come from.
+ * <pre>{@code
+ * // 1. a list surveyed into memory (drop-orphan-inline-tables): the loop works through it in batches
+ * List<Candidate> units = run.queries().readOnly("survey", timeout, c -> Survey.list(c, schema));
+ * run.batchLoop(run.batchSizer(), new DropWork(schema)).run(units);
+ *
+ * // 2. a keyset query read page by page after the last key (purge-orphan-stats): memory stays one page
+ * BatchSource<Long> ids = run.keyset("listing orphaned ids", 50_000,
+ *         (c, last, limit) -> Orphans.after(c, schema, last == null ? Long.MIN_VALUE : last, limit));
+ * run.batchLoop(sizer, new PurgeWork(schema)).run(ids);     // or BatchSource.concat(List.of(ids, moreIds))
+ *
+ * // 3. a storage listing (cleanup-old-files, delete-orphan-files): files.StorageAction opens the store for the
+ * //    catalog's data path, bound by files.RunControl over run.budget(); the work walks the listing
+ * protected MyResult work(Connection c, FileStore store, MyOptions o, FileListener files, RunControl control) {
+ *     try (FileStore.Listing listing = store.list(root)) {
+ *         while (listing.hasNext() && !control.exhausted()) { ... delete a batch ...; if (!control.batchDone()) break; }
+ *     }
+ *     return new MyResult(..., control.figures());
+ * }
+ *
+ * // 4. read-only (check): a dry run's options, no lock; each read retried and reconnected by the run's QueryRunner
+ * try (MaintenanceRun run = MaintenanceRun.open(spec, options.runOptions(), ProgressListener.NONE, new AtomicBoolean())) {
+ *     CatalogInfo info = run.queries().withRetries("the catalog inspection", c -> CatalogInspector.inspect(c, schema, false));
+ *     List<RuleOutcome> outcomes = run.queries().withRetries("the check", c -> RuleEvaluation.evaluate(c, info, ...));
+ * }
+ * }</pre>
  *
  * <h2>Adding an operation (example)</h2>
  * <pre>{@code

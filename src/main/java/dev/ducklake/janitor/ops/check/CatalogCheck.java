@@ -3,7 +3,6 @@ package dev.ducklake.janitor.ops.check;
 import dev.ducklake.janitor.catalog.health.CheckRule;
 import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.catalog.health.CheckRules;
@@ -11,6 +10,9 @@ import dev.ducklake.janitor.catalog.health.Finding;
 import dev.ducklake.janitor.catalog.health.InlineSurvey;
 import dev.ducklake.janitor.catalog.health.RuleEvaluation;
 import dev.ducklake.janitor.catalog.health.RuleOutcome;
+import dev.ducklake.janitor.ops.MaintenanceRun;
+import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.QueryRunner;
 import dev.ducklake.janitor.ops.files.MissingObjects;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Sql;
@@ -25,6 +27,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code check}: a read-only catalog doctor. Runs every {@link CheckRule} of {@link CheckRules#all()} on one metadata
@@ -33,6 +36,11 @@ import java.util.Map;
  * reported as failed and the others still run. Joins against the unindexed catalog tables are forced to hash joins
  * ({@code SET LOCAL enable_nestloop = off}), so the cost grows linearly with the catalog, and JIT is off for them
  * ({@link Transactions#JIT_OFF}): their inflated plan cost would otherwise make a JIT-enabled server compile each one.
+ *
+ * <p>Runs on the shared runtime as a read-only operation ({@link MaintenanceRun}, no advisory lock): the inspection, the
+ * evaluation and the storage comparison go through the run's {@link QueryRunner}, so a retryable failure is retried with
+ * the policy's backoff and a lost connection is reopened (for {@value CheckOptions#RECONNECT_TIMEOUT_SECONDS} s) and the
+ * work run again; a rule that fails on its own is its outcome and is not retried.
  *
  * <p>The rules and their evaluation live in {@code catalog.health} ({@link RuleEvaluation}); the metric
  * {@code ducklake_check_findings{kind}} runs the same rules through it.
@@ -85,28 +93,21 @@ public final class CatalogCheck {
      * Runs the check.
      *
      * @return the findings
-     * @throws JanitorException USAGE for invalid options; CONNECTION when the catalog cannot be reached or the connection is
-     *     lost; NOT_A_CATALOG, UNSUPPORTED_VERSION, UNSAFE_CATALOG_STATE, PERMISSION_DENIED from the catalog checks;
-     *     DATABASE_ERROR when reading the layout fails. A failing rule is not an exception: see {@link CheckResult#errors()}.
+     * @throws JanitorException USAGE for invalid options; CONNECTION when the catalog cannot be reached or the connection
+     *     was lost and did not come back; NOT_A_CATALOG, UNSUPPORTED_VERSION, UNSAFE_CATALOG_STATE, PERMISSION_DENIED from
+     *     the catalog checks; DATABASE_ERROR when reading the layout still fails after the retries; STORAGE and
+     *     BRAKE_ROOT_PATH from the storage comparison. A failing rule is not an exception: see {@link CheckResult#errors()}.
      */
     public CheckResult execute() throws JanitorException {
         options.validate();
         long t0 = System.nanoTime();
         String schema = options.metadataSchema();
-        try (Connection conn = spec.open()) {
-            CatalogInfo info;
-            try {
-                info = CatalogInspector.inspect(conn, schema, false);
-            } catch (SQLException e) {
-                throw databaseError("the catalog inspection", e);
-            }
-            InlineSurvey survey = InlineSurvey.on(conn, info, options.maxExamples());
-            List<RuleOutcome> outcomes;
-            try {
-                outcomes = RuleEvaluation.evaluate(conn, info, options.settings(), survey, CheckRules.all());
-            } catch (SQLException e) {
-                throw databaseError("the check", e);
-            }
+        try (MaintenanceRun run = MaintenanceRun.open(spec, options.runOptions(), ProgressListener.NONE, new AtomicBoolean())) {
+            QueryRunner queries = run.queries();
+            CatalogInfo info = queries.withRetries("the catalog inspection", c -> CatalogInspector.inspect(c, schema, false));
+            // a lost connection ends the evaluation (a rule's own failure is its outcome): it runs again, survey and all
+            List<RuleOutcome> outcomes = queries.withRetries("the check", c -> RuleEvaluation.evaluate(c, info, options.settings(),
+                    InlineSurvey.on(c, info, options.maxExamples()), CheckRules.all()));
             List<Finding> findings = new ArrayList<>();
             Map<String, Long> counts = new LinkedHashMap<>();
             List<CheckResult.RuleError> errors = new ArrayList<>();
@@ -125,7 +126,8 @@ public final class CatalogCheck {
             }
             MissingObjects.Result storage = null;
             if (storeOpener != null) {
-                storage = storage(conn, schema);
+                storage = queries.withRetries("the storage comparison", c -> compareStorage(c, schema, storeOpener,
+                        dataPathOverride, options.maxExamples(), store -> { }));
                 long[] n = {storage.missingData(), storage.missingDelete(), storage.sizeMismatch()};
                 String[] kinds = {MISSING_DATA, MISSING_DELETE, SIZE_MISMATCH};
                 List<List<String>> ex = List.of(storage.missingDataExamples(), storage.missingDeleteExamples(),
@@ -141,16 +143,6 @@ public final class CatalogCheck {
             String status = !findings.isEmpty() ? CheckResult.FINDINGS : errors.isEmpty() ? CheckResult.CLEAN : CheckResult.INCOMPLETE;
             return new CheckResult(schema, info.version().text(), status, findings, counts, errors, (System.nanoTime() - t0) / 1e9,
                     seconds, storage);
-        } catch (SQLException e) {
-            throw databaseError("closing the connection", e);
-        }
-    }
-
-    private MissingObjects.Result storage(Connection conn, String schema) throws JanitorException {
-        try {
-            return compareStorage(conn, schema, storeOpener, dataPathOverride, options.maxExamples(), store -> { });
-        } catch (SQLException e) {
-            throw databaseError("the storage comparison", e);
         }
     }
 
@@ -182,18 +174,5 @@ public final class CatalogCheck {
     private String describe(SQLException e) {
         String state = SqlState.codeOf(e);
         return (state == null ? "" : "SQLSTATE " + state + ": ") + spec.redact(String.valueOf(e.getMessage()));
-    }
-
-    private JanitorException databaseError(String what, SQLException e) {
-        FailureKind kind = SqlState.classify(e);
-        if (kind == FailureKind.CONNECTION_LOST) {
-            return new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe() + " during " + what
-                    + " (SQLSTATE " + SqlState.codeOf(e) + "); nothing was changed, rerun the check.", e);
-        }
-        if (kind == FailureKind.PERMISSION_DENIED) {
-            return new JanitorException(Reason.PERMISSION_DENIED, "Permission denied during " + what + ": " + spec.redact(e.getMessage()), e);
-        }
-        return new JanitorException(Reason.DATABASE_ERROR, "Database error during " + what + " (SQLSTATE "
-                + SqlState.codeOf(e) + "): " + spec.redact(e.getMessage()), e);
     }
 }

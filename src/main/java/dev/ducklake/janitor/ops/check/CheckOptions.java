@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.check;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.health.RuleSettings;
+import dev.ducklake.janitor.ops.RunOptions;
 
 import java.time.Duration;
 
@@ -29,6 +30,13 @@ public record CheckOptions(String metadataSchema, Duration statementTimeout, int
     public static final long DEFAULT_BLOAT_MIN_DEAD_ROWS = RuleSettings.DEFAULT_BLOAT_MIN_DEAD_ROWS;
     /** Default dead-to-live ratio of a bloated system catalog ({@link RuleSettings#DEFAULT_BLOAT_DEAD_RATIO}). */
     public static final double DEFAULT_BLOAT_DEAD_RATIO = RuleSettings.DEFAULT_BLOAT_DEAD_RATIO;
+
+    /**
+     * How long a check keeps reopening a lost connection, seconds (a check has no {@code --reconnect-timeout}): short, so
+     * that a server gone silent still ends the check with exit 3 soon after the socket timeout (the statement timeout
+     * plus {@link dev.ducklake.janitor.pg.ConnectionSpec#SOCKET_TIMEOUT_MARGIN_SECONDS}) and one bounded login.
+     */
+    public static final int RECONNECT_TIMEOUT_SECONDS = 10;
 
     /** The defaults: schema public, 60 s per query, 5 examples, bloat at 100,000 dead rows and 20 % of live rows. */
     public static CheckOptions defaults() {
@@ -59,6 +67,17 @@ public record CheckOptions(String metadataSchema, Duration statementTimeout, int
     /** @return what the rules read of these options (statement timeout, examples, bloat thresholds) */
     public RuleSettings settings() {
         return new RuleSettings(statementTimeout, maxExamples, bloatMinDeadRows, bloatDeadRatio);
+    }
+
+    /**
+     * The run options of the check's read-only run on the shared runtime: this schema and statement timeout, a dry run
+     * (no advisory lock), reconnects for {@value #RECONNECT_TIMEOUT_SECONDS} s, no run budget.
+     *
+     * @return the run options
+     */
+    public RunOptions runOptions() {
+        return RunOptions.defaults().withMetadataSchema(metadataSchema).withDryRun(true).withStatementTimeout(statementTimeout)
+                .withReconnectTimeout(Duration.ofSeconds(RECONNECT_TIMEOUT_SECONDS));
     }
 
     /**

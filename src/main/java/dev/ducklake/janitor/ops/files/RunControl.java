@@ -1,6 +1,7 @@
 package dev.ducklake.janitor.ops.files;
 
 import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.RunBudget;
 import dev.ducklake.janitor.ops.RunFigures;
 import dev.ducklake.janitor.ops.RunOptions;
 import dev.ducklake.janitor.ops.RunRecorder;
@@ -11,44 +12,37 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The runtime pieces a storage command's loop checks between batches: the shared {@link RunRecorder} (batches,
- * warnings, stop reason, figures), the stop flag (SIGTERM/SIGINT), --max-batches and --run-budget. It is also the
- * {@link CallBounds} of the run's store ({@link StorageAction} binds it), so that every store call, its timeout and
- * its retries end with the budget or on the stop.
+ * warnings, stop reason, figures) and the run's one clock, {@link RunBudget} (the stop flag of SIGTERM/SIGINT and
+ * --run-budget, counted from the run's start), with --max-batches. It is also the {@link CallBounds} of the run's store
+ * ({@link StorageAction} binds it), so that every store call, its timeout and its retries end with the budget or on the
+ * stop.
  */
 public final class RunControl implements CallBounds {
 
     private final RunRecorder recorder;
-    private final AtomicBoolean stop;
+    private final RunBudget budget;
     private final int maxBatches;
-    private final long deadlineNanos;
-    private final long startNanos;
 
     /**
      * @param recorder the run's recorder
-     * @param stop the stop flag
-     * @param options max batches and run budget
+     * @param budget the run's clock, deadline and stop flag ({@link dev.ducklake.janitor.ops.MaintenanceRun#budget()})
+     * @param maxBatches --max-batches (0 = no limit)
      */
-    public RunControl(RunRecorder recorder, AtomicBoolean stop, RunOptions options) {
-        this(recorder, stop, options, System.nanoTime());
-    }
-
-    /**
-     * @param recorder the run's recorder
-     * @param stop the stop flag
-     * @param options max batches and run budget
-     * @param startNanos when the run started ({@link System#nanoTime()}): the budget counts from there
-     */
-    public RunControl(RunRecorder recorder, AtomicBoolean stop, RunOptions options, long startNanos) {
-        this.startNanos = startNanos;
+    public RunControl(RunRecorder recorder, RunBudget budget, int maxBatches) {
         this.recorder = recorder;
-        this.stop = stop;
-        this.maxBatches = options.maxBatches();
-        this.deadlineNanos = options.runBudget() == null ? Long.MAX_VALUE : startNanos + options.runBudget().toNanos();
+        this.budget = budget;
+        this.maxBatches = maxBatches;
     }
 
-    /** A control without limits, for direct engine calls. */
+    /**
+     * A control for direct engine calls: no stop flag, the options' --max-batches and --run-budget from now.
+     *
+     * @param options max batches and run budget
+     * @return the control
+     */
     public static RunControl unbounded(RunOptions options) {
-        return new RunControl(new RunRecorder(ProgressListener.NONE), new AtomicBoolean(), options);
+        return new RunControl(new RunRecorder(ProgressListener.NONE), new RunBudget(options.runBudget(), new AtomicBoolean()),
+                options.maxBatches());
     }
 
     /** @return the recorder */
@@ -63,7 +57,7 @@ public final class RunControl implements CallBounds {
      */
     public boolean batchDone() {
         recorder.batchCommitted();
-        if (stop.get()) {
+        if (budget.stopRequested()) {
             recorder.stopped(RunFigures.StopReason.STOP_REQUESTED);
             return false;
         }
@@ -71,7 +65,7 @@ public final class RunControl implements CallBounds {
             recorder.stopped(RunFigures.StopReason.MAX_BATCHES);
             return false;
         }
-        if (System.nanoTime() >= deadlineNanos) {
+        if (budget.pastDeadline()) {
             recorder.stopped(RunFigures.StopReason.RUN_BUDGET);
             return false;
         }
@@ -80,12 +74,12 @@ public final class RunControl implements CallBounds {
 
     @Override
     public Duration remaining() {
-        return deadlineNanos == Long.MAX_VALUE ? null : Duration.ofNanos(deadlineNanos - System.nanoTime());
+        return budget.remaining();
     }
 
     @Override
     public boolean stopRequested() {
-        return stop.get();
+        return budget.stopRequested();
     }
 
     /**
@@ -93,11 +87,11 @@ public final class RunControl implements CallBounds {
      * between units): the stop request, else the run budget.
      */
     public void stoppedByBounds() {
-        recorder.stopped(stop.get() ? RunFigures.StopReason.STOP_REQUESTED : RunFigures.StopReason.RUN_BUDGET);
+        recorder.stopped(budget.stopRequested() ? RunFigures.StopReason.STOP_REQUESTED : RunFigures.StopReason.RUN_BUDGET);
     }
 
-    /** @return the figures of the run so far */
+    /** @return the figures of the run so far (elapsed from the run's start) */
     public RunFigures figures() {
-        return recorder.figures((System.nanoTime() - startNanos) / 1e9);
+        return recorder.figures(budget.elapsedSeconds());
     }
 }

@@ -16,10 +16,12 @@ import java.sql.SQLException;
 /**
  * The frame of the operations on the catalog's files in storage (cleanup-old-files, delete-orphan-files) on the
  * shared runtime: validates the options; {@link MaintenanceRun} opens the session, inspects the catalog and takes the
- * advisory lock (execute runs); the catalog's data path (or the override) is resolved and {@link #checkPath} may
- * refuse it; the store is opened for that path and bound by the {@link RunControl} (each store call's timeout and retries end
- * with --run-budget or on the stop request); then {@link #work} runs with that control, which also checks the stop
- * flag, --max-batches and --run-budget between batches. A database error ends the run through {@link StorageFailures#database}.
+ * advisory lock (execute runs); the catalog's data path (or the override) is resolved (once, through the run's
+ * {@link dev.ducklake.janitor.ops.QueryRunner}: retried, reconnected) and {@link #checkPath} may
+ * refuse it; the store is opened for that path and bound by the {@link RunControl} over the run's one clock
+ * ({@link MaintenanceRun#budget()}: each store call's timeout and retries end with --run-budget or on the stop request);
+ * then {@link #work} runs with that control, which also checks the stop flag, --max-batches and --run-budget between
+ * batches. A database error ends the run through {@link StorageFailures#database}.
  *
  * @param <O> the operation's options
  * @param <R> the operation's result
@@ -89,11 +91,13 @@ public abstract class StorageAction<O extends StorageRunOptions, R extends Maint
             Pooling.requireSessionBound(run.session().connection(), spec, command() + (options.run().dryRun() ? " (also a dry run)" : ""),
                     "temporary tables, a cursor held across transactions (WITH HOLD) and, to execute, a session advisory lock");
             run.inspectAndLock();
+            // the one read of the data path, retried and reconnected by the run's read-only path
+            PathResolver resolver = run.queries().withRetries("reading the data path",
+                    c -> CatalogFiles.resolver(c, options.schema(), options.dataPathOverride()));
             Connection c = run.session().connection();
-            PathResolver resolver = CatalogFiles.resolver(c, options.schema(), options.dataPathOverride());
             checkPath(resolver, options);
             String dataPath = resolver.dataPath();
-            RunControl control = new RunControl(run.recorder(), stopFlag(), options.run(), run.budget().startedNanos());
+            RunControl control = new RunControl(run.recorder(), run.budget(), options.run().maxBatches());
             try (FileStore store = opener.open(dataPath)) {
                 // every store call ends with the run budget or on the stop request, whatever its own timeouts
                 store.bound(control);

@@ -5,6 +5,7 @@ import dev.ducklake.janitor.catalog.OrphanedStatsPredicate;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.catalog.CatalogInfo;
 import dev.ducklake.janitor.ops.BatchSizer;
+import dev.ducklake.janitor.ops.BatchSource;
 import dev.ducklake.janitor.ops.MaintenanceRun;
 import dev.ducklake.janitor.ops.ProgressListener;
 import dev.ducklake.janitor.ops.StoppableOperation;
@@ -29,13 +30,15 @@ import java.util.Map;
  *
  * <p>Runs on the shared maintenance runtime ({@link MaintenanceRun}): session with reconnect, advisory lock for execute
  * runs, the batch loop (adaptive size, --max-batches, --run-budget, stop signal, retry policy) over
- * {@link StatsPurgeBatch}. First the table-level stats by table_id, then each per-file stats table by data_file_id. Ids
- * are listed in key order {@value #ID_CHUNK} at a time (a read-only query), so memory does not grow with the catalog.
+ * {@link StatsPurgeWork}: one loop over one {@link BatchSource}, first the table-level stats by table_id, then each
+ * per-file stats table by data_file_id ({@link StatsPurgeBatch}), a batch never mixing two of them. Each group's ids are
+ * read in key order {@value #ID_CHUNK} at a time by a keyset query ({@link StatsPurgeBatch#source}, read-only), so memory
+ * does not grow with the catalog.
  * Committed batches are consistent: a stopped or failed run is simply run again. A dry run counts and takes no lock.
  */
 public final class PurgeOrphanStats extends StoppableOperation<PurgeOrphanStatsResult> {
 
-    /** Ids listed (and held in memory) at a time; the batch loop works through them in batches. */
+    /** Ids read per page of a group's keyset query (and held in memory at most, with one batch); the loop works through them in batches. */
     static final int ID_CHUNK = 50_000;
 
     private final ConnectionSpec spec;
@@ -92,28 +95,11 @@ public final class PurgeOrphanStats extends StoppableOperation<PurgeOrphanStatsR
                 }
                 BatchSizer sizer = new BatchSizer(options.run().batchSize());
                 run.recorder().batchSizes(options.run().batchSize(), options.run().batchSize());
-                boolean stopped = false;
-                for (StatsPurgeBatch group : groups) {
-                    if (stopped) {
-                        break;
-                    }
-                    long after = Long.MIN_VALUE;
-                    while (true) {
-                        long from = after;
-                        List<Long> ids = run.queries().readOnly("listing orphaned ids", options.run().statementTimeout(),
-                                c -> group.nextIds(c, from, ID_CHUNK));
-                        if (ids.isEmpty()) {
-                            break;
-                        }
-                        int consumed = run.batchLoop(sizer, group).run(ids);
-                        if (consumed < ids.size()) {
-                            stopped = true;
-                            break;
-                        }
-                        after = ids.get(ids.size() - 1);
-                    }
-                    group.deleted.forEach((t, v) -> deleted.merge(t, v, Long::sum));
+                if (!groups.isEmpty()) {
+                    run.batchLoop(sizer, new StatsPurgeWork(groups.get(0)))
+                            .run(BatchSource.concat(groups.stream().map(g -> g.source(run)).toList()));
                 }
+                groups.forEach(g -> g.deleted.forEach((t, v) -> deleted.merge(t, v, Long::sum)));
             }
             long remaining = options.run().dryRun() ? sum(before) : sum(run.queries().readOnly("recounting",
                     options.run().statementTimeout(), c -> count(c, schema, layout)));

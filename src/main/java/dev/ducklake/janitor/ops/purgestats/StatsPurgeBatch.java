@@ -2,7 +2,8 @@ package dev.ducklake.janitor.ops.purgestats;
 
 import dev.ducklake.janitor.catalog.OrphanedStatsPredicate;
 import dev.ducklake.janitor.ops.BatchOutcome;
-import dev.ducklake.janitor.ops.BatchWork;
+import dev.ducklake.janitor.ops.KeysetSource;
+import dev.ducklake.janitor.ops.MaintenanceRun;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.pg.Transactions;
 
@@ -19,9 +20,9 @@ import java.util.Map;
  * The work of purge-orphan-stats, for one group of stats tables keyed by the same id: the table-level stats by table_id
  * ({@code ducklake_table_stats} then {@code ducklake_table_column_stats}) or one per-file stats table by data_file_id.
  *
- * <p>{@link #nextIds} lists the next orphaned ids in key order (a read-only query; the run keeps at most
- * {@link PurgeOrphanStats#ID_CHUNK} ids in memory). {@link #attempt} is one batch inside the transaction the shared
- * {@link dev.ducklake.janitor.ops.BatchLoop} opened: it deletes the rows of the slice's ids from each table of the group,
+ * <p>{@link #nextIds} lists the next orphaned ids in key order, the page query of the group's {@link #source} (a
+ * read-only query; the run keeps at most {@link PurgeOrphanStats#ID_CHUNK} ids read ahead). {@link #attempt} is one batch
+ * inside the transaction the shared {@link dev.ducklake.janitor.ops.BatchLoop} opened (through {@link StatsPurgeWork}): it deletes the rows of the slice's ids from each table of the group,
  * in order, re-checking the predicate of {@link OrphanedStatsPredicate} in the DELETE itself, so a row that stopped being
  * orphaned (a table_id that gained a {@code ducklake_table} row) is never deleted. Table stats first, then their column
  * stats, in one transaction: DuckLake's commit path joins the two, and a reader must never see table stats without their
@@ -30,7 +31,7 @@ import java.util.Map;
  * <p>Each DELETE scans its stats table once with a hash semi-join on the slice's ids (no index on these tables;
  * {@code enable_nestloop} and {@code jit} are off for the transaction: {@link Transactions#setLocalHashJoins}).
  */
-final class StatsPurgeBatch implements BatchWork<Long, StatsPurgeBatch.Done> {
+final class StatsPurgeBatch {
 
     /** What one attempt deleted. */
     record Done(int consumed, Map<String, Long> deleted, long rows, double seconds) implements BatchOutcome {
@@ -91,6 +92,17 @@ final class StatsPurgeBatch implements BatchWork<Long, StatsPurgeBatch.Done> {
     }
 
     /**
+     * The group's orphaned ids, page by page in key order ({@link #nextIds}).
+     *
+     * @param run the run whose read-only path reads the pages
+     * @return the source, of ids tagged with this group
+     */
+    KeysetSource<StatsPurgeWork.OrphanId> source(MaintenanceRun run) {
+        return run.keyset("listing orphaned ids", PurgeOrphanStats.ID_CHUNK, (c, last, limit) -> nextIds(c,
+                last == null ? Long.MIN_VALUE : last.id(), limit).stream().map(id -> new StatsPurgeWork.OrphanId(this, id)).toList());
+    }
+
+    /**
      * The next orphaned ids after {@code after}, in key order (read-only; one scan of each table of the group).
      *
      * @param c a connection inside a read-only transaction
@@ -124,8 +136,15 @@ final class StatsPurgeBatch implements BatchWork<Long, StatsPurgeBatch.Done> {
         return out;
     }
 
-    @Override
-    public Done attempt(Connection c, List<Long> slice) throws SQLException {
+    /**
+     * One batch: deletes the orphaned rows of these ids from each table of the group, in order.
+     *
+     * @param c the session's connection, in the batch's transaction
+     * @param slice the ids of this batch
+     * @return what it deleted (not yet committed)
+     * @throws SQLException classified by the retry policy
+     */
+    Done attempt(Connection c, List<Long> slice) throws SQLException {
         long t0 = System.nanoTime();
         Transactions.setLocalHashJoins(c);
         java.sql.Array batch = c.createArrayOf("bigint", slice.toArray());
@@ -143,20 +162,20 @@ final class StatsPurgeBatch implements BatchWork<Long, StatsPurgeBatch.Done> {
         return new Done(slice.size(), n, rows, (System.nanoTime() - t0) / 1e9);
     }
 
-    @Override
-    public void committed(Done d) {
+    /** @param d a committed batch's counts, taken over into the group's */
+    void committed(Done d) {
         d.deleted().forEach((t, v) -> deleted.merge(t, v, Long::sum));
         ids += d.consumed();
         batchSeconds.add(d.seconds());
     }
 
-    @Override
-    public String privilegeNeeded() {
+    /** @return what the group needs privileges for, as {@link dev.ducklake.janitor.ops.BatchWork#privilegeNeeded()} */
+    String privilegeNeeded() {
         return "to delete rows of " + String.join(" and ", tables);
     }
 
-    @Override
-    public String units() {
+    /** @return the plural noun of the group's id, e.g. "table_ids" */
+    String units() {
         return idColumn + "s";
     }
 
