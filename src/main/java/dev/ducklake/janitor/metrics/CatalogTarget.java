@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.metrics;
 
+import dev.ducklake.janitor.retry.Backoff;
 import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
@@ -38,6 +39,8 @@ public final class CatalogTarget implements AutoCloseable {
     public static final Duration BACKOFF_MIN = Duration.ofSeconds(1);
     /** Longest delay between reconnect attempts. */
     public static final Duration BACKOFF_MAX = Duration.ofSeconds(60);
+    /** The wait before the next collection after consecutive failures: {@link #BACKOFF_MIN} doubling up to {@link #BACKOFF_MAX}. */
+    private static final Backoff RECONNECT_BACKOFF = new Backoff(BACKOFF_MIN.toMillis(), BACKOFF_MAX.toMillis());
 
     static final String UP = "ducklake_janitor_up";
     static final String DURATION = "ducklake_janitor_scrape_duration_seconds";
@@ -420,8 +423,7 @@ public final class CatalogTarget implements AutoCloseable {
 
     private Duration backoff() {
         failures++;
-        long secs = BACKOFF_MIN.toSeconds() << Math.min(failures - 1, 6);
-        return Duration.ofSeconds(Math.min(secs, BACKOFF_MAX.toSeconds()));
+        return Duration.ofMillis(RECONNECT_BACKOFF.millis(failures));
     }
 
     private void setUp(boolean value) {
