@@ -401,6 +401,15 @@ public final class ConnectionSpec {
     }
 
     /**
+     * @param e the driver's exception from {@link #openRaw()}
+     * @return whether the login failed because a stop request interrupted it ({@link #abortPendingConnects()})
+     */
+    public static boolean interruptedLogin(SQLException e) {
+        return e.getMessage() != null && e.getMessage().startsWith("Interrupted while attempting to connect")
+                || LoginFailure.interruptedLogin(e) || Thread.currentThread().isInterrupted();
+    }
+
+    /**
      * Removes this connection's password from a text (a last line of defence for driver messages).
      *
      * @param text any text, may be null

@@ -268,8 +268,16 @@ class TenantIsolationTest {
         List<Path> all = new ArrayList<>(theirs);
         all.add(stray);
 
+        // a database the role cannot connect to may hold a catalog that references these files: refused (found by trying
+        // it: it used to be a warning, and another tenant's file in a shared table folder was deleted)
+        CliRun refused = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--yes", "--output", "json");
+        assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(8);
+        assertThat(refused.json().get("message").asText()).contains(db3).contains("no CONNECT privilege").contains(db3 + "/*");
+        assertAllExist(all);
+
         CliRun dry = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
-                "--dry-run", "--output", "json");
+                "--exclude-catalog-schema", db3 + "/*", "--dry-run", "--output", "json");
         assertThat(dry.exitCode()).as(dry.toString()).isZero();
         assertThat(dry.json().get("candidates").asLong()).as("only the stray").isEqualTo(1);
         assertThat(dry.json().get("kept_known").asLong()).isEqualTo(8);
@@ -279,6 +287,24 @@ class TenantIsolationTest {
             assertThat(n.get("reason").asText()).contains("no CONNECT privilege");
         });
         assertThat(dry.err()).contains(db3).contains("not consulted");
+
+        // a login that fails (here the database's connection limit) stops the run too, with exit 3
+        try (Connection c = su(db3)) {
+            Catalogs.exec(c, "GRANT CONNECT ON DATABASE " + Sql.ident(db3) + " TO PUBLIC");
+            Catalogs.exec(c, "ALTER DATABASE " + Sql.ident(db3) + " CONNECTION LIMIT 0");
+        }
+        for (String command : List.of("delete-orphan-files", "cleanup-old-files")) {
+            CliRun full = CliRun.run(command, "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                    "--yes", "--output", "json");
+            assertThat(full.exitCode()).as(full.toString()).isEqualTo(3);
+            assertThat(full.json().get("message").asText()).contains(db3).contains("could not be consulted")
+                    .contains("Nothing was listed or deleted");
+        }
+        assertAllExist(all);
+        try (Connection c = su(db3)) {
+            Catalogs.exec(c, "ALTER DATABASE " + Sql.ident(db3) + " CONNECTION LIMIT -1");
+            Catalogs.exec(c, "REVOKE CONNECT ON DATABASE " + Sql.ident(db3) + " FROM PUBLIC");
+        }
 
         CliRun blind = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
                 "--no-consult-server", "--max-orphan-ratio", "0.9", "--yes", "--output", "json");

@@ -29,10 +29,12 @@ import java.util.Set;
  * enforces: <b>a file is deleted only when every catalog that could reach it has been read</b>. So a catalog the role
  * can see but not read (no USAGE on its schema, no SELECT on a table the known set is read from) stops the run with
  * {@link Reason#PERMISSION_DENIED} before anything is listed or deleted, since its data path is unknown and must be
- * assumed to overlap; only {@code --exclude-catalog-schema} waives that, one catalog at a time, with a warning. A
- * database the role cannot connect to cannot be seen at all (it may or may not hold a catalog): it is reported in
- * {@link #notConsulted()} with a warning, and the unknown-table-folder brake of delete-orphan-files covers what such a
- * catalog could have written. A readable catalog whose data path does not overlap is read as well, for the paths of
+ * assumed to overlap; only {@code --exclude-catalog-schema} waives that, one catalog at a time, with a warning. Another
+ * database of the server the role cannot connect to cannot be seen at all, and may hold such a catalog: no CONNECT
+ * privilege stops the run the same way ({@link Reason#PERMISSION_DENIED}), a login that fails (connection limits, a
+ * server refusing sessions) stops it with {@link Reason#CONNECTION}; {@code --exclude-catalog-schema DATABASE/*} waives
+ * one such database (reported in {@link #notConsulted()} with a warning). A database that allows no connections at all
+ * ({@code datallowconn} false: no DuckLake can use a catalog there) is only reported. A readable catalog whose data path does not overlap is read as well, for the paths of
  * it that still resolve under the swept location (absolute or climbing paths, {@link #reachOnly()}).
  *
  * <p>Other databases are read through connections of their own, opened here and kept until {@link #close()}, so that a
@@ -73,6 +75,12 @@ public final class ConsultedCatalogs implements AutoCloseable {
      */
     public record NotConsulted(String database, String reason) {
     }
+
+    /**
+     * The schema part of an {@code --exclude-catalog-schema DATABASE/*} that waives a whole other database the role
+     * cannot connect to (no CONNECT privilege, or a login that fails).
+     */
+    public static final String WHOLE_DATABASE = "*";
 
     private final Connection session;
     private final List<Catalog> catalogs = new ArrayList<>();
@@ -136,6 +144,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
         StorageLocation mine = ownResolver.dataLocation();
         sweptPrefix = mine.asPrefix().canonical();
         List<String> refusals = new ArrayList<>();
+        List<String> unreachable = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         String ownDb = currentDatabase(session);
         seen.add(key(o.server(), ownDb, own));
@@ -178,9 +187,17 @@ public final class ConsultedCatalogs implements AutoCloseable {
                     if (coveredDatabases.contains(name)) {
                         continue;
                     }
+                    String waiver = name + "/" + WHOLE_DATABASE;
                     if (!Boolean.parseBoolean(db[1])) {
-                        note(recorder, new NotConsulted(name, "the role has no CONNECT privilege on it; a catalog there cannot be"
-                                + " seen (the unknown-table-folder brake still applies)"));
+                        String why = "the role has no CONNECT privilege on it, so a DuckLake catalog there cannot be seen";
+                        if (exclusions.contains(waiver)) {
+                            usedExclusions.add(waiver);
+                            excluded.add(waiver);
+                            note(recorder, new NotConsulted(name, why + " (excluded by --exclude-catalog-schema " + waiver + ")"));
+                        } else {
+                            refusals.add("database " + Sql.printable(name) + " (" + why + "; waived only by"
+                                    + " --exclude-catalog-schema " + waiver + ")");
+                        }
                         continue;
                     }
                     if (!Boolean.parseBoolean(db[2])) {
@@ -195,7 +212,19 @@ public final class ConsultedCatalogs implements AutoCloseable {
                         if ("3D000".equals(e.getSQLState())) {
                             continue; // dropped since it was listed: it holds nothing any more
                         }
-                        note(recorder, new NotConsulted(name, "connecting failed: " + spec.redact(e.getMessage())));
+                        if (ConnectionSpec.interruptedLogin(e)) {
+                            throw new JanitorException(Reason.CONNECTION, "A stop was requested while the other databases of the"
+                                    + " server were being consulted (at " + Sql.printable(name) + "). Nothing was listed or deleted.", e);
+                        }
+                        String why = "connecting failed: " + spec.redact(e.getMessage());
+                        if (exclusions.contains(waiver)) {
+                            usedExclusions.add(waiver);
+                            excluded.add(waiver);
+                            note(recorder, new NotConsulted(name, why + " (excluded by --exclude-catalog-schema " + waiver + ")"));
+                        } else {
+                            unreachable.add(Sql.printable(name) + " (" + why + "; waived only by --exclude-catalog-schema "
+                                    + waiver + ")");
+                        }
                         continue;
                     }
                     int before = catalogs.size() + reachOnly.size();
@@ -206,12 +235,20 @@ public final class ConsultedCatalogs implements AutoCloseable {
         }
         if (!refusals.isEmpty()) {
             String role = currentUser(session);
-            throw new JanitorException(Reason.PERMISSION_DENIED, refusals.size() + " DuckLake catalog(s) that may reference files"
-                    + " under " + mine.canonical() + " cannot be read by role " + Sql.printable(role) + ", so the files they"
-                    + " reference are unknown and their data path must be assumed to overlap: " + String.join("; ", refusals)
-                    + ". Nothing was listed or deleted. Grant these (to " + Sql.ident(role) + "), or pass"
-                    + " --exclude-catalog-schema NAME (DATABASE/NAME for another database) for a catalog whose data path you"
-                    + " have proven disjoint from this one.");
+            throw new JanitorException(Reason.PERMISSION_DENIED, refusals.size() + " DuckLake catalog(s) or database(s) that may"
+                    + " reference files under " + mine.canonical() + " cannot be read by role " + Sql.printable(role) + ", so the"
+                    + " files they reference are unknown and their data path must be assumed to overlap: " + String.join("; ", refusals)
+                    + ". Nothing was listed or deleted. Grant these (to " + Sql.ident(role) + "; CONNECT for a database), or pass"
+                    + " --exclude-catalog-schema NAME (DATABASE/NAME for another database, DATABASE/" + WHOLE_DATABASE + " for a"
+                    + " whole database) for a catalog whose data path you have proven disjoint from this one, or"
+                    + " --no-consult-server.");
+        }
+        if (!unreachable.isEmpty()) {
+            throw new JanitorException(Reason.CONNECTION, unreachable.size() + " other database(s) of the server could not be"
+                    + " consulted, and a DuckLake catalog there may reference files under " + mine.canonical() + ": "
+                    + String.join("; ", unreachable) + ". Nothing was listed or deleted. Rerun when the server accepts the"
+                    + " connections (max_connections, the database's CONNECTION LIMIT), or pass --exclude-catalog-schema"
+                    + " DATABASE/" + WHOLE_DATABASE + " for a database proven to hold no catalog that reaches this data path.");
         }
         for (String x : exclusions) {
             if (!usedExclusions.contains(x)) {
