@@ -24,6 +24,10 @@ public final class PathResolver {
 
     private final String dataPath;
     private final String storedDataPath;
+    /** The data path's canonical prefix as spelled, when {@link #aliasTo} is its other spelling; else null. */
+    private final String aliasFrom;
+    /** The canonical prefix of the data path's real directory (symbolic links resolved), or null when the same. */
+    private final String aliasTo;
 
     /**
      * @param dataPath the catalog's {@code data_path} or the {@code --data-path} override
@@ -45,6 +49,75 @@ public final class PathResolver {
         }
         this.dataPath = withSeparator(dataPath);
         this.storedDataPath = storedDataPath == null || storedDataPath.isEmpty() ? null : withSeparator(storedDataPath);
+        this.aliasFrom = null;
+        this.aliasTo = null;
+    }
+
+    private PathResolver(PathResolver r, String aliasFrom, String aliasTo) {
+        this.dataPath = r.dataPath;
+        this.storedDataPath = r.storedDataPath;
+        this.aliasFrom = aliasFrom;
+        this.aliasTo = aliasTo;
+    }
+
+    /**
+     * This resolver with a second spelling of its files: when the data path is a local directory reached through a
+     * symbolic link (or a link above it), the same files under the directory's real path. Two catalogs whose data
+     * paths spell one directory two ways then overlap ({@link #realDataLocation()}), and a file one of them
+     * references is known under the spelling a listing of the other gives ({@link #alias}).
+     *
+     * @return a resolver with the alias, or this one (not a local path, not an existing directory, no link on the way)
+     */
+    public PathResolver withRealDirectory() {
+        StorageLocation loc;
+        try {
+            loc = dataLocation();
+        } catch (IllegalArgumentException e) {
+            return this;
+        }
+        if (!"file".equals(loc.scheme())) {
+            return this;
+        }
+        try {
+            java.nio.file.Path real = java.nio.file.Path.of(loc.path()).toRealPath();
+            String realPrefix = StorageLocation.parse(real.toString()).asPrefix().canonical();
+            String spelled = loc.canonical();
+            return realPrefix.equals(spelled) ? this : new PathResolver(this, spelled, realPrefix);
+        } catch (java.io.IOException | RuntimeException e) {
+            return this; // gone or unreadable here: only the spelling the catalog gives
+        }
+    }
+
+    /** @return the data path's real directory as a canonical prefix ({@link #withRealDirectory}), else {@link #dataLocation()} */
+    public StorageLocation realDataLocation() {
+        return aliasTo == null ? dataLocation() : StorageLocation.parse(aliasTo).asPrefix();
+    }
+
+    /**
+     * @param address a full file address
+     * @return the canonical address under the data path's real directory when it lies under the data path as spelled
+     *     and that is reached through a symbolic link ({@link #withRealDirectory}); else null
+     */
+    public String alias(String address) {
+        if (aliasFrom == null) {
+            return null;
+        }
+        try {
+            String canon = StorageLocation.parseKnownFile(address).canonical();
+            return canon.startsWith(aliasFrom) ? aliasTo + canon.substring(aliasFrom.length()) : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /**
+     * @param dataPath a catalog's {@code data_path}
+     * @return whether it is a relative local path: where its files are then depends on the working directory of the
+     *     process that writes them, which no reader of the catalog can know
+     */
+    public static boolean isRelative(String dataPath) {
+        return dataPath != null && !dataPath.isEmpty() && !dataPath.startsWith("/") && !dataPath.startsWith("\\")
+                && !dataPath.contains(":");
     }
 
     /**

@@ -463,4 +463,55 @@ class TenantIsolationTest {
         }
         return null;
     }
+
+    /**
+     * Found by trying it: a catalog whose data path spells the swept directory through a symbolic link was not seen as
+     * overlapping (no warning), and its live file in the shared folder was deleted; one with a relative data path was
+     * placed under the janitor's own working directory and skipped the same way.
+     */
+    @Test
+    void aDataPathSpelledThroughALinkIsTheSamePlaceAndARelativeOneRefusesTheRun() throws Exception {
+        String db = database("iso_spelling");
+        Path lake = dir.resolve("lake");
+        Path link = dir.resolve("lake-link");
+        Files.createDirectories(lake);
+        Files.createSymbolicLink(link, lake);
+        Path stray;
+        List<Path> theirs = new ArrayList<>();
+        try (Connection c = su(db)) {
+            stray = sweptCatalog(c, lake);
+            catalog(c, "linked", link + "/");
+            grantRead(c, "linked");
+            String n = ducklakeName();
+            theirs.add(FileCatalog.file(lake.resolve("main/test/" + n), OLD)); // the shared table folder main/test/
+            dataFile(c, "linked", n);
+        }
+        for (String command : List.of("delete-orphan-files", "cleanup-old-files")) {
+            CliRun dry = CliRun.run(command, "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                    "--dry-run", "--output", "json");
+            assertThat(dry.exitCode()).as(dry.toString()).isZero();
+            assertThat(dry.json().get("catalogs_consulted")).extracting(JsonNode::asText).containsExactly("lake", "linked");
+        }
+        CliRun run = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--yes", "--output", "json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.json().get("files_deleted").asLong()).as("the stray only").isEqualTo(1);
+        assertThat(Files.exists(stray)).isFalse();
+        assertAllExist(theirs);
+
+        try (Connection c = su(db)) {
+            catalog(c, "relative", "lake/");
+            grantRead(c, "relative");
+        }
+        CliRun refused = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--yes", "--output", "json");
+        assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(6);
+        assertThat(refused.json().get("message").asText()).contains("'relative'").contains("relative data path")
+                .contains("Nothing was listed or deleted");
+        CliRun waived = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--exclude-catalog-schema", "relative", "--dry-run", "--output", "json");
+        assertThat(waived.exitCode()).as(waived.toString()).isZero();
+        assertThat(waived.json().get("excluded_catalog_schemas")).extracting(JsonNode::asText).containsExactly("relative");
+        assertAllExist(theirs);
+    }
 }

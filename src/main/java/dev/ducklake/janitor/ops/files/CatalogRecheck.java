@@ -325,6 +325,10 @@ public final class CatalogRecheck {
                         if (rebased != null) {
                             match(rebased, sp.byCanonical, out);
                         }
+                        String aka = r.alias(f);
+                        if (aka != null) {
+                            match(aka, sp.byCanonical, out);
+                        }
                     }
                 }
             }

@@ -88,6 +88,10 @@ public final class ConsultedCatalogs implements AutoCloseable {
     private String sweptPrefix;
     private final List<String> excluded = new ArrayList<>();
     private final List<NotConsulted> notConsulted = new ArrayList<>();
+    /** Readable catalogs with a relative data path (refused unless excluded). */
+    private final List<String> unplaceable = new ArrayList<>();
+    /** The swept data path with symbolic links resolved ({@link PathResolver#realDataLocation()}). */
+    private StorageLocation mineReal;
     private final Map<String, Connection> remotes = new LinkedHashMap<>();
 
     private ConsultedCatalogs(Connection session) {
@@ -142,6 +146,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
         NestedSchemas.requireFlat(session, own);
         catalogs.add(new Catalog(currentDatabase(session), own, ownResolver, null, own));
         StorageLocation mine = ownResolver.dataLocation();
+        mineReal = ownResolver.withRealDirectory().realDataLocation();
         sweptPrefix = mine.asPrefix().canonical();
         List<String> refusals = new ArrayList<>();
         List<String> unreachable = new ArrayList<>();
@@ -243,6 +248,14 @@ public final class ConsultedCatalogs implements AutoCloseable {
                     + " whole database) for a catalog whose data path you have proven disjoint from this one, or"
                     + " --no-consult-server.");
         }
+        if (!unplaceable.isEmpty()) {
+            throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, unplaceable.size() + " readable DuckLake catalog(s) have a"
+                    + " relative data path, so where their files are depends on the working directory of the DuckDB that wrote"
+                    + " them, and they may reference files under " + mine.canonical() + ": " + String.join("; ", unplaceable)
+                    + ". Nothing was listed or deleted. Give such a catalog an absolute data_path, name it with --also-catalog"
+                    + " (its relative paths are then resolved from this process's working directory), or pass"
+                    + " --exclude-catalog-schema NAME (DATABASE/NAME for another database) for one proven disjoint.");
+        }
         if (!unreachable.isEmpty()) {
             throw new JanitorException(Reason.CONNECTION, unreachable.size() + " other database(s) of the server could not be"
                     + " consulted, and a DuckLake catalog there may reference files under " + mine.canonical() + ": "
@@ -303,10 +316,21 @@ public final class ConsultedCatalogs implements AutoCloseable {
                 }
                 continue;
             }
-            PathResolver r = new PathResolver(p);
+            if (PathResolver.isRelative(p) && !named) {
+                String exclusion = remote == null ? a.schema() : database + "/" + a.schema();
+                if (exclusions.contains(exclusion)) {
+                    usedExclusions.add(exclusion);
+                    excluded.add(label);
+                } else {
+                    unplaceable.add("catalog " + Sql.printable(label) + " (data_path " + Sql.printable(p) + ")");
+                }
+                continue;
+            }
+            PathResolver r = new PathResolver(p).withRealDirectory();
             boolean overlaps;
             try {
-                overlaps = r.dataLocation().overlaps(mine);
+                // as spelled, and with symbolic links resolved: one directory spelled two ways is one place
+                overlaps = r.dataLocation().overlaps(mine) || r.realDataLocation().overlaps(mineReal);
             } catch (IllegalArgumentException e) {
                 overlaps = true; // an unparsable data path: its files are still known under their own spelling
             }

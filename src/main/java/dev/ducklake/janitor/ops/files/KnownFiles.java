@@ -276,6 +276,10 @@ public final class KnownFiles {
         if (rebased != null && kept(rebased)) {
             buf.add(rebased);
         }
+        String aka = files && r != null ? r.alias(address) : null;
+        if (aka != null && kept(aka)) {
+            buf.add(aka);
+        }
     }
 
     /** Whether a canonical address enters the set: always, or while reach-only catalogs load, when under the swept prefix. */
