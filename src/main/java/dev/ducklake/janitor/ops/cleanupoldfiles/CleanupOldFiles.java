@@ -160,6 +160,8 @@ public final class CleanupOldFiles {
         boolean statRefused;
         long keptLive;
         long keptUnresolvable;
+        /** Queue rows whose file lies outside the data path (kept). */
+        long keptOutside;
         long failed;
         long notFound;
         String firstNotFound;
@@ -229,7 +231,7 @@ public final class CleanupOldFiles {
             }
             return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
                     o.dryRun(), considered, deleted, bytes, o.dryRun() ? rowsWouldDelete : rowsDeleted, keptLive, keptUnresolvable,
-                    failed, notFound, unsized, startedBatch && !store.batchDeleteEnabled(), o.allowShortRetention(), List.copyOf(findings),
+                    keptOutside, failed, notFound, unsized, startedBatch && !store.batchDeleteEnabled(), o.allowShortRetention(), List.copyOf(findings),
                     findingsTotal,
                     control.figures(), consulted.labels(), consulted.excluded(), consulted.notConsulted(), stoppedDuring);
         }
@@ -256,7 +258,8 @@ public final class CleanupOldFiles {
                 }
                 progress.add(deleted - deletedBefore, bytes - bytesBefore, String.format(java.util.Locale.ROOT,
                         "batch %d: %d queue rows, %s %d objects, %d rows deleted, %d kept, %d failed", batches, considered,
-                        o.dryRun() ? "would delete" : "deleted", deleted, rowsDeleted, keptLive + keptUnresolvable, failed));
+                        o.dryRun() ? "would delete" : "deleted", deleted, rowsDeleted, keptLive + keptUnresolvable + keptOutside,
+                        failed));
                 boolean mayContinue = control.batchDone();
                 if (stoppedDuring != null) {
                     control.stoppedByBounds();
@@ -377,6 +380,26 @@ public final class CleanupOldFiles {
             return out;
         }
 
+        /**
+         * Whether a queued file lies under the data path (as spelled, or its real directory): only the catalogs that could
+         * reach the data path were read, so a file outside it is never deleted, whatever a queue row says.
+         */
+        private boolean withinDataPath(String canonical) {
+            if (sweptPrefixes == null) {
+                PathResolver real = resolver.withRealDirectory();
+                sweptPrefixes = List.of(resolver.dataLocation().asPrefix().canonical(), real.realDataLocation().asPrefix().canonical());
+            }
+            for (String p : sweptPrefixes) {
+                if (canonical.startsWith(p)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** The data path's canonical prefixes ({@link #withinDataPath}), computed once. */
+        private List<String> sweptPrefixes;
+
         private Entry entry(ResultSet rs) throws SQLException {
             long id = rs.getLong(1);
             Long idv = rs.wasNull() ? null : id;
@@ -412,6 +435,11 @@ public final class CleanupOldFiles {
                     finding("kept (path_is_relative is NULL, or the path cannot be read, holds a '..' segment or ends in '/'): "
                             + CatalogInspector.printable(e.path()));
                     listener.file("kept", e.path(), -1, null, "path_is_relative is NULL, or the path is ambiguous");
+                } else if (!withinDataPath(e.canonical())) {
+                    keptOutside += e.rows();
+                    finding("kept (outside the data path " + resolver.dataLocation().canonical() + ": a catalog that was not"
+                            + " read may use it): " + e.address());
+                    listener.file("kept", e.address(), -1, null, "outside the data path");
                 } else if (live.contains(e.canonical())) {
                     keptLive += e.rows();
                     finding("kept (a live data or delete file resolves to it): " + e.address());

@@ -30,6 +30,9 @@ import java.util.Map;
  * @param keptLive queue rows kept because a live data or delete file resolves to the same location
  * @param keptUnresolvable queue rows kept because their path or path_is_relative is NULL, or the path holds a {@code ..}
  *     segment or ends in {@code /} (ambiguous: never deleted)
+ * @param keptOutsideDataPath queue rows kept because their file lies outside the data path: only the catalogs that
+ *     could reach the data path were read, so a catalog elsewhere may still use it (a row written into this catalog
+ *     must not delete another tenant's file); never deleted, reported as a finding
  * @param failed files the store could not delete (their rows stay); JSON {@code files_failed}, execute runs only
  * @param filesNotFound files counted in filesDeleted that were not found where the catalog says they are (already
  *     deleted by an earlier run, or the data path or --data-path does not say where they really are); their queue rows
@@ -53,7 +56,7 @@ import java.util.Map;
 public record CleanupOldFilesResult(String schema, String dataPath, String cutoff, String cutoffSource, boolean dryRun,
                                     long queueRowsConsidered, @JsonIgnore long filesDeleted, @JsonIgnore long bytes,
                                     @JsonIgnore long queueRowsDeleted,
-                                    long keptLive, long keptUnresolvable, @JsonIgnore long failed, long filesNotFound, long filesUnsized,
+                                    long keptLive, long keptUnresolvable, long keptOutsideDataPath, @JsonIgnore long failed, long filesNotFound, long filesUnsized,
                                     boolean batchDeleteFallback, boolean allowShortRetention,
                                     List<String> findings, long findingsTotal, @JsonUnwrapped RunFigures run, List<String> catalogsConsulted,
                                     List<String> excludedCatalogSchemas,
@@ -88,7 +91,7 @@ public record CleanupOldFilesResult(String schema, String dataPath, String cutof
 
     /** Whether rows were kept that the operator should look at (exit code 12). */
     public boolean hasFindings() {
-        return keptLive > 0 || keptUnresolvable > 0;
+        return keptLive > 0 || keptUnresolvable > 0 || keptOutsideDataPath > 0;
     }
 
     /** @return the process exit code of a completed run: 13 when files failed, 12 with findings, else 0 */

@@ -133,6 +133,31 @@ class CleanupOldFilesLocalTest {
         assertThat(cat.queueRows()).isEqualTo(4);
     }
 
+    /**
+     * Found by trying it: a queue row written into one tenant's catalog with the absolute path of another tenant's live
+     * file (outside this data path, in a catalog that was not read) deleted that file. A file outside the data path is
+     * now kept and reported, under every spelling of the path.
+     */
+    @Test
+    void aQueuedFileOutsideTheDataPathIsKeptNotDeleted() throws Exception {
+        Path lake = dir.resolve("lake-own");
+        FileCatalog cat = FileCatalog.create("cof_outside", lake + "/");
+        Path theirs = FileCatalog.file(dir.resolve("lake-other/main/orders/live.parquet"), OLD);
+        Path mine = FileCatalog.file(lake.resolve("main/test/old.parquet"), OLD);
+        cat.queue(theirs.toString(), false, OLD);
+        cat.queue("file://" + theirs, false, OLD);
+        cat.queue("main/test/old.parquet", true, OLD);
+        List<String> events = new ArrayList<>();
+        CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), events);
+        assertThat(Files.exists(theirs)).as("another tenant's file stays").isTrue();
+        assertThat(Files.exists(mine)).as("the catalog's own queued file goes").isFalse();
+        assertThat(r.keptOutsideDataPath()).isEqualTo(2);
+        assertThat(r.filesDeleted()).isEqualTo(1);
+        assertThat(r.hasFindings()).as("exit 12: the operator looks at the rows").isTrue();
+        assertThat(r.findings()).anySatisfy(f -> assertThat(f).contains("outside the data path").contains(theirs.toString()));
+        assertThat(cat.queueRows()).as("their rows stay").isEqualTo(2);
+    }
+
     @Test
     void aFailedObjectKeepsItsRowAndTheRunGoesOn() throws Exception {
         Path lake = dir.resolve("lake2");
