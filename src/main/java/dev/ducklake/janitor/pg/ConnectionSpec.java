@@ -88,9 +88,18 @@ public final class ConnectionSpec {
     private final Map<String, String> jdbcParams;
     private final int connectTimeoutSeconds;
     private final int socketTimeoutSeconds;
+    /** Where connections come from instead of {@link DriverManager}, or null ({@link #fromDataSource}). */
+    private final javax.sql.DataSource dataSource;
 
     private ConnectionSpec(String host, String port, String database, String user, PasswordSource password,
                            Map<String, String> jdbcParams, int connectTimeoutSeconds, int socketTimeoutSeconds) {
+        this(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, socketTimeoutSeconds, null);
+    }
+
+    private ConnectionSpec(String host, String port, String database, String user, PasswordSource password,
+                           Map<String, String> jdbcParams, int connectTimeoutSeconds, int socketTimeoutSeconds,
+                           javax.sql.DataSource dataSource) {
+        this.dataSource = dataSource;
         this.host = host;
         this.port = port;
         this.database = database;
@@ -333,6 +342,9 @@ public final class ConnectionSpec {
      * @return a new specification
      */
     public ConnectionSpec withDatabase(String otherDatabase) {
+        if (dataSource != null) {
+            throw new IllegalStateException("a connection from a DataSource reaches one database only; cannot open " + otherDatabase);
+        }
         return new ConnectionSpec(host, port, otherDatabase, user, password, jdbcParams, connectTimeoutSeconds, socketTimeoutSeconds);
     }
 
@@ -372,14 +384,14 @@ public final class ConnectionSpec {
         if (seconds < 0) {
             throw new IllegalArgumentException("negative socket timeout: " + seconds);
         }
-        return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, seconds);
+        return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, seconds, dataSource);
     }
 
     private ConnectionSpec withSocketTimeout(java.time.Duration statementTimeout, int floorSeconds) {
         int s = statementTimeout == null || statementTimeout.isZero() ? 0
                 : (int) Math.min(Integer.MAX_VALUE / 2, Math.max(floorSeconds,
                         (statementTimeout.toMillis() + 999) / 1000 + SOCKET_TIMEOUT_MARGIN_SECONDS));
-        return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, s);
+        return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, s, dataSource);
     }
 
     /** The login timeout in seconds (0 = wait forever), from connect_timeout / PGCONNECT_TIMEOUT or the default. */
@@ -444,6 +456,9 @@ public final class ConnectionSpec {
      * @throws SQLException as thrown by the driver
      */
     public Connection openRaw() throws SQLException {
+        if (dataSource != null) {
+            return openFromDataSource();
+        }
         Properties props = new Properties();
         props.putAll(jdbcParams);
         props.setProperty("user", user);
@@ -498,6 +513,61 @@ public final class ConnectionSpec {
         } finally {
             CONNECTING.remove(me);
             ABORTED.remove(me);
+        }
+    }
+
+    /**
+     * A specification whose connections come from the caller's {@link javax.sql.DataSource} (a library caller, e.g. a
+     * scheduler that already has one): {@link #open()} and {@link #openRaw()} call {@code getConnection()} and apply the
+     * same pooling probe and session settings as a parsed connection. The DataSource's own login, socket and TLS settings
+     * apply: this specification sets no timeout of its own ({@link #withSocketTimeoutAbove} and its siblings change
+     * nothing for it). It reaches one database: {@link #withDatabase} throws. One connection is opened here to learn the
+     * user, server address, port and database for {@link #describe()} (the password, which the DataSource keeps, is
+     * never seen).
+     *
+     * @param dataSource where connections come from; each {@code getConnection()} must return a new or pool-fresh
+     *     connection to the catalog database with autocommit on
+     * @return the specification
+     * @throws JanitorException {@link Reason#CONNECTION} when the first connection fails
+     */
+    public static ConnectionSpec fromDataSource(javax.sql.DataSource dataSource) throws JanitorException {
+        java.util.Objects.requireNonNull(dataSource, "dataSource");
+        ConnectionSpec unknown = new ConnectionSpec("?", "?", "?", "?", PasswordSource.choose(null, null, null, null),
+                Map.of(), 0, 0, dataSource);
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT current_user::text, current_database()::text,"
+                     + " coalesce(host(inet_server_addr()), 'local'), coalesce(inet_server_port()::text, '-')");
+             java.sql.ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return new ConnectionSpec(rs.getString(3), rs.getString(4), rs.getString(2), rs.getString(1),
+                    unknown.password, Map.of(), 0, 0, dataSource);
+        } catch (SQLException e) {
+            throw unknown.connectionFailure(e);
+        }
+    }
+
+    /** {@link #openRaw()} for a specification made by {@link #fromDataSource}. */
+    private Connection openFromDataSource() throws SQLException {
+        Connection c = dataSource.getConnection();
+        try {
+            c.setAutoCommit(true);
+            org.postgresql.PGConnection pg = c.unwrap(org.postgresql.PGConnection.class);
+            int threshold = pg.getPrepareThreshold();
+            pg.setPrepareThreshold(0);
+            Pooling.Mode mode = Pooling.detect("datasource@" + System.identityHashCode(dataSource) + "|" + user, c,
+                    dataSource::getConnection);
+            if (mode == Pooling.Mode.SESSION_BOUND) {
+                pg.setPrepareThreshold(threshold);
+                startSession(c);
+            }
+            return c;
+        } catch (SQLException e) {
+            try {
+                c.close();
+            } catch (SQLException ignored) {
+                // closing a connection that failed its first statement
+            }
+            throw e;
         }
     }
 
