@@ -47,8 +47,9 @@ public abstract class MaintenanceAction<A extends MaintenanceAction<A, R>, R ext
     }
 
     /**
-     * Report only (true) or change the catalog (false). Default false: an execute run, as the CLI with {@code --yes};
-     * a dry run changes nothing, takes no advisory lock and returns what an execute run would do.
+     * Report only (true) or change the catalog (false). Default false for expire-snapshots, drop-orphan-inline-tables
+     * and purge-orphan-stats (the engine's default): an execute run, as the CLI with {@code --yes}. A dry run changes
+     * nothing, takes no advisory lock and returns what an execute run would do.
      *
      * @param dryRun whether to report only
      * @return this action
@@ -154,7 +155,7 @@ public abstract class MaintenanceAction<A extends MaintenanceAction<A, R>, R ext
     /**
      * Asks the run to stop at its next safe point: the batch in flight commits, then {@link #execute()} returns a
      * result with {@code budgetExhausted} true. Safe from any thread (a scheduler's shutdown hook); before
-     * {@code execute()} it makes the run stop after its first batch; after it, a no-op.
+     * {@code execute()} it makes the run stop at its first safe point; after it, a no-op.
      */
     public void requestStop() {
         stopRequested.set(true);
