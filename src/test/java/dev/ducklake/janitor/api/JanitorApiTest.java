@@ -160,6 +160,8 @@ class JanitorApiTest {
         assertThat(r.findings()).isNotEmpty();
         assertThat(r.errors()).isEmpty();
         assertThat(assertSameFigures(r, cliRun)).as("status, findings, counts, errors").isGreaterThanOrEqualTo(4);
+        CheckResult viaString = Janitor.on(pg.url(), schema).check().maxExamples(5).execute();
+        assertThat(viaString.counts()).as("the connection-string entry point reads the same catalog").isEqualTo(r.counts());
     }
 
     /** A catalog whose snapshots are all 10 days old but the newest two (one hour old), with a table dropped on the way. */
