@@ -24,7 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  *       storage operations share in {@link #SHARED_OPS_PACKAGES};</li>
  *   <li>{@code catalog/} mentions no operation, nor {@code metrics}, {@code maintain} or {@code cli}: it is below them;</li>
  *   <li>{@code metrics} mentions no operation package beyond {@link #METRICS_PENDING}, the arrows still to move (the list
- *       only shrinks: an arrow that is gone must leave it).</li>
+ *       only shrinks: an arrow that is gone must leave it);</li>
+ *   <li>{@code api} (the library's fluent API) mentions neither {@code cli} nor picocli: a scheduler calls it without
+ *       the command line.</li>
  * </ul>
  */
 class PackageArrowsTest {
@@ -78,6 +80,24 @@ class PackageArrowsTest {
         }
         assertThat(found).as("metrics must depend on catalog/, not on an operation; shrink METRICS_PENDING when an arrow goes")
                 .isEqualTo(new TreeSet<>(METRICS_PENDING));
+    }
+
+    @Test
+    void theApiKnowsNothingOfTheCli() throws IOException {
+        Path api = ROOT.resolve("api");
+        assertThat(api).as("the api package exists").isDirectory();
+        Pattern cli = Pattern.compile("dev\\.ducklake\\.janitor\\.cli\\b|\\bpicocli\\.");
+        List<String> wrong = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(api)) {
+            for (Path p : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                for (String line : Files.readAllLines(p)) {
+                    if (cli.matcher(line).find()) {
+                        wrong.add(ROOT.relativize(p) + ": " + line.strip());
+                    }
+                }
+            }
+        }
+        assertThat(wrong).as("api/ must not depend on the CLI or picocli").isEmpty();
     }
 
     /** The operation a package belongs to ({@code check} for {@code ops.check}), or null for any other package. */

@@ -7,7 +7,6 @@ import dev.ducklake.janitor.Secrets;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -59,11 +58,6 @@ public final class ConnectionSpec {
      */
     public static final int SOCKET_TIMEOUT_FLOOR_SECONDS = 600;
 
-    /** Threads inside {@link #openRaw()} now, so that a stop request can interrupt a login in progress. */
-    private static final java.util.Set<Thread> CONNECTING = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    /** Threads whose login {@link #abortPendingConnects()} interrupted (pgJDBC reports the interrupt in several ways). */
-    private static final java.util.Set<Thread> ABORTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
     private final String host;
     private final String port;
     private final String database;
@@ -73,9 +67,18 @@ public final class ConnectionSpec {
     private final Map<String, String> jdbcParams;
     private final int connectTimeoutSeconds;
     private final int socketTimeoutSeconds;
+    /** Where connections come from instead of pgJDBC's driver, or null ({@link #fromDataSource}). */
+    private final javax.sql.DataSource dataSource;
 
     private ConnectionSpec(String host, String port, String database, String user, PasswordSource password,
                            Map<String, String> jdbcParams, int connectTimeoutSeconds, int socketTimeoutSeconds) {
+        this(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, socketTimeoutSeconds, null);
+    }
+
+    private ConnectionSpec(String host, String port, String database, String user, PasswordSource password,
+                           Map<String, String> jdbcParams, int connectTimeoutSeconds, int socketTimeoutSeconds,
+                           javax.sql.DataSource dataSource) {
+        this.dataSource = dataSource;
         this.host = host;
         this.port = port;
         this.database = database;
@@ -221,6 +224,9 @@ public final class ConnectionSpec {
      * @return a new specification
      */
     public ConnectionSpec withDatabase(String otherDatabase) {
+        if (dataSource != null) {
+            throw new IllegalStateException("a connection from a DataSource reaches one database only; cannot open " + otherDatabase);
+        }
         return new ConnectionSpec(host, port, otherDatabase, user, password, jdbcParams, connectTimeoutSeconds, socketTimeoutSeconds);
     }
 
@@ -260,14 +266,14 @@ public final class ConnectionSpec {
         if (seconds < 0) {
             throw new IllegalArgumentException("negative socket timeout: " + seconds);
         }
-        return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, seconds);
+        return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, seconds, dataSource);
     }
 
     private ConnectionSpec withSocketTimeout(java.time.Duration statementTimeout, int floorSeconds) {
         int s = statementTimeout == null || statementTimeout.isZero() ? 0
                 : (int) Math.min(Integer.MAX_VALUE / 2, Math.max(floorSeconds,
                         (statementTimeout.toMillis() + 999) / 1000 + SOCKET_TIMEOUT_MARGIN_SECONDS));
-        return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, s);
+        return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, s, dataSource);
     }
 
     /** The login timeout in seconds (0 = wait forever), from connect_timeout / PGCONNECT_TIMEOUT or the default. */
@@ -285,10 +291,7 @@ public final class ConnectionSpec {
      * interrupted {@link #openRaw()} calls fail at once with an SQLException; established sessions are not touched.
      */
     public static void abortPendingConnects() {
-        for (Thread t : CONNECTING) {
-            ABORTED.add(t);
-            t.interrupt();
-        }
+        Logins.abortPending();
     }
 
     /** The JDBC URL, without user and password. */
@@ -332,6 +335,9 @@ public final class ConnectionSpec {
      * @throws SQLException as thrown by the driver
      */
     public Connection openRaw() throws SQLException {
+        if (dataSource != null) {
+            return Logins.dataSource(dataSource, user);
+        }
         Properties props = new Properties();
         props.putAll(jdbcParams);
         props.setProperty("user", user);
@@ -346,46 +352,36 @@ public final class ConnectionSpec {
         props.setProperty("connectTimeout", Integer.toString(connectTimeoutSeconds));
         props.setProperty("socketTimeout", Integer.toString(socketTimeoutSeconds));
         props.setProperty("tcpKeepAlive", "true");
-        Thread me = Thread.currentThread();
-        CONNECTING.add(me);
-        try {
-            Connection c = DriverManager.getConnection(jdbcUrl(), props);
-            try {
-                Properties probeProps = new Properties();
-                probeProps.putAll(props);
-                // the probe's second connection waits at most 10 s for a server session (a full session pool)
-                probeProps.setProperty("socketTimeout", Integer.toString(socketTimeoutSeconds == 0 ? 10
-                        : Math.min(10, socketTimeoutSeconds)));
-                // no server-side prepared statements while probing: pgJDBC names its COMMIT on first use unless the
-                // threshold is 0, and a named COMMIT prepared on one server session fails on the next
-                org.postgresql.PGConnection pg = c.unwrap(org.postgresql.PGConnection.class);
-                int threshold = pg.getPrepareThreshold();
-                pg.setPrepareThreshold(0);
-                Pooling.Mode mode = Pooling.detect(jdbcUrl() + "|" + user, c, () -> DriverManager.getConnection(jdbcUrl(), probeProps));
-                if (mode == Pooling.Mode.SESSION_BOUND) {
-                    pg.setPrepareThreshold(threshold);
-                    SessionSettings.apply(c);
-                }
-                // transaction-pooled: no server-side prepared statements (they live on one server session) and no
-                // session SETs (they would stay on a server session other clients use): every transaction sets what it
-                // needs locally
-            } catch (SQLException e) {
-                try {
-                    c.close();
-                } catch (SQLException ignored) {
-                    // closing a session that failed its first statement
-                }
-                throw e;
-            }
-            return c;
+        return Logins.driver(jdbcUrl(), props, socketTimeoutSeconds, user);
+    }
+
+    /**
+     * A specification whose connections come from the caller's {@link javax.sql.DataSource} (a library caller, e.g. a
+     * scheduler that already has one): {@link #open()} and {@link #openRaw()} call {@code getConnection()} and apply the
+     * same pooling probe and session settings as a parsed connection. The DataSource's own login, socket and TLS settings
+     * apply: this specification sets no timeout of its own ({@link #withSocketTimeoutAbove} and its siblings change
+     * nothing for it). It reaches one database: {@link #withDatabase} throws. One connection is opened here to learn the
+     * user, server address, port and database for {@link #describe()} (the password, which the DataSource keeps, is
+     * never seen).
+     *
+     * @param dataSource where connections come from; each {@code getConnection()} must return a new or pool-fresh
+     *     connection to the catalog database with autocommit on
+     * @return the specification
+     * @throws JanitorException {@link Reason#CONNECTION} when the first connection fails
+     */
+    public static ConnectionSpec fromDataSource(javax.sql.DataSource dataSource) throws JanitorException {
+        java.util.Objects.requireNonNull(dataSource, "dataSource");
+        ConnectionSpec unknown = new ConnectionSpec("?", "?", "?", "?", PasswordSource.choose(null, null, null, null),
+                Map.of(), 0, 0, dataSource);
+        try (Connection c = dataSource.getConnection();
+             java.sql.PreparedStatement ps = c.prepareStatement("SELECT current_user::text, current_database()::text,"
+                     + " coalesce(host(inet_server_addr()), 'local'), coalesce(inet_server_port()::text, '-')");
+             java.sql.ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return new ConnectionSpec(rs.getString(3), rs.getString(4), rs.getString(2), rs.getString(1),
+                    unknown.password, Map.of(), 0, 0, dataSource);
         } catch (SQLException e) {
-            if (ABORTED.remove(me)) {
-                throw new SQLException("Interrupted while attempting to connect: a stop was requested", "08001", e);
-            }
-            throw e;
-        } finally {
-            CONNECTING.remove(me);
-            ABORTED.remove(me);
+            throw unknown.connectionFailure(e);
         }
     }
 
