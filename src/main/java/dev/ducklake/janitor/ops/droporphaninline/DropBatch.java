@@ -5,6 +5,7 @@ import dev.ducklake.janitor.catalog.OrphanPredicate;
 import dev.ducklake.janitor.catalog.RegistryPredicate;
 import dev.ducklake.janitor.ops.BatchOutcome;
 import dev.ducklake.janitor.ops.BatchWork;
+import dev.ducklake.janitor.ops.Counts;
 import dev.ducklake.janitor.ops.RunBudget;
 import dev.ducklake.janitor.ops.droporphaninline.LockedRows.Locked;
 import dev.ducklake.janitor.pg.Sql;
@@ -41,18 +42,10 @@ final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> 
         int consumed;
         /** Registry rows / tables this batch actually handled (fewer than {@code consumed} when truncated). */
         int handled;
-        int dropped;
-        int rowsDeleted;
-        int missing;
-        int skippedNonempty;
-        int droppedUnregistered;
-        int droppedInlinedDelete;
-        int droppedNonempty;
-        long rowsDropped;
-        int registeredNonempty;
-        int unregisteredNonempty;
-        /** Non-empty tables skipped, by kind ({@link InlinedCandidate.Origin#ordinal()}). */
-        final int[] skippedNonemptyByKind = new int[InlinedCandidate.Origin.values().length];
+        /** What the batch dropped, deleted, skipped and met. */
+        final Counts<DropCount> counts = Counts.of(DropCount.class);
+        /** Non-empty tables skipped, by kind. */
+        final Counts<InlinedCandidate.Origin> skippedNonemptyByKind = Counts.of(InlinedCandidate.Origin.class);
         boolean truncated;
         final List<InlinedCandidate> lockBusy = new ArrayList<>();
         final List<DropOrphanInlineTablesResult.NonEmptyTable> nonEmpty = new ArrayList<>();
@@ -77,17 +70,18 @@ final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> 
 
         @Override
         public int acted() {
-            return dropped + droppedUnregistered + droppedInlinedDelete;
+            return Math.toIntExact(counts.get(DropCount.DROPPED) + counts.get(DropCount.DROPPED_UNREGISTERED)
+                    + counts.get(DropCount.DROPPED_INLINED_DELETE));
         }
 
         @Override
         public int skipped() {
-            return skippedNonempty;
+            return Math.toIntExact(counts.get(DropCount.SKIPPED_NONEMPTY));
         }
 
         @Override
         public int missing() {
-            return missing;
+            return Math.toIntExact(counts.get(DropCount.MISSING_TABLES));
         }
     }
 
@@ -192,9 +186,9 @@ final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> 
         for (String name : droppedNames) {
             Locked first = present.get(name).get(0);
             switch (first.candidate().kind()) {
-                case REGISTERED -> o.dropped++;
-                case UNREGISTERED_DATA -> o.droppedUnregistered++;
-                case INLINED_DELETE -> o.droppedInlinedDelete++;
+                case REGISTERED -> o.counts.increment(DropCount.DROPPED);
+                case UNREGISTERED_DATA -> o.counts.increment(DropCount.DROPPED_UNREGISTERED);
+                case INLINED_DELETE -> o.counts.increment(DropCount.DROPPED_INLINED_DELETE);
                 default -> throw new IllegalStateException();
             }
             for (Locked l : present.get(name)) {
@@ -207,10 +201,10 @@ final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> 
             try (PreparedStatement ps = conn.prepareStatement("DELETE FROM " + Sql.qualified(schema, "ducklake_inlined_data_tables")
                     + " WHERE ctid = ANY (?::text[]::tid[])")) {
                 ps.setArray(1, conn.createArrayOf("text", ctids.toArray(new String[0])));
-                o.rowsDeleted = ps.executeUpdate();
+                o.counts.add(DropCount.ROWS_DELETED, ps.executeUpdate());
             }
         }
-        o.missing = missing.size();
+        o.counts.add(DropCount.MISSING_TABLES, missing.size());
         // after a truncated batch the run ends; the rows of unprocessed tables stay for the next run
         o.consumed = slice.size();
         o.handled = o.truncated ? missing.size() + processed : slice.size();
@@ -386,19 +380,18 @@ final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> 
     private void nonEmptyMet(String name, Map<String, List<Locked>> present, Long rows, Outcome o) {
         InlinedCandidate c = present.get(name).get(0).candidate();
         if (c.kind() == InlinedCandidate.Origin.REGISTERED) {
-            o.registeredNonempty++;
+            o.counts.increment(DropCount.ORPHAN_NONEMPTY);
         } else {
-            o.unregisteredNonempty++;
+            o.counts.increment(DropCount.UNREGISTERED_NONEMPTY);
         }
         o.nonEmpty.add(DropOrphanInlineTablesResult.nonEmpty(c, rows, includeNonempty));
         if (includeNonempty) {
-            o.droppedNonempty++;
-            o.rowsDropped += rows == null ? 0 : rows;
+            o.counts.increment(DropCount.DROPPED_NONEMPTY).add(DropCount.INLINED_ROWS_DROPPED, rows == null ? 0 : rows);
             o.warnings.add("dropped non-empty orphan " + name + " (" + DropOrphanInlineTablesResult.kindLabel(c.kind()) + ", table_id " + c.tableId() + ") holding "
                     + rows + (Long.valueOf(1).equals(rows) ? " row" : " rows") + " (--include-nonempty)");
         } else {
-            o.skippedNonempty++;
-            o.skippedNonemptyByKind[c.kind().ordinal()]++;
+            o.counts.increment(DropCount.SKIPPED_NONEMPTY);
+            o.skippedNonemptyByKind.increment(c.kind());
             o.detailWarnings.add("skipping non-empty orphan " + name + " (" + DropOrphanInlineTablesResult.kindLabel(c.kind()) + ", table_id " + c.tableId()
                     + "): it still holds rows; kept (pass --include-nonempty to drop it)");
         }

@@ -11,6 +11,7 @@ import dev.ducklake.janitor.catalog.OrphanPredicate;
 import dev.ducklake.janitor.catalog.RegistryPredicate;
 import dev.ducklake.janitor.ops.BatchLoop;
 import dev.ducklake.janitor.ops.BatchSizer;
+import dev.ducklake.janitor.ops.Counts;
 import dev.ducklake.janitor.ops.MaintenanceRun;
 import dev.ducklake.janitor.ops.ProgressListener;
 import dev.ducklake.janitor.ops.RunRecorder;
@@ -24,6 +25,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+
+import static dev.ducklake.janitor.ops.droporphaninline.DropCount.*;
 
 /**
  * Drops the inlined-data tables that DuckLake leaks for dropped tables, and deletes their registry rows.
@@ -126,26 +129,26 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
         tally.survey(registered, unregistered);
         List<InlinedCandidate> candidates = options.includeUnregistered()
                 ? InlinedCandidateList.concat(registered.candidates(), unregistered.dead()) : registered.candidates();
-        rec.info("registry_rows=" + tally.registryRows + " orphan_rows=" + tally.orphanRows + " orphan_tables_present="
-                + tally.orphanTablesPresent + " kept_by_name_guard=" + tally.keptByNameGuard + " unregistered_orphans="
-                + tally.unregisteredOrphans + " inlined_delete_orphans=" + tally.inlinedDeleteOrphans + " inlined_delete_live="
-                + tally.inlinedDeleteLive + " anomalies=" + tally.anomalyCount + " candidates=" + candidates.size());
+        Counts<DropCount> found = tally.counts;
+        rec.info("registry_rows=" + found.get(REGISTRY_ROWS) + " orphan_rows=" + found.get(ORPHAN_ROWS) + " orphan_tables_present="
+                + found.get(ORPHAN_TABLES_PRESENT) + " kept_by_name_guard=" + found.get(KEPT_BY_NAME_GUARD) + " unregistered_orphans="
+                + found.get(UNREGISTERED_ORPHANS) + " inlined_delete_orphans=" + found.get(INLINED_DELETE_ORPHANS) + " inlined_delete_live="
+                + found.get(INLINED_DELETE_LIVE) + " anomalies=" + found.get(ANOMALIES) + " candidates=" + candidates.size());
         rec.phase(ProgressListener.Phase.SURVEYED, candidates.size() + " candidates");
         if (!options.includeUnregistered() && !unregistered.dead().isEmpty()) {
             rec.warn(unregistered.dead().size() + " unregistered inlined table(s) of unreachable table_ids found ("
-                    + tally.unregisteredOrphans + " data, " + tally.inlinedDeleteOrphans + " inlined delete); kept: pass "
+                    + found.get(UNREGISTERED_ORPHANS) + " data, " + found.get(INLINED_DELETE_ORPHANS) + " inlined delete); kept: pass "
                     + "--include-unregistered to drop them");
         }
         if (options.run().dryRun()) {
             tally.dryRun(run.queries().withRetries("dry-run probe",
                     c -> DryRunProbe.probe(c, schema, registered.candidates(), unregistered.dead(), options, rec::warn)));
-            tally.remaining = tally.orphanRows;
-            tally.remainingUnregistered = unregistered.dead().size();
+            found.add(REMAINING, found.get(ORPHAN_ROWS)).add(REMAINING_UNREGISTERED, unregistered.dead().size());
         } else {
             dropInBatches(run, sizer, info, candidates, tally);
-            tally.remaining = info.hasInlinedRegistry() ? run.queries().withRetries("recount", c -> countOrphans(c, schema)) : 0;
-            tally.remainingUnregistered = run.queries().withRetries("recount of unregistered tables",
-                    c -> InlinedTablesSurvey.unregistered(c, schema, info.hasInlinedRegistry(), info.version())).dead().size();
+            found.add(REMAINING, info.hasInlinedRegistry() ? run.queries().withRetries("recount", c -> countOrphans(c, schema)) : 0);
+            found.add(REMAINING_UNREGISTERED, run.queries().withRetries("recount of unregistered tables",
+                    c -> InlinedTablesSurvey.unregistered(c, schema, info.hasInlinedRegistry(), info.version())).dead().size());
         }
         tally.summarizeNonEmpty(options.run().dryRun(), options.includeNonempty());
         return tally.toResult(schema, info.version().text(), options.run().dryRun(), options.includeNonempty(), run.figures());
@@ -184,7 +187,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
         }
         run.recorder().finalBatchSize(sizer.size());
         for (InlinedCandidate c : stillBusy) {
-            tally.skippedLocked++;
+            tally.counts.increment(SKIPPED_LOCKED);
             run.recorder().warn("skipped " + c.tableName() + ": another session kept it locked past lock_timeout ("
                     + options.run().lockTimeout().toMillis() + " ms); table and row kept for the next run");
         }

@@ -49,7 +49,7 @@ final class DryRunProbe {
     }
 
     /** The running figures of one probe. */
-    private static final class Counts {
+    private static final class ProbeCounts {
         long orphanNonempty;
         long unregisteredNonempty;
         long wouldDrop;
@@ -87,7 +87,7 @@ final class DryRunProbe {
      */
     static Findings probe(Connection conn, String schema, InlinedCandidateList registered, List<InlinedCandidate> unregistered,
                           DropOrphanInlineTablesOptions options, Consumer<String> warn) throws SQLException {
-        Counts counts = new Counts();
+        ProbeCounts counts = new ProbeCounts();
         try {
             if (!registered.isEmpty()) {
                 Map<String, Long> oidOf = new HashMap<>();
@@ -152,10 +152,10 @@ final class DryRunProbe {
     /**
      * Probes the given tables (each may hold rows), {@value #PROBE_CHUNK} per read-only transaction, and counts
      * the rows of the non-empty ones. Unregistered tables count as dropped here when the options would drop them;
-     * registered tables that would be kept are counted in {@link Counts#registeredKept}.
+     * registered tables that would be kept are counted in {@link ProbeCounts#registeredKept}.
      */
     private static void probeAndCount(Connection conn, String schema, List<String> tables, Map<String, Long> oidOf,
-                                      Map<String, InlinedCandidate> candidateOf, DropOrphanInlineTablesOptions options, Counts counts,
+                                      Map<String, InlinedCandidate> candidateOf, DropOrphanInlineTablesOptions options, ProbeCounts counts,
                                       Consumer<String> warn) throws SQLException {
         tables.sort(null);
         for (int i = 0; i < tables.size(); i += PROBE_CHUNK) {

@@ -2,11 +2,14 @@ package dev.ducklake.janitor.ops.droporphaninline;
 
 import dev.ducklake.janitor.catalog.InlinedTablesSurvey;
 import dev.ducklake.janitor.catalog.InlinedCandidate;
+import dev.ducklake.janitor.ops.Counts;
 import dev.ducklake.janitor.ops.RunFigures;
 import dev.ducklake.janitor.ops.RunRecorder;
 
 import java.util.ArrayList;
 import java.util.List;
+
+import static dev.ducklake.janitor.ops.droporphaninline.DropCount.*;
 
 /**
  * The figures of one drop-orphan-inline-tables run, filled by name as the survey, the dry-run probe and each
@@ -19,31 +22,10 @@ final class Tally {
 
     private final RunRecorder recorder;
 
-    long registryRows;
-    long orphanRows;
-    long orphanTablesPresent;
-    long keptByNameGuard;
-    long keptNotATable;
-    long unregisteredOrphans;
-    long inlinedDeleteOrphans;
-    long inlinedDeleteLive;
-    long anomalyCount;
-    long orphanNonempty;
-    long unregisteredNonempty;
-    long wouldDrop;
-    long dropped;
-    long rowsDeleted;
-    long missingTables;
-    long skippedNonempty;
-    long skippedLocked;
-    final long[] skippedNonemptyByKind = new long[InlinedCandidate.Origin.values().length];
-    long unregisteredTablesTotal;
-    long droppedUnregistered;
-    long droppedInlinedDelete;
-    long droppedNonempty;
-    long inlinedRowsDropped;
-    long remaining;
-    long remainingUnregistered;
+    /** The run's counts. */
+    final Counts<DropCount> counts = Counts.of(DropCount.class);
+    /** Of {@link DropCount#SKIPPED_NONEMPTY}: by kind. */
+    final Counts<InlinedCandidate.Origin> skippedNonemptyByKind = Counts.of(InlinedCandidate.Origin.class);
     final List<DropOrphanInlineTablesResult.NonEmptyTable> nonEmptyTables = new ArrayList<>();
     final List<String> unregisteredTables = new ArrayList<>();
     final List<DropOrphanInlineTablesResult.Anomaly> anomalyTables = new ArrayList<>();
@@ -55,47 +37,32 @@ final class Tally {
     }
 
     void survey(InlinedTablesSurvey.Registry r, InlinedTablesSurvey.Unregistered u) {
-        registryRows = r.rows();
-        orphanRows = r.orphanRows();
-        orphanTablesPresent = r.tablesPresent();
-        keptByNameGuard = r.keptByNameGuard();
-        keptNotATable = r.keptNotATable();
-        unregisteredOrphans = u.count(InlinedCandidate.Origin.UNREGISTERED_DATA);
-        inlinedDeleteOrphans = u.count(InlinedCandidate.Origin.INLINED_DELETE);
-        inlinedDeleteLive = u.liveDeleteTables();
+        counts.add(REGISTRY_ROWS, r.rows()).add(ORPHAN_ROWS, r.orphanRows()).add(ORPHAN_TABLES_PRESENT, r.tablesPresent())
+                .add(KEPT_BY_NAME_GUARD, r.keptByNameGuard()).add(KEPT_NOT_A_TABLE, r.keptNotATable())
+                .add(UNREGISTERED_ORPHANS, u.count(InlinedCandidate.Origin.UNREGISTERED_DATA))
+                .add(INLINED_DELETE_ORPHANS, u.count(InlinedCandidate.Origin.INLINED_DELETE))
+                .add(INLINED_DELETE_LIVE, u.liveDeleteTables());
         for (InlinedTablesSurvey.AnomalousTable a : u.anomalies()) {
-            anomalyCount++;
+            counts.increment(ANOMALIES);
             if (anomalyTables.size() < MAX_LISTED) {
                 anomalyTables.add(new DropOrphanInlineTablesResult.Anomaly(a.tableName(), a.tableId(), a.reason()));
             }
             recorder.rowWarning("anomaly: " + a.tableName() + ": " + a.reason());
         }
         u.dead().stream().limit(MAX_LISTED).map(InlinedCandidate::tableName).forEach(unregisteredTables::add);
-        unregisteredTablesTotal = u.dead().size();
+        counts.add(UNREGISTERED_TABLES_TOTAL, u.dead().size());
     }
 
     void dryRun(DryRunProbe.Findings f) {
-        orphanNonempty = f.orphanNonempty();
-        unregisteredNonempty = f.unregisteredNonempty();
-        wouldDrop = f.wouldDrop();
+        counts.add(ORPHAN_NONEMPTY, f.orphanNonempty()).add(UNREGISTERED_NONEMPTY, f.unregisteredNonempty())
+                .add(WOULD_DROP, f.wouldDrop());
         nonEmptyTables.addAll(f.nonEmpty());
     }
 
     void batchCommitted(DropBatch.Outcome o) {
-        dropped += o.dropped;
-        rowsDeleted += o.rowsDeleted;
-        missingTables += o.missing;
-        skippedNonempty += o.skippedNonempty;
-        droppedUnregistered += o.droppedUnregistered;
-        droppedInlinedDelete += o.droppedInlinedDelete;
-        droppedNonempty += o.droppedNonempty;
-        inlinedRowsDropped += o.rowsDropped;
-        orphanNonempty += o.registeredNonempty;
-        unregisteredNonempty += o.unregisteredNonempty;
+        counts.addAll(o.counts);
+        skippedNonemptyByKind.addAll(o.skippedNonemptyByKind);
         nonEmptyTables.addAll(o.nonEmpty);
-        for (int k = 0; k < skippedNonemptyByKind.length; k++) {
-            skippedNonemptyByKind[k] += o.skippedNonemptyByKind[k];
-        }
         lockBusy.addAll(o.lockBusy);
         o.warnings.forEach(recorder::warn);
         o.detailWarnings.forEach(recorder::warnDetail);
@@ -109,7 +76,7 @@ final class Tally {
      * @param includeNonempty whether --include-nonempty was given (then nothing non-empty is kept)
      */
     void summarizeNonEmpty(boolean dryRun, boolean includeNonempty) {
-        long kept = dryRun ? (includeNonempty ? 0 : nonEmptyTables.size()) : skippedNonempty;
+        long kept = dryRun ? (includeNonempty ? 0 : nonEmptyTables.size()) : counts.get(SKIPPED_NONEMPTY);
         if (kept == 0) {
             return;
         }
@@ -129,44 +96,23 @@ final class Tally {
 
     DropOrphanInlineTablesResult toResult(String schema, String formatVersion, boolean dryRun, boolean includeNonempty,
                                           RunFigures run) {
-        return new DropOrphanInlineTablesResult(
-                schema,
-                formatVersion,
-                dryRun,
-                registryRows,
-                orphanRows,
-                orphanTablesPresent,
-                orphanNonempty,
-                keptByNameGuard,
-                keptNotATable,
-                dropped,
-                rowsDeleted,
-                missingTables,
-                skippedNonempty,
-                skippedLocked,
-                remaining,
-                run,
-                unregisteredOrphans,
-                inlinedDeleteOrphans,
-                inlinedDeleteLive,
-                unregisteredNonempty,
-                anomalyCount,
-                wouldDrop,
-                droppedUnregistered,
-                droppedInlinedDelete,
-                droppedNonempty,
-                inlinedRowsDropped,
-                remainingUnregistered,
-                skippedNonemptyByKind[InlinedCandidate.Origin.REGISTERED.ordinal()],
-                skippedNonemptyByKind[InlinedCandidate.Origin.UNREGISTERED_DATA.ordinal()],
-                skippedNonemptyByKind[InlinedCandidate.Origin.INLINED_DELETE.ordinal()],
-                unregisteredTablesTotal > unregisteredTables.size(),
-                unregisteredTablesTotal,
-                anomalyCount > anomalyTables.size(),
-                anomalyCount,
-                List.copyOf(nonEmptyTables),
-                List.copyOf(unregisteredTables),
-                List.copyOf(anomalyTables),
+        Counts<DropCount> c = counts;
+        Counts<InlinedCandidate.Origin> byKind = skippedNonemptyByKind;
+        return new DropOrphanInlineTablesResult(schema, formatVersion, dryRun,
+                new DropOrphanInlineTablesResult.Registered(c.get(REGISTRY_ROWS), c.get(ORPHAN_ROWS), c.get(ORPHAN_TABLES_PRESENT),
+                        c.get(ORPHAN_NONEMPTY), c.get(KEPT_BY_NAME_GUARD), c.get(KEPT_NOT_A_TABLE)),
+                c.get(REMAINING), run,
+                new DropOrphanInlineTablesResult.Unregistered(c.get(UNREGISTERED_ORPHANS), c.get(INLINED_DELETE_ORPHANS),
+                        c.get(INLINED_DELETE_LIVE), c.get(UNREGISTERED_NONEMPTY), c.get(ANOMALIES)),
+                c.get(REMAINING_UNREGISTERED),
+                new DropOrphanInlineTablesResult.Drops(c.get(DROPPED), c.get(WOULD_DROP), c.get(ROWS_DELETED), c.get(MISSING_TABLES),
+                        c.get(DROPPED_UNREGISTERED), c.get(DROPPED_INLINED_DELETE), c.get(DROPPED_NONEMPTY),
+                        c.get(INLINED_ROWS_DROPPED), c.get(SKIPPED_NONEMPTY), byKind.get(InlinedCandidate.Origin.REGISTERED),
+                        byKind.get(InlinedCandidate.Origin.UNREGISTERED_DATA), byKind.get(InlinedCandidate.Origin.INLINED_DELETE),
+                        c.get(SKIPPED_LOCKED)),
+                new DropOrphanInlineTablesResult.Listed(c.get(UNREGISTERED_TABLES_TOTAL) > unregisteredTables.size(),
+                        c.get(UNREGISTERED_TABLES_TOTAL), c.get(ANOMALIES) > anomalyTables.size(), c.get(ANOMALIES),
+                        List.copyOf(nonEmptyTables), List.copyOf(unregisteredTables), List.copyOf(anomalyTables)),
                 includeNonempty);
     }
 }
