@@ -70,6 +70,26 @@ public final class CleanupOldFiles {
     private CleanupOldFiles() {
     }
 
+    /**
+     * The ctids of an entry's rows from their text forms joined by single spaces ({@code (0,1) (3,7)}: a tid's
+     * text holds no space), read without the driver's array decoding: almost every entry has one row.
+     */
+    static String[] ctids(String joined) {
+        int space = joined.indexOf(' ');
+        if (space < 0) {
+            return new String[] {joined};
+        }
+        List<String> out = new ArrayList<>();
+        int from = 0;
+        while (space >= 0) {
+            out.add(joined.substring(from, space));
+            from = space + 1;
+            space = joined.indexOf(' ', from);
+        }
+        out.add(joined.substring(from));
+        return out.toArray(new String[0]);
+    }
+
     /** One distinct queue entry (rows with equal id, path and path_is_relative). */
     private record Entry(Long id, String path, Integer rel, long rows, String address, String canonical, String[] ctids) {
     }
@@ -331,7 +351,7 @@ public final class CleanupOldFiles {
             }
             try (Statement st = c.createStatement()) {
                 st.execute("DECLARE ducklake_janitor_queue NO SCROLL CURSOR WITH HOLD FOR"
-                        + " SELECT data_file_id, path, coalesce(path_is_relative::int, 2), count(*), array_agg(ctid)::text[]"
+                        + " SELECT data_file_id, path, coalesce(path_is_relative::int, 2), count(*), string_agg(ctid::text, ' ')"
                         + " FROM " + queue + " WHERE schedule_start < (SELECT cutoff FROM pg_temp.ducklake_janitor_cutoff)"
                         + " AND path IS NOT NULL GROUP BY data_file_id, path, path_is_relative"
                         + " ORDER BY coalesce(data_file_id, -1), path COLLATE \"C\", coalesce(path_is_relative::int, 2)");
@@ -414,7 +434,7 @@ public final class CleanupOldFiles {
                     address = null;
                 }
             }
-            return new Entry(idv, path, rel, rs.getLong(4), address, canon, (String[]) rs.getArray(5).getArray());
+            return new Entry(idv, path, rel, rs.getLong(4), address, canon, ctids(rs.getString(5)));
         }
 
         private void runBatch(List<Entry> batch, Set<String> doneCanonical, boolean readAhead) throws JanitorException, SQLException {
@@ -451,49 +471,11 @@ public final class CleanupOldFiles {
                     }
                 }
             }
-            Set<String> gone = new HashSet<>(doneCanonical);
             if (o.dryRun()) {
-                for (Entry e : candidates) {
-                    rowsWouldDelete += e.rows();
-                }
-                Map<String, Long> listed;
-                try {
-                    listed = toDelete.isEmpty() ? Map.of() : store.listedSizes(new ArrayList<>(toDelete.values()));
-                } catch (StorageException e) {
-                    stoppedDuring = "stat";
-                    finding("stopped while looking up the sizes of " + toDelete.size() + " files (" + e.getMessage()
-                            + "); the dry run's counts are those of the files looked at so far");
-                    return;
-                }
-                for (Map.Entry<String, String> d : toDelete.entrySet()) {
-                    Optional<StoredObject> s;
-                    try {
-                        Long size = listed.get(d.getValue());
-                        // a listed object exists, one the listing passed over is missing: no stat either way
-                        s = size == null ? stat(d.getValue()) : size < 0 ? Optional.empty()
-                                : Optional.of(new StoredObject(StorageLocation.parseFile(d.getValue()), d.getValue(), size, null));
-                    } catch (StorageException e) {
-                        stoppedDuring = "stat";
-                        finding("stopped while looking up " + d.getValue() + " (" + e.getMessage() + "); the dry run's counts"
-                                + " are those of the files looked at so far");
-                        return;
-                    }
-                    long size = s.map(StoredObject::sizeBytes).orElse(-1L);
-                    if (size > 0) {
-                        bytes += size;
-                    } else if (size < 0 && s.isPresent()) {
-                        unsized++;
-                    }
-                    deleted++;
-                    if (s.isEmpty()) {
-                        notFound(d.getValue());
-                    }
-                    doneCanonical.add(d.getKey());
-                    listener.file("would_delete", d.getValue(), size, s.map(StoredObject::lastModified).orElse(null),
-                            s.isPresent() ? null : "already missing");
-                }
+                dryRun(candidates, toDelete, doneCanonical);
                 return;
             }
+            Set<String> gone = new HashSet<>(doneCanonical);
             List<String> addresses = new ArrayList<>(toDelete.values());
             Map<String, Long> listed;
             try {
@@ -568,6 +550,53 @@ public final class CleanupOldFiles {
                 }
             }
             deleteRows(rows);
+        }
+
+        /**
+         * A dry run's batch: counts what would go (sizes from a listing where the store has one, else a stat per
+         * file), changes nothing. Apart from the execute path so that the hot loop of an execute run stays small.
+         */
+        private void dryRun(List<Entry> candidates, Map<String, String> toDelete, Set<String> doneCanonical)
+                throws JanitorException {
+            for (Entry e : candidates) {
+                rowsWouldDelete += e.rows();
+            }
+            Map<String, Long> listed;
+            try {
+                listed = toDelete.isEmpty() ? Map.of() : store.listedSizes(new ArrayList<>(toDelete.values()));
+            } catch (StorageException e) {
+                stoppedDuring = "stat";
+                finding("stopped while looking up the sizes of " + toDelete.size() + " files (" + e.getMessage()
+                        + "); the dry run's counts are those of the files looked at so far");
+                return;
+            }
+            for (Map.Entry<String, String> d : toDelete.entrySet()) {
+                Optional<StoredObject> s;
+                try {
+                    Long size = listed.get(d.getValue());
+                    // a listed object exists, one the listing passed over is missing: no stat either way
+                    s = size == null ? stat(d.getValue()) : size < 0 ? Optional.empty()
+                            : Optional.of(new StoredObject(StorageLocation.parseFile(d.getValue()), d.getValue(), size, null));
+                } catch (StorageException e) {
+                    stoppedDuring = "stat";
+                    finding("stopped while looking up " + d.getValue() + " (" + e.getMessage() + "); the dry run's counts"
+                            + " are those of the files looked at so far");
+                    return;
+                }
+                long size = s.map(StoredObject::sizeBytes).orElse(-1L);
+                if (size > 0) {
+                    bytes += size;
+                } else if (size < 0 && s.isPresent()) {
+                    unsized++;
+                }
+                deleted++;
+                if (s.isEmpty()) {
+                    notFound(d.getValue());
+                }
+                doneCanonical.add(d.getKey());
+                listener.file("would_delete", d.getValue(), size, s.map(StoredObject::lastModified).orElse(null),
+                        s.isPresent() ? null : "already missing");
+            }
         }
 
         private void notFound(String address) {

@@ -42,6 +42,14 @@ class CleanupOldFilesLocalTest {
         }
     }
 
+    /** The ctids of an entry's rows travel as one text joined by spaces (a tid's text has none): each one, in order. */
+    @Test
+    void ctidsSplitOnSpacesOnly() {
+        assertThat(CleanupOldFiles.ctids("(0,1)")).containsExactly("(0,1)");
+        assertThat(CleanupOldFiles.ctids("(0,1) (12,3) (4294967295,65535)"))
+                .containsExactly("(0,1)", "(12,3)", "(4294967295,65535)");
+    }
+
     /**
      * Issue 28 item 4: DuckDB writes under file:///…/fdir%41x/ literally; the janitor decoded it, deleted nothing at the
      * real location, reported the file deleted and removed its queue row. Now the literal directory is used, and a
