@@ -16,13 +16,15 @@ public record StoredObject(StorageLocation location, String address, long sizeBy
     /**
      * Whether the address is spelled exactly as the canonical form (so that a listing's byte order is the order of the
      * canonical strings a merge compares). A key with a doubled slash, a {@code .} segment, a backslash or a {@code %XX}
-     * escape of an unreserved character is not; DuckLake never writes one.
+     * escape of an unreserved character is not; DuckLake never writes one. Nor is a name holding U+FFFD, the character
+     * the JVM puts for bytes that are not UTF-8: such a name is not the file's (a delete through it finds nothing and
+     * would be reported as done), and no catalog row can name it.
      *
      * @return true when address and canonical form agree
      */
     public boolean canonicalSpelling() {
         String expected = location.scheme().equals("file") ? location.path()
                 : location.scheme() + "://" + location.bucket() + "/" + location.path();
-        return expected.equals(address);
+        return expected.equals(address) && address.indexOf('\uFFFD') < 0;
     }
 }

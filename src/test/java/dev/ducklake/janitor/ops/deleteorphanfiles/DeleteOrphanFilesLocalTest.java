@@ -184,6 +184,32 @@ class DeleteOrphanFilesLocalTest {
         }
     }
 
+    /**
+     * Found by trying it: a file whose name is not UTF-8 was listed under the JVM's decoded name (U+FFFD for the bad
+     * bytes), its delete through that name found nothing, and it was reported deleted while it stayed on disk. It is
+     * kept and counted as a name no DuckLake writer makes.
+     */
+    @Test
+    void aFileNameThatIsNotUtf8IsKeptNotReportedDeleted() throws Exception {
+        Path lake = dir.resolve("bytes");
+        FileCatalog cat = FileCatalog.create("dof_bytes", lake + "/");
+        knownFiles(cat, lake, 6);
+        Path folder = lake.resolve("main/test");
+        // the name's bytes are written by the shell: the JVM cannot spell a name that is not valid UTF-8
+        Process p = new ProcessBuilder("sh", "-c", "touch -d '10 days ago' \"$(printf 'nonutf8-\\377\\376.parquet')\"")
+                .directory(folder.toFile()).redirectErrorStream(true).start();
+        assertThat(p.waitFor()).as(new String(p.getInputStream().readAllBytes())).isZero();
+        Path stray = FileCatalog.file(folder.resolve("stray.parquet"), OLD);
+        List<String> events = new ArrayList<>();
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), events);
+        assertThat(r.deleted()).as("the stray only").isEqualTo(1);
+        assertThat(r.keptNonCanonical()).isEqualTo(1);
+        assertThat(Files.exists(stray)).isFalse();
+        Process ls = new ProcessBuilder("sh", "-c", "ls | grep -c '^nonutf8-'").directory(folder.toFile()).start();
+        assertThat(new String(ls.getInputStream().readAllBytes()).trim()).as("the file is still there").isEqualTo("1");
+        assertThat(events).noneMatch(e -> e.contains("nonutf8"));
+    }
+
     /** Found by a trial run against real DuckLake 1.5.5: a live file named through '..' was an orphan candidate. */
     @Test
     void aLiveFileNamedThroughDotDotIsKnown() throws Exception {
