@@ -111,6 +111,23 @@ public final class PathResolver {
     }
 
     /**
+     * @param canonical a canonical file address
+     * @return whether it lies under the data path, as spelled or (after {@link #withRealDirectory}) under its real
+     *     directory
+     */
+    public boolean holds(String canonical) {
+        String prefix = dataPrefix;
+        if (prefix == null) {
+            prefix = dataLocation().asPrefix().canonical();
+            dataPrefix = prefix;
+        }
+        return canonical.startsWith(prefix) || aliasTo != null && canonical.startsWith(aliasTo);
+    }
+
+    /** {@link #dataLocation()}'s canonical prefix, once {@link #holds} needed it. */
+    private volatile String dataPrefix;
+
+    /**
      * @param dataPath a catalog's {@code data_path}
      * @return whether it is a relative local path: where its files are then depends on the working directory of the
      *     process that writes them, which no reader of the catalog can know

@@ -22,11 +22,7 @@ import dev.ducklake.janitor.storage.StorageLocation;
 import dev.ducklake.janitor.storage.StoredObject;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -68,30 +64,6 @@ public final class CleanupOldFiles {
     private static final int MAX_FINDINGS = 100;
 
     private CleanupOldFiles() {
-    }
-
-    /**
-     * The ctids of an entry's rows from their text forms joined by single spaces ({@code (0,1) (3,7)}: a tid's
-     * text holds no space), read without the driver's array decoding: almost every entry has one row.
-     */
-    static String[] ctids(String joined) {
-        int space = joined.indexOf(' ');
-        if (space < 0) {
-            return new String[] {joined};
-        }
-        List<String> out = new ArrayList<>();
-        int from = 0;
-        while (space >= 0) {
-            out.add(joined.substring(from, space));
-            from = space + 1;
-            space = joined.indexOf(' ', from);
-        }
-        out.add(joined.substring(from));
-        return out.toArray(new String[0]);
-    }
-
-    /** One distinct queue entry (rows with equal id, path and path_is_relative). */
-    private record Entry(Long id, String path, Integer rel, long rows, String address, String canonical, String[] ctids) {
     }
 
     /**
@@ -168,7 +140,9 @@ public final class CleanupOldFiles {
         final KnownFiles known;
         final RunControl control;
         final ConsultedCatalogs consulted;
-        final String queue;
+        final QueueCursor queueCursor;
+        /** The data path as spelled and with links resolved: a queued file outside both is never deleted. */
+        final PathResolver dataPaths;
         final List<String> findings = new ArrayList<>();
         long considered;
         long deleted;
@@ -191,7 +165,7 @@ public final class CleanupOldFiles {
         /** Where a stop or the run budget cut a batch short ("deleting", "stat"), or null. */
         String stoppedDuring;
         /** The next batch, read while this one's deletes were in flight ({@link #prefetch}), or null. */
-        List<Entry> prefetched;
+        List<QueueCursor.Entry> prefetched;
         /** The known locations among {@link #prefetched}'s, or null. */
         Set<String> prefetchedLive;
         /** Why reading the next batch ahead failed, or null; thrown once the batch it overlapped is committed. */
@@ -211,7 +185,9 @@ public final class CleanupOldFiles {
             this.resolver = resolver;
             this.cutoff = cutoff;
             this.known = known;
-            this.queue = Sql.qualified(o.schema(), "ducklake_files_scheduled_for_deletion");
+            this.dataPaths = resolver.withRealDirectory();
+            this.queueCursor = new QueueCursor(c, Sql.qualified(o.schema(), "ducklake_files_scheduled_for_deletion"),
+                    cutoff.cutoff(), resolver, o.batchSize());
             this.progress = new DeleteProgress(listener);
         }
 
@@ -226,13 +202,18 @@ public final class CleanupOldFiles {
                         + " ducklake_files_scheduled_for_deletion in schema '" + o.schema() + "'; nothing was deleted. Grant"
                         + " DELETE on it (docs/privileges.md).");
             }
-            countNullPaths();
-            openCursor();
+            long nullPaths = queueCursor.countNullPaths();
+            considered += nullPaths;
+            keptUnresolvable += nullPaths;
+            if (nullPaths > 0) {
+                finding(nullPaths + " queue rows with a NULL path kept");
+            }
+            queueCursor.open();
             try (ParallelDeletes pool = new ParallelDeletes(store, o.deleteConcurrency(), control)) {
                 deletes = pool;
                 runBatches();
             } finally {
-                closeCursor();
+                queueCursor.close();
             }
             if (deletes.throttledPieces() > 0) {
                 control.recorder().warn("The file store throttled the deletes (SlowDown) " + deletes.throttledPieces()
@@ -257,7 +238,7 @@ public final class CleanupOldFiles {
         }
 
         private void runBatches() throws JanitorException, SQLException {
-            List<Entry> batch = select();
+            List<QueueCursor.Entry> batch = queueCursor.next();
             while (true) {
                 if (batch.isEmpty()) {
                     break;
@@ -290,7 +271,7 @@ public final class CleanupOldFiles {
                 }
                 if (prefetched == null) {
                     prefetchedLive = null;
-                    batch = select();
+                    batch = queueCursor.next();
                 } else {
                     batch = prefetched;
                 }
@@ -303,9 +284,9 @@ public final class CleanupOldFiles {
          */
         private void prefetch() {
             try {
-                List<Entry> next = select();
+                List<QueueCursor.Entry> next = queueCursor.next();
                 Set<String> canon = new HashSet<>();
-                for (Entry e : next) {
+                for (QueueCursor.Entry e : next) {
                     if (e.canonical() != null) {
                         canon.add(e.canonical());
                     }
@@ -317,129 +298,9 @@ public final class CleanupOldFiles {
             }
         }
 
-        private void countNullPaths() throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + queue
-                    + " WHERE schedule_start < ? AND path IS NULL")) {
-                ps.setTimestamp(1, Timestamp.from(cutoff.cutoff()));
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    long n = rs.getLong(1);
-                    considered += n;
-                    keptUnresolvable += n;
-                    if (n > 0) {
-                        finding(n + " queue rows with a NULL path kept");
-                    }
-                }
-            }
-            c.commit();
-        }
-
-        /**
-         * Opens the queue cursor: the distinct (data_file_id, path, path_is_relative) entries older than the cutoff,
-         * with the ctids of their rows, in keyset order, sorted once by PostgreSQL and held across the batches'
-         * commits ({@code WITH HOLD}); the JVM fetches one batch at a time. The cutoff travels through a temporary
-         * table because DECLARE takes no bind parameters.
-         */
-        private void openCursor() throws SQLException {
-            try (Statement st = c.createStatement()) {
-                st.execute("CREATE TEMPORARY TABLE IF NOT EXISTS ducklake_janitor_cutoff (cutoff timestamptz)");
-                st.execute("TRUNCATE pg_temp.ducklake_janitor_cutoff");
-            }
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO pg_temp.ducklake_janitor_cutoff VALUES (?)")) {
-                ps.setTimestamp(1, Timestamp.from(cutoff.cutoff()));
-                ps.executeUpdate();
-            }
-            try (Statement st = c.createStatement()) {
-                st.execute("DECLARE ducklake_janitor_queue NO SCROLL CURSOR WITH HOLD FOR"
-                        + " SELECT data_file_id, path, coalesce(path_is_relative::int, 2), count(*), string_agg(ctid::text, ' ')"
-                        + " FROM " + queue + " WHERE schedule_start < (SELECT cutoff FROM pg_temp.ducklake_janitor_cutoff)"
-                        + " AND path IS NOT NULL GROUP BY data_file_id, path, path_is_relative"
-                        + " ORDER BY coalesce(data_file_id, -1), path COLLATE \"C\", coalesce(path_is_relative::int, 2)");
-            }
-            c.commit();
-        }
-
-        private void closeCursor() {
-            try (Statement st = c.createStatement()) {
-                st.execute("CLOSE ducklake_janitor_queue");
-                c.commit();
-            } catch (SQLException ignored) {
-                // the session may be gone; its cursor went with it
-            }
-        }
-
-        /** Rows one FETCH statement asks for: a structural constant of at most 2 digits (the SQL scan's rule). */
-        private static final int FETCH_ROWS = 50;
-
-        /**
-         * The next batch of entries from the cursor, in one round trip: the batch's FETCH statements (up to
-         * {@value #FETCH_ROWS} rows each) go to the server together and their results are read in order.
-         */
-        private List<Entry> select() throws SQLException {
-            List<Entry> out = new ArrayList<>();
-            StringBuilder fetches = new StringBuilder();
-            for (int left = o.batchSize(); left > 0; left -= FETCH_ROWS) {
-                fetches.append(fetches.length() == 0 ? "" : "; ").append("FETCH FORWARD ").append(Math.min(FETCH_ROWS, left))
-                        .append(" FROM ducklake_janitor_queue");
-            }
-            try (Statement st = c.createStatement()) {
-                boolean results = st.execute(fetches.toString());
-                while (true) {
-                    if (results) {
-                        try (ResultSet rs = st.getResultSet()) {
-                            while (rs.next()) {
-                                out.add(entry(rs));
-                            }
-                        }
-                    } else if (st.getUpdateCount() == -1) {
-                        break;
-                    }
-                    results = st.getMoreResults();
-                }
-            }
-            return out;
-        }
-
-        /**
-         * Whether a queued file lies under the data path (as spelled, or its real directory): only the catalogs that could
-         * reach the data path were read, so a file outside it is never deleted, whatever a queue row says.
-         */
-        private boolean withinDataPath(String canonical) {
-            if (sweptPrefixes == null) {
-                PathResolver real = resolver.withRealDirectory();
-                sweptPrefixes = List.of(resolver.dataLocation().asPrefix().canonical(), real.realDataLocation().asPrefix().canonical());
-            }
-            for (String p : sweptPrefixes) {
-                if (canonical.startsWith(p)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** The data path's canonical prefixes ({@link #withinDataPath}), computed once. */
-        private List<String> sweptPrefixes;
-
-        private Entry entry(ResultSet rs) throws SQLException {
-            long id = rs.getLong(1);
-            Long idv = rs.wasNull() ? null : id;
-            String path = rs.getString(2);
-            int rel = rs.getInt(3);
-            String address = rel == 2 ? null : resolver.scheduled(path, rel == 1);
-            String canon = null;
-            if (address != null) {
-                try {
-                    canon = StorageLocation.parseFile(address).canonical();
-                } catch (IllegalArgumentException e) {
-                    address = null;
-                }
-            }
-            return new Entry(idv, path, rel, rs.getLong(4), address, canon, ctids(rs.getString(5)));
-        }
-
-        private void runBatch(List<Entry> batch, Set<String> doneCanonical, boolean readAhead) throws JanitorException, SQLException {
+        private void runBatch(List<QueueCursor.Entry> batch, Set<String> doneCanonical, boolean readAhead) throws JanitorException, SQLException {
             Set<String> canon = new HashSet<>();
-            for (Entry e : batch) {
+            for (QueueCursor.Entry e : batch) {
                 considered += e.rows();
                 if (e.canonical() != null) {
                     canon.add(e.canonical());
@@ -448,14 +309,14 @@ public final class CleanupOldFiles {
             Set<String> live = prefetchedLive != null ? prefetchedLive : known.knownAmong(canon);
             prefetchedLive = null;
             Map<String, String> toDelete = new LinkedHashMap<>();
-            List<Entry> candidates = new ArrayList<>();
-            for (Entry e : batch) {
+            List<QueueCursor.Entry> candidates = new ArrayList<>();
+            for (QueueCursor.Entry e : batch) {
                 if (e.address() == null) {
                     keptUnresolvable += e.rows();
                     finding("kept (path_is_relative is NULL, or the path cannot be read, holds a '..' segment or ends in '/'): "
                             + CatalogInspector.printable(e.path()));
                     listener.file("kept", e.path(), -1, null, "path_is_relative is NULL, or the path is ambiguous");
-                } else if (!withinDataPath(e.canonical())) {
+                } else if (!dataPaths.holds(e.canonical())) {
                     keptOutside += e.rows();
                     finding("kept (outside the data path " + resolver.dataLocation().canonical() + ": a catalog that was not"
                             + " read may use it): " + e.address());
@@ -530,35 +391,35 @@ public final class CleanupOldFiles {
             }
             if (out.failure() != null) {
                 // the files the other calls deleted are gone: their rows go and commit, then the run fails
-                List<Entry> rows = new ArrayList<>();
-                for (Entry e : candidates) {
+                List<QueueCursor.Entry> rows = new ArrayList<>();
+                for (QueueCursor.Entry e : candidates) {
                     if (gone.contains(e.canonical())) {
                         rows.add(e);
                     }
                 }
-                deleteRows(rows);
+                rowsDeleted += queueCursor.deleteRows(rows);
                 c.commit();
                 StorageException ex = out.failure();
                 throw new JanitorException(Reason.STORAGE, "The file store failed while deleting queued files ("
                         + ex.kind() + "): " + ex.getMessage() + ". Batches committed before stay committed, as do the rows"
                         + " of the files this batch deleted; the rows of " + unsettled + " files not deleted are kept.", ex);
             }
-            List<Entry> rows = new ArrayList<>();
-            for (Entry e : candidates) {
+            List<QueueCursor.Entry> rows = new ArrayList<>();
+            for (QueueCursor.Entry e : candidates) {
                 if (gone.contains(e.canonical())) {
                     rows.add(e);
                 }
             }
-            deleteRows(rows);
+            rowsDeleted += queueCursor.deleteRows(rows);
         }
 
         /**
          * A dry run's batch: counts what would go (sizes from a listing where the store has one, else a stat per
          * file), changes nothing. Apart from the execute path so that the hot loop of an execute run stays small.
          */
-        private void dryRun(List<Entry> candidates, Map<String, String> toDelete, Set<String> doneCanonical)
+        private void dryRun(List<QueueCursor.Entry> candidates, Map<String, String> toDelete, Set<String> doneCanonical)
                 throws JanitorException {
-            for (Entry e : candidates) {
+            for (QueueCursor.Entry e : candidates) {
                 rowsWouldDelete += e.rows();
             }
             Map<String, Long> listed;
@@ -622,37 +483,6 @@ public final class CleanupOldFiles {
                 }
                 // the stat failed: the file may well be there (never counted as missing), its size is unknown
                 return Optional.of(new StoredObject(StorageLocation.parseFile(address), address, -1, null));
-            }
-        }
-
-        /**
-         * Deletes exactly the queue rows of these entries: found by the ctids the cursor saw (a TID scan, no scan of
-         * the queue), and deleted only when all their values still match and they are still older than the cutoff.
-         * A row that moved meanwhile stays; the next run removes it (its file is then missing, which counts as gone).
-         */
-        private void deleteRows(List<Entry> rows) throws SQLException {
-            if (rows.isEmpty()) {
-                return;
-            }
-            List<String> ctids = new ArrayList<>();
-            Long[] ids = new Long[rows.size()];
-            String[] paths = new String[rows.size()];
-            Integer[] rels = new Integer[rows.size()];
-            for (int i = 0; i < rows.size(); i++) {
-                ids[i] = rows.get(i).id() == null ? -1L : rows.get(i).id();
-                paths[i] = rows.get(i).path();
-                rels[i] = rows.get(i).rel();
-                ctids.addAll(List.of(rows.get(i).ctids()));
-            }
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + queue + " q WHERE q.ctid = ANY (?::tid[])"
-                    + " AND (coalesce(q.data_file_id, -1), q.path COLLATE \"C\", coalesce(q.path_is_relative::int, 2))"
-                    + " IN (SELECT * FROM unnest(?::bigint[], ?::text[], ?::int[])) AND q.schedule_start < ?")) {
-                ps.setArray(1, c.createArrayOf("text", ctids.toArray()));
-                ps.setArray(2, c.createArrayOf("bigint", ids));
-                ps.setArray(3, c.createArrayOf("text", paths));
-                ps.setArray(4, c.createArrayOf("int4", rels));
-                ps.setTimestamp(5, Timestamp.from(cutoff.cutoff()));
-                rowsDeleted += ps.executeUpdate();
             }
         }
 

@@ -45,8 +45,8 @@ class CleanupOldFilesLocalTest {
     /** The ctids of an entry's rows travel as one text joined by spaces (a tid's text has none): each one, in order. */
     @Test
     void ctidsSplitOnSpacesOnly() {
-        assertThat(CleanupOldFiles.ctids("(0,1)")).containsExactly("(0,1)");
-        assertThat(CleanupOldFiles.ctids("(0,1) (12,3) (4294967295,65535)"))
+        assertThat(QueueCursor.ctids("(0,1)")).containsExactly("(0,1)");
+        assertThat(QueueCursor.ctids("(0,1) (12,3) (4294967295,65535)"))
                 .containsExactly("(0,1)", "(12,3)", "(4294967295,65535)");
     }
 
