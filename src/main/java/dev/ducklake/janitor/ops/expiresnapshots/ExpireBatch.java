@@ -157,10 +157,10 @@ final class ExpireBatch {
         if (dryRun) {
             exec("DELETE FROM pg_temp.dj_exp_remaining r USING pg_temp.dj_exp_snap b WHERE r.snapshot_id = b.snapshot_id");
         } else {
-            // statistics of the batch's ids, so that the deletes probe the primary keys instead of scanning the tables
-            exec("ANALYZE pg_temp.dj_exp_snap");
-            exec("DELETE FROM " + snap + " WHERE snapshot_id IN (SELECT snapshot_id FROM pg_temp.dj_exp_snap)");
-            exec("DELETE FROM " + layout.q("ducklake_snapshot_changes") + " WHERE snapshot_id IN (SELECT snapshot_id FROM pg_temp.dj_exp_snap)");
+            // = ANY (ARRAY(…)): the batch's ids probe the primary keys, whatever the planner guesses of the temp table
+            exec("DELETE FROM " + snap + " WHERE snapshot_id = ANY (ARRAY(SELECT snapshot_id FROM pg_temp.dj_exp_snap))");
+            exec("DELETE FROM " + layout.q("ducklake_snapshot_changes")
+                    + " WHERE snapshot_id = ANY (ARRAY(SELECT snapshot_id FROM pg_temp.dj_exp_snap))");
         }
         try (Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT count(*), coalesce(min(snapshot_id), -1), coalesce(max(snapshot_id), -1) FROM pg_temp.dj_exp_snap")) {
@@ -195,17 +195,18 @@ final class ExpireBatch {
             // the run's candidates: released by this batch's snapshots (rel in (releasedAfter, upTo]: a range, so that the
             // estimate from the list's statistics stays right as the run advances), or tied to a table or data file that
             // goes now; each found through the list's indexes, then the catalog's primary keys
-            execUpTo("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM (SELECT x.id"
-                    + " FROM pg_temp.dj_run_cand x WHERE x.kind = 0 AND x.rel > ? AND x.rel <= ? UNION SELECT x.id FROM pg_temp.dj_exp_tables e"
-                    + " JOIN pg_temp.dj_run_cand x ON x.kind = 0 AND x.table_id = e.table_id) y JOIN " + layout.q("ducklake_data_file")
-                    + " f ON f.data_file_id = y.id", releasedAfter, upTo);
-            exec("ANALYZE pg_temp.dj_exp_data");
-            execUpTo("INSERT INTO pg_temp.dj_exp_del SELECT d.delete_file_id, d.table_id, d.path, d.path_is_relative FROM (SELECT x.id"
-                    + " FROM pg_temp.dj_run_cand x WHERE x.kind = 1 AND x.rel > ? AND x.rel <= ? UNION SELECT x.id FROM pg_temp.dj_exp_tables e"
-                    + " JOIN pg_temp.dj_run_cand x ON x.kind = 1 AND x.table_id = e.table_id UNION SELECT x.id FROM pg_temp.dj_exp_data e"
-                    + " JOIN pg_temp.dj_run_cand x ON x.kind = 1 AND x.data_file_id = e.id) y JOIN " + layout.q("ducklake_delete_file")
-                    + " d ON d.delete_file_id = y.id", releasedAfter, upTo);
-            exec("ANALYZE pg_temp.dj_exp_del");
+            // = ANY (ARRAY(…)) everywhere: index probes (the list's indexes, the catalog's primary keys) whatever the
+            // planner guesses of the temporary tables, never a scan of a file table
+            execUpTo("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
+                    + layout.q("ducklake_data_file") + " f WHERE f.data_file_id = ANY (ARRAY(SELECT x.id FROM pg_temp.dj_run_cand x"
+                    + " WHERE x.kind = 0 AND x.rel > ? AND x.rel <= ? UNION SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 0"
+                    + " AND x.table_id = ANY (ARRAY(SELECT table_id FROM pg_temp.dj_exp_tables))))", releasedAfter, upTo);
+            execUpTo("INSERT INTO pg_temp.dj_exp_del SELECT d.delete_file_id, d.table_id, d.path, d.path_is_relative FROM "
+                    + layout.q("ducklake_delete_file") + " d WHERE d.delete_file_id = ANY (ARRAY(SELECT x.id FROM pg_temp.dj_run_cand x"
+                    + " WHERE x.kind = 1 AND x.rel > ? AND x.rel <= ? UNION SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 1"
+                    + " AND x.table_id = ANY (ARRAY(SELECT table_id FROM pg_temp.dj_exp_tables)) UNION SELECT x.id FROM"
+                    + " pg_temp.dj_run_cand x WHERE x.kind = 1 AND x.data_file_id = ANY (ARRAY(SELECT id FROM pg_temp.dj_exp_data))))",
+                    releasedAfter, upTo);
         } else {
             exec("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
                     + layout.q("ducklake_data_file") + " f WHERE f.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables) OR ("
@@ -229,7 +230,7 @@ final class ExpireBatch {
         }
         // ---- execute ----
         if (dataFiles > 0) {
-            exec("DELETE FROM " + layout.q("ducklake_data_file") + " WHERE data_file_id IN (SELECT id FROM pg_temp.dj_exp_data)");
+            exec("DELETE FROM " + layout.q("ducklake_data_file") + " WHERE data_file_id = ANY (ARRAY(SELECT id FROM pg_temp.dj_exp_data))");
             // with the run's sets, the per-file rows (no index on data_file_id) wait for the run's closing anti-join
             // (RunCandidates.deleteDangling); DuckLake reads them only through their data file, which is gone now
             for (String t : new String[] {layout.fileColumnStats(), "ducklake_file_variant_stats", "ducklake_file_partition_value"}) {
@@ -240,7 +241,7 @@ final class ExpireBatch {
             schedule("pg_temp.dj_exp_data");
         }
         if (deleteFiles > 0) {
-            exec("DELETE FROM " + layout.q("ducklake_delete_file") + " WHERE delete_file_id IN (SELECT id FROM pg_temp.dj_exp_del)");
+            exec("DELETE FROM " + layout.q("ducklake_delete_file") + " WHERE delete_file_id = ANY (ARRAY(SELECT id FROM pg_temp.dj_exp_del))");
             schedule("pg_temp.dj_exp_del");
         }
         if (tables > 0) {

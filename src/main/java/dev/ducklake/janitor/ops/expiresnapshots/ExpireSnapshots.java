@@ -121,10 +121,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
                     executeBatches(mr, t);
                     deleteDanglingFileRows(mr, t);
                 } finally {
-                    mr.queries().withRetries("drop the run's temporary tables", c -> {
-                        RunCandidates.drop(c);
-                        return null;
-                    });
+                    dropRunSets(mr);
                 }
                 sweepDeadInlinedRows(mr, t);
             }
@@ -251,6 +248,18 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         new RunCandidates(c, options.statementTimeout(), options.lockTimeout()).build(t.layout, t.sel);
         mr.recorder().info(String.format(java.util.Locale.ROOT, "candidate rows of the run listed in %.2f s"
                 + " (one pass over ducklake_table, ducklake_data_file, ducklake_delete_file)", (System.nanoTime() - t0) / 1e9));
+    }
+
+    /** Drops the run's candidate list (its session would drop it anyway at the end of the run); a failure here is ignored. */
+    private static void dropRunSets(MaintenanceRun mr) {
+        try {
+            mr.queries().withRetries("drop the run's temporary tables", c -> {
+                RunCandidates.drop(c);
+                return null;
+            });
+        } catch (JanitorException | RuntimeException e) {
+            // the session ends with the run and takes its temporary tables with it
+        }
     }
 
     /**
