@@ -195,18 +195,19 @@ final class ExpireBatch {
             // the run's candidates: released by this batch's snapshots (rel in (releasedAfter, upTo]: a range, so that the
             // estimate from the list's statistics stays right as the run advances), or tied to a table or data file that
             // goes now; each found through the list's indexes, then the catalog's primary keys
-            // = ANY (ARRAY(…)) everywhere: index probes (the list's indexes, the catalog's primary keys) whatever the
-            // planner guesses of the temporary tables, never a scan of a file table
+            // = ANY (ARRAY(…)) and LATERAL: index probes (the list's indexes, the catalog's primary keys) whatever the
+            // planner guesses of the temporary tables (a guess of many rows per table_id made it scan the whole list per
+            // batch), never a scan of a file table or of the list
             execUpTo("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
                     + layout.q("ducklake_data_file") + " f WHERE f.data_file_id = ANY (ARRAY(SELECT x.id FROM pg_temp.dj_run_cand x"
-                    + " WHERE x.kind = 0 AND x.rel > ? AND x.rel <= ? UNION SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 0"
-                    + " AND x.table_id = ANY (ARRAY(SELECT table_id FROM pg_temp.dj_exp_tables))))", releasedAfter, upTo);
+                    + " WHERE x.kind = 0 AND x.rel > ? AND x.rel <= ? UNION SELECT y.id FROM pg_temp.dj_exp_tables e CROSS JOIN LATERAL"
+                    + " (SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 0 AND x.table_id = e.table_id) y))", releasedAfter, upTo);
             execUpTo("INSERT INTO pg_temp.dj_exp_del SELECT d.delete_file_id, d.table_id, d.path, d.path_is_relative FROM "
                     + layout.q("ducklake_delete_file") + " d WHERE d.delete_file_id = ANY (ARRAY(SELECT x.id FROM pg_temp.dj_run_cand x"
-                    + " WHERE x.kind = 1 AND x.rel > ? AND x.rel <= ? UNION SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 1"
-                    + " AND x.table_id = ANY (ARRAY(SELECT table_id FROM pg_temp.dj_exp_tables)) UNION SELECT x.id FROM"
-                    + " pg_temp.dj_run_cand x WHERE x.kind = 1 AND x.data_file_id = ANY (ARRAY(SELECT id FROM pg_temp.dj_exp_data))))",
-                    releasedAfter, upTo);
+                    + " WHERE x.kind = 1 AND x.rel > ? AND x.rel <= ? UNION SELECT y.id FROM pg_temp.dj_exp_tables e CROSS JOIN LATERAL"
+                    + " (SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 1 AND x.table_id = e.table_id) y UNION SELECT y.id FROM"
+                    + " pg_temp.dj_exp_data e CROSS JOIN LATERAL (SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 1"
+                    + " AND x.data_file_id = e.id) y))", releasedAfter, upTo);
         } else {
             exec("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
                     + layout.q("ducklake_data_file") + " f WHERE f.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables) OR ("
