@@ -94,6 +94,18 @@ class ExpireBenchmark {
                     batch, o.wallSeconds, o.maxRssKib, batchSeconds.size(), batchSeconds.isEmpty() ? 0 : batchSeconds.get(0),
                     lastFull(batchSeconds, r), r.get("snapshots_expired").asLong(), r.get("data_files_scheduled").asLong(),
                     r.get("delete_files_scheduled").asLong(), r.get("tables_removed").asLong(), r.get("inlined_tables_dropped").asLong());
+            if (batchSeconds.size() > 2) {
+                // how batch time moves through the run (flat = the cost per snapshot does not depend on what is left)
+                List<Double> sorted = new ArrayList<>(batchSeconds.subList(1, batchSeconds.size()));
+                java.util.Collections.sort(sorted);
+                int n10 = Math.max(1, batchSeconds.size() / 10);
+                line(report, "janitor batches after the first: median %.3f s, p90 %.3f s, max %.3f s; mean of the first 10%% %.3f s,"
+                        + " of the last 10%% %.3f s; progress lines not matched as batches: %s", sorted.get(sorted.size() / 2),
+                        sorted.get(sorted.size() * 9 / 10), sorted.get(sorted.size() - 1),
+                        batchSeconds.subList(1, Math.min(batchSeconds.size(), 1 + n10)).stream().mapToDouble(Double::doubleValue).average().orElse(0),
+                        batchSeconds.subList(batchSeconds.size() - n10, batchSeconds.size()).stream().mapToDouble(Double::doubleValue).average().orElse(0),
+                        o.err.lines().filter(l -> !BATCH.matcher(l).find()).filter(l -> l.contains(" in ")).limit(6).toList());
+            }
             if (duck) {
                 String theirs = twins.copy("duck");
                 dbs.add(theirs);

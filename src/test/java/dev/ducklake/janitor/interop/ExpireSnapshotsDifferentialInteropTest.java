@@ -282,6 +282,47 @@ class ExpireSnapshotsDifferentialInteropTest {
         assertThat(twins.dump(b)).isEqualTo(after);
     }
 
+    /**
+     * Issue 27: an execute run has phases (the run's candidate list, the snapshot batches, the closing anti-join over the
+     * per-file rows of removed data files, the dead-inlined-row sweep). A run stopped by its budget right after its first
+     * batch skips the closing phases: with every snapshot in that batch, the catalog is left with column stats of data
+     * files that are gone; DuckLake must read it exactly as its own expired twin, and the next run (other batch size) must
+     * reach DuckLake's end state. A second copy is stopped after the first of many batches and resumed the same way.
+     */
+    @ParameterizedTest(name = "stopped after the first batch of size {0}, resumed with batch size {1}")
+    @CsvSource({"1000000,1", "3,7"})
+    void stopBetweenPhasesThenResumeReachesDuckLakesEndState(int firstBatchSize, int resumeBatchSize) throws Exception {
+        String t = timeOf(newest());
+        String a = copy("pa" + firstBatchSize);
+        String b = copy("pb" + firstBatchSize);
+        long reclaimed = duckLakeExpire(a, "older_than => TIMESTAMPTZ '" + t + "'");
+        JsonNode stopped = janitor(twins.catalogArg(b), "--older-than", t, "--batch-size", Integer.toString(firstBatchSize),
+                "--run-budget", "1ms");
+        assertThat(stopped.get("batches").asLong()).as("the budget ends the run after its first batch").isEqualTo(1);
+        String s = ExpireTwins.SCHEMA;
+        String dangling = "SELECT count(*) FROM " + s + ".ducklake_file_column_stats x WHERE NOT EXISTS (SELECT 1 FROM " + s
+                + ".ducklake_data_file f WHERE f.data_file_id = x.data_file_id)";
+        if (firstBatchSize > 1000) {
+            assertThat(Long.parseLong(twins.rows(b, "SELECT count(*) FROM " + s + ".ducklake_snapshot").get(0)))
+                    .as("every selected snapshot went in the one batch").isEqualTo(Long.parseLong(
+                            twins.rows(a, "SELECT count(*) FROM " + s + ".ducklake_snapshot").get(0)));
+            assertThat(Long.parseLong(twins.rows(b, dangling).get(0)))
+                    .as("stopped between the batches and the closing pass: stats of removed data files are still there").isPositive();
+            List<String> visible = twins.rows(a, "SELECT s.snapshot_id, sc.schema_name, t.table_name FROM " + s
+                    + ".ducklake_snapshot s JOIN " + s + ".ducklake_table t ON s.snapshot_id >= t.begin_snapshot"
+                    + " AND (t.end_snapshot IS NULL OR s.snapshot_id < t.end_snapshot) JOIN " + s
+                    + ".ducklake_schema sc ON sc.schema_id = t.schema_id AND s.snapshot_id >= sc.begin_snapshot"
+                    + " AND (sc.end_snapshot IS NULL OR s.snapshot_id < sc.end_snapshot) ORDER BY 1, 2, 3");
+            RealDuckLake.Result ra = RealDuckLake.require().run(reads(a, visible)).assertOk();
+            RealDuckLake.Result rb = RealDuckLake.require().run(reads(b, visible)).assertOk();
+            assertThat(rb.namedRows()).as("DuckLake reads the stopped twin as its own").isEqualTo(ra.namedRows());
+        }
+        JsonNode resumed = janitor(twins.catalogArg(b), "--older-than", t, "--batch-size", Integer.toString(resumeBatchSize));
+        assertThat(resumed.get("inlined_rows_deleted").asLong()).isEqualTo(reclaimed);
+        assertThat(Long.parseLong(twins.rows(b, dangling).get(0))).isZero();
+        assertThat(twins.dump(b)).isEqualTo(twins.dump(a));
+    }
+
     /** A dry run's figure (what an execute run would do) and the execute run's key for it (what it did). */
     private static final Map<String, String> DRY_TO_EXECUTE = orderedPairs("snapshots_would_expire", "snapshots_expired",
             "data_files_would_schedule", "data_files_scheduled", "delete_files_would_schedule", "delete_files_scheduled",

@@ -28,7 +28,8 @@ import java.util.List;
  *   <li>Removable tables: table_ids all of whose {@code ducklake_table} rows are closed and cover nothing in R
  *       (a table_id without any ducklake_table row is never removable, as in DuckLake).</li>
  *   <li>{@code ducklake_data_file} (+ {@code ducklake_file_column_stats}, {@code ducklake_file_variant_stats},
- *       {@code ducklake_file_partition_value} by data_file_id): files of removable tables, and closed files
+ *       {@code ducklake_file_partition_value} by data_file_id; in an execute run these three wait for the run's
+ *       closing anti-join, {@link RunCandidates#deleteDangling}): files of removable tables, and closed files
  *       covering nothing in R. Each is queued in {@code ducklake_files_scheduled_for_deletion} with its path
  *       resolved through table and schema to a path relative to the catalog's {@code data_path} (absolute when
  *       outside it) and {@code schedule_start = now()}.</li>
@@ -74,8 +75,12 @@ final class ExpireBatch {
     private final Connection c;
     /** The relation of remaining snapshots: the catalog's ducklake_snapshot, or the dry run's temp copy. */
     private final String remaining;
-    /** Whether the re-check is narrowed to rows overlapping the batch ({@link #narrowToBatch}). */
-    private boolean narrow;
+    /** Whether this batch reads its rows from the run's candidate sets ({@link #useRunSets}). */
+    private boolean runSets;
+    /** With {@link #runSets}: the newest snapshot id this run has expired, up to this batch included. */
+    private long upTo = -1;
+    /** With {@link #runSets}: rows released up to this id went in earlier batches of this list. */
+    private long releasedAfter = Long.MIN_VALUE;
 
     ExpireBatch(Connection c, ExpiryLayout layout, boolean dryRun) {
         this.c = c;
@@ -93,40 +98,27 @@ final class ExpireBatch {
     }
 
     /**
-     * Whether a row's interval {@code [begin_snapshot, end_snapshot)} can hold a snapshot of this batch: it lies within
-     * {@code begin_snapshot <= max(batch) AND end_snapshot > min(batch)} (the batch's ids are in {@code dj_exp_snap},
-     * each bound evaluated once). A row that was covered before the batch and is not after it held a removed snapshot,
-     * so it passes this test; rows that fail it were judged by an earlier batch.
-     */
-    private String overlapsBatch(String alias) {
-        return alias + ".begin_snapshot <= (SELECT max(snapshot_id) FROM pg_temp.dj_exp_snap) AND " + alias
-                + ".end_snapshot > (SELECT min(snapshot_id) FROM pg_temp.dj_exp_snap)";
-    }
-
-    /**
-     * The rows this batch must judge: closed and uncovered, and, in a narrowed batch, overlapping the batch (see
-     * {@link #narrowToBatch}).
+     * The rows this batch must judge: closed and uncovered (full pass: dry run). An execute batch reads them from the run's
+     * candidate sets instead ({@link #useRunSets}).
      */
     private String expiring(String alias) {
-        return narrow ? closedUncoveredWithin(alias) : closedUncovered(alias);
-    }
-
-    private String closedUncoveredWithin(String alias) {
-        return alias + ".end_snapshot IS NOT NULL AND " + overlapsBatch(alias) + " AND NOT " + covers(alias);
+        return closedUncovered(alias);
     }
 
     /**
-     * Narrows this batch's re-check to the rows its snapshots can affect (issue 27: a backlog of millions of snapshots
-     * no longer costs a full liveness pass per batch). Equivalent to the full pass when the run's previous batch
-     * committed a full or narrowed pass with nothing pending: every rule is monotone in the remaining snapshots, and a
-     * row (or table) that becomes removable only now held one of this batch's snapshots. Rows a full pass would find
-     * outside the batch (left by a writer that closed them against already expired snapshots, or by another expiry
-     * meanwhile) are left for the next run's first batch, which is always a full pass: the narrowed pass only ever
-     * removes a subset of what the full one removes. Execute runs only; the dry run counts cumulatively over one
-     * simulation and keeps the full pass.
+     * Execute runs: this batch takes its removable tables and files from the run's candidate sets ({@link RunCandidates}):
+     * those released by a snapshot up to {@code upTo} (the batch's newest expired id, or the previous batch's when this one
+     * expires none). Exactly what a full liveness pass after the batch removes, found through indexes of the session's
+     * temporary tables and the catalog's primary keys instead of a scan of the versioned file tables.
+     *
+     * @param releasedAfter the {@code upTo} of the run's last committed batch since the list was built
+     *     ({@link Long#MIN_VALUE} for the first batch on a fresh list: it takes the rows no remaining snapshot holds)
+     * @param upTo the newest snapshot id expired so far by this run, this batch included; -1 before any
      */
-    void narrowToBatch() {
-        this.narrow = true;
+    void useRunSets(long releasedAfter, long upTo) {
+        this.runSets = true;
+        this.releasedAfter = releasedAfter;
+        this.upTo = upTo;
     }
 
     /** Creates this transaction's temporary work tables (dropped at commit or rollback). */
@@ -165,8 +157,10 @@ final class ExpireBatch {
         if (dryRun) {
             exec("DELETE FROM pg_temp.dj_exp_remaining r USING pg_temp.dj_exp_snap b WHERE r.snapshot_id = b.snapshot_id");
         } else {
-            exec("DELETE FROM " + snap + " WHERE snapshot_id IN (SELECT snapshot_id FROM pg_temp.dj_exp_snap)");
-            exec("DELETE FROM " + layout.q("ducklake_snapshot_changes") + " WHERE snapshot_id IN (SELECT snapshot_id FROM pg_temp.dj_exp_snap)");
+            // = ANY (ARRAY(…)): the batch's ids probe the primary keys, whatever the planner guesses of the temp table
+            exec("DELETE FROM " + snap + " WHERE snapshot_id = ANY (ARRAY(SELECT snapshot_id FROM pg_temp.dj_exp_snap))");
+            exec("DELETE FROM " + layout.q("ducklake_snapshot_changes")
+                    + " WHERE snapshot_id = ANY (ARRAY(SELECT snapshot_id FROM pg_temp.dj_exp_snap))");
         }
         try (Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT count(*), coalesce(min(snapshot_id), -1), coalesce(max(snapshot_id), -1) FROM pg_temp.dj_exp_snap")) {
@@ -197,12 +191,31 @@ final class ExpireBatch {
         long tables = count("pg_temp.dj_exp_tables");
         boolean pending = tables < removable;
 
-        exec("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
-                + layout.q("ducklake_data_file") + " f WHERE f.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables) OR ("
-                + expiring("f") + ")");
-        exec("INSERT INTO pg_temp.dj_exp_del SELECT d.delete_file_id, d.table_id, d.path, d.path_is_relative FROM "
-                + layout.q("ducklake_delete_file") + " d WHERE d.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables)"
-                + " OR d.data_file_id IN (SELECT id FROM pg_temp.dj_exp_data) OR (" + expiring("d") + ")");
+        if (runSets) {
+            // the run's candidates: released by this batch's snapshots (rel in (releasedAfter, upTo]: a range, so that the
+            // estimate from the list's statistics stays right as the run advances), or tied to a table or data file that
+            // goes now; each found through the list's indexes, then the catalog's primary keys
+            // = ANY (ARRAY(…)) and LATERAL: index probes (the list's indexes, the catalog's primary keys) whatever the
+            // planner guesses of the temporary tables (a guess of many rows per table_id made it scan the whole list per
+            // batch), never a scan of a file table or of the list
+            execUpTo("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
+                    + layout.q("ducklake_data_file") + " f WHERE f.data_file_id = ANY (ARRAY(SELECT x.id FROM pg_temp.dj_run_cand x"
+                    + " WHERE x.kind = 0 AND x.rel > ? AND x.rel <= ? UNION SELECT y.id FROM pg_temp.dj_exp_tables e CROSS JOIN LATERAL"
+                    + " (SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 0 AND x.table_id = e.table_id) y))", releasedAfter, upTo);
+            execUpTo("INSERT INTO pg_temp.dj_exp_del SELECT d.delete_file_id, d.table_id, d.path, d.path_is_relative FROM "
+                    + layout.q("ducklake_delete_file") + " d WHERE d.delete_file_id = ANY (ARRAY(SELECT x.id FROM pg_temp.dj_run_cand x"
+                    + " WHERE x.kind = 1 AND x.rel > ? AND x.rel <= ? UNION SELECT y.id FROM pg_temp.dj_exp_tables e CROSS JOIN LATERAL"
+                    + " (SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 1 AND x.table_id = e.table_id) y UNION SELECT y.id FROM"
+                    + " pg_temp.dj_exp_data e CROSS JOIN LATERAL (SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 1"
+                    + " AND x.data_file_id = e.id) y))", releasedAfter, upTo);
+        } else {
+            exec("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
+                    + layout.q("ducklake_data_file") + " f WHERE f.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables) OR ("
+                    + expiring("f") + ")");
+            exec("INSERT INTO pg_temp.dj_exp_del SELECT d.delete_file_id, d.table_id, d.path, d.path_is_relative FROM "
+                    + layout.q("ducklake_delete_file") + " d WHERE d.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables)"
+                    + " OR d.data_file_id IN (SELECT id FROM pg_temp.dj_exp_data) OR (" + expiring("d") + ")");
+        }
         long dataFiles = count("pg_temp.dj_exp_data");
         long deleteFiles = count("pg_temp.dj_exp_del");
         List<String> drops = inlinedTablesToDrop(registry, warnings);
@@ -218,16 +231,18 @@ final class ExpireBatch {
         }
         // ---- execute ----
         if (dataFiles > 0) {
-            exec("DELETE FROM " + layout.q("ducklake_data_file") + " WHERE data_file_id IN (SELECT id FROM pg_temp.dj_exp_data)");
+            exec("DELETE FROM " + layout.q("ducklake_data_file") + " WHERE data_file_id = ANY (ARRAY(SELECT id FROM pg_temp.dj_exp_data))");
+            // with the run's sets, the per-file rows (no index on data_file_id) wait for the run's closing anti-join
+            // (RunCandidates.deleteDangling); DuckLake reads them only through their data file, which is gone now
             for (String t : new String[] {layout.fileColumnStats(), "ducklake_file_variant_stats", "ducklake_file_partition_value"}) {
-                if (t != null && layout.has(t, "data_file_id")) {
+                if (!runSets && t != null && layout.has(t, "data_file_id")) {
                     exec("DELETE FROM " + layout.q(t) + " WHERE data_file_id IN (SELECT id FROM pg_temp.dj_exp_data)");
                 }
             }
             schedule("pg_temp.dj_exp_data");
         }
         if (deleteFiles > 0) {
-            exec("DELETE FROM " + layout.q("ducklake_delete_file") + " WHERE delete_file_id IN (SELECT id FROM pg_temp.dj_exp_del)");
+            exec("DELETE FROM " + layout.q("ducklake_delete_file") + " WHERE delete_file_id = ANY (ARRAY(SELECT id FROM pg_temp.dj_exp_del))");
             schedule("pg_temp.dj_exp_del");
         }
         if (tables > 0) {
@@ -243,6 +258,11 @@ final class ExpireBatch {
                 }
                 exec(sql.toString());
             }
+        }
+        if (runSets) {
+            // removed tables leave the run's list in this transaction (files need not: the next batch's release range
+            // starts above this one's, and a file tied to a table or data file goes with it, once)
+            exec("DELETE FROM pg_temp.dj_run_tables WHERE table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables)");
         }
         if (!pending) {
             for (String t : closedVersioned()) {
@@ -267,16 +287,15 @@ final class ExpireBatch {
 
     /** Step 2: fills dj_exp_removable with the table_ids removable against the remaining snapshots; returns their number. */
     long collectRemovable() throws SQLException {
-        exec("INSERT INTO pg_temp.dj_exp_removable " + removableQuery());
+        execUpTo("INSERT INTO pg_temp.dj_exp_removable " + removableQuery(), runSets ? upTo : null);
         return count("pg_temp.dj_exp_removable");
     }
 
     private String removableQuery() {
-        // narrowed: only tables with a row overlapping the batch can have become removable; every row of such a table
-        // is still judged (a table goes only when all its rows are closed and uncovered)
-        String within = narrow ? " AND t.table_id IN (SELECT o.table_id FROM " + layout.q("ducklake_table") + " o WHERE "
-                + overlapsBatch("o") + ")" : "";
-        return "SELECT t.table_id FROM " + layout.q("ducklake_table") + " t WHERE t.table_id IS NOT NULL" + within
+        if (runSets) {
+            return "SELECT table_id FROM pg_temp.dj_run_tables WHERE rel <= ?";
+        }
+        return "SELECT t.table_id FROM " + layout.q("ducklake_table") + " t WHERE t.table_id IS NOT NULL"
                 + " GROUP BY t.table_id HAVING bool_and(" + closedUncovered("t") + ")";
     }
 
@@ -285,9 +304,13 @@ final class ExpireBatch {
      * interrupted run: a run that selects no snapshot still removes them).
      */
     boolean removableTablesExist() throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT EXISTS (" + removableQuery() + ")")) {
-            rs.next();
-            return rs.getBoolean(1);
+        String sql = "SELECT EXISTS (" + removableQuery() + ")";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            bindUpTo(ps, runSets ? new long[] {upTo} : new long[0]);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
         }
     }
 
@@ -467,6 +490,24 @@ final class ExpireBatch {
     private int exec(String sql) throws SQLException {
         try (Statement st = c.createStatement()) {
             return st.executeUpdate(sql);
+        }
+    }
+
+    /** Runs a statement with these bigint parameters (none when null). */
+    private int execUpTo(String sql, Long... values) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            long[] v = new long[values.length == 1 && values[0] == null ? 0 : values.length];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = values[i];
+            }
+            bindUpTo(ps, v);
+            return ps.executeUpdate();
+        }
+    }
+
+    private static void bindUpTo(PreparedStatement ps, long[] values) throws SQLException {
+        for (int i = 0; i < values.length; i++) {
+            ps.setLong(i + 1, values[i]);
         }
     }
 

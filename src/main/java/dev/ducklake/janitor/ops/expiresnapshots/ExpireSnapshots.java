@@ -31,6 +31,15 @@ import java.util.List;
  * catalog, oldest first, in batches of snapshot ids, one transaction per batch ({@link ExpireBatch} says which
  * rows go and why). Memory does not grow with the catalog: every set lives in PostgreSQL temporary tables.
  *
+ * <p>Phases of an execute run (issue 27: the cost per expired snapshot must not grow with the catalog): the list of the
+ * rows the run can remove, each with the snapshot whose expiry releases it ({@link RunCandidates}: one keyset pass over
+ * {@code ducklake_table}, {@code ducklake_data_file} and {@code ducklake_delete_file} per run, in short statements);
+ * the batches, each finding its rows through that list and the catalog's primary keys; one closing anti-join over the
+ * per-file rows (column stats, variant stats, partition values) of the data files the batches removed
+ * ({@link RunCandidates#deleteDangling}); the dead-inlined-row sweep ({@link InlinedRowSweep}). A run stopped between
+ * any two of them (signal, --run-budget, SIGKILL) leaves only rows that no remaining snapshot can reach, and the next
+ * run, which lists its candidates again from the catalog as it is, removes them.
+ *
  * <p>Safety: an execute run holds the advisory lock of drop-orphan-inline-tables ({@link AdvisoryLock}); each
  * batch is atomic, so a run killed anywhere leaves a consistent catalog, and a rerun continues (the selection
  * is re-applied to what is left). A dry run writes nothing, takes no advisory lock, and simulates the batches
@@ -108,7 +117,12 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
                     return null;
                 });
             } else {
-                executeBatches(mr, t);
+                try {
+                    executeBatches(mr, t);
+                    deleteDanglingFileRows(mr, t);
+                } finally {
+                    dropRunSets(mr);
+                }
                 sweepDeadInlinedRows(mr, t);
             }
             Long oldest = mr.queries().withRetries("final count", c -> oldestRetained(c, layout, t));
@@ -137,6 +151,8 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         final Selection sel;
         int tableBudget;
         long after = -1;
+        /** The newest release snapshot whose candidates went in a committed batch of the current candidate list. */
+        long releasedAfter = Long.MIN_VALUE;
         long snapshots;
         long dataFiles;
         long deleteFiles;
@@ -202,52 +218,74 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
 
     private void executeBatches(MaintenanceRun mr, Tally t) throws JanitorException {
         boolean pending = false;
-        boolean judgedBefore = false;
-        boolean narrowedSinceFullPass = false;
         while (!shouldStop(mr, t)) {
             long t0 = System.nanoTime();
-            // the run's first batch, and the one after a batch that left tables pending, judge the whole catalog; the
-            // others only the rows their snapshots can affect (ExpireBatch.narrowToBatch). When the selection is used up
-            // after narrowed batches, one closing full pass (no snapshot) judges the whole catalog again, so the run
-            // ends in exactly the state of full passes even if a writer closed rows against expired snapshots meanwhile.
             final boolean tablesOnly = pending;
-            final boolean narrow = judgedBefore && !pending;
             ExpireBatch.Figures f = mr.queries().withRetries("batch " + (t.batchCount + 1),
-                    c -> halvingOnFullLockTable(mr, t, c, tablesOnly, narrow));
-            if (f == null && narrowedSinceFullPass && !shouldStop(mr, t)) {
-                f = mr.queries().withRetries("closing full pass", c -> halvingOnFullLockTable(mr, t, c, true, false));
-                if (f != null && removedNothing(f)) {
-                    // the narrowed batches found everything (the rule when no writer raced): not a batch of its own
-                    mr.recorder().info("closing full pass: nothing left that the narrowed batches missed");
-                    break;
-                }
-            }
+                    c -> halvingOnFullLockTable(mr, t, c, tablesOnly));
             if (f == null) {
                 break;
             }
-            // a full pass with nothing pending resets it; a pending one is followed by full passes anyway
-            narrowedSinceFullPass = narrow && f.snapshots() > 0 || narrowedSinceFullPass && f.tablesPending();
             mr.recorder().batchCommitted();
             if (f.lastSnapshot() >= 0) {
                 t.after = f.lastSnapshot();
             }
             t.add(f, (System.nanoTime() - t0) / 1e9, mr.recorder(), false);
             pending = f.tablesPending();
-            judgedBefore = true;
         }
     }
 
-    private static boolean removedNothing(ExpireBatch.Figures f) {
-        return f.snapshots() == 0 && f.dataFiles() == 0 && f.deleteFiles() == 0 && f.tables() == 0 && f.inlinedTables() == 0
-                && f.otherRows() == 0 && !f.tablesPending();
+    /**
+     * The run's candidate sets ({@link RunCandidates}) on this connection: built at the run's first batch, and again when
+     * the session was replaced (reconnect) or a build failed halfway. Autocommit statements, before the batch's transaction.
+     */
+    private void ensureRunSets(MaintenanceRun mr, Connection c, Tally t) throws SQLException {
+        if (RunCandidates.ready(c)) {
+            return;
+        }
+        t.releasedAfter = Long.MIN_VALUE;
+        long t0 = System.nanoTime();
+        new RunCandidates(c, options.statementTimeout(), options.lockTimeout()).build(t.layout, t.sel);
+        mr.recorder().info(String.format(java.util.Locale.ROOT, "candidate rows of the run listed in %.2f s"
+                + " (one pass over ducklake_table, ducklake_data_file, ducklake_delete_file)", (System.nanoTime() - t0) / 1e9));
+    }
+
+    /** Drops the run's candidate list (its session would drop it anyway at the end of the run); a failure here is ignored. */
+    private static void dropRunSets(MaintenanceRun mr) {
+        try {
+            mr.queries().withRetries("drop the run's temporary tables", c -> {
+                RunCandidates.drop(c);
+                return null;
+            });
+        } catch (JanitorException | RuntimeException e) {
+            // the session ends with the run and takes its temporary tables with it
+        }
+    }
+
+    /**
+     * After the batches: the per-file rows of data files the batches removed ({@link RunCandidates#deleteDangling}), one
+     * anti-join per run in short autocommit statements.
+     */
+    private void deleteDanglingFileRows(MaintenanceRun mr, Tally t) throws JanitorException {
+        if (interrupted(mr)) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        long n = mr.queries().withRetries("per-file rows of removed data files",
+                c -> {
+                    mr.session().verifyLock(c);
+                    return new RunCandidates(c, options.statementTimeout(), options.lockTimeout()).deleteDangling(t.layout);
+                });
+        mr.recorder().info(String.format(java.util.Locale.ROOT, "per-file rows of removed data files deleted %d in %.2f s", n,
+                (System.nanoTime() - t0) / 1e9));
     }
 
     /** One batch; a full lock table (53200) halves the batch's inlined-table budget and tries again. */
-    private ExpireBatch.Figures halvingOnFullLockTable(MaintenanceRun mr, Tally t, Connection c, boolean tablesOnly,
-                                                       boolean narrow) throws SQLException, JanitorException {
+    private ExpireBatch.Figures halvingOnFullLockTable(MaintenanceRun mr, Tally t, Connection c, boolean tablesOnly)
+            throws SQLException, JanitorException {
         while (true) {
             try {
-                return oneBatch(mr, c, t, tablesOnly, narrow);
+                return oneBatch(mr, c, t, tablesOnly);
             } catch (SQLException e) {
                 if (SqlState.classify(e) != FailureKind.LOCK_TABLE_FULL || t.tableBudget <= 1) {
                     throw e;
@@ -265,8 +303,9 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
      * One transaction. Returns null (after rolling back) when there is nothing to do: no selected snapshot left
      * and no removable table waiting.
      */
-    private ExpireBatch.Figures oneBatch(MaintenanceRun mr, Connection c, Tally t, boolean tablesOnly, boolean narrow)
+    private ExpireBatch.Figures oneBatch(MaintenanceRun mr, Connection c, Tally t, boolean tablesOnly)
             throws SQLException, JanitorException {
+        ensureRunSets(mr, c, t);
         c.setAutoCommit(false);
         try {
             Transactions.setLocalTimeouts(c, options.statementTimeout(), options.lockTimeout());
@@ -274,15 +313,15 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             ExpireBatch batch = new ExpireBatch(c, t.layout, false);
             batch.createTempTables();
             long[] taken = batch.takeSnapshots(t.sel, t.after, options.batchSize(), false);
+            long upTo = taken[0] > 0 ? taken[2] : t.after;
+            batch.useRunSets(t.releasedAfter, upTo);
             if (taken[0] == 0 && !tablesOnly && !batch.removableTablesExist()) {
                 c.rollback();
                 return null;
             }
-            if (narrow && taken[0] > 0) {
-                batch.narrowToBatch();
-            }
             ExpireBatch.Figures f = batch.clean(taken, t.tableBudget, false);
             c.commit();
+            t.releasedAfter = upTo;
             return f;
         } catch (SQLException | JanitorException | RuntimeException e) {
             Transactions.rollbackQuietly(c);

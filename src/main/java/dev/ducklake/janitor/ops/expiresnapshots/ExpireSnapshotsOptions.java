@@ -26,9 +26,9 @@ import java.util.List;
  * @param minAge never expire a snapshot younger than this, whatever the other options say, because an open
  *     DuckLake transaction may still need it for its conflict check; default 1 hour; zero allowed
  * @param batchSize snapshots expired per transaction, 1 to 1,000,000 (the CLI's --batch-size of expire-snapshots has the
- *     same range and default); default 5,000. Liveness is judged against the snapshots left at that moment: the
- *     run's first batch over the whole catalog, later batches only over the rows whose interval holds one of their
- *     snapshots, and a closing full pass when the selection is used up ({@code ExpireBatch.narrowToBatch})
+ *     same range and default); default 5,000. Each batch removes what a liveness pass against the snapshots left
+ *     after it would remove; an execute run finds those rows in its candidate list, read once per run
+ *     ({@code RunCandidates}), not by scanning the catalog per batch
  * @param maxBatches stop after this many batches; 0 = no limit (default)
  * @param runBudget stop cleanly once this much wall-clock time is spent (checked between batches; the first
  *     batch always goes through); null = unbounded (default)

@@ -352,6 +352,55 @@ class ExpireSnapshotsTest {
         assertThat(r.dataFilesScheduled()).isEqualTo(all.dataFilesScheduled()).isPositive();
     }
 
+    /**
+     * Issue 27: an execute run keeps its candidate list in temporary tables of its session. When the backend is
+     * terminated between batches, the run reconnects, lists its candidates again from the catalog as it is, and ends in
+     * the state of one batch holding every snapshot.
+     */
+    @Test
+    void aLostSessionRebuildsTheCandidateListAndTheEndStateIsTheSame() throws Exception {
+        String killed = catalog(FormatVersion.V1_0);
+        String whole = catalog(FormatVersion.V1_0);
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        dev.ducklake.janitor.ops.ProgressListener killer = new dev.ducklake.janitor.ops.ProgressListener() {
+            @Override
+            public void info(String message) {
+                lines.add(message);
+                if (message.startsWith("expired, batch 2:")) {
+                    // the run's backend holds the advisory lock; terminate it between batches
+                    try (Connection c = pg.connect(); Statement st = c.createStatement();
+                         ResultSet rs = st.executeQuery("SELECT count(pg_terminate_backend(x.pid)) FROM (SELECT DISTINCT l.pid"
+                                 + " FROM pg_locks l WHERE l.locktype = 'advisory' AND l.pid <> pg_backend_pid()"
+                                 + " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())) x")) {
+                        rs.next();
+                        assertThat(rs.getLong(1)).as("the run's backend").isEqualTo(1);
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+        };
+        ExpireSnapshotsResult r = new ExpireSnapshots(pg.spec(), ExpireSnapshotsOptions.defaults().withMetadataSchema(killed)
+                .withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO).withBatchSize(2), killer).execute();
+        ExpireSnapshotsResult all = run(whole, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO)
+                .withBatchSize(1_000_000));
+        assertThat(r.run().reconnects()).as("the run lost its session").isPositive();
+        assertThat(lines.stream().filter(l -> l.startsWith("candidate rows of the run listed")).count())
+                .as("listed at the start and again after the reconnect").isEqualTo(2);
+        assertThat(r.batches()).isGreaterThan(3);
+        assertThat(r.tablesRemoved()).isEqualTo(all.tablesRemoved()).isEqualTo(1);
+        assertThat(r.snapshotsExpired()).isEqualTo(all.snapshotsExpired());
+        assertThat(r.dataFilesScheduled()).isEqualTo(all.dataFilesScheduled());
+        for (String q : List.of("SELECT string_agg(table_id || ':' || begin_snapshot, ',' ORDER BY 1) FROM $s.ducklake_table",
+                "SELECT string_agg(column_id || ':' || table_id, ',' ORDER BY 1) FROM $s.ducklake_column",
+                "SELECT coalesce(string_agg(data_file_id::text, ',' ORDER BY data_file_id), '') FROM $s.ducklake_data_file",
+                "SELECT coalesce(string_agg(path, ',' ORDER BY path), '') FROM $s.ducklake_files_scheduled_for_deletion",
+                "SELECT count(*)::text FROM $s.ducklake_file_column_stats",
+                "SELECT string_agg(snapshot_id::text, ',' ORDER BY 1) FROM $s.ducklake_snapshot")) {
+            assertThat(text(killed, q)).as(q).isEqualTo(text(whole, q));
+        }
+    }
+
     private String text(String schema, String sql) throws SQLException {
         try (Connection c = pg.connect(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery(sql.replace("$s", Sql.ident(schema)))) {
