@@ -46,9 +46,9 @@ import java.util.List;
  * on a private copy of the snapshot ids inside one read transaction.
  *
  * <p>Runs on the shared maintenance runtime ({@link MaintenanceRun}: session with reconnect, advisory lock and
- * stale-backend handling, retry policy, figures, stop signal). It drives its own batches rather than the
- * runtime's {@code BatchLoop}, because that loop works through a list of units held in the JVM, and the
- * snapshot ids of a large catalog must stay in PostgreSQL: each batch picks its ids by keyset in SQL. Each
+ * stale-backend handling, retry policy, figures, stop signal). It still drives its own batches rather than the
+ * runtime's {@code BatchLoop} (which now reads a keyset {@code BatchSource} too, as purge-orphan-stats does; moving
+ * this operation onto it is open): each batch picks its snapshot ids by keyset in SQL, so they stay in PostgreSQL. Each
  * batch runs under the runtime's retry policy ({@code QueryRunner.withRetries}: backoff on serialization
  * failures, deadlocks, lock and statement timeouts; reconnect and lock re-take on a lost connection); a full
  * lock table (53200) halves the batch's inlined-table budget, the drop-orphan-inline-tables arithmetic.
