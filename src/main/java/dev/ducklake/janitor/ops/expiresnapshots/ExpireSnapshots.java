@@ -106,6 +106,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             mr.recorder().info("selection: " + sel.describe());
             if (!options.dryRun()) {
                 mr.session().lock(options.lockName());
+                requirePerFilePrivileges(mr, layout);
             }
             int tableBudget = Math.min(mr.queries().withRetries("lock budget", c -> LockBudget.read(c).cap()), tableBudgetCap);
             mr.recorder().batchSizes(options.batchSize(), options.batchSize());
@@ -232,6 +233,25 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             }
             t.add(f, (System.nanoTime() - t0) / 1e9, mr.recorder(), false);
             pending = f.tablesPending();
+        }
+    }
+
+    /**
+     * The per-file rows of removed data files are deleted after the batches ({@link RunCandidates#deleteDangling}), so a
+     * privilege missing there would fail the run after its batches committed: checked before the first batch instead.
+     *
+     * @throws JanitorException {@link Reason#PERMISSION_DENIED} naming the privilege and the tables, nothing changed
+     */
+    private void requirePerFilePrivileges(MaintenanceRun mr, ExpiryLayout layout) throws JanitorException {
+        java.util.List<String> tables = RunCandidates.perFileTables(layout);
+        for (String privilege : new String[] {"SELECT", "DELETE"}) {
+            java.util.List<String> denied = mr.queries().withRetries("checking the " + privilege + " privilege",
+                    c -> dev.ducklake.janitor.pg.TablePrivileges.missing(c, options.metadataSchema(), tables, privilege));
+            if (!denied.isEmpty()) {
+                throw new JanitorException(Reason.PERMISSION_DENIED, "The catalog user lacks the " + privilege + " privilege on "
+                        + String.join(", ", denied) + " in schema '" + options.metadataSchema() + "'; nothing was changed."
+                        + " Grant it (docs/privileges.md).");
+            }
         }
     }
 

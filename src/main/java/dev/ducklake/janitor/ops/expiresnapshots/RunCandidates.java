@@ -198,6 +198,21 @@ final class RunCandidates {
         }
     }
 
+    /**
+     * @param layout the catalog's layout
+     * @return the per-file tables of this catalog keyed by {@code data_file_id} (column stats, variant stats, partition
+     *     values, as the format has them) whose rows {@link #deleteDangling} removes after the batches
+     */
+    static java.util.List<String> perFileTables(ExpiryLayout layout) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String t : new String[] {layout.fileColumnStats(), "ducklake_file_variant_stats", "ducklake_file_partition_value"}) {
+            if (t != null && layout.has(t, "data_file_id")) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
     /** Blocks of a per-file table per transaction of {@link #deleteDangling}. */
     static final int BLOCKS = 8192;
 
@@ -223,10 +238,7 @@ final class RunCandidates {
             rs.next();
             serverVersion = rs.getInt(1);
         }
-        for (String t : new String[] {layout.fileColumnStats(), "ducklake_file_variant_stats", "ducklake_file_partition_value"}) {
-            if (t == null || !layout.has(t, "data_file_id")) {
-                continue;
-            }
+        for (String t : perFileTables(layout)) {
             String sql = "DELETE FROM " + layout.q(t) + " x WHERE x.data_file_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
                     + layout.q("ducklake_data_file") + " f WHERE f.data_file_id = x.data_file_id)";
             if (serverVersion < 140000) {
