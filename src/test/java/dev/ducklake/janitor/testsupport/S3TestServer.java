@@ -40,6 +40,8 @@ public final class S3TestServer implements AutoCloseable {
     private final HttpClient http = HttpClient.newHttpClient();
     /** When set, POST ?delete (DeleteObjects) is answered 501 NotImplemented. */
     public volatile boolean rejectBatchDelete;
+    /** When set, a request whose raw query contains this text is answered 403 AccessDenied (a failing listing range). */
+    public volatile String denyQueriesContaining;
     /** This many next requests are answered 503 SlowDown. */
     public final AtomicInteger throttleNext = new AtomicInteger();
     /** Requests seen by the fault proxy, and DeleteObjects / DeleteObject calls forwarded. */
@@ -162,6 +164,11 @@ public final class S3TestServer implements AutoCloseable {
             String method = ex.getRequestMethod();
             boolean batch = "POST".equals(method) && query != null && List.of(query.split("&")).contains("delete")
                     || "POST".equals(method) && "delete=".equals(query);
+            String deny = denyQueriesContaining;
+            if (deny != null && query != null && query.contains(deny)) {
+                error(ex, 403, "AccessDenied", "Access Denied");
+                return;
+            }
             if (throttleNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 error(ex, 503, "SlowDown", "Please reduce your request rate.");
                 return;
