@@ -26,7 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>{@code metrics} mentions no operation package beyond {@link #METRICS_PENDING}, the arrows still to move (the list
  *       only shrinks: an arrow that is gone must leave it);</li>
  *   <li>{@code api} (the library's fluent API) mentions neither {@code cli} nor picocli: a scheduler calls it without
- *       the command line.</li>
+ *       the command line;</li>
+ *   <li>the frame lives in {@code ops.runtime}, which mentions no operation; {@code ops} itself holds only its
+ *       package-info.</li>
  * </ul>
  */
 class PackageArrowsTest {
@@ -98,6 +100,22 @@ class PackageArrowsTest {
             }
         }
         assertThat(wrong).as("api/ must not depend on the CLI or picocli").isEmpty();
+    }
+
+    @Test
+    void theRuntimeIsItsOwnPackageBelowTheOperations() throws IOException {
+        try (Stream<Path> files = Files.list(ROOT.resolve("ops"))) {
+            assertThat(files.filter(f -> f.toString().endsWith(".java")).map(f -> f.getFileName().toString()).toList())
+                    .as("ops/ holds the operations' packages; the frame belongs in ops/runtime")
+                    .containsExactly("package-info.java");
+        }
+        List<String> wrong = new ArrayList<>();
+        for (Arrow a : arrows()) {
+            if (a.fromPackage().equals("ops.runtime") && operationOf(a.to()) != null) {
+                wrong.add(a.toString());
+            }
+        }
+        assertThat(wrong).as("the runtime must not depend on an operation").isEmpty();
     }
 
     /** The operation a package belongs to ({@code check} for {@code ops.check}), or null for any other package. */

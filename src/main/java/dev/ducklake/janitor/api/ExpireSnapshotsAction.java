@@ -1,9 +1,9 @@
 package dev.ducklake.janitor.api;
 
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.ops.MaintenanceOperation;
-import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsOptions;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsResult;

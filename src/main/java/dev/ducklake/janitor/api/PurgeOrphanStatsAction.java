@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.api;
 
-import dev.ducklake.janitor.ops.MaintenanceOperation;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions;
 import dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsResult;
@@ -17,7 +17,7 @@ import dev.ducklake.janitor.pg.ConnectionSpec;
  * long deleted = r.rowsDeletedTotal();
  * }</pre>
  *
- * Batch unit: table and data-file ids (default {@value dev.ducklake.janitor.ops.RunOptions#DEFAULT_BATCH_SIZE}).
+ * Batch unit: table and data-file ids (default {@value dev.ducklake.janitor.ops.runtime.RunOptions#DEFAULT_BATCH_SIZE}).
  */
 public final class PurgeOrphanStatsAction extends MaintenanceAction<PurgeOrphanStatsAction, PurgeOrphanStatsResult> {
 

@@ -2,9 +2,9 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
-import dev.ducklake.janitor.ops.MaintenanceOperation;
-import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesAction;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
@@ -111,7 +111,7 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
         if (r.batchDeleteFallback()) {
             out.println("  the store rejected batch deletes: single deletes were used");
         }
-        if (r.run().stopReason() != null && r.run().stopReason() != dev.ducklake.janitor.ops.RunFigures.StopReason.COMPLETED) {
+        if (r.run().stopReason() != null && r.run().stopReason() != dev.ducklake.janitor.ops.runtime.RunFigures.StopReason.COMPLETED) {
             out.printf("  stopped early (%s%s): the rest is left for the next run%n", signalled ? "signal" : r.run().stopReason(),
                     r.stoppedDuring() == null ? "" : ", during " + r.stoppedDuring());
         }

@@ -2,9 +2,9 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
-import dev.ducklake.janitor.ops.MaintenanceOperation;
-import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesAction;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
@@ -181,7 +181,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
         if (r.allowShortRetention()) {
             out.println("  --allow-short-retention was given: the floor could be undercut");
         }
-        if (r.run().stopReason() != null && r.run().stopReason() != dev.ducklake.janitor.ops.RunFigures.StopReason.COMPLETED) {
+        if (r.run().stopReason() != null && r.run().stopReason() != dev.ducklake.janitor.ops.runtime.RunFigures.StopReason.COMPLETED) {
             out.printf("  stopped early (%s%s): %s%n", signalled ? "signal" : r.run().stopReason(),
                     r.stoppedDuring() == null ? "" : ", during " + r.stoppedDuring(), "listing".equals(r.stoppedDuring())
                             ? "the listing was not finished, nothing was deleted; the next run lists again"

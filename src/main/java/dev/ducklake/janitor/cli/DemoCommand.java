@@ -7,7 +7,7 @@ import dev.ducklake.janitor.demo.DemoScenario;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -2,9 +2,9 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
-import dev.ducklake.janitor.ops.MaintenanceOperation;
-import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;

@@ -1,13 +1,13 @@
 package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
 import picocli.CommandLine.Mixin;
 
 import java.util.concurrent.Callable;
 
 /**
- * Base of the subcommands that run a {@link dev.ducklake.janitor.ops.MaintenanceOperation} through
+ * Base of the subcommands that run a {@link dev.ducklake.janitor.ops.runtime.MaintenanceOperation} through
  * {@link MaintenanceRunner}: adds the run options ({@code --dry-run}, batches, timeouts, lock, schemas) and the
  * Pushgateway options to {@link CatalogCommand}'s fields, and names the operation once.
  *

@@ -4,9 +4,9 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
-import dev.ducklake.janitor.ops.MaintenanceOperation;
-import dev.ducklake.janitor.ops.MaintenanceResult;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
+import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Sql;
 

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.ops.Figure;
-import dev.ducklake.janitor.ops.MaintenanceResult;
-import dev.ducklake.janitor.ops.RunFigures;
+import dev.ducklake.janitor.ops.runtime.Figure;
+import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
+import dev.ducklake.janitor.ops.runtime.RunFigures;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 
 import java.io.PrintWriter;

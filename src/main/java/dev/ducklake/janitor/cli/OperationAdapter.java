@@ -2,11 +2,11 @@ package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
-import dev.ducklake.janitor.ops.Figure;
-import dev.ducklake.janitor.ops.MaintenanceOperation;
-import dev.ducklake.janitor.ops.MaintenanceResult;
-import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.Figure;
+import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
+import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 
 import java.io.PrintWriter;

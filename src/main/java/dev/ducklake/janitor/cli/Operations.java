@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.cli;
 
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsOptions;
 import dev.ducklake.janitor.pg.LockBudget;
 import picocli.CommandLine;

@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.cli;
 
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;

@@ -94,7 +94,7 @@ public final class PushOptions {
      * @param options the run options
      * @return the options to run with
      */
-    dev.ducklake.janitor.ops.RunOptions deductFrom(dev.ducklake.janitor.ops.RunOptions options) {
+    dev.ducklake.janitor.ops.runtime.RunOptions deductFrom(dev.ducklake.janitor.ops.runtime.RunOptions options) {
         if (options.runBudget() == null) {
             return options;
         }

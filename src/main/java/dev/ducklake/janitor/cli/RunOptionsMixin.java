@@ -4,7 +4,7 @@ import dev.ducklake.janitor.Durations;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.maintain.OptionKind;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.pg.LockBudget;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;

@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
 import dev.ducklake.janitor.ops.files.ConsultOptions;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.pg.ConnectionSpec;

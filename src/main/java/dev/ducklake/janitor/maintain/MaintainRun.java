@@ -4,7 +4,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
-import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
 import dev.ducklake.janitor.metrics.PushChannel;
 import dev.ducklake.janitor.ops.files.ConsultOptions;
 import dev.ducklake.janitor.pg.Pooling;
@@ -378,7 +378,7 @@ public final class MaintainRun {
             }
             Instant next = null;
             // a run stopped by its budget or max-batches is not complete: it stays due, so the next run continues it
-            boolean complete = !(r.result() instanceof dev.ducklake.janitor.ops.MaintenanceResult m)
+            boolean complete = !(r.result() instanceof dev.ducklake.janitor.ops.runtime.MaintenanceResult m)
                     || !(m.budgetExhausted() || m.maxBatchesReached());
             if (ledger != null && !dryRun && complete) {
                 try {

@@ -7,7 +7,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.demo.CatalogBuilder;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.check.CheckResult;
 import dev.ducklake.janitor.ops.check.DamagedCatalog;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;

@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.catalog;
 
 import dev.ducklake.janitor.demo.CatalogBuilder;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.ops.check.CheckOptions;
 import dev.ducklake.janitor.ops.check.CheckResult;

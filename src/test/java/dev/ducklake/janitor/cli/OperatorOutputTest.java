@@ -6,7 +6,7 @@ import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.testsupport.Catalogs;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FaultCatalog;

@@ -232,7 +232,7 @@ class PushgatewayTest {
                     "drop-orphan-inline-tables", false, new PrintWriter(err));
             reporter.started();
             assertThat(push.timeSpent()).as("one bounded push").isBetween(java.time.Duration.ofMillis(900), java.time.Duration.ofSeconds(5));
-            var options = dev.ducklake.janitor.ops.RunOptions.defaults()
+            var options = dev.ducklake.janitor.ops.runtime.RunOptions.defaults()
                     .withRunBudget(java.time.Duration.ofSeconds(60));
             assertThat(push.deductFrom(options).runBudget()).as("the budget left for the run")
                     .isEqualTo(java.time.Duration.ofSeconds(60).minus(push.timeSpent()));

@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.cli;
 
-import dev.ducklake.janitor.ops.MaintenanceResult;
+import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 

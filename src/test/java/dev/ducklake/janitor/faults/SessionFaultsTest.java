@@ -7,7 +7,7 @@ import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
 import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FaultCatalog;

@@ -3,7 +3,7 @@ package dev.ducklake.janitor.faults;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
 import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.FaultCatalog;

@@ -3,7 +3,7 @@ package dev.ducklake.janitor.faults;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.testsupport.DedicatedPostgres;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import org.junit.jupiter.api.Test;

@@ -152,7 +152,7 @@ class CheckInteropTest {
         long orphaned = before.finding("orphaned_stats_rows").orElseThrow().count();
         assertThat(orphaned).isGreaterThanOrEqualTo(5 + 5 * 3);
         PurgeOrphanStatsResult purged = new PurgeOrphanStats(TestPostgres.get().spec(), PurgeOrphanStatsOptions.defaults()
-                .withMetadataSchema(lake.schema()).withBatchSize(2), dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
+                .withMetadataSchema(lake.schema()).withBatchSize(2), dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
         assertThat(purged.rowsDeletedTotal()).isEqualTo(purged.orphanRowsTotal());
         assertThat(purged.remaining()).isZero();
         assertThat(check().finding("orphaned_stats_rows")).isEmpty();

@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.pg;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;

@@ -6,7 +6,7 @@ import dev.ducklake.janitor.demo.DemoScenario;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
@@ -309,9 +309,9 @@ class SqlScanTest {
         dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsResult r;
         try (SqlCapture capture = SqlCapture.install()) {
             new dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots(pg.spec(), options.withDryRun(true),
-                    dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
+                    dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
             r = new dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots(pg.spec(), options,
-                    dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
+                    dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
             CliRun cli = CliRun.run("expire-snapshots", "--catalog", pg.url(), "--metadata-schema", schema, "--versions", "1", "--yes");
             assertThat(cli.exitCode()).as("stderr: %s", cli.err()).isZero();
             sql = new ArrayList<>(capture.statements());
@@ -378,8 +378,8 @@ class SqlScanTest {
             }
             dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions o = dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions
                     .defaults().withMetadataSchema(schema).withBatchSize(1);
-            new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o.withDryRun(true), dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
-            assertThat(new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o, dev.ducklake.janitor.ops.ProgressListener.NONE).execute().rowsDeletedTotal())
+            new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o.withDryRun(true), dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
+            assertThat(new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o, dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute().rowsDeletedTotal())
                     .isEqualTo(6);
             sql = capture.statements().stream().filter(s -> !s.contains("ducklake_inlined_data_0912_1")
                     || s.startsWith("SELECT c.relname::text, c.relkind::text")).toList();

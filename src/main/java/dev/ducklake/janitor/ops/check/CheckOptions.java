@@ -3,7 +3,7 @@ package dev.ducklake.janitor.ops.check;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.health.RuleSettings;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 
 import java.time.Duration;
 

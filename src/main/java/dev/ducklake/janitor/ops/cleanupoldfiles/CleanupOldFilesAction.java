@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.ops.cleanupoldfiles;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.RunControl;
 import dev.ducklake.janitor.ops.files.StorageAction;

@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.ops.cleanupoldfiles;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
 import dev.ducklake.janitor.ops.files.ConsultOptions;
 import dev.ducklake.janitor.ops.files.StorageRunOptions;

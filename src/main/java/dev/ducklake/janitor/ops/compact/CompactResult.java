@@ -2,9 +2,9 @@ package dev.ducklake.janitor.ops.compact;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
-import dev.ducklake.janitor.ops.Figure;
-import dev.ducklake.janitor.ops.MaintenanceResult;
-import dev.ducklake.janitor.ops.RunFigures;
+import dev.ducklake.janitor.ops.runtime.Figure;
+import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
+import dev.ducklake.janitor.ops.runtime.RunFigures;
 
 import java.util.List;
 import java.util.Map;

@@ -3,10 +3,10 @@ package dev.ducklake.janitor.ops.droporphaninline;
 import dev.ducklake.janitor.catalog.InlinedCandidate;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
 import dev.ducklake.janitor.catalog.RegistryPredicate;
-import dev.ducklake.janitor.ops.BatchOutcome;
-import dev.ducklake.janitor.ops.BatchWork;
-import dev.ducklake.janitor.ops.Counts;
-import dev.ducklake.janitor.ops.RunBudget;
+import dev.ducklake.janitor.ops.runtime.BatchOutcome;
+import dev.ducklake.janitor.ops.runtime.BatchWork;
+import dev.ducklake.janitor.ops.runtime.Counts;
+import dev.ducklake.janitor.ops.runtime.RunBudget;
 import dev.ducklake.janitor.ops.droporphaninline.LockedRows.Locked;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.pg.SqlState;
@@ -26,7 +26,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One batch transaction of {@link DropOrphanInlineTables} (the {@link dev.ducklake.janitor.ops.BatchLoop} opens
+ * One batch transaction of {@link DropOrphanInlineTables} (the {@link dev.ducklake.janitor.ops.runtime.BatchLoop} opens
  * and commits it): lock the registry rows ({@link LockedRows}); take ACCESS EXCLUSIVE on the tables that exist,
  * re-check unregistered ones under that lock, probe emptiness and drop — one statement per step for a chunk,
  * falling back to one table at a time under savepoints when a table is locked by someone else or cannot be

@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.droporphaninline;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 
 import java.time.Duration;
 

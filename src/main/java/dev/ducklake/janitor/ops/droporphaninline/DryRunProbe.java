@@ -4,7 +4,7 @@ import dev.ducklake.janitor.catalog.InlinedCandidateList;
 import dev.ducklake.janitor.catalog.InlinedCandidate;
 import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.catalog.OrphanPredicate;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.pg.Transactions;
 

@@ -2,9 +2,9 @@ package dev.ducklake.janitor.ops.droporphaninline;
 
 import dev.ducklake.janitor.catalog.InlinedTablesSurvey;
 import dev.ducklake.janitor.catalog.InlinedCandidate;
-import dev.ducklake.janitor.ops.Counts;
-import dev.ducklake.janitor.ops.RunFigures;
-import dev.ducklake.janitor.ops.RunRecorder;
+import dev.ducklake.janitor.ops.runtime.Counts;
+import dev.ducklake.janitor.ops.runtime.RunFigures;
+import dev.ducklake.janitor.ops.runtime.RunRecorder;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.ducklake.janitor.ops.expiresnapshots;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 
 import java.time.Duration;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.ducklake.janitor.ops.files;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.RunRecorder;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.RunRecorder;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.PathResolver;
 

@@ -4,7 +4,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.NestedSchemas;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
-import dev.ducklake.janitor.ops.RunRecorder;
+import dev.ducklake.janitor.ops.runtime.RunRecorder;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.PathResolver;

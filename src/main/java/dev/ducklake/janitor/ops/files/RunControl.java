@@ -1,10 +1,10 @@
 package dev.ducklake.janitor.ops.files;
 
-import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.RunBudget;
-import dev.ducklake.janitor.ops.RunFigures;
-import dev.ducklake.janitor.ops.RunOptions;
-import dev.ducklake.janitor.ops.RunRecorder;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.RunBudget;
+import dev.ducklake.janitor.ops.runtime.RunFigures;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunRecorder;
 import dev.ducklake.janitor.storage.CallBounds;
 
 import java.time.Duration;
@@ -25,7 +25,7 @@ public final class RunControl implements CallBounds {
 
     /**
      * @param recorder the run's recorder
-     * @param budget the run's clock, deadline and stop flag ({@link dev.ducklake.janitor.ops.MaintenanceRun#budget()})
+     * @param budget the run's clock, deadline and stop flag ({@link dev.ducklake.janitor.ops.runtime.MaintenanceRun#budget()})
      * @param maxBatches --max-batches (0 = no limit)
      */
     public RunControl(RunRecorder recorder, RunBudget budget, int maxBatches) {

@@ -1,11 +1,11 @@
 package dev.ducklake.janitor.ops.files;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.ops.MaintenanceResult;
-import dev.ducklake.janitor.ops.MaintenanceRun;
+import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
+import dev.ducklake.janitor.ops.runtime.MaintenanceRun;
 import dev.ducklake.janitor.pg.Pooling;
-import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.StoppableOperation;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.StoppableOperation;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.PathResolver;
@@ -17,7 +17,7 @@ import java.sql.SQLException;
  * The frame of the operations on the catalog's files in storage (cleanup-old-files, delete-orphan-files) on the
  * shared runtime: validates the options; {@link MaintenanceRun} opens the session, inspects the catalog and takes the
  * advisory lock (execute runs); the catalog's data path (or the override) is resolved (once, through the run's
- * {@link dev.ducklake.janitor.ops.QueryRunner}: retried, reconnected) and {@link #checkPath} may
+ * {@link dev.ducklake.janitor.ops.runtime.QueryRunner}: retried, reconnected) and {@link #checkPath} may
  * refuse it; the store is opened for that path and bound by the {@link RunControl} over the run's one clock
  * ({@link MaintenanceRun#budget()}: each store call's timeout and retries end with --run-budget or on the stop request);
  * then {@link #work} runs with that control, which also checks the stop flag, --max-batches and --run-budget between

@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.files;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.ops.RunRecorder;
+import dev.ducklake.janitor.ops.runtime.RunRecorder;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.SqlState;
 

@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.ops.files;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 
 /** What {@link StorageAction} needs from the options of an operation that works on the catalog's files in storage. */
 public interface StorageRunOptions {

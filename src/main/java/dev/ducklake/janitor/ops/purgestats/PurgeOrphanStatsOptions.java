@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.ops.purgestats;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.ops.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptions;
 
 /**
  * Options of {@link PurgeOrphanStats}: only the generic run options ({@link RunOptions}). The batch size counts ids per

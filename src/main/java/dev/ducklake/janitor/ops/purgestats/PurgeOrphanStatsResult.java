@@ -3,10 +3,10 @@ package dev.ducklake.janitor.ops.purgestats;
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
-import dev.ducklake.janitor.ops.DoneOrWould;
-import dev.ducklake.janitor.ops.Figure;
-import dev.ducklake.janitor.ops.MaintenanceResult;
-import dev.ducklake.janitor.ops.RunFigures;
+import dev.ducklake.janitor.ops.runtime.DoneOrWould;
+import dev.ducklake.janitor.ops.runtime.Figure;
+import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
+import dev.ducklake.janitor.ops.runtime.RunFigures;
 
 import java.util.Map;
 

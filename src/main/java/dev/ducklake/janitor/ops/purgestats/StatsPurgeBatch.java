@@ -1,9 +1,9 @@
 package dev.ducklake.janitor.ops.purgestats;
 
 import dev.ducklake.janitor.catalog.OrphanedStatsPredicate;
-import dev.ducklake.janitor.ops.BatchOutcome;
-import dev.ducklake.janitor.ops.KeysetSource;
-import dev.ducklake.janitor.ops.MaintenanceRun;
+import dev.ducklake.janitor.ops.runtime.BatchOutcome;
+import dev.ducklake.janitor.ops.runtime.KeysetSource;
+import dev.ducklake.janitor.ops.runtime.MaintenanceRun;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.pg.Transactions;
 
@@ -22,7 +22,7 @@ import java.util.Map;
  *
  * <p>{@link #nextIds} lists the next orphaned ids in key order, the page query of the group's {@link #source} (a
  * read-only query; the run keeps at most {@link PurgeOrphanStats#ID_CHUNK} ids read ahead). {@link #attempt} is one batch
- * inside the transaction the shared {@link dev.ducklake.janitor.ops.BatchLoop} opened (through {@link StatsPurgeWork}): it deletes the rows of the slice's ids from each table of the group,
+ * inside the transaction the shared {@link dev.ducklake.janitor.ops.runtime.BatchLoop} opened (through {@link StatsPurgeWork}): it deletes the rows of the slice's ids from each table of the group,
  * in order, re-checking the predicate of {@link OrphanedStatsPredicate} in the DELETE itself, so a row that stopped being
  * orphaned (a table_id that gained a {@code ducklake_table} row) is never deleted. Table stats first, then their column
  * stats, in one transaction: DuckLake's commit path joins the two, and a reader must never see table stats without their
@@ -169,7 +169,7 @@ final class StatsPurgeBatch {
         batchSeconds.add(d.seconds());
     }
 
-    /** @return what the group needs privileges for, as {@link dev.ducklake.janitor.ops.BatchWork#privilegeNeeded()} */
+    /** @return what the group needs privileges for, as {@link dev.ducklake.janitor.ops.runtime.BatchWork#privilegeNeeded()} */
     String privilegeNeeded() {
         return "to delete rows of " + String.join(" and ", tables);
     }

@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.ops.purgestats;
 
-import dev.ducklake.janitor.ops.BatchWork;
+import dev.ducklake.janitor.ops.runtime.BatchWork;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * The one {@link BatchWork} of a purge-orphan-stats run: its units are the orphaned ids of every group, one group after
- * the other ({@link dev.ducklake.janitor.ops.BatchSource#concat}, so a batch holds the ids of one group), and each batch
+ * the other ({@link dev.ducklake.janitor.ops.runtime.BatchSource#concat}, so a batch holds the ids of one group), and each batch
  * is the work of its group ({@link StatsPurgeBatch#attempt}). Messages name the group of the batch at hand.
  */
 final class StatsPurgeWork implements BatchWork<StatsPurgeWork.OrphanId, StatsPurgeBatch.Done> {

@@ -87,7 +87,7 @@ class CheckScaleBenchmark {
             }
             List<Double> batches = new ArrayList<>();
             PurgeOrphanStatsResult r = new PurgeOrphanStats(TestPostgres.get().spec(), PurgeOrphanStatsOptions.defaults()
-                    .withMetadataSchema(lake.schema()), new dev.ducklake.janitor.ops.ProgressListener() {
+                    .withMetadataSchema(lake.schema()), new dev.ducklake.janitor.ops.runtime.ProgressListener() {
                         @Override
                         public void batch(BatchProgress b) {
                             batches.add(b.batchSeconds());

@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.ops.droporphaninline;
 
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.pg.Sql;

@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.ops.droporphaninline;
 
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.testsupport.FaultCatalog;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package dev.ducklake.janitor.ops.droporphaninline;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.catalog.InlinedTableName;
 import dev.ducklake.janitor.demo.CatalogBuilder;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.expiresnapshots;
 
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.demo.CatalogBuilder;
-import dev.ducklake.janitor.ops.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.TestPostgres;

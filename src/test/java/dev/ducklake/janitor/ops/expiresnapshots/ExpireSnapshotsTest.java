@@ -67,7 +67,7 @@ class ExpireSnapshotsTest {
     }
 
     private ExpireSnapshotsResult run(String schema, UnaryOperator<ExpireSnapshotsOptions> o) throws JanitorException {
-        return new ExpireSnapshots(pg.spec(), o.apply(ExpireSnapshotsOptions.defaults().withMetadataSchema(schema)), dev.ducklake.janitor.ops.ProgressListener.NONE).execute();
+        return new ExpireSnapshots(pg.spec(), o.apply(ExpireSnapshotsOptions.defaults().withMetadataSchema(schema)), dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
     }
 
     private List<Long> snapshots(String schema) throws SQLException {
@@ -265,7 +265,7 @@ class ExpireSnapshotsTest {
             }
         }
         ExpireSnapshots op = new ExpireSnapshots(pg.spec(), ExpireSnapshotsOptions.defaults().withMetadataSchema(small)
-                .withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO), dev.ducklake.janitor.ops.ProgressListener.NONE);
+                .withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO), dev.ducklake.janitor.ops.runtime.ProgressListener.NONE);
         op.tableBudgetCap = 5;
         ExpireSnapshotsResult r = op.execute();
         ExpireSnapshotsResult all = run(big, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO));
@@ -362,7 +362,7 @@ class ExpireSnapshotsTest {
         String killed = catalog(FormatVersion.V1_0);
         String whole = catalog(FormatVersion.V1_0);
         List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-        dev.ducklake.janitor.ops.ProgressListener killer = new dev.ducklake.janitor.ops.ProgressListener() {
+        dev.ducklake.janitor.ops.runtime.ProgressListener killer = new dev.ducklake.janitor.ops.runtime.ProgressListener() {
             @Override
             public void info(String message) {
                 lines.add(message);

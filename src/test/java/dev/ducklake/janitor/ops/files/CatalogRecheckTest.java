@@ -1,7 +1,7 @@
 package dev.ducklake.janitor.ops.files;
 
-import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.RunRecorder;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.RunRecorder;
 import dev.ducklake.janitor.testsupport.FileCatalog;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;

@@ -2,8 +2,8 @@ package dev.ducklake.janitor.ops.purgestats;
 
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.demo.CatalogBuilder;
-import dev.ducklake.janitor.ops.ProgressListener;
-import dev.ducklake.janitor.ops.RunFigures;
+import dev.ducklake.janitor.ops.runtime.ProgressListener;
+import dev.ducklake.janitor.ops.runtime.RunFigures;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.TestPostgres;

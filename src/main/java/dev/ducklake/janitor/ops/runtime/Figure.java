@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops;
+package dev.ducklake.janitor.ops.runtime;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;

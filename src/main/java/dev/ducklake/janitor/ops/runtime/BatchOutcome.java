@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops;
+package dev.ducklake.janitor.ops.runtime;
 
 /**
  * What one batch attempt did, as the {@link BatchLoop} needs to know it. An operation's outcome class holds its

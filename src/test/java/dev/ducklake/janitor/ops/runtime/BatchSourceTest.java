@@ -1,6 +1,6 @@
-package dev.ducklake.janitor.ops;
+package dev.ducklake.janitor.ops.runtime;
 
-import dev.ducklake.janitor.ops.MaintenanceRuntimeTest.Work;
+import dev.ducklake.janitor.ops.runtime.MaintenanceRuntimeTest.Work;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops;
+package dev.ducklake.janitor.ops.runtime;
 
 /**
  * Receives progress from an operation; the engine never prints. All methods have empty defaults. Called on the

@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops;
+package dev.ducklake.janitor.ops.runtime;
 
 import dev.ducklake.janitor.JanitorException;
 

@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops;
+package dev.ducklake.janitor.ops.runtime;
 
 /**
  * What every operation's result record offers the generic CLI runner and reporters. The record itself carries

@@ -1,4 +1,4 @@
-package dev.ducklake.janitor.ops;
+package dev.ducklake.janitor.ops.runtime;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
