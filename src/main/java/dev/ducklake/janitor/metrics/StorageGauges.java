@@ -4,7 +4,6 @@ import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.catalog.CatalogInspector;
-import dev.ducklake.janitor.ops.check.CatalogCheck;
 import dev.ducklake.janitor.catalog.health.CheckRules;
 import dev.ducklake.janitor.ops.files.MissingObjects;
 import dev.ducklake.janitor.ops.files.StoreOpener;
@@ -27,7 +26,7 @@ import java.util.function.Consumer;
 
 /**
  * The storage gauges of one watched catalog ({@code metrics --storage}, {@code serve --storage}): the counts of
- * {@code check --storage} ({@link CatalogCheck#compareStorage}, {@link MissingObjects}), computed on a connection of
+ * {@code check --storage} ({@link MissingObjects#compare(Connection, String, StoreOpener, String, int, Consumer)}), computed on a connection of
  * their own, apart from the catalog-health collection, because listing the data path costs far more than the catalog
  * queries ({@code serve} runs it on its own, longer interval).
  *
@@ -177,7 +176,7 @@ public final class StorageGauges {
                     long t0 = System.nanoTime();
                     try {
                         CatalogInspector.inspect(c, schema, false);
-                        MissingObjects.Result r = CatalogCheck.compareStorage(c, schema, opener, dataPathOverride, 0, st -> {
+                        MissingObjects.Result r = MissingObjects.compare(c, schema, opener, dataPathOverride, 0, st -> {
                             synchronized (lock) {
                                 store = st;
                                 if (expired || closed) {

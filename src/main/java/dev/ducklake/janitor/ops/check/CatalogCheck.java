@@ -126,7 +126,7 @@ public final class CatalogCheck {
             }
             MissingObjects.Result storage = null;
             if (storeOpener != null) {
-                storage = queries.withRetries("the storage comparison", c -> compareStorage(c, schema, storeOpener,
+                storage = queries.withRetries("the storage comparison", c -> MissingObjects.compare(c, schema, storeOpener,
                         dataPathOverride, options.maxExamples(), store -> { }));
                 long[] n = {storage.missingData(), storage.missingDelete(), storage.sizeMismatch()};
                 String[] kinds = {MISSING_DATA, MISSING_DELETE, SIZE_MISMATCH};
@@ -143,31 +143,6 @@ public final class CatalogCheck {
             String status = !findings.isEmpty() ? CheckResult.FINDINGS : errors.isEmpty() ? CheckResult.CLEAN : CheckResult.INCOMPLETE;
             return new CheckResult(schema, info.version().text(), status, findings, counts, errors, (System.nanoTime() - t0) / 1e9,
                     seconds, storage);
-        }
-    }
-
-    /**
-     * The storage comparison of {@code check --storage} ({@link MissingObjects#compare}) with the store opened for the
-     * catalog's data path (or the override) and closed afterwards; shared with the metrics side's storage gauges.
-     *
-     * @param conn an open connection to the catalog database (schema already inspected)
-     * @param schema the metadata schema
-     * @param opener opens the store of the data path
-     * @param override {@code --data-path}, or null for the catalog's data_path
-     * @param maxExamples examples per finding kind
-     * @param opened told the store once it is open (so that a caller bounding the comparison can close it early)
-     * @return the counts and examples
-     * @throws JanitorException STORAGE when the store cannot be opened or listed; BRAKE_ROOT_PATH for an unusable path
-     * @throws SQLException on database errors
-     */
-    public static MissingObjects.Result compareStorage(Connection conn, String schema, dev.ducklake.janitor.ops.files.StoreOpener opener,
-                                                       String override, int maxExamples,
-                                                       java.util.function.Consumer<dev.ducklake.janitor.storage.FileStore> opened)
-            throws JanitorException, SQLException {
-        String dataPath = dev.ducklake.janitor.ops.files.CatalogFiles.resolver(conn, schema, override).dataPath();
-        try (dev.ducklake.janitor.storage.FileStore store = opener.open(dataPath)) {
-            opened.accept(store);
-            return MissingObjects.compare(conn, schema, store, override, maxExamples);
         }
     }
 

@@ -21,6 +21,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The missing-object direction of the storage sweep ({@code check --storage}): the data and delete file rows a reader can
@@ -66,21 +67,34 @@ public final class MissingObjects {
     }
 
     /**
-     * Compares the catalog's retained file rows with the store.
+     * The storage comparison of {@code check --storage}, also the storage gauges' of {@code metrics}/{@code serve}: the
+     * catalog's data path (or the override) is resolved once, the store opened for it, the catalog's retained file rows
+     * compared with the store, and the store closed.
      *
-     * @param c an open connection (autocommit is switched off inside and restored; reads only)
-     * @param schema the metadata schema (already inspected)
-     * @param store the store of the data path
-     * @param dataPathOverride --data-path, or null for the catalog's data_path
-     * @param maxExamples examples per kind
+     * @param c an open connection to the catalog database (schema already inspected; autocommit is switched off inside
+     *          and restored; reads only)
+     * @param schema the metadata schema
+     * @param opener opens the store of the data path
+     * @param dataPathOverride {@code --data-path}, or null for the catalog's data_path
+     * @param maxExamples examples per finding kind
+     * @param opened told the store once it is open (so that a caller bounding the comparison can close it early)
      * @return the counts and examples
-     * @throws JanitorException STORAGE when the listing fails or comes out of order; BRAKE_ROOT_PATH for an unusable path
+     * @throws JanitorException STORAGE when the store cannot be opened or listed, or the listing comes out of order;
+     *         BRAKE_ROOT_PATH for an unusable path
      * @throws SQLException on database errors
      */
-    public static Result compare(Connection c, String schema, FileStore store, String dataPathOverride, int maxExamples)
+    public static Result compare(Connection c, String schema, StoreOpener opener, String dataPathOverride, int maxExamples,
+                                 Consumer<FileStore> opened) throws JanitorException, SQLException {
+        PathResolver r = CatalogFiles.resolver(c, schema, dataPathOverride);
+        try (FileStore store = opener.open(r.dataPath())) {
+            opened.accept(store);
+            return compare(c, schema, r, store, maxExamples);
+        }
+    }
+
+    private static Result compare(Connection c, String schema, PathResolver r, FileStore store, int maxExamples)
             throws JanitorException, SQLException {
         boolean auto = c.getAutoCommit();
-        PathResolver r = CatalogFiles.resolver(c, schema, dataPathOverride);
         StorageLocation root;
         try {
             root = r.dataLocation();
