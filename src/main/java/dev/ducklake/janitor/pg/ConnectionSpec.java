@@ -269,6 +269,27 @@ public final class ConnectionSpec {
         return new ConnectionSpec(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, seconds, dataSource);
     }
 
+    /**
+     * The same connection with a socket timeout that lets the server's {@code statement_timeout} fire first: one set
+     * already at or above {@code statementTimeout} plus {@link #SOCKET_TIMEOUT_MARGIN_SECONDS} is kept (the CLI's,
+     * {@code check}'s tighter one); a lower one is raised to it; none (a {@link #fromDataSource DataSource}'s) becomes
+     * {@link #withSocketTimeoutAbove}'s. What the runtime applies to every run's connection
+     * ({@code MaintenanceRun.open}), so each path (CLI, connection string, DataSource) gets a bounded read.
+     *
+     * @param statementTimeout the longest statement_timeout the run sets; zero or null (none) keeps this specification
+     * @return this specification or a new one
+     */
+    public ConnectionSpec withSocketTimeoutCovering(java.time.Duration statementTimeout) {
+        if (statementTimeout == null || statementTimeout.isZero()) {
+            return this;
+        }
+        if (socketTimeoutSeconds == 0) {
+            return withSocketTimeoutAbove(statementTimeout);
+        }
+        ConnectionSpec justAbove = withSocketTimeoutJustAbove(statementTimeout);
+        return socketTimeoutSeconds < justAbove.socketTimeoutSeconds ? justAbove : this;
+    }
+
     private ConnectionSpec withSocketTimeout(java.time.Duration statementTimeout, int floorSeconds) {
         int s = statementTimeout == null || statementTimeout.isZero() ? 0
                 : (int) Math.min(Integer.MAX_VALUE / 2, Math.max(floorSeconds,
@@ -336,7 +357,7 @@ public final class ConnectionSpec {
      */
     public Connection openRaw() throws SQLException {
         if (dataSource != null) {
-            return Logins.dataSource(dataSource, user);
+            return Logins.dataSource(dataSource, user, socketTimeoutSeconds);
         }
         Properties props = new Properties();
         props.putAll(jdbcParams);
@@ -358,9 +379,10 @@ public final class ConnectionSpec {
     /**
      * A specification whose connections come from the caller's {@link javax.sql.DataSource} (a library caller, e.g. a
      * scheduler that already has one): {@link #open()} and {@link #openRaw()} call {@code getConnection()} and apply the
-     * same pooling probe and session settings as a parsed connection. The DataSource's own login, socket and TLS settings
-     * apply: this specification sets no timeout of its own ({@link #withSocketTimeoutAbove} and its siblings change
-     * nothing for it). It reaches one database: {@link #withDatabase} throws. One connection is opened here to learn the
+     * same pooling probe and session settings as a parsed connection. The DataSource's own login and TLS settings
+     * apply; the socket timeout of {@link #withSocketTimeoutAbove} and its siblings is set on each connection it returns
+     * ({@code setNetworkTimeout}), as a connection string gets it, and none is set until one of them is called (the
+     * runtime calls {@link #withSocketTimeoutCovering} for every run). It reaches one database: {@link #withDatabase} throws. One connection is opened here to learn the
      * user, server address, port and database for {@link #describe()} (the password, which the DataSource keeps, is
      * never seen).
      *

@@ -66,22 +66,37 @@ final class Logins {
     }
 
     /**
-     * A session from the caller's DataSource, autocommit on.
+     * A session from the caller's DataSource, autocommit on, its network timeout ({@code setNetworkTimeout}: pgJDBC's
+     * socket timeout) set to the engine's, as a connection string would get it: the DataSource's login settings
+     * apply, but no read of the run waits longer than the engine allows, whatever the DataSource's own
+     * {@code socketTimeout}.
      *
      * @param dataSource where connections come from
      * @param user the role it logs in as (the probe's cache key)
+     * @param socketTimeoutSeconds the longest wait for any read once logged in, seconds; 0 leaves the DataSource's
      * @return the connection
      * @throws SQLException as the DataSource or the server throws it
      */
-    static Connection dataSource(javax.sql.DataSource dataSource, String user) throws SQLException {
-        Connection c = dataSource.getConnection();
+    static Connection dataSource(javax.sql.DataSource dataSource, String user, int socketTimeoutSeconds) throws SQLException {
+        Connection c = withNetworkTimeout(dataSource.getConnection(), socketTimeoutSeconds);
+        // the probe's second connection waits at most 10 s for a server session (a full session pool), as a driver login's
+        return prepare(c, "datasource@" + System.identityHashCode(dataSource) + "|" + user,
+                () -> withNetworkTimeout(dataSource.getConnection(), socketTimeoutSeconds == 0 ? 10 : Math.min(10, socketTimeoutSeconds)));
+    }
+
+    /** Autocommit on and, unless {@code seconds} is 0, the network timeout; closes the connection when either fails. */
+    private static Connection withNetworkTimeout(Connection c, int seconds) throws SQLException {
         try {
             c.setAutoCommit(true);
+            if (seconds > 0) {
+                // pgJDBC ignores the executor (the socket's own SO_TIMEOUT ends a silent read)
+                c.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, seconds * 1000L));
+            }
+            return c;
         } catch (SQLException e) {
             closeQuietly(c);
             throw e;
         }
-        return prepare(c, "datasource@" + System.identityHashCode(dataSource) + "|" + user, dataSource::getConnection);
     }
 
     /** The probe and the session settings on a new connection; closes it when they fail. */

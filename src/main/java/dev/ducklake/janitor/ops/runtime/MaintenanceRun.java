@@ -46,7 +46,8 @@ public final class MaintenanceRun implements AutoCloseable {
     }
 
     /**
-     * Starts the clock and opens the session.
+     * Starts the clock and opens the session, on connections whose socket timeout the run's statement timeout fits
+     * under ({@link ConnectionSpec#withSocketTimeoutCovering}).
      *
      * @param spec where the catalog database is
      * @param options the generic run options (already validated)
@@ -59,7 +60,10 @@ public final class MaintenanceRun implements AutoCloseable {
             throws JanitorException {
         RunBudget budget = new RunBudget(options.runBudget(), stop);
         RunRecorder recorder = new RunRecorder(listener);
-        MaintenanceSession session = MaintenanceSession.open(spec, options.metadataSchema(), options.reconnectTimeout(),
+        // every path gets a read bound the server's statement_timeout outlasts: the CLI's and check's are kept, a
+        // connection string's default floor or a DataSource's none are raised to it
+        MaintenanceSession session = MaintenanceSession.open(spec.withSocketTimeoutCovering(options.statementTimeout()),
+                options.metadataSchema(), options.reconnectTimeout(),
                 recorder, budget);
         return new MaintenanceRun(options, recorder, budget, session);
     }
