@@ -8,6 +8,7 @@ import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
+import dev.ducklake.janitor.ops.files.CatalogRetry;
 import dev.ducklake.janitor.ops.files.DeleteProgress;
 import dev.ducklake.janitor.ops.files.ParallelDeletes;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
@@ -397,8 +398,7 @@ public final class CleanupOldFiles {
                         rows.add(e);
                     }
                 }
-                rowsDeleted += queueCursor.deleteRows(rows);
-                c.commit();
+                rowsDeleted += commitRows(rows);
                 StorageException ex = out.failure();
                 throw new JanitorException(Reason.STORAGE, "The file store failed while deleting queued files ("
                         + ex.kind() + "): " + ex.getMessage() + ". Batches committed before stay committed, as do the rows"
@@ -410,7 +410,34 @@ public final class CleanupOldFiles {
                     rows.add(e);
                 }
             }
-            rowsDeleted += queueCursor.deleteRows(rows);
+            rowsDeleted += commitRows(rows);
+        }
+
+        /**
+         * Deletes the queue rows of entries whose files are gone and commits: the batch's transaction, retried as a
+         * whole on the session after a failure the policy retries there ({@link CatalogRetry}: rolled back, backoff,
+         * again). Re-running it is safe: its delete matches the rows on their ctids and all their values, so a row
+         * is deleted once whatever the attempts, and only rows whose files this run saw gone are named. Each attempt
+         * first checks that its server session holds the run's lock (a rolled-back transaction may have been the one
+         * that checked it). A failure it does not retry ends the run with the rows kept (their files are gone: the
+         * next run finds them missing and removes the rows).
+         *
+         * @return the rows deleted
+         */
+        private int commitRows(List<QueueCursor.Entry> rows) throws JanitorException, SQLException {
+            int[] attempts = new int[1];
+            int n = CatalogRetry.run(c, control, "deleting the queue rows of batch " + batches, () -> {
+                attempts[0]++;
+                AdvisoryLock.named(o.run().lockName(), o.schema()).verify(c);
+                int deletedRows = queueCursor.deleteRows(rows);
+                c.commit();
+                return deletedRows;
+            });
+            if (attempts[0] > 1) {
+                // the next batch's known locations were read ahead in a transaction that was rolled back: read again
+                prefetchedLive = null;
+            }
+            return n;
         }
 
         /**

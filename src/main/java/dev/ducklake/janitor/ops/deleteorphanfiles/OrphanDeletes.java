@@ -4,6 +4,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.ops.files.CatalogRecheck;
+import dev.ducklake.janitor.ops.files.CatalogRetry;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.ops.files.DeleteProgress;
 import dev.ducklake.janitor.ops.files.ParallelDeletes;
@@ -82,10 +83,17 @@ final class OrphanDeletes {
                         control.stoppedByBounds();
                         break;
                     }
-                    Set<String> live = recheck.named(batch);
-                    // the session that re-checked is the one holding the run's lock: else a pooler moved us off it
-                    lock.verify(c);
-                    c.commit();
+                    // the round's catalog transaction, retried as a whole on the session after a failure the policy
+                    // retries there (CatalogRetry): each attempt reads the catalogs again, and only the answer of an
+                    // attempt that committed decides what is deleted
+                    Set<String> live = CatalogRetry.run(c, control, "re-checking a round of " + batch.size()
+                            + " orphans against the catalogs", () -> {
+                                Set<String> named = recheck.named(batch);
+                                // the session that re-checked is the one holding the run's lock: else a pooler moved us off it
+                                lock.verify(c);
+                                c.commit();
+                                return named;
+                            });
                     if (!live.isEmpty()) {
                         List<String> keep = new ArrayList<>();
                         for (String a : batch) {
