@@ -46,7 +46,8 @@ import java.util.Set;
  *       files are deleted by {@link ParallelDeletes} ({@code --delete-concurrency} calls in flight), their sizes
  *       (bytes_deleted) taken from a listing where the store has one cheaper than a stat per file
  *       ({@link FileStore#listedSizes}, S3), else stat-ed just before each delete;</li>
- *   <li>a queue row is deleted (matched on all its values, not by id alone) only once its object is gone; an
+ *   <li>a queue row is deleted (matched on all its values, not by id alone) only once its object is gone (that
+ *       delete, the batch's transaction, is retried after a transient failure: {@code ops.files.CatalogRetry}); an
  *       object the store cannot delete keeps its row, is reported, and the run goes on (DuckLake: all or
  *       nothing);</li>
  *   <li>a missing object counts as deleted (its row goes, as in DuckLake), but is counted apart

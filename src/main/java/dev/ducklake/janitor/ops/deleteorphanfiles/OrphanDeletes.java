@@ -42,7 +42,8 @@ final class OrphanDeletes {
      * Deletes the spilled candidates round by round: a round is {@value CatalogRecheck#MIN_ROUND} candidates, or
      * {@code --delete-concurrency} × {@link FileStore#maxDeleteBatch} when that is more, read from the spill file (memory
      * bounded by a round), first {@link CatalogRecheck re-checked} against the catalog in one statement per database
-     * (what a catalog row names now is kept), then deleted by
+     * (what a catalog row names now is kept; the re-check's transaction is retried as a whole after a transient failure,
+ * {@link CatalogRetry}, and only the answer of an attempt that committed decides), then deleted by
      * {@link ParallelDeletes} with that many delete calls in flight. No round starts once a stop is requested or the
      * run budget is spent.
      *
