@@ -2,8 +2,10 @@ package dev.ducklake.janitor.retry;
 
 /**
  * The one retry policy of every operation: what to do about a failed unit of work, by its {@link FailureKind}.
- * Used by the batch loop and the read-only path ({@code ops.BatchLoop}, {@code ops.QueryRunner}), DuckLake's calls
- * ({@code ops.compact.CompactTables}) and every store call ({@code storage.StorageRetry}) alike: one backoff, one
+ * Used by the batch loop and the read-only path ({@code ops.runtime.BatchLoop}, {@code ops.runtime.QueryRunner}), the
+ * storage commands' catalog transactions ({@code ops.files.CatalogRetry}: retried in the session only, never
+ * reconnected), DuckLake's calls ({@code ops.compact.CompactTables}) and every store call ({@code storage.StorageRetry})
+ * alike: one backoff, one
  * attempt limit; every wait goes through {@link Pause} (budget and stop), and the loops are one {@link RetryLoop}.
  *
  * <ul>

@@ -8,6 +8,7 @@ import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
+import dev.ducklake.janitor.ops.files.CatalogRetry;
 import dev.ducklake.janitor.ops.files.DeleteProgress;
 import dev.ducklake.janitor.ops.files.ParallelDeletes;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
@@ -45,7 +46,8 @@ import java.util.Set;
  *       files are deleted by {@link ParallelDeletes} ({@code --delete-concurrency} calls in flight), their sizes
  *       (bytes_deleted) taken from a listing where the store has one cheaper than a stat per file
  *       ({@link FileStore#listedSizes}, S3), else stat-ed just before each delete;</li>
- *   <li>a queue row is deleted (matched on all its values, not by id alone) only once its object is gone; an
+ *   <li>a queue row is deleted (matched on all its values, not by id alone) only once its object is gone (that
+ *       delete, the batch's transaction, is retried after a transient failure: {@code ops.files.CatalogRetry}); an
  *       object the store cannot delete keeps its row, is reported, and the run goes on (DuckLake: all or
  *       nothing);</li>
  *   <li>a missing object counts as deleted (its row goes, as in DuckLake), but is counted apart
@@ -397,8 +399,7 @@ public final class CleanupOldFiles {
                         rows.add(e);
                     }
                 }
-                rowsDeleted += queueCursor.deleteRows(rows);
-                c.commit();
+                rowsDeleted += commitRows(rows);
                 StorageException ex = out.failure();
                 throw new JanitorException(Reason.STORAGE, "The file store failed while deleting queued files ("
                         + ex.kind() + "): " + ex.getMessage() + ". Batches committed before stay committed, as do the rows"
@@ -410,7 +411,34 @@ public final class CleanupOldFiles {
                     rows.add(e);
                 }
             }
-            rowsDeleted += queueCursor.deleteRows(rows);
+            rowsDeleted += commitRows(rows);
+        }
+
+        /**
+         * Deletes the queue rows of entries whose files are gone and commits: the batch's transaction, retried as a
+         * whole on the session after a failure the policy retries there ({@link CatalogRetry}: rolled back, backoff,
+         * again). Re-running it is safe: its delete matches the rows on their ctids and all their values, so a row
+         * is deleted once whatever the attempts, and only rows whose files this run saw gone are named. Each attempt
+         * first checks that its server session holds the run's lock (a rolled-back transaction may have been the one
+         * that checked it). A failure it does not retry ends the run with the rows kept (their files are gone: the
+         * next run finds them missing and removes the rows).
+         *
+         * @return the rows deleted
+         */
+        private int commitRows(List<QueueCursor.Entry> rows) throws JanitorException, SQLException {
+            int[] attempts = new int[1];
+            int n = CatalogRetry.run(c, control, "deleting the queue rows of batch " + batches, () -> {
+                attempts[0]++;
+                AdvisoryLock.named(o.run().lockName(), o.schema()).verify(c);
+                int deletedRows = queueCursor.deleteRows(rows);
+                c.commit();
+                return deletedRows;
+            });
+            if (attempts[0] > 1) {
+                // the next batch's known locations were read ahead in a transaction that was rolled back: read again
+                prefetchedLive = null;
+            }
+            return n;
         }
 
         /**

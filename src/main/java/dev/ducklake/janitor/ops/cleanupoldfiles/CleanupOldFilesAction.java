@@ -15,8 +15,9 @@ import java.sql.SQLException;
 /**
  * cleanup-old-files on the shared runtime, in {@link StorageAction}'s frame (session, lock for execute runs, data
  * path, store); {@link CleanupOldFiles#execute} runs its batches, checking the stop flag, --max-batches and
- * --run-budget between them. A lost connection ends the run (exit 3): every committed batch is consistent, a rerun
- * continues.
+ * --run-budget between them. A batch's queue-row delete is retried on the session after a transient failure
+ * ({@link dev.ducklake.janitor.ops.files.CatalogRetry}); a lost connection ends the run (exit 3): every committed batch
+ * is consistent, a rerun continues.
  */
 public final class CleanupOldFilesAction extends StorageAction<CleanupOldFilesOptions, CleanupOldFilesResult> {
 

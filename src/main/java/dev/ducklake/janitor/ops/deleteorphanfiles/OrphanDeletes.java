@@ -4,6 +4,7 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.ops.files.CatalogRecheck;
+import dev.ducklake.janitor.ops.files.CatalogRetry;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.ops.files.DeleteProgress;
 import dev.ducklake.janitor.ops.files.ParallelDeletes;
@@ -41,7 +42,8 @@ final class OrphanDeletes {
      * Deletes the spilled candidates round by round: a round is {@value CatalogRecheck#MIN_ROUND} candidates, or
      * {@code --delete-concurrency} × {@link FileStore#maxDeleteBatch} when that is more, read from the spill file (memory
      * bounded by a round), first {@link CatalogRecheck re-checked} against the catalog in one statement per database
-     * (what a catalog row names now is kept), then deleted by
+     * (what a catalog row names now is kept; the re-check's transaction is retried as a whole after a transient failure,
+ * {@link CatalogRetry}, and only the answer of an attempt that committed decides), then deleted by
      * {@link ParallelDeletes} with that many delete calls in flight. No round starts once a stop is requested or the
      * run budget is spent.
      *
@@ -82,10 +84,17 @@ final class OrphanDeletes {
                         control.stoppedByBounds();
                         break;
                     }
-                    Set<String> live = recheck.named(batch);
-                    // the session that re-checked is the one holding the run's lock: else a pooler moved us off it
-                    lock.verify(c);
-                    c.commit();
+                    // the round's catalog transaction, retried as a whole on the session after a failure the policy
+                    // retries there (CatalogRetry): each attempt reads the catalogs again, and only the answer of an
+                    // attempt that committed decides what is deleted
+                    Set<String> live = CatalogRetry.run(c, control, "re-checking a round of " + batch.size()
+                            + " orphans against the catalogs", () -> {
+                                Set<String> named = recheck.named(batch);
+                                // the session that re-checked is the one holding the run's lock: else a pooler moved us off it
+                                lock.verify(c);
+                                c.commit();
+                                return named;
+                            });
                     if (!live.isEmpty()) {
                         List<String> keep = new ArrayList<>();
                         for (String a : batch) {

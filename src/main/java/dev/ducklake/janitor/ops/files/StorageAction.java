@@ -21,7 +21,12 @@ import java.sql.SQLException;
  * refuse it; the store is opened for that path and bound by the {@link RunControl} over the run's one clock
  * ({@link MaintenanceRun#budget()}: each store call's timeout and retries end with --run-budget or on the stop request);
  * then {@link #work} runs with that control, which also checks the stop flag, --max-batches and --run-budget between
- * batches. A database error ends the run through {@link StorageFailures#database}.
+ * batches. The catalog transactions the work runs after its start (cleanup-old-files' queue-row delete of a batch,
+ * delete-orphan-files' re-check of a round) are retried on the session by {@link CatalogRetry} (the one retry loop
+ * and policy, backoffs within the run budget and the stop request, counted in {@code retries}); a database error
+ * that is not retried there (a lost connection: the session's temporary tables, cursor and lock are gone; a missing
+ * privilege; any other error; retries used up or a backoff refused by the bounds) ends the run through
+ * {@link StorageFailures#database}.
  *
  * @param <O> the operation's options
  * @param <R> the operation's result
