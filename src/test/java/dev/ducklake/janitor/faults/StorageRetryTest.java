@@ -307,7 +307,8 @@ class StorageRetryTest {
     }
 
     /**
-     * delete-orphan-files: the round's re-check hits lock_timeout (55P03) behind a competing lock; the transaction is
+     * delete-orphan-files: the round's re-check hits the run's --lock-timeout (55P03; the session's own is none, which
+     * before the fix made the re-check wait without end) behind a competing lock; the transaction is
      * rolled back and run again once the backoff passed, reading the catalog again: an orphan registered while the
      * first attempt failed is kept, the others are deleted, and the retry is counted.
      */
@@ -319,7 +320,8 @@ class StorageRetryTest {
         List<CompletableFuture<Void>> done = new ArrayList<>();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            Catalogs.exec(c, "SET lock_timeout = '300ms'");
+            // the session's own lock_timeout is none (wait without end): only the run's --lock-timeout ends the wait
+            Catalogs.exec(c, "SET lock_timeout = 0");
             long pid = pid(c);
             FileStore store = lockingAfterListing(cat, holder -> {
                 awaitLockWaitEnded(holder, pid);
@@ -331,8 +333,10 @@ class StorageRetryTest {
                 }
                 holder.commit();
             }, done);
-            r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> DeleteOrphanFiles.run(c, store,
-                    DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false), FileListener.NONE));
+            DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false);
+            DeleteOrphanFilesOptions withLockTimeout = o.withRun(o.run().withLockTimeout(Duration.ofMillis(300)));
+            r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> DeleteOrphanFiles.run(c, store, withLockTimeout,
+                    FileListener.NONE));
         }
         done.get(0).get(20, TimeUnit.SECONDS);
         assertThat(r.run().retries()).isGreaterThanOrEqualTo(1);

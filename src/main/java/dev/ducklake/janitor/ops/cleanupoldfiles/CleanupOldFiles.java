@@ -118,6 +118,7 @@ public final class CleanupOldFiles {
                     + " file that young may still be read by a running query");
         }
         c.setAutoCommit(true);
+        CatalogRetry.sessionLockTimeout(c, control);
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
         try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control.recorder())) {

@@ -10,6 +10,7 @@ import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.KnownFiles;
+import dev.ducklake.janitor.ops.files.CatalogRetry;
 import dev.ducklake.janitor.ops.files.RunControl;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.PathResolver;
@@ -145,6 +146,7 @@ public final class DeleteOrphanFiles {
                     + " that young may belong to a commit in flight");
         }
         c.setAutoCommit(true);
+        CatalogRetry.sessionLockTimeout(c, control);
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         StorageLocation root = checkRoot(resolver, o);
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());

@@ -4,17 +4,22 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.runtime.RunRecorder;
 import dev.ducklake.janitor.pg.SqlState;
+import dev.ducklake.janitor.pg.Transactions;
 import dev.ducklake.janitor.retry.FailureKind;
 import dev.ducklake.janitor.retry.RetryLoop;
 import dev.ducklake.janitor.retry.RetryPolicy;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
  * The catalog transactions a storage command runs after its start (cleanup-old-files: the delete of a batch's queue
  * rows; delete-orphan-files: a round's re-check), retried on the run's one session through the one
- * {@link RetryLoop} and {@link RetryPolicy#DEFAULT}, as the batch loop retries the other operations' batches.
+ * {@link RetryLoop} and {@link RetryPolicy#DEFAULT}, as the batch loop retries the other operations' batches. Each
+ * attempt first sets the run's {@code --statement-timeout} and {@code --lock-timeout} for its transaction only
+ * ({@link RunControl#statementTimeout()}, {@link RunControl#lockTimeout()}), so a lock a DuckLake writer holds fails the
+ * attempt with 55P03 and is retried rather than waited on without end.
  *
  * <p>The session holds state no reconnect brings back (the known-file set in a temporary table, cleanup-old-files'
  * {@code WITH HOLD} cursor over the queue, the advisory lock), so only what the policy retries <em>in</em> the
@@ -117,6 +122,11 @@ public final class CatalogRetry {
         try {
             return loop.run(() -> {
                 try {
+                    if (control.statementTimeout() != null && control.lockTimeout() != null) {
+                        // --statement-timeout and --lock-timeout, for this transaction only: a lock held by a writer
+                        // fails the attempt with 55P03 (retried) instead of waiting without end
+                        Transactions.setLocalTimeouts(c, control.statementTimeout(), control.lockTimeout());
+                    }
                     return unit.run();
                 } catch (JanitorException e) {
                     throw new Passed(e);
@@ -125,6 +135,26 @@ public final class CatalogRetry {
         } catch (Passed p) {
             failedQuietly(c);
             throw p.failure;
+        }
+    }
+
+    /**
+     * Sets {@code --lock-timeout} on the session for every catalog statement of a storage command (its help says so):
+     * the storage commands run on one server session (refused behind a transaction-mode pooler), so a session setting
+     * stays on it, and a lock a writer holds fails the statement with 55P03 (retried in the transactions of
+     * {@link #run}) instead of a wait without end. Nothing when the control has no timeouts of its own.
+     *
+     * @param c the run's session, autocommit on (the setting must not be rolled back with a transaction)
+     * @param control the run's bounds ({@link RunControl#lockTimeout()})
+     * @throws SQLException when the session fails
+     */
+    public static void sessionLockTimeout(Connection c, RunControl control) throws SQLException {
+        if (control.lockTimeout() == null) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('lock_timeout', ?, false)")) {
+            ps.setString(1, Long.toString(control.lockTimeout().toMillis()));
+            ps.execute();
         }
     }
 

@@ -22,27 +22,59 @@ public final class RunControl implements CallBounds {
     private final RunRecorder recorder;
     private final RunBudget budget;
     private final int maxBatches;
+    private final Duration statementTimeout;
+    private final Duration lockTimeout;
 
     /**
+     * A control without timeouts of its own for the catalog transactions (the session's apply).
+     *
      * @param recorder the run's recorder
      * @param budget the run's clock, deadline and stop flag ({@link dev.ducklake.janitor.ops.runtime.MaintenanceRun#budget()})
      * @param maxBatches --max-batches (0 = no limit)
      */
     public RunControl(RunRecorder recorder, RunBudget budget, int maxBatches) {
-        this.recorder = recorder;
-        this.budget = budget;
-        this.maxBatches = maxBatches;
+        this(recorder, budget, maxBatches, null, null);
     }
 
     /**
-     * A control for direct engine calls: no stop flag, the options' --max-batches and --run-budget from now.
+     * @param recorder the run's recorder
+     * @param budget the run's clock, deadline and stop flag ({@link dev.ducklake.janitor.ops.runtime.MaintenanceRun#budget()})
+     * @param maxBatches --max-batches (0 = no limit)
+     * @param statementTimeout --statement-timeout of each catalog transaction ({@link CatalogRetry}), zero = none,
+     *     null = the session's
+     * @param lockTimeout --lock-timeout of each catalog transaction, zero = none, null = the session's
+     */
+    public RunControl(RunRecorder recorder, RunBudget budget, int maxBatches, Duration statementTimeout, Duration lockTimeout) {
+        this.recorder = recorder;
+        this.budget = budget;
+        this.maxBatches = maxBatches;
+        this.statementTimeout = statementTimeout;
+        this.lockTimeout = lockTimeout;
+    }
+
+    /** @return the run options' bounds: --max-batches, and the statement and lock timeouts of each catalog transaction */
+    public static RunControl of(RunRecorder recorder, RunBudget budget, RunOptions options) {
+        return new RunControl(recorder, budget, options.maxBatches(), options.statementTimeout(), options.lockTimeout());
+    }
+
+    /** @return statement_timeout of each catalog transaction, or null for the session's */
+    public Duration statementTimeout() {
+        return statementTimeout;
+    }
+
+    /** @return lock_timeout of each catalog transaction, or null for the session's */
+    public Duration lockTimeout() {
+        return lockTimeout;
+    }
+
+    /**
+     * A control for direct engine calls: no stop flag, the options' --max-batches, timeouts and --run-budget from now.
      *
      * @param options max batches and run budget
      * @return the control
      */
     public static RunControl unbounded(RunOptions options) {
-        return new RunControl(new RunRecorder(ProgressListener.NONE), new RunBudget(options.runBudget(), new AtomicBoolean()),
-                options.maxBatches());
+        return of(new RunRecorder(ProgressListener.NONE), new RunBudget(options.runBudget(), new AtomicBoolean()), options);
     }
 
     /** @return the recorder */
