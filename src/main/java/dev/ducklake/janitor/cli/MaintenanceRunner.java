@@ -79,11 +79,16 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
             logContext(conn, options.metadataSchema());
             push.validate(env);
             if (flags.multiSchema(catalog)) {
-                List<String> schemas = flags.allMetadataSchemas ? discover(conn) : catalog.metadataSchemas.stream().distinct().toList();
+                List<String> schemas = flags.allMetadataSchemas ? discoverStoppably(conn)
+                        : catalog.metadataSchemas.stream().distinct().toList();
                 return runMany(conn, options, schemas, flags.yes);
             }
             return runOne(conn, options, flags.yes);
         } catch (JanitorException e) {
+            if (signalled.get() && ConnectionSpec.loginStopped(e)) {
+                // SIGTERM/SIGINT while logging in: nothing was done, a stop and not a connection failure
+                return stoppedWhileLoggingIn(conn, catalog.metadataSchema);
+            }
             if (json) {
                 Map<String, Object> doc = Render.error(adapter.operation(), conn, catalog.metadataSchema, e);
                 if (signalled.get()) {
@@ -98,6 +103,34 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         } finally {
             printed.countDown();
         }
+    }
+
+    /**
+     * The end of a run that SIGTERM/SIGINT stopped while it was logging in to the catalog: the document (status
+     * {@code stopped}, the signal's exit code, {@code stopped_by_signal}) or a text line, nothing else done.
+     *
+     * @return the signal's exit code (143 or 130)
+     */
+    private int stoppedWhileLoggingIn(ConnectionSpec conn, String schema) {
+        int exit = SignalExit.exitCode();
+        String message = "SIGTERM/SIGINT received while logging in to the catalog " + conn.describe()
+                + ": the login was interrupted by a stop request and nothing was done; rerun to do the work.";
+        if (json) {
+            Map<String, Object> doc = new java.util.LinkedHashMap<>();
+            doc.put("operation", adapter.operation());
+            doc.put("tool_version", VersionProvider.version());
+            doc.put("status", "stopped");
+            doc.put("catalog", Render.catalog(conn, schema));
+            doc.put("exit_code", exit);
+            doc.put("message", message);
+            doc.put("budget_exhausted", true);
+            doc.put("stopped_by_signal", true);
+            Render.json(out, doc);
+        } else {
+            out.println("stopped: " + message);
+            out.flush();
+        }
+        return exit;
     }
 
     private int runOne(ConnectionSpec conn, RunOptions options, boolean yes) throws JanitorException {
@@ -182,6 +215,12 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                     throw e;
                 } catch (JanitorException e) {
                     reporter.failed();
+                    if (stop.get() && ConnectionSpec.loginStopped(e)) {
+                        // stopped while logging in: nothing was done on this schema, so it did not run (not a failure)
+                        note("info: schema " + schema + ": stopped (SIGTERM/SIGINT) while logging in; not run");
+                        notRun.add(schema);
+                        continue;
+                    }
                     err.println("error: schema " + schema + ": " + conn.redact(e.getMessage()));
                     err.println("hint: " + e.reason().hint());
                     err.flush();
@@ -238,7 +277,8 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
             stop.set(true);
             signalled.set(true);
             MaintenanceOperation<R> op = current.get();
-            ConnectionSpec.abortPendingConnects();
+            // the process is stopping: the login in progress (if any) ends now and none starts after it
+            ConnectionSpec.stopAllLogins();
             boolean finished = true;
             if (op != null) {
                 op.requestStop();
@@ -277,6 +317,16 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
     private void note(String line) {
         err.println(line);
         err.flush();
+    }
+
+    /** {@link #discover} under the stop hook: a SIGTERM/SIGINT during its login ends the run as stopped. */
+    private List<String> discoverStoppably(ConnectionSpec conn) throws JanitorException {
+        Thread hook = stopHook(new AtomicReference<>(), new AtomicBoolean());
+        try {
+            return discover(conn);
+        } finally {
+            removeHook(hook);
+        }
     }
 
     /** --all-metadata-schemas: the catalogs of the database; schemas the role has no USAGE on are skipped with a note. */
