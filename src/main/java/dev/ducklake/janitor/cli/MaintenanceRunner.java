@@ -8,7 +8,6 @@ import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
 import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import dev.ducklake.janitor.pg.Sql;
 
 import java.io.Console;
 import java.io.PrintWriter;
@@ -334,8 +333,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         try (Connection c = conn.open()) {
             CatalogDiscovery.Found found = CatalogDiscovery.discover(c);
             for (String schema : found.noUsage()) {
-                String note = "schema " + Sql.printable(schema) + " has a ducklake_metadata table but the role " + conn.user()
-                        + " has no USAGE privilege on it; skipped";
+                String note = CatalogDiscovery.skippedNote(schema, conn.user());
                 skipped.add(Map.of("schema", schema, "reason", "no USAGE privilege"));
                 err.println("WARN: " + note);
                 err.flush();
@@ -346,8 +344,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                             + "schema of database " + conn.database() + " that may hold a DuckLake catalog ("
                             + found.noUsage().size() + " skipped).");
                 }
-                throw new JanitorException(Reason.NOT_A_CATALOG, "No schema of database " + conn.database()
-                        + " holds a DuckLake catalog (a ducklake_metadata table with a 'version' key).");
+                throw CatalogDiscovery.noCatalog(conn.database());
             }
             return found.schemas();
         } catch (SQLException e) {

@@ -485,8 +485,7 @@ public final class MaintainRun {
         try (Connection conn = c.connection().open()) {
             List<String> found = CatalogDiscovery.catalogSchemas(conn);
             if (found.isEmpty()) {
-                throw new JanitorException(Reason.NOT_A_CATALOG, "No schema of database " + c.connection().database()
-                        + " holds a DuckLake catalog (a ducklake_metadata table with a 'version' key).");
+                throw CatalogDiscovery.noCatalog(c.connection().database());
             }
             return found;
         } catch (SQLException e) {
