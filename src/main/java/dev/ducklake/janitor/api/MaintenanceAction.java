@@ -155,7 +155,10 @@ public abstract class MaintenanceAction<A extends MaintenanceAction<A, R>, R ext
     /**
      * Asks the run to stop at its next safe point: the batch in flight commits, then {@link #execute()} returns a
      * result with {@code budgetExhausted} true. Safe from any thread (a scheduler's shutdown hook); before
-     * {@code execute()} it makes the run stop at its first safe point; after it, a no-op.
+     * {@code execute()} it makes the run stop at its first safe point; after it, a no-op. A stop while the run is
+     * still logging in to the catalog ends the login: {@code execute()} then throws a
+     * {@link JanitorException.Reason#CONNECTION} error that
+     * {@link dev.ducklake.janitor.pg.ConnectionSpec#loginStopped} recognises (nothing was done).
      */
     public void requestStop() {
         stopRequested.set(true);

@@ -14,14 +14,81 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Finds the DuckLake catalogs of one PostgreSQL database. DuckLake's {@code METADATA_SCHEMA} ATTACH option puts
- * each catalog in its own schema, so one database may hold many (one per tenant). A schema holds a catalog when
- * it has a table {@code ducklake_metadata} with a row of key {@code version} (DuckLake writes it when it creates
- * the catalog, {@code InitializeDuckLake}). Reads only.
+ * Finds the DuckLake catalogs of one PostgreSQL database: the one place that knows what a DuckLake metadata schema is.
+ * DuckLake's {@code METADATA_SCHEMA} ATTACH option puts each catalog in its own schema, so one database may hold many
+ * (one per tenant). A schema holds a catalog when it has a relation {@code ducklake_metadata} (table, partitioned
+ * table, view or foreign table) with a row of key {@code version} (DuckLake writes it when it creates the catalog,
+ * {@code InitializeDuckLake}). Both views below find the candidate schemas with the same query
+ * ({@link #METADATA_RELATIONS}, through {@code pg_class}/{@code pg_namespace}, which every role can read, so schemas
+ * the role cannot use are seen too) and ask for the {@code version} row the same way ({@link #hasVersionRow}); they
+ * differ on purpose in what they do with a schema the role cannot read:
+ * <ul>
+ *   <li>{@link #discover} (and {@link #catalogSchemas}): the schemas to <em>work on</em> ({@code --all-metadata-schemas}
+ *       of the maintenance commands and {@code check}, {@code maintain}'s {@code all_metadata_schemas}, {@code metrics}
+ *       and {@code serve}). A schema without USAGE is not a tenant of this role: it is returned apart, to be skipped
+ *       with a note; one whose {@code ducklake_metadata} cannot be read is kept, so that the run on it reports the
+ *       missing privilege instead of silently leaving a tenant out.</li>
+ *   <li>{@link #access}: every schema that may hold a catalog, <em>to protect its files</em> (the storage operations'
+ *       consulted-catalog survey, {@code delete-orphan-files}' passes): a schema the role cannot read (no USAGE
+ *       included) is listed with the grants it lacks, so that the caller refuses to delete what such a catalog may
+ *       reference.</li>
+ * </ul>
+ * Reads only.
  */
 public final class CatalogDiscovery {
 
+    /**
+     * The candidate schemas: {@code FROM} and {@code WHERE} of a query over {@code t} (the {@code ducklake_metadata}
+     * relation) and {@code n} (its schema), for {@link #discover} and {@link #access}.
+     */
+    private static final String METADATA_RELATIONS = " FROM pg_catalog.pg_class t JOIN pg_catalog.pg_namespace n"
+            + " ON n.oid = t.relnamespace WHERE t.relname = 'ducklake_metadata' AND t.relkind IN ('r', 'p', 'v', 'f')";
+
     private CatalogDiscovery() {
+    }
+
+    /**
+     * Whether a schema's {@code ducklake_metadata} has the row of key {@code version} (the schema holds a DuckLake
+     * catalog, not a table of that name by chance).
+     *
+     * @param c an open connection
+     * @param schema the schema
+     * @return true when the row is there
+     * @throws SQLException on database errors, a missing privilege included (each caller decides what that means)
+     */
+    private static boolean hasVersionRow(Connection c, String schema) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM "
+                + Sql.qualified(schema, "ducklake_metadata") + " WHERE key = 'version')");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getBoolean(1);
+        }
+    }
+
+    /**
+     * The note on a schema {@link #discover} returned in {@link Found#noUsage()} (every caller of
+     * {@code --all-metadata-schemas} words it the same).
+     *
+     * @param schema the schema
+     * @param role the role the janitor logged in as
+     * @return e.g. {@code schema tenant_a has a ducklake_metadata table but the role janitor has no USAGE privilege on
+     *     it; skipped}
+     */
+    public static String skippedNote(String schema, String role) {
+        return "schema " + Sql.printable(schema) + " has a ducklake_metadata table but the role " + role
+                + " has no USAGE privilege on it; skipped";
+    }
+
+    /**
+     * The error of a database in which {@link #discover} found no catalog to work on (every caller of
+     * {@code --all-metadata-schemas} words it the same).
+     *
+     * @param database the database's name
+     * @return {@link Reason#NOT_A_CATALOG}
+     */
+    public static JanitorException noCatalog(String database) {
+        return new JanitorException(Reason.NOT_A_CATALOG, "No schema of database " + database
+                + " holds a DuckLake catalog (a ducklake_metadata table with a 'version' key).");
     }
 
     /**
@@ -50,8 +117,7 @@ public final class CatalogDiscovery {
         List<String> withTable = new ArrayList<>();
         List<String> noUsage = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT n.nspname::text, pg_catalog.has_schema_privilege(n.oid, 'USAGE')"
-                + " FROM pg_catalog.pg_class t JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
-                + " WHERE t.relname = 'ducklake_metadata' AND t.relkind IN ('r', 'p', 'v', 'f') ORDER BY 1");
+                + METADATA_RELATIONS + " ORDER BY 1");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 (rs.getBoolean(2) ? withTable : noUsage).add(rs.getString(1));
@@ -59,11 +125,8 @@ public final class CatalogDiscovery {
         }
         List<String> out = new ArrayList<>();
         for (String schema : withTable) {
-            try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM "
-                    + Sql.qualified(schema, "ducklake_metadata") + " WHERE key = 'version')");
-                 ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                if (rs.getBoolean(1)) {
+            try {
+                if (hasVersionRow(c, schema)) {
                     out.add(schema);
                 }
             } catch (SQLException e) {
@@ -117,8 +180,7 @@ public final class CatalogDiscovery {
                 + " ARRAY(SELECT x.t FROM unnest(?::text[]) WITH ORDINALITY AS x(t, o) JOIN pg_catalog.pg_class r"
                 + " ON r.relnamespace = n.oid AND r.relname = x.t"
                 + " WHERE NOT pg_catalog.has_table_privilege(r.oid, 'SELECT') ORDER BY x.o)::text[]"
-                + " FROM pg_catalog.pg_class t JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
-                + " WHERE t.relname = 'ducklake_metadata' AND t.relkind IN ('r', 'p', 'v', 'f') ORDER BY 1")) {
+                + METADATA_RELATIONS + " ORDER BY 1")) {
             ps.setArray(1, c.createArrayOf("text", all.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -142,12 +204,7 @@ public final class CatalogDiscovery {
             }
             boolean isCatalog = true;
             if (missing.isEmpty()) {
-                try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM "
-                        + Sql.qualified(schema, "ducklake_metadata") + " WHERE key = 'version')");
-                     ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    isCatalog = rs.getBoolean(1);
-                }
+                isCatalog = hasVersionRow(c, schema);
             }
             out.add(new Access(schema, List.copyOf(missing), isCatalog));
         }

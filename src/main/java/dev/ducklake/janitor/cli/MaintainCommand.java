@@ -7,6 +7,7 @@ import dev.ducklake.janitor.maintain.MaintainRun;
 import dev.ducklake.janitor.maintain.MaintainRun.Status;
 import dev.ducklake.janitor.maintain.MaintainRun.StepOutcome;
 import dev.ducklake.janitor.maintain.MaintenanceStep;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -235,6 +236,8 @@ public final class MaintainCommand implements Callable<Integer> {
             long t0 = System.nanoTime();
             signalled.set(true);
             run.requestStop();
+            // the process is stopping: a login in progress (a step's, the schema discovery's) ends now, none starts after it
+            ConnectionSpec.stopAllLogins();
             try {
                 printed.await(Math.max(0, MaintenanceRunner.STOP_GRACE.toNanos() - (System.nanoTime() - t0)), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {

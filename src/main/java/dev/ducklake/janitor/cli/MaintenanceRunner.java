@@ -8,7 +8,6 @@ import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
 import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import dev.ducklake.janitor.pg.Sql;
 
 import java.io.Console;
 import java.io.PrintWriter;
@@ -79,11 +78,16 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
             logContext(conn, options.metadataSchema());
             push.validate(env);
             if (flags.multiSchema(catalog)) {
-                List<String> schemas = flags.allMetadataSchemas ? discover(conn) : catalog.metadataSchemas.stream().distinct().toList();
+                List<String> schemas = flags.allMetadataSchemas ? discoverStoppably(conn)
+                        : catalog.metadataSchemas.stream().distinct().toList();
                 return runMany(conn, options, schemas, flags.yes);
             }
             return runOne(conn, options, flags.yes);
         } catch (JanitorException e) {
+            if (signalled.get() && ConnectionSpec.loginStopped(e)) {
+                // SIGTERM/SIGINT while logging in: nothing was done, a stop and not a connection failure
+                return stoppedWhileLoggingIn(conn, catalog.metadataSchema);
+            }
             if (json) {
                 Map<String, Object> doc = Render.error(adapter.operation(), conn, catalog.metadataSchema, e);
                 if (signalled.get()) {
@@ -98,6 +102,34 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         } finally {
             printed.countDown();
         }
+    }
+
+    /**
+     * The end of a run that SIGTERM/SIGINT stopped while it was logging in to the catalog: the document (status
+     * {@code stopped}, the signal's exit code, {@code stopped_by_signal}) or a text line, nothing else done.
+     *
+     * @return the signal's exit code (143 or 130)
+     */
+    private int stoppedWhileLoggingIn(ConnectionSpec conn, String schema) {
+        int exit = SignalExit.exitCode();
+        String message = "SIGTERM/SIGINT received while logging in to the catalog " + conn.describe()
+                + ": the login was interrupted by a stop request and nothing was done; rerun to do the work.";
+        if (json) {
+            Map<String, Object> doc = new java.util.LinkedHashMap<>();
+            doc.put("operation", adapter.operation());
+            doc.put("tool_version", VersionProvider.version());
+            doc.put("status", "stopped");
+            doc.put("catalog", Render.catalog(conn, schema));
+            doc.put("exit_code", exit);
+            doc.put("message", message);
+            doc.put("budget_exhausted", true);
+            doc.put("stopped_by_signal", true);
+            Render.json(out, doc);
+        } else {
+            out.println("stopped: " + message);
+            out.flush();
+        }
+        return exit;
     }
 
     private int runOne(ConnectionSpec conn, RunOptions options, boolean yes) throws JanitorException {
@@ -182,6 +214,12 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                     throw e;
                 } catch (JanitorException e) {
                     reporter.failed();
+                    if (stop.get() && ConnectionSpec.loginStopped(e)) {
+                        // stopped while logging in: nothing was done on this schema, so it did not run (not a failure)
+                        note("info: schema " + schema + ": stopped (SIGTERM/SIGINT) while logging in; not run");
+                        notRun.add(schema);
+                        continue;
+                    }
                     err.println("error: schema " + schema + ": " + conn.redact(e.getMessage()));
                     err.println("hint: " + e.reason().hint());
                     err.flush();
@@ -238,7 +276,8 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
             stop.set(true);
             signalled.set(true);
             MaintenanceOperation<R> op = current.get();
-            ConnectionSpec.abortPendingConnects();
+            // the process is stopping: the login in progress (if any) ends now and none starts after it
+            ConnectionSpec.stopAllLogins();
             boolean finished = true;
             if (op != null) {
                 op.requestStop();
@@ -279,13 +318,22 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         err.flush();
     }
 
+    /** {@link #discover} under the stop hook: a SIGTERM/SIGINT during its login ends the run as stopped. */
+    private List<String> discoverStoppably(ConnectionSpec conn) throws JanitorException {
+        Thread hook = stopHook(new AtomicReference<>(), new AtomicBoolean());
+        try {
+            return discover(conn);
+        } finally {
+            removeHook(hook);
+        }
+    }
+
     /** --all-metadata-schemas: the catalogs of the database; schemas the role has no USAGE on are skipped with a note. */
     private List<String> discover(ConnectionSpec conn) throws JanitorException {
         try (Connection c = conn.open()) {
             CatalogDiscovery.Found found = CatalogDiscovery.discover(c);
             for (String schema : found.noUsage()) {
-                String note = "schema " + Sql.printable(schema) + " has a ducklake_metadata table but the role " + conn.user()
-                        + " has no USAGE privilege on it; skipped";
+                String note = CatalogDiscovery.skippedNote(schema, conn.user());
                 skipped.add(Map.of("schema", schema, "reason", "no USAGE privilege"));
                 err.println("WARN: " + note);
                 err.flush();
@@ -296,8 +344,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                             + "schema of database " + conn.database() + " that may hold a DuckLake catalog ("
                             + found.noUsage().size() + " skipped).");
                 }
-                throw new JanitorException(Reason.NOT_A_CATALOG, "No schema of database " + conn.database()
-                        + " holds a DuckLake catalog (a ducklake_metadata table with a 'version' key).");
+                throw CatalogDiscovery.noCatalog(conn.database());
             }
             return found.schemas();
         } catch (SQLException e) {

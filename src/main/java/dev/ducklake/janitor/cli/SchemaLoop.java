@@ -4,7 +4,6 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -52,14 +51,12 @@ final class SchemaLoop {
         try (Connection c = conn.open()) {
             CatalogDiscovery.Found discovered = CatalogDiscovery.discover(c);
             for (String schema : discovered.noUsage()) {
-                err.println("WARN: schema " + Sql.printable(schema) + " has a ducklake_metadata table but the role " + conn.user()
-                        + " has no USAGE privilege on it; skipped");
+                err.println("WARN: " + CatalogDiscovery.skippedNote(schema, conn.user()));
                 err.flush();
             }
             List<String> found = discovered.schemas();
             if (found.isEmpty()) {
-                throw new JanitorException(Reason.NOT_A_CATALOG, "No schema of database " + conn.database()
-                        + " holds a DuckLake catalog (a ducklake_metadata table with a 'version' key).");
+                throw CatalogDiscovery.noCatalog(conn.database());
             }
             return found;
         } catch (SQLException e) {

@@ -7,6 +7,7 @@ import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
 import dev.ducklake.janitor.metrics.PushChannel;
 import dev.ducklake.janitor.ops.files.ConsultOptions;
+import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Pooling;
 
 import java.sql.Connection;
@@ -118,6 +119,9 @@ public final class MaintainRun {
     private final int parallelism;
     private final Observer observer;
     private final Consumer<String> warn;
+    /** The message of a step that did not run because the run was stopped. */
+    static final String STOPPED_MESSAGE = "the run was stopped (SIGTERM/SIGINT)";
+
     private final AtomicBoolean stop = new AtomicBoolean();
     private final List<Runnable> stoppers = new CopyOnWriteArrayList<>();
     /** One Pushgateway channel for the whole run (each push bounded by its timeout; after a failure the rest are skipped). */
@@ -261,8 +265,11 @@ public final class MaintainRun {
             requireSessionBound(c);
             schemas = c.allSchemas() ? discover(c) : c.schemas();
         } catch (JanitorException e) {
+            boolean stopped = stop.get() && ConnectionSpec.loginStopped(e);
             for (StepConfig s : c.steps()) {
-                out.add(new StepOutcome(c.name(), null, s.name(), Status.error, e.reason(), c.connection().redact(e.getMessage()), null, 0));
+                // SIGTERM/SIGINT while logging in to survey the catalog: its steps did not run (not a connection failure)
+                out.add(stopped ? new StepOutcome(c.name(), null, s.name(), Status.not_run, null, STOPPED_MESSAGE, null, 0)
+                        : new StepOutcome(c.name(), null, s.name(), Status.error, e.reason(), c.connection().redact(e.getMessage()), null, 0));
             }
             if (!out.isEmpty()) {
                 // said once on stderr too (not only in the result on stdout), so that a scheduler's mail shows it
@@ -284,7 +291,7 @@ public final class MaintainRun {
                 observer.starting(c, schema, s.name());
                 StepOutcome o;
                 if (stop.get()) {
-                    o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, "the run was stopped (SIGTERM/SIGINT)", null, 0);
+                    o = new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, STOPPED_MESSAGE, null, 0);
                 } else {
                     AtomicBoolean stopSeen = new AtomicBoolean();
                     o = stoppedIfSo(step(c, schema, schemas, s, runStart, catalogStart, stopSeen), stopSeen.get());
@@ -394,6 +401,11 @@ public final class MaintainRun {
                     null, due == null ? null : due.lastSuccessStart(), next);
         } catch (JanitorException e) {
             reporter.failed();
+            if (stop.get() && ConnectionSpec.loginStopped(e)) {
+                // SIGTERM/SIGINT while the step was logging in: nothing was done, so it did not run (not a connection failure)
+                return new StepOutcome(c.name(), schema, s.name(), Status.not_run, null, STOPPED_MESSAGE
+                        + " while the step was logging in; nothing was done", null, (System.nanoTime() - t0) / 1e9);
+            }
             return new StepOutcome(c.name(), schema, s.name(), Status.error, e.reason(), c.connection().redact(e.getMessage()), null,
                     (System.nanoTime() - t0) / 1e9);
         } catch (RuntimeException e) {
@@ -473,8 +485,7 @@ public final class MaintainRun {
         try (Connection conn = c.connection().open()) {
             List<String> found = CatalogDiscovery.catalogSchemas(conn);
             if (found.isEmpty()) {
-                throw new JanitorException(Reason.NOT_A_CATALOG, "No schema of database " + c.connection().database()
-                        + " holds a DuckLake catalog (a ducklake_metadata table with a 'version' key).");
+                throw CatalogDiscovery.noCatalog(c.connection().database());
             }
             return found;
         } catch (SQLException e) {

@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.BooleanSupplier;
 
 /**
  * Where the catalog database is and how to log in, parsed from what an operator already has.
@@ -315,6 +316,38 @@ public final class ConnectionSpec {
         Logins.abortPending();
     }
 
+    /**
+     * For a process that is stopping (the CLI's SIGTERM/SIGINT hooks): interrupts every login in progress in this JVM,
+     * as {@link #abortPendingConnects()}, and makes every later {@link #open()} and {@link #openRaw()} fail at once as an
+     * interrupted login ({@link #loginStopped}), so that no login starts after the stop request. For the rest of the
+     * JVM's life: never call it in a JVM that goes on working (a library, {@code serve} in-process).
+     */
+    public static void stopAllLogins() {
+        Logins.stopAll();
+    }
+
+    /**
+     * Interrupts the logins in progress in this JVM whose stop condition ({@link #open(BooleanSupplier)},
+     * {@link #openRaw(BooleanSupplier)}) is now true: an operation's stop request ends its own login at once, not the
+     * logins of other work in the same JVM. Call it after setting the stop condition.
+     */
+    public static void abortStoppedConnects() {
+        Logins.abortStopped();
+    }
+
+    /**
+     * Whether a stop request ended a login ({@link #abortPendingConnects()}, {@link #abortStoppedConnects()}, or
+     * {@link #stopAllLogins()} before it started), so that a caller can report a stop rather than a connection
+     * failure. Only the janitor's own stop is recognised: a login ended by its timeout or refused by the server is not.
+     *
+     * @param e a {@link JanitorException} from {@link #open}, the driver's exception from {@link #openRaw}, or any
+     *     exception caused by either
+     * @return true when the login was stopped
+     */
+    public static boolean loginStopped(Throwable e) {
+        return Logins.stopped(e);
+    }
+
     /** The JDBC URL, without user and password. */
     public String jdbcUrl() {
         StringBuilder url = new StringBuilder("jdbc:postgresql://");
@@ -339,8 +372,22 @@ public final class ConnectionSpec {
      *     login, with a message naming host, port, database and user (never the password)
      */
     public Connection open() throws JanitorException {
+        return open(null);
+    }
+
+    /**
+     * {@link #open()} for a caller that can be stopped: {@link #abortStoppedConnects()} interrupts the login in
+     * progress once {@code stop} is true (a login is not refused because it already is). A stopped login fails with a
+     * {@link Reason#CONNECTION} error that {@link #loginStopped} recognises ("the login was interrupted by a stop
+     * request").
+     *
+     * @param stop the caller's stop condition, or null for none
+     * @return an open connection
+     * @throws JanitorException as {@link #open()}
+     */
+    public Connection open(BooleanSupplier stop) throws JanitorException {
         try {
-            return openRaw();
+            return openRaw(stop);
         } catch (SQLException e) {
             throw connectionFailure(e);
         }
@@ -356,6 +403,19 @@ public final class ConnectionSpec {
      * @throws SQLException as thrown by the driver
      */
     public Connection openRaw() throws SQLException {
+        return openRaw(null);
+    }
+
+    /**
+     * {@link #openRaw()} for a caller that can be stopped, as {@link #open(BooleanSupplier)}; a stopped login throws
+     * "Interrupted while attempting to connect: a stop was requested" (SQLSTATE 08001). A DataSource's login cannot be
+     * interrupted.
+     *
+     * @param stop the caller's stop condition, or null for none
+     * @return an open connection with autocommit on
+     * @throws SQLException as thrown by the driver, or for a stopped login
+     */
+    public Connection openRaw(BooleanSupplier stop) throws SQLException {
         if (dataSource != null) {
             return Logins.dataSource(dataSource, user, socketTimeoutSeconds);
         }
@@ -373,7 +433,7 @@ public final class ConnectionSpec {
         props.setProperty("connectTimeout", Integer.toString(connectTimeoutSeconds));
         props.setProperty("socketTimeout", Integer.toString(socketTimeoutSeconds));
         props.setProperty("tcpKeepAlive", "true");
-        return Logins.driver(jdbcUrl(), props, socketTimeoutSeconds, user);
+        return Logins.driver(jdbcUrl(), props, socketTimeoutSeconds, user, stop);
     }
 
     /**

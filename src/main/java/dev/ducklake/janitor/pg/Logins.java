@@ -3,32 +3,85 @@ package dev.ducklake.janitor.pg;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 
 /**
  * Opens the janitor's sessions, through pgJDBC's driver or a caller's {@link javax.sql.DataSource}, and prepares each
  * the same way: the pooling probe ({@link Pooling}: behind a transaction-mode pooler no session setting is sent and
  * server-side prepared statements stay off), then on a session-bound connection the {@link SessionSettings}. A driver
- * login in progress can be interrupted by a stop request ({@link #abortPending()}).
+ * login in progress can be interrupted by a stop request: every login in the JVM ({@link #abortPending()}; with
+ * {@link #stopAll()} also every later one, for a process being stopped) or those whose caller's stop condition is up
+ * ({@link #abortStopped()}, an operation's stop).
  */
 final class Logins {
 
-    /** Threads inside a driver login now, so that a stop request can interrupt it. */
-    private static final Set<Thread> CONNECTING = ConcurrentHashMap.newKeySet();
-    /** Threads whose login {@link #abortPending()} interrupted (pgJDBC reports the interrupt in several ways). */
+    /**
+     * The message of the SQLException a login ends with when a stop request ended it (08001), before it started or
+     * while it waited for the server; {@link #stopped(Throwable)} recognises it.
+     */
+    static final String STOPPED_MESSAGE = "Interrupted while attempting to connect: a stop was requested";
+
+    /** Threads inside a driver login now, each with the stop condition of its caller, so a stop can interrupt it. */
+    private static final Map<Thread, BooleanSupplier> CONNECTING = new ConcurrentHashMap<>();
+    /** Threads whose login a stop interrupted (pgJDBC reports the interrupt in several ways). */
     private static final Set<Thread> ABORTED = ConcurrentHashMap.newKeySet();
+    /** Orders an abort against a login leaving {@link #CONNECTING}, so that no thread is interrupted after its login. */
+    private static final Object LOCK = new Object();
+    private static final BooleanSupplier NEVER = () -> false;
 
     private Logins() {
     }
 
+    /** Set once the process is stopping ({@link #stopAll()}): no login starts any more in this JVM. */
+    private static volatile boolean stopping;
+
     /** Interrupts every driver login in progress in this JVM; established sessions are not touched. */
     static void abortPending() {
-        for (Thread t : CONNECTING) {
-            ABORTED.add(t);
-            t.interrupt();
+        abort(c -> true);
+    }
+
+    /**
+     * For a process that is stopping (SIGTERM/SIGINT): every login in progress is interrupted and every later one
+     * fails at once with {@link #STOPPED_MESSAGE}, for the rest of this JVM's life.
+     */
+    static void stopAll() {
+        stopping = true;
+        abortPending();
+    }
+
+    /**
+     * Interrupts the driver logins in progress whose stop condition is now true (an operation's stop request ends its
+     * own login, not the logins of other work in the same JVM).
+     */
+    static void abortStopped() {
+        abort(BooleanSupplier::getAsBoolean);
+    }
+
+    private static void abort(java.util.function.Predicate<BooleanSupplier> which) {
+        synchronized (LOCK) {
+            for (Map.Entry<Thread, BooleanSupplier> e : CONNECTING.entrySet()) {
+                if (which.test(e.getValue()) && ABORTED.add(e.getKey())) {
+                    e.getKey().interrupt();
+                }
+            }
         }
+    }
+
+    /**
+     * @param e an exception from a login, or one caused by it
+     * @return whether a stop request ended the login ({@link #STOPPED_MESSAGE} anywhere in the cause chain)
+     */
+    static boolean stopped(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException && STOPPED_MESSAGE.equals(t.getMessage())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -39,14 +92,23 @@ final class Logins {
      * @param socketTimeoutSeconds the session's socket timeout, seconds (0 = none): the probe's second connection
      *     waits at most 10 s of it
      * @param user the role (the probe's cache key)
+     * @param stop the caller's stop condition, or null for none: {@link #abortStopped()} interrupts the login once it
+     *     is true (a login is not refused for it: a stop requested before an operation logs in ends the operation at
+     *     its first safe point, after the login)
      * @return an open connection with autocommit on
-     * @throws SQLException as the driver throws it; "Interrupted while attempting to connect: a stop was requested"
-     *     (08001) for a login a stop request interrupted
+     * @throws SQLException as the driver throws it; {@link #STOPPED_MESSAGE} (08001) for a login a stop request
+     *     interrupted, or any login once the process is stopping ({@link #stopAll()})
      */
-    static Connection driver(String url, Properties props, int socketTimeoutSeconds, String user) throws SQLException {
+    static Connection driver(String url, Properties props, int socketTimeoutSeconds, String user, BooleanSupplier stop)
+            throws SQLException {
         Thread me = Thread.currentThread();
-        CONNECTING.add(me);
+        BooleanSupplier condition = stop == null ? NEVER : stop;
+        // registered first, then the flag read: a stopAll() either sees this login or is seen here
+        CONNECTING.put(me, condition);
         try {
+            if (stopping) {
+                throw new SQLException(STOPPED_MESSAGE, "08001");
+            }
             Connection c = DriverManager.getConnection(url, props);
             Properties probeProps = new Properties();
             probeProps.putAll(props);
@@ -55,13 +117,18 @@ final class Logins {
                     : Math.min(10, socketTimeoutSeconds)));
             return prepare(c, url + "|" + user, () -> DriverManager.getConnection(url, probeProps));
         } catch (SQLException e) {
-            if (ABORTED.remove(me)) {
-                throw new SQLException("Interrupted while attempting to connect: a stop was requested", "08001", e);
+            if (ABORTED.contains(me) && !STOPPED_MESSAGE.equals(e.getMessage())) {
+                throw new SQLException(STOPPED_MESSAGE, "08001", e);
             }
             throw e;
         } finally {
-            CONNECTING.remove(me);
-            ABORTED.remove(me);
+            synchronized (LOCK) {
+                CONNECTING.remove(me);
+                if (ABORTED.remove(me)) {
+                    // the interrupt was this class's way to end the wait, now reported as the exception: the thread goes on
+                    Thread.interrupted();
+                }
+            }
         }
     }
 
@@ -75,9 +142,13 @@ final class Logins {
      * @param user the role it logs in as (the probe's cache key)
      * @param socketTimeoutSeconds the longest wait for any read once logged in, seconds; 0 leaves the DataSource's
      * @return the connection
-     * @throws SQLException as the DataSource or the server throws it
+     * @throws SQLException as the DataSource or the server throws it; {@link #STOPPED_MESSAGE} once the process is
+     *     stopping ({@link #stopAll()}: a DataSource's login cannot be interrupted, only refused)
      */
     static Connection dataSource(javax.sql.DataSource dataSource, String user, int socketTimeoutSeconds) throws SQLException {
+        if (stopping) {
+            throw new SQLException(STOPPED_MESSAGE, "08001");
+        }
         Connection c = withNetworkTimeout(dataSource.getConnection(), socketTimeoutSeconds);
         // the probe's second connection waits at most 10 s for a server session (a full session pool), as a driver login's
         return prepare(c, "datasource@" + System.identityHashCode(dataSource) + "|" + user,

@@ -300,6 +300,16 @@ class TenantIsolationTest {
             assertThat(full.json().get("message").asText()).contains(db3).contains("could not be consulted")
                     .contains("Nothing was listed or deleted");
         }
+        // ... and is waived by the same DB/* as a database without CONNECT (the other branch of the one waiver)
+        CliRun waivedLogin = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than",
+                "7d", "--exclude-catalog-schema", db3 + "/*", "--dry-run", "--output", "json");
+        assertThat(waivedLogin.exitCode()).as(waivedLogin.toString()).isZero();
+        assertThat(waivedLogin.json().get("candidates").asLong()).as("only the stray").isEqualTo(1);
+        assertThat(waivedLogin.json().get("databases_not_consulted")).anySatisfy(n -> {
+            assertThat(n.get("database").asText()).isEqualTo(db3);
+            assertThat(n.get("reason").asText()).contains("connecting failed").contains("excluded by --exclude-catalog-schema "
+                    + db3 + "/*");
+        });
         assertAllExist(all);
         try (Connection c = su(db3)) {
             Catalogs.exec(c, "ALTER DATABASE " + Sql.ident(db3) + " CONNECTION LIMIT -1");

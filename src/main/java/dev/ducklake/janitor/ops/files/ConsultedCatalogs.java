@@ -195,11 +195,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
                     String waiver = name + "/" + WHOLE_DATABASE;
                     if (!Boolean.parseBoolean(db[1])) {
                         String why = "the role has no CONNECT privilege on it, so a DuckLake catalog there cannot be seen";
-                        if (exclusions.contains(waiver)) {
-                            usedExclusions.add(waiver);
-                            excluded.add(waiver);
-                            note(recorder, new NotConsulted(name, why + " (excluded by --exclude-catalog-schema " + waiver + ")"));
-                        } else {
+                        if (!waived(name, why, exclusions, usedExclusions, recorder)) {
                             refusals.add("database " + Sql.printable(name) + " (" + why + "; waived only by"
                                     + " --exclude-catalog-schema " + waiver + ")");
                         }
@@ -222,11 +218,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
                                     + " server were being consulted (at " + Sql.printable(name) + "). Nothing was listed or deleted.", e);
                         }
                         String why = "connecting failed: " + spec.redact(e.getMessage());
-                        if (exclusions.contains(waiver)) {
-                            usedExclusions.add(waiver);
-                            excluded.add(waiver);
-                            note(recorder, new NotConsulted(name, why + " (excluded by --exclude-catalog-schema " + waiver + ")"));
-                        } else {
+                        if (!waived(name, why, exclusions, usedExclusions, recorder)) {
                             unreachable.add(Sql.printable(name) + " (" + why + "; waived only by --exclude-catalog-schema "
                                     + waiver + ")");
                         }
@@ -365,6 +357,30 @@ public final class ConsultedCatalogs implements AutoCloseable {
     private static String key(ConnectionSpec spec, String database, String schema) {
         String server = spec == null ? "" : spec.host().toLowerCase(Locale.ROOT) + ":" + spec.port();
         return server + "/" + database + "/" + schema;
+    }
+
+    /**
+     * The waiver of a database of the server that cannot be consulted ({@code --exclude-catalog-schema DB/*},
+     * {@link #WHOLE_DATABASE}): when it was given, the database is excluded (warned at the end as every excluded
+     * catalog: files only it references may be deleted as orphans), the waiver counted as used and the database noted
+     * as not consulted.
+     *
+     * @param database the database's name
+     * @param why why it cannot be consulted, for the note
+     * @param exclusions the --exclude-catalog-schema values
+     * @param usedExclusions receives the waiver when it applies
+     * @param recorder receives the note
+     * @return true when waived; false when the caller must refuse (or report) the database
+     */
+    private boolean waived(String database, String why, Set<String> exclusions, Set<String> usedExclusions, RunRecorder recorder) {
+        String waiver = database + "/" + WHOLE_DATABASE;
+        if (!exclusions.contains(waiver)) {
+            return false;
+        }
+        usedExclusions.add(waiver);
+        excluded.add(waiver);
+        note(recorder, new NotConsulted(database, why + " (excluded by --exclude-catalog-schema " + waiver + ")"));
+        return true;
     }
 
     private void note(RunRecorder recorder, NotConsulted n) {

@@ -25,7 +25,10 @@ public interface MaintenanceOperation<R extends MaintenanceResult> {
 
     /**
      * Asks a running {@link #execute()} to stop at its next safe point (the unit of work in flight commits).
-     * Safe to call from any thread, e.g. a shutdown hook; a no-op once finished.
+     * Safe to call from any thread, e.g. a shutdown hook; a no-op once finished. A stop that comes while the
+     * operation is still logging in to the catalog ends the login at once: {@link #execute()} then throws a
+     * {@link JanitorException.Reason#CONNECTION} error that
+     * {@link dev.ducklake.janitor.pg.ConnectionSpec#loginStopped} recognises (nothing was done).
      */
     void requestStop();
 

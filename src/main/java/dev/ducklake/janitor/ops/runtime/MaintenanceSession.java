@@ -64,12 +64,14 @@ public final class MaintenanceSession implements AutoCloseable {
      * @param recorder where reconnects are counted and messages go
      * @param budget the run's stop flag (a stop ends a reconnect wait)
      * @return the open session
-     * @throws JanitorException {@link Reason#CONNECTION} when the server cannot be reached or refuses the login
+     * @throws JanitorException {@link Reason#CONNECTION} when the server cannot be reached or refuses the login, or
+     *     when a stop was requested before or during the login ({@link ConnectionSpec#loginStopped} tells it apart)
      */
     public static MaintenanceSession open(ConnectionSpec spec, String schema, Duration reconnectTimeout, RunRecorder recorder,
                                           RunBudget budget) throws JanitorException {
         MaintenanceSession s = new MaintenanceSession(spec, schema, reconnectTimeout, recorder, budget);
-        s.conn = spec.open();
+        // a stop request during the login ends it at once (StoppableOperation.requestStop)
+        s.conn = spec.open(budget::stopRequested);
         s.rememberBackend();
         return s;
     }
@@ -150,7 +152,7 @@ public final class MaintenanceSession implements AutoCloseable {
         JanitorException lockHeld = null;
         while (true) {
             try {
-                conn = spec.openRaw();
+                conn = spec.openRaw(budget::stopRequested);
                 endPreviousBackend();
                 if (lock != null) {
                     lock.reacquire(conn);

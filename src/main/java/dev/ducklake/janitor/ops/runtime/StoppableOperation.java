@@ -36,9 +36,13 @@ public abstract class StoppableOperation<R extends MaintenanceResult> implements
      */
     protected abstract R run() throws JanitorException;
 
+    /** Sets the stop flag, then interrupts this operation's login to the catalog if one is in progress. */
     @Override
     public final void requestStop() {
         stop.set(true);
+        // after the flag: a login that starts later sees it, one in progress is interrupted (MaintenanceSession logs in
+        // with this flag as its stop condition)
+        dev.ducklake.janitor.pg.ConnectionSpec.abortStoppedConnects();
     }
 
     /** @return the flag set by {@link #requestStop()}, to hand to the {@link MaintenanceRun} */
