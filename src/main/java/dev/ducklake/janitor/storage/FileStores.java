@@ -1,6 +1,7 @@
 package dev.ducklake.janitor.storage;
 
 import java.net.URI;
+import java.nio.file.Paths;
 
 /**
  * Chooses the {@link FileStore} for a location's scheme. Add GCS ({@code gs}) or Azure ({@code az}, {@code abfss})
@@ -54,7 +55,8 @@ public final class FileStores {
         switch (location.scheme()) {
             case "file":
                 requireUtf8FileNames(System.getProperty("sun.jnu.encoding"));
-                return new LocalFileStore();
+                // deletes confined to the data path: no file is deleted through a symbolic link below it
+                return new LocalFileStore(Paths.get(location.asPrefix().path()));
             case "s3":
                 return new S3FileStore(new S3FileStore.Settings(options.s3Region(), options.s3Endpoint(), options.s3PathStyle()));
             default:

@@ -33,6 +33,27 @@ import java.util.Set;
  */
 public final class LocalFileStore extends AbstractFileStore {
 
+    /** The data path this store was opened for (absolute, normalised), or null: unconfined (tests, benchmarks). */
+    private final Path root;
+    /** The root's real path, once resolved ({@link #confinement}). */
+    private volatile Path realRoot;
+
+    /** An unconfined store: deletes wherever an address points (tests and benchmarks; production stores are confined). */
+    public LocalFileStore() {
+        this(null);
+    }
+
+    /**
+     * A store whose deletes stay inside {@code root}: a file is deleted only when its folder lies under the root and is
+     * reached without a symbolic link below the root ({@link #confinement}). The root itself may be, or lie below, a
+     * symbolic link.
+     *
+     * @param root the data path the store was opened for, or null for none
+     */
+    public LocalFileStore(Path root) {
+        this.root = root == null ? null : root.toAbsolutePath().normalize();
+    }
+
     /**
      * Deletes kept in flight by default: four. Unlink is a system call bound by the kernel (and by one directory's lock
      * when the files share a folder); measured with a warm JVM (docs/benchmark.md, issue 27: 50,000 local files on 2
@@ -174,19 +195,33 @@ public final class LocalFileStore extends AbstractFileStore {
         Map<String, StorageException> failed = new LinkedHashMap<>();
         Path openFolder = null;
         SecureDirectoryStream<Path> folder = null;
+        String outside = null;
         try {
             for (String o : addresses) {
                 Path p = toPath(o).toAbsolutePath();
                 Path parent = p.getParent();
                 Path name = p.getFileName();
                 if (parent == null || name == null) {
-                    deleteByPath(o, p, deleted, missing, failed, sizes, measure);
+                    String why = root == null ? null : "Not inside the data path " + root;
+                    if (why != null) {
+                        failed.put(o, new StorageException(StorageException.Kind.OTHER, why + ", not deleted: " + p, null));
+                    } else {
+                        deleteByPath(o, p, deleted, missing, failed, sizes, measure);
+                    }
                     continue;
                 }
                 if (!parent.equals(openFolder)) {
                     close(folder);
-                    folder = open(parent);
+                    folder = null;
                     openFolder = parent;
+                    outside = confinement(parent);
+                    if (outside == null) {
+                        folder = open(parent);
+                    }
+                }
+                if (outside != null) {
+                    failed.put(o, new StorageException(StorageException.Kind.OTHER, outside + ", not deleted: " + p, null));
+                    continue;
                 }
                 if (folder == null) {
                     deleteByPath(o, p, deleted, missing, failed, sizes, measure);
@@ -230,6 +265,38 @@ public final class LocalFileStore extends AbstractFileStore {
             close(folder);
         }
         return new DeleteOutcome(deleted, missing, failed, sizes);
+    }
+
+    /**
+     * Why no file of {@code folder} may be deleted, or null when they may: the folder must lie under the data path the
+     * store was opened for, and its real path must be the root's real path followed by the same names, so that no
+     * symbolic link below the root leads the delete into another directory (another tenant's lake: a queued path or an
+     * inventory entry through {@code main/t1/link -> /their/lake/...}). A listing never follows such a link; this is
+     * the guard for addresses that come from elsewhere (the deletion queue, an inventory). A folder that does not
+     * exist (or cannot be resolved) is let through: its files are missing, which the delete reports.
+     */
+    String confinement(Path folder) {
+        if (root == null) {
+            return null;
+        }
+        Path lexical = folder.normalize();
+        if (!lexical.startsWith(root)) {
+            return "Not inside the data path " + root;
+        }
+        Path real;
+        Path rootReal = realRoot;
+        try {
+            if (rootReal == null) {
+                rootReal = root.toRealPath();
+                realRoot = rootReal;
+            }
+            real = folder.toRealPath();
+        } catch (IOException e) {
+            return null;
+        }
+        Path expected = rootReal.resolve(root.relativize(lexical).toString());
+        return real.equals(expected) ? null
+                : "Reached through a symbolic link below the data path " + root + " (the folder is really " + real + ")";
     }
 
     /** The folder as a secure directory stream, or null when it cannot be opened as one (the caller goes by path). */

@@ -45,4 +45,42 @@ class LocalFileStoreTest {
         assertThat(plain.sizes()).as("not asked to measure").isEmpty();
         assertThat(Files.isDirectory(d)).isTrue();
     }
+
+    /**
+     * The trial of 2026-12-06: a queued path or an inventory entry through a directory link below the data path
+     * ({@code main/t1/vlink -> another lake's table folder}) deleted another tenant's live file. A store confined to its
+     * data path deletes nothing whose folder is not really below the root, and nothing outside the root; a root that is
+     * itself a link is followed.
+     */
+    @Test
+    void aConfinedStoreDeletesNothingThroughALinkBelowItsRootNorOutsideIt() throws Exception {
+        Path lake = Files.createDirectories(dir.resolve("lake/main/t1")).getParent().getParent();
+        Path victim = Files.write(Files.createDirectories(dir.resolve("other/main/victim")).resolve("v.parquet"), new byte[4]);
+        Files.createSymbolicLink(lake.resolve("main/t1/vlink"), victim.getParent());
+        Path own = Files.write(lake.resolve("main/t1/own.parquet"), new byte[2]);
+        Path outside = Files.write(dir.resolve("other/x.parquet"), new byte[1]);
+        String throughLink = lake.resolve("main/t1/vlink/v.parquet").toString();
+
+        DeleteOutcome out = new LocalFileStore(lake).delete(List.of(throughLink, own.toString(), outside.toString(),
+                lake + "/main/t1/../../../other/x.parquet"), true);
+        assertThat(out.deleted()).containsExactly(own.toString());
+        assertThat(out.failed()).containsOnlyKeys(throughLink, outside.toString(), lake + "/main/t1/../../../other/x.parquet");
+        assertThat(out.failed().get(throughLink).getMessage()).contains("symbolic link below the data path");
+        assertThat(out.failed().get(outside.toString()).getMessage()).contains("Not inside the data path");
+        assertThat(victim).as("the other lake's file stays").exists();
+        assertThat(outside).exists();
+
+        Path rootLink = Files.createSymbolicLink(dir.resolve("lakelink"), lake);
+        Path own2 = Files.write(lake.resolve("main/t1/own2.parquet"), new byte[2]);
+        DeleteOutcome viaRootLink = new LocalFileStore(rootLink).delete(List.of(rootLink.resolve("main/t1/own2.parquet").toString(),
+                rootLink.resolve("main/t1/vlink/v.parquet").toString()), false);
+        assertThat(viaRootLink.deleted()).as("a root that is a link is followed").hasSize(1);
+        assertThat(own2).doesNotExist();
+        assertThat(viaRootLink.failed()).hasSize(1);
+        assertThat(victim).exists();
+
+        assertThat(new LocalFileStore().delete(List.of(throughLink), false).deleted())
+                .as("unconfined (tests only): the link is followed, which is why production stores are confined").hasSize(1);
+        assertThat(victim).doesNotExist();
+    }
 }

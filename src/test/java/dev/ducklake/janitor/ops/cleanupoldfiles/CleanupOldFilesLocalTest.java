@@ -166,6 +166,31 @@ class CleanupOldFilesLocalTest {
         assertThat(cat.queueRows()).as("their rows stay").isEqualTo(2);
     }
 
+    /**
+     * The trial of 2026-12-06 (data lost before the fix): a tenant queued {@code main/t1/vlink/<file>} where
+     * {@code vlink} is a directory link in its own data path to another lake's table folder; the run deleted the other
+     * lake's live file. Through the command (the production store, confined to the data path): the file stays, its row
+     * stays, the failure is reported.
+     */
+    @Test
+    void aQueuedPathThroughADirectoryLinkDeletesNothingElsewhere() throws Exception {
+        Path lake = dir.resolve("lake-link");
+        FileCatalog cat = FileCatalog.create("cof_link", lake + "/");
+        Path victim = FileCatalog.file(dir.resolve("lake-victim/main/victim/live.parquet"), OLD);
+        Files.createDirectories(lake.resolve("main/t1"));
+        Files.createSymbolicLink(lake.resolve("main/t1/vlink"), victim.getParent());
+        Path mine = FileCatalog.file(lake.resolve("main/t1/old.parquet"), OLD);
+        cat.queue("main/t1/vlink/live.parquet", true, OLD);
+        cat.queue("main/t1/old.parquet", true, OLD);
+        dev.ducklake.janitor.testsupport.CliRun run = dev.ducklake.janitor.testsupport.CliRun.run("cleanup-old-files",
+                "--catalog", TestPostgres.get().url(), "--metadata-schema", cat.schema, "--yes", "--output", "json");
+        assertThat(Files.exists(victim)).as("the other lake's live file stays\n%s", run).isTrue();
+        assertThat(Files.exists(mine)).as("the catalog's own queued file goes").isFalse();
+        assertThat(cat.queueRows()).as("the row of the file not deleted stays").isEqualTo(1);
+        assertThat(run.exitCode()).as(run.toString()).isNotZero();
+        assertThat(run.out()).contains("symbolic link below the data path");
+    }
+
     @Test
     void aFailedObjectKeepsItsRowAndTheRunGoesOn() throws Exception {
         Path lake = dir.resolve("lake2");

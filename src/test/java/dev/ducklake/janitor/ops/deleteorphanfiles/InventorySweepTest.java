@@ -156,6 +156,36 @@ class InventorySweepTest {
         assertThat(Files.exists(b.resolve("main/test/o2.parquet"))).as("nothing deleted").isTrue();
     }
 
+    /**
+     * The trial of 2026-12-06 (data lost before the fix): inventory entries through a directory link in the data path
+     * ({@code main/test/vlink -> another lake's table folder}; inventories made by {@code find -L} or rclone follow
+     * links) were confirmed and deleted through it. With the production store (confined to the data path) they are
+     * refused and counted as failed; the other lake's files stay, the true orphan goes.
+     */
+    @Test
+    void inventoryEntriesThroughADirectoryLinkDeleteNothingElsewhere() throws Exception {
+        Path b = dir.resolve("lake_link");
+        FileCatalog cat = lake("inv_link", b);
+        Path victim = FileCatalog.file(dir.resolve("victim/main/victim/ducklake-live.parquet"), OLD);
+        Path stray = FileCatalog.file(victim.resolveSibling("stray.parquet"), OLD);
+        java.nio.file.Files.createSymbolicLink(b.resolve("main/test/vlink"), victim.getParent());
+        String old = Instant.now().minus(OLD).toString();
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            lines.add(b.resolve("main/test/k" + i + ".parquet") + "\t7\t" + old);
+        }
+        lines.add(b.resolve("main/test/o0.parquet") + "\t7\t" + old);
+        lines.add(b.resolve("main/test/vlink/ducklake-live.parquet") + "\t7\t" + old);
+        lines.add(b.resolve("main/test/vlink/stray.parquet") + "\t7\t" + old);
+        Path inv = dir.resolve("inv-link.tsv");
+        Files.write(inv, lines);
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(b), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        assertThat(Files.exists(victim)).as("the other lake's live file stays").isTrue();
+        assertThat(Files.exists(stray)).isTrue();
+        assertThat(Files.exists(b.resolve("main/test/o0.parquet"))).as("the true orphan goes").isFalse();
+        assertThat(r.failed()).as("the two entries through the link").isEqualTo(2);
+    }
+
     /** An S3 Inventory manifest with gzip'd CSV listings, laid out as the destination bucket holds it. */
     @Test
     void anS3InventoryManifestIsReadSortedAndDecodedAndParquetIsRefused() throws Exception {
