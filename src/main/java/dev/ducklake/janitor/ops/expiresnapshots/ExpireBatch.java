@@ -128,6 +128,7 @@ final class ExpireBatch {
         exec("CREATE TEMP TABLE dj_exp_tables (table_id bigint PRIMARY KEY) ON COMMIT DROP");
         exec("CREATE TEMP TABLE dj_exp_data (id bigint PRIMARY KEY, table_id bigint, path varchar, rel boolean) ON COMMIT DROP");
         exec("CREATE TEMP TABLE dj_exp_del (id bigint PRIMARY KEY, table_id bigint, path varchar, rel boolean) ON COMMIT DROP");
+        exec("CREATE TEMP TABLE dj_exp_tpath (table_id bigint PRIMARY KEY, p varchar) ON COMMIT DROP");
     }
 
     /** Dry run: a private copy of the snapshot ids, from which each simulated batch removes its ids. */
@@ -192,22 +193,8 @@ final class ExpireBatch {
         boolean pending = tables < removable;
 
         if (runSets) {
-            // the run's candidates: released by this batch's snapshots (rel in (releasedAfter, upTo]: a range, so that the
-            // estimate from the list's statistics stays right as the run advances), or tied to a table or data file that
-            // goes now; each found through the list's indexes, then the catalog's primary keys
-            // = ANY (ARRAY(…)) and LATERAL: index probes (the list's indexes, the catalog's primary keys) whatever the
-            // planner guesses of the temporary tables (a guess of many rows per table_id made it scan the whole list per
-            // batch), never a scan of a file table or of the list
-            execUpTo("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
-                    + layout.q("ducklake_data_file") + " f WHERE f.data_file_id = ANY (ARRAY(SELECT x.id FROM pg_temp.dj_run_cand x"
-                    + " WHERE x.kind = 0 AND x.rel > ? AND x.rel <= ? UNION SELECT y.id FROM pg_temp.dj_exp_tables e CROSS JOIN LATERAL"
-                    + " (SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 0 AND x.table_id = e.table_id) y))", releasedAfter, upTo);
-            execUpTo("INSERT INTO pg_temp.dj_exp_del SELECT d.delete_file_id, d.table_id, d.path, d.path_is_relative FROM "
-                    + layout.q("ducklake_delete_file") + " d WHERE d.delete_file_id = ANY (ARRAY(SELECT x.id FROM pg_temp.dj_run_cand x"
-                    + " WHERE x.kind = 1 AND x.rel > ? AND x.rel <= ? UNION SELECT y.id FROM pg_temp.dj_exp_tables e CROSS JOIN LATERAL"
-                    + " (SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 1 AND x.table_id = e.table_id) y UNION SELECT y.id FROM"
-                    + " pg_temp.dj_exp_data e CROSS JOIN LATERAL (SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 1"
-                    + " AND x.data_file_id = e.id) y))", releasedAfter, upTo);
+            execUpTo(runDataFilesSql(), releasedAfter, upTo);
+            execUpTo(runDeleteFilesSql(), releasedAfter, upTo);
         } else {
             exec("INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
                     + layout.q("ducklake_data_file") + " f WHERE f.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables) OR ("
@@ -230,6 +217,10 @@ final class ExpireBatch {
                     otherRows, pending, warnings);
         }
         // ---- execute ----
+        String dataPath = null;
+        if (dataFiles > 0 || deleteFiles > 0) {
+            dataPath = resolveTablePaths();
+        }
         if (dataFiles > 0) {
             exec("DELETE FROM " + layout.q("ducklake_data_file") + " WHERE data_file_id = ANY (ARRAY(SELECT id FROM pg_temp.dj_exp_data))");
             // with the run's sets, the per-file rows (no index on data_file_id) wait for the run's closing anti-join
@@ -239,11 +230,11 @@ final class ExpireBatch {
                     exec("DELETE FROM " + layout.q(t) + " WHERE data_file_id IN (SELECT id FROM pg_temp.dj_exp_data)");
                 }
             }
-            schedule("pg_temp.dj_exp_data");
+            schedule("pg_temp.dj_exp_data", dataPath);
         }
         if (deleteFiles > 0) {
             exec("DELETE FROM " + layout.q("ducklake_delete_file") + " WHERE delete_file_id = ANY (ARRAY(SELECT id FROM pg_temp.dj_exp_del))");
-            schedule("pg_temp.dj_exp_del");
+            schedule("pg_temp.dj_exp_del", dataPath);
         }
         if (tables > 0) {
             for (String t : PER_TABLE) {
@@ -283,6 +274,37 @@ final class ExpireBatch {
         }
         return new Figures(snapshots[0], snapshots[1], snapshots[2], dataFiles, deleteFiles, tables, drops.size(), otherRows,
                 pending, warnings);
+    }
+
+    /**
+     * Execute batches on the run's sets: fills {@code dj_exp_data} with the data files released by this batch's snapshots
+     * ({@code rel} in {@code (releasedAfter, upTo]}, binds 1 and 2: a range, so that the estimate from the list's statistics
+     * stays right as the run advances) and those of the tables it removes ({@code dj_run_tabfile}, which holds only files
+     * of removable tables: PostgreSQL flattens the LATERAL into a join, and over the whole list a guess of many rows per
+     * table_id made it read every entry in each batch). Then the catalog's primary key, through {@code = ANY (ARRAY(…))}:
+     * index probes whatever the planner guesses of the temporary tables, never a scan of a file table.
+     */
+    String runDataFilesSql() {
+        return "INSERT INTO pg_temp.dj_exp_data SELECT f.data_file_id, f.table_id, f.path, f.path_is_relative FROM "
+                + layout.q("ducklake_data_file") + " f WHERE f.data_file_id = ANY (ARRAY(SELECT x.id FROM pg_temp.dj_run_cand x"
+                + " WHERE x.kind = 0 AND x.rel > ? AND x.rel <= ? UNION SELECT y.id FROM pg_temp.dj_exp_tables e CROSS JOIN LATERAL"
+                + " (SELECT x.id FROM pg_temp.dj_run_tabfile x WHERE x.kind = 0 AND x.table_id = e.table_id) y))";
+    }
+
+    /**
+     * As {@link #runDataFilesSql} for {@code dj_exp_del}: delete files released by this batch, of the tables it removes, and
+     * of the data files it removes. The last ones by one probe of the list's (kind, data_file_id) index per removed data
+     * file: a correlated {@code ARRAY(…)} subquery, which PostgreSQL runs per row and never turns into a join (as a LATERAL
+     * join, the planner found a scan of every delete-file entry of the list cheaper than the batch's probes, and read
+     * them all in every batch: issue 27).
+     */
+    String runDeleteFilesSql() {
+        return "INSERT INTO pg_temp.dj_exp_del SELECT d.delete_file_id, d.table_id, d.path, d.path_is_relative FROM "
+                + layout.q("ducklake_delete_file") + " d WHERE d.delete_file_id = ANY (ARRAY(SELECT x.id FROM pg_temp.dj_run_cand x"
+                + " WHERE x.kind = 1 AND x.rel > ? AND x.rel <= ? UNION SELECT y.id FROM pg_temp.dj_exp_tables e CROSS JOIN LATERAL"
+                + " (SELECT x.id FROM pg_temp.dj_run_tabfile x WHERE x.kind = 1 AND x.table_id = e.table_id) y UNION SELECT"
+                + " unnest(ARRAY(SELECT x.id FROM pg_temp.dj_run_cand x WHERE x.kind = 1 AND x.data_file_id = e.id))"
+                + " FROM pg_temp.dj_exp_data e))";
     }
 
     /** Step 2: fills dj_exp_removable with the table_ids removable against the remaining snapshots; returns their number. */
@@ -431,31 +453,54 @@ final class ExpireBatch {
     }
 
     /**
-     * Queues removed files in ducklake_files_scheduled_for_deletion: path resolved through the table (its open
-     * row if any, else its newest row) and schema against data_path, stored relative to data_path when it lies
-     * inside it (DuckLake's FromRelativePath(table_id, …) then GetRelativePath).
+     * Resolves the table paths of this batch's data and delete files into {@code pg_temp.dj_exp_tpath} (table_id, absolute
+     * table path): the table's open row if any, else its newest row, joined to its schema, against data_path (DuckLake's
+     * {@code FromRelativePath(table_id, …)}). One pass over {@code ducklake_table} (it has no index on table_id) for both
+     * kinds of file, instead of one per statement; nothing between here and {@link #schedule} changes
+     * {@code ducklake_table} or {@code ducklake_schema} (the batch's tables leave them afterwards). A table_id without a
+     * row (or whose schema row is missing) gets no row here; {@link #schedule} refuses its files.
+     *
+     * @return the catalog's data_path
+     * @throws JanitorException {@link Reason#UNSAFE_CATALOG_STATE} when ducklake_metadata has no data_path
      */
-    private void schedule(String files) throws SQLException, JanitorException {
-        String tablePath;
-        if (layout.hasPaths()) {
-            tablePath = "CASE WHEN t.path_is_relative THEN (CASE WHEN sc.path_is_relative THEN dp.v || sc.path ELSE sc.path END)"
-                    + " || t.path ELSE t.path END";
-        } else {
-            tablePath = "dp.v";
-        }
-        // one pass over ducklake_table for the distinct tables of the files (no index on table_id), then a hash join
-        String resolved = "WITH dp AS (SELECT ?::varchar AS v),"
-                + " tp AS (SELECT DISTINCT ON (t.table_id) t.table_id, " + tablePath + " AS p FROM " + layout.q("ducklake_table")
-                + " t JOIN " + layout.q("ducklake_schema") + " sc ON sc.schema_id = t.schema_id CROSS JOIN dp"
-                + " WHERE t.table_id IN (SELECT table_id FROM " + files + ")"
-                + " ORDER BY t.table_id, (t.end_snapshot IS NULL) DESC, t.begin_snapshot DESC),"
-                + " x AS (SELECT f.id, tp.p AS tpath, CASE WHEN f.rel THEN tp.p || f.path ELSE f.path END AS full_path FROM "
-                + files + " f LEFT JOIN tp ON tp.table_id = f.table_id)";
+    private String resolveTablePaths() throws SQLException, JanitorException {
         String dataPath = layout.globalOption(c, "data_path");
         if (dataPath == null) {
             throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, "ducklake_metadata has no data_path; DuckLake cannot "
                     + "resolve the paths of the files this expiry would queue for deletion. Nothing of this batch was committed.");
         }
+        String tablePath;
+        if (layout.hasPaths()) {
+            tablePath = "CASE WHEN t.path_is_relative THEN (CASE WHEN sc.path_is_relative THEN ?::varchar || sc.path ELSE sc.path END)"
+                    + " || t.path ELSE t.path END";
+        } else {
+            tablePath = "?::varchar";
+        }
+        String sql = "INSERT INTO pg_temp.dj_exp_tpath SELECT DISTINCT ON (t.table_id) t.table_id, " + tablePath + " FROM "
+                + layout.q("ducklake_table") + " t JOIN " + layout.q("ducklake_schema") + " sc ON sc.schema_id = t.schema_id"
+                + " WHERE t.table_id IN (SELECT table_id FROM pg_temp.dj_exp_data UNION SELECT table_id FROM pg_temp.dj_exp_del)"
+                + " ORDER BY t.table_id, (t.end_snapshot IS NULL) DESC, t.begin_snapshot DESC";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, dataPath);
+            ps.executeUpdate();
+        }
+        return dataPath;
+    }
+
+    /**
+     * Queues removed files in ducklake_files_scheduled_for_deletion: path resolved through the table path of
+     * {@link #resolveTablePaths} (its open row if any, else its newest row, and schema, against data_path), stored
+     * relative to data_path when it lies inside it (DuckLake's FromRelativePath(table_id, …) then GetRelativePath).
+     *
+     * @param files the temp table of files (id, table_id, path, rel)
+     * @param dataPath the catalog's data_path, as {@link #resolveTablePaths} returned it
+     * @throws JanitorException {@link Reason#UNSAFE_CATALOG_STATE} when a file's table has no path (DuckLake: "Failed to get
+     *     path for table")
+     */
+    private void schedule(String files, String dataPath) throws SQLException, JanitorException {
+        String resolved = "WITH dp AS (SELECT ?::varchar AS v),"
+                + " x AS (SELECT f.id, tp.p AS tpath, CASE WHEN f.rel THEN tp.p || f.path ELSE f.path END AS full_path FROM "
+                + files + " f LEFT JOIN pg_temp.dj_exp_tpath tp ON tp.table_id = f.table_id)";
         try (PreparedStatement ps = c.prepareStatement(resolved + " SELECT id FROM x WHERE tpath IS NULL LIMIT 1")) {
             ps.setString(1, dataPath);
             try (ResultSet rs = ps.executeQuery()) {
@@ -513,6 +558,7 @@ final class ExpireBatch {
 
     /** Empties the per-batch temp tables (dry run keeps one transaction for all batches). */
     void resetForNextBatch() throws SQLException {
-        exec("TRUNCATE pg_temp.dj_exp_snap, pg_temp.dj_exp_removable, pg_temp.dj_exp_tables, pg_temp.dj_exp_data, pg_temp.dj_exp_del");
+        exec("TRUNCATE pg_temp.dj_exp_snap, pg_temp.dj_exp_removable, pg_temp.dj_exp_tables, pg_temp.dj_exp_data, pg_temp.dj_exp_del,"
+                + " pg_temp.dj_exp_tpath");
     }
 }

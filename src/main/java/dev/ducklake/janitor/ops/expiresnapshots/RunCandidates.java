@@ -35,6 +35,11 @@ import java.time.Duration;
  *       a table of {@code dj_run_tables} (also open ones, duckdb/ducklake#956); kind 1 = delete files that are
  *       candidates, belong to such a table, or point to a data file of kind 0. {@code rel} is null for rows that go only
  *       with their table or data file.</li>
+ *   <li>{@code dj_run_tabfile(kind, id, table_id)}: the entries of {@code dj_run_cand} whose table_id is in
+ *       {@code dj_run_tables}, where a batch finds the files of the tables it removes. Looked up in the whole list, the
+ *       planner guessed the rows per table_id from the list's statistics (where one live table may own every candidate),
+ *       flattened the lookup into a hash join and read all entries of a kind in every batch that removed a table (issue
+ *       27: 1,000,000 entries per batch at N = 1,000,000); this set holds only files that go with their tables.</li>
  * </ul>
  * The file tables are read in keyset chunks over their primary key, {@value #CHUNK} ids per statement, so that no
  * statement of the build runs long on a catalog of tens of millions of files. Each batch deletes the entries it used in
@@ -93,7 +98,8 @@ final class RunCandidates {
 
     /** Drops the run's temporary tables (end of run). */
     static void drop(Connection c) throws SQLException {
-        exec(c, "DROP TABLE IF EXISTS pg_temp.dj_run_done, pg_temp.dj_run_cand, pg_temp.dj_run_tables, pg_temp.dj_run_kept");
+        exec(c, "DROP TABLE IF EXISTS pg_temp.dj_run_done, pg_temp.dj_run_tabfile, pg_temp.dj_run_cand, pg_temp.dj_run_tables,"
+                + " pg_temp.dj_run_kept");
     }
 
     /** The candidate test of a versioned row (alias {@code x}; binds: newest). */
@@ -153,8 +159,12 @@ final class RunCandidates {
                 + " OR EXISTS (SELECT 1 FROM pg_temp.dj_run_cand d WHERE d.kind = 0 AND d.id = f.data_file_id)");
         tx(() -> {
             exec(c, "CREATE INDEX ON pg_temp.dj_run_cand (kind, rel)");
-            exec(c, "CREATE INDEX ON pg_temp.dj_run_cand (kind, table_id)");
             exec(c, "ANALYZE pg_temp.dj_run_cand");
+            // the entries of removable tables, apart: a batch looks its tables' files up here, never in the whole list
+            exec(c, "CREATE TEMP TABLE dj_run_tabfile AS SELECT x.kind, x.id, x.table_id FROM pg_temp.dj_run_cand x"
+                    + " WHERE x.table_id IN (SELECT table_id FROM pg_temp.dj_run_tables)");
+            exec(c, "CREATE INDEX ON pg_temp.dj_run_tabfile (kind, table_id)");
+            exec(c, "ANALYZE pg_temp.dj_run_tabfile");
             exec(c, "CREATE TEMP TABLE dj_run_done ()");
             return null;
         });

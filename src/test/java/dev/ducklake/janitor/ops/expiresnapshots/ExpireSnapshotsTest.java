@@ -353,6 +353,105 @@ class ExpireSnapshotsTest {
     }
 
     /**
+     * Issue 27, N = 1,000,000: a batch that removed a table looked up that table's files in the whole candidate list;
+     * PostgreSQL flattened the LATERAL lookup into a hash join and, guessing from the list's statistics that a table_id
+     * owns every candidate (one live table rewrites its file at each snapshot), read every data-file entry of the list
+     * in each batch. Here: 20,000 candidate files of a live table, a dropped table removable in the first batch of 100
+     * snapshots. The batch's two statements, run under EXPLAIN ANALYZE, read from the run's lists about what the batch
+     * releases, not the whole list.
+     */
+    @Test
+    void aBatchThatRemovesATableReadsItsOwnEntriesOfTheCandidateListNotAllOfThem() throws Exception {
+        String s = pg.freshSchema("exp_tabfile");
+        int files = 20_000;
+        try (Connection c = pg.connect()) {
+            CatalogBuilder b = new CatalogBuilder(c, s, FormatVersion.V1_0).create();
+            long live = b.createTable("live", 1);
+            long gone = b.createTable("gone", 1);
+            b.dropTable(gone);
+            long n = b.snapshot();
+            try (Statement st = c.createStatement()) {
+                // snapshots n+1 .. n+files: at each one the live table's file is replaced
+                st.execute("INSERT INTO " + Sql.qualified(s, "ducklake_snapshot") + " SELECT g, x.snapshot_time, x.schema_version,"
+                        + " x.next_catalog_id, x.next_file_id FROM " + Sql.qualified(s, "ducklake_snapshot") + " x"
+                        + " CROSS JOIN generate_series(" + (n + 1) + ", " + (n + files) + ") g WHERE x.snapshot_id = " + n);
+                st.execute("INSERT INTO " + Sql.qualified(s, "ducklake_data_file") + " (data_file_id, table_id, begin_snapshot,"
+                        + " end_snapshot, path, path_is_relative, file_format) SELECT 700000 + g, " + live + ", g, g + 1,"
+                        + " 'f-' || g || '.parquet', true, 'parquet' FROM generate_series(" + n + ", " + (n + files - 1) + ") g");
+                st.execute("INSERT INTO " + Sql.qualified(s, "ducklake_delete_file") + " (delete_file_id, table_id, begin_snapshot,"
+                        + " end_snapshot, data_file_id, path, path_is_relative, format) SELECT 800000 + g, " + live + ", g, g + 1,"
+                        + " 700000 + g, 'd-' || g || '.parquet', true, 'parquet' FROM generate_series(" + n + ", " + (n + files - 1) + ") g");
+                st.execute("ANALYZE " + Sql.qualified(s, "ducklake_data_file"));
+            }
+            long newest = n + files;
+            ExpiryLayout layout = ExpiryLayout.read(c, s, FormatVersion.V1_0);
+            Selection sel = new Selection(newest, null, null, null, null, "older_than");
+            new RunCandidates(c, Duration.ofMinutes(5), Duration.ofSeconds(30)).build(layout, sel);
+            c.setAutoCommit(false);
+            try {
+                ExpireBatch batch = new ExpireBatch(c, layout, false);
+                batch.createTempTables();
+                long[] taken = batch.takeSnapshots(sel, -1, 100, false);
+                assertThat(taken[0]).isEqualTo(100);
+                batch.useRunSets(Long.MIN_VALUE, taken[2]);
+                assertThat(batch.collectRemovable()).as("the dropped table goes in this batch").isEqualTo(1);
+                try (Statement st = c.createStatement()) {
+                    st.execute("INSERT INTO pg_temp.dj_exp_tables SELECT table_id FROM pg_temp.dj_exp_removable");
+                }
+                long listed = count(c, "SELECT count(*) FROM pg_temp.dj_run_cand WHERE kind = 0");
+                assertThat(listed).as("the run's data-file entries").isGreaterThanOrEqualTo(files);
+                long dataRead = entriesRead(c, batch.runDataFilesSql(), taken[2]);
+                long data = count(c, "SELECT count(*) FROM pg_temp.dj_exp_data");
+                long delRead = entriesRead(c, batch.runDeleteFilesSql(), taken[2]);
+                long del = count(c, "SELECT count(*) FROM pg_temp.dj_exp_del");
+                assertThat(data).as("data files released by the batch: [g, g + 1) for g in n .. 99").isEqualTo(100 - n);
+                assertThat(del).as("their delete files").isEqualTo(data);
+                assertThat(dataRead).as("entries read for the data files, of %d listed", listed).isLessThan(1_000);
+                assertThat(delRead).as("entries read for the delete files, of %d listed", listed).isLessThan(1_000);
+            } finally {
+                c.rollback();
+                c.setAutoCommit(true);
+                RunCandidates.drop(c);
+            }
+        }
+    }
+
+    private static long count(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /**
+     * Runs a batch statement (binds: released after, up to) under {@code EXPLAIN (ANALYZE, FORMAT JSON)} and returns the
+     * rows its plan read from the run's lists ({@code dj_run_*}): rows returned plus rows removed by filters, times loops.
+     */
+    private static long entriesRead(Connection c, String sql, long upTo) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE, FORMAT JSON) " + sql)) {
+            ps.setLong(1, Long.MIN_VALUE);
+            ps.setLong(2, upTo);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                com.fasterxml.jackson.databind.JsonNode plan = new com.fasterxml.jackson.databind.ObjectMapper().readTree(rs.getString(1));
+                return read(plan.get(0).get("Plan"));
+            }
+        }
+    }
+
+    private static long read(com.fasterxml.jackson.databind.JsonNode node) {
+        long own = 0;
+        if (node.path("Relation Name").asText("").startsWith("dj_run_")) {
+            own = (node.path("Actual Rows").asLong() + node.path("Rows Removed by Filter").asLong()
+                    + node.path("Rows Removed by Index Recheck").asLong()) * Math.max(1, node.path("Actual Loops").asLong());
+        }
+        for (com.fasterxml.jackson.databind.JsonNode child : node.path("Plans")) {
+            own += read(child);
+        }
+        return own;
+    }
+
+    /**
      * Issue 27: an execute run keeps its candidate list in temporary tables of its session. When the backend is
      * terminated between batches, the run reconnects, lists its candidates again from the catalog as it is, and ends in
      * the state of one batch holding every snapshot.
