@@ -15,7 +15,11 @@ package dev.ducklake.janitor.storage;
  *   <li>a path that is not relative is taken as is; with an override of the data path ({@code --data-path}, the
  *       lake mounted elsewhere), an absolute path that lies under the catalog's stored {@code data_path} names the
  *       same file under the override too ({@link #rebase}): DuckLake stores a file added from inside the data path
- *       but outside its table's folder ({@code ducklake_add_data_files}) with its absolute path.</li>
+ *       but outside its table's folder ({@code ducklake_add_data_files}) with its absolute path;</li>
+ *   <li>with an override, a relative path names its file under the override <em>and</em> under the stored
+ *       {@code data_path} ({@link #storedSpelling}): the override says where the data is for this run, but a DuckLake
+ *       without it still reads the stored location, and the two may overlap (an override that is a parent of the
+ *       stored data path sweeps the catalog's own files there).</li>
  * </ul>
  * The results are raw addresses (what DuckLake would hand its file system); compare them only through
  * {@link StorageLocation#parse} and {@link StorageLocation#canonical()}.
@@ -164,6 +168,54 @@ public final class PathResolver {
             return null;
         }
     }
+
+    /**
+     * The same relative path under the catalog's stored data path: when an override is in use and differs from the
+     * stored {@code data_path}, an address that lies under the override (a relative catalog path resolved against it,
+     * {@link #schema}, {@link #table}, {@link #file}, {@link #scheduled}) is also spelled under the stored data path,
+     * since without the override DuckLake reads the file there. A file at {@code /d/lake1/main/t/f.parquet} of a
+     * catalog with data_path {@code /d/lake1/} is so known to a sweep with {@code --data-path /d/}, whose own resolution
+     * gives {@code /d/main/t/f.parquet}. When the two paths do not overlap the spelling never matches a listed file.
+     *
+     * @param address a full address resolved from a relative catalog path (a file, or with {@code folder} a directory)
+     * @param folder whether the address is a directory (the result is then a canonical prefix ending in {@code /})
+     * @return the canonical address under the stored data path, or null when no override is in use, it spells the
+     *     stored data path too, the address does not lie under the override, or either cannot be parsed
+     */
+    public String storedSpelling(String address, boolean folder) {
+        String[] p = storedPrefixes;
+        if (p == null) {
+            p = NO_STORED;
+            if (storedDataPath != null) {
+                try {
+                    String over = dataLocation().canonical();
+                    String stored = StorageLocation.parse(storedDataPath).asPrefix().canonical();
+                    if (!stored.equals(over)) {
+                        p = new String[] {over, stored};
+                    }
+                } catch (IllegalArgumentException e) {
+                    // either cannot be parsed: no second spelling
+                }
+            }
+            storedPrefixes = p;
+        }
+        if (p.length == 0) {
+            return null;
+        }
+        String over = p[0];
+        String stored = p[1];
+        try {
+            String canon = folder ? StorageLocation.parse(address).asPrefix().canonical()
+                    : StorageLocation.parseKnownFile(address).canonical();
+            return canon.startsWith(over) ? stored + canon.substring(over.length()) : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static final String[] NO_STORED = {};
+    /** {override prefix, stored prefix} once {@link #storedSpelling} needed them; empty when there is no second spelling. */
+    private volatile String[] storedPrefixes;
 
     /** A directory path with trailing separators removed and one {@code /} appended (DuckLake's InitializeDataPath). */
     public static String withSeparator(String p) {

@@ -33,8 +33,9 @@ import java.util.Set;
  * after a {@code /} (a file path is relative to its table's path, a queued one to the data path; hive partition
  * folders make tails longer than the file name). The rows found are resolved exactly as the known set resolves them
  * (DuckLake 1.5.5, {@code GetOrphanFilesForCleanup} in {@code src/storage/ducklake_metadata_manager.cpp}, see
- * {@link KnownFiles#fileRowsSql}) and compared in canonical form; a matching row whose table or schema row is missing
- * keeps every address it could name.
+ * {@link KnownFiles#fileRowsSql}; with {@code --data-path} a relative path under the override and under the stored
+ * data path, {@link PathResolver#storedSpelling}) and compared in canonical form; a matching row whose table or schema
+ * row is missing keeps every address it could name.
  *
  * <p>Set-based, one statement per database a round: the round's spellings travel as the distinct last segments of
  * their key (the file names, {@link #lastSegment}: about one per address however deep the key) in one array bound once;
@@ -314,6 +315,11 @@ public final class CatalogRecheck {
                             unresolved = true;
                         } else {
                             full.add(f);
+                            // with --data-path, a relative path names its file under the stored data path too
+                            String stored = r.storedSpelling(f, false);
+                            if (stored != null) {
+                                match(stored, sp.byCanonical, out);
+                            }
                         }
                     }
                     if (unresolved) {

@@ -23,10 +23,12 @@ import java.util.Set;
  * JVM never holds them all: every {@code ducklake_data_file} and {@code ducklake_delete_file} row of any snapshot
  * (paths resolved through table and schema, {@link PathResolver}) and, when asked, every
  * {@code ducklake_files_scheduled_for_deletion} row. This is DuckLake 1.5.5's (extension build d8a1881e) known-files set of
- * {@code GetOrphanFilesForCleanup} ({@code src/storage/ducklake_metadata_manager.cpp}), with three differences
+ * {@code GetOrphanFilesForCleanup} ({@code src/storage/ducklake_metadata_manager.cpp}), with four differences
  * that only ever keep more: paths are compared in canonical form ({@link StorageLocation}); a file row whose
  * table or schema row is missing is counted as unresolved instead of silently dropped by an inner join; a row
- * whose path_is_relative is NULL is known under both readings.
+ * whose path_is_relative is NULL is known under both readings; with {@code --data-path}, a relative path is known
+ * under the override and under the catalog's stored data_path ({@link PathResolver#storedSpelling}: an override that
+ * contains the stored data path would otherwise sweep the catalog's own files there).
  *
  * <p>The connection must not be in autocommit mode while a {@link #ordered} cursor is open.
  */
@@ -198,13 +200,13 @@ public final class KnownFiles {
         if (!CatalogFiles.hasColumn(source, schema, "ducklake_table", "path")
                 || !CatalogFiles.hasColumn(source, schema, "ducklake_schema", "path")) {
             // format 0.1 has no paths: files resolve against the data path itself (PathResolver)
-            load(source, "SELECT ''::varchar, true", null, (rs, path) -> r.dataPath(), FOLDERS, false);
+            load(source, "SELECT ''::varchar, true", r, (rs, path) -> r.dataPath(), FOLDERS, false);
             return;
         }
         load(source, "SELECT t.path, t.path_is_relative, s.path, s.path_is_relative, s.schema_id IS NULL"
                 + " FROM (SELECT DISTINCT schema_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_table") + ") t"
                 + " LEFT JOIN (SELECT DISTINCT schema_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_schema")
-                + ") s ON s.schema_id = t.schema_id", null,
+                + ") s ON s.schema_id = t.schema_id", r,
                 (rs, path) -> rs.getBoolean(5) ? null : PathResolver.table(r.schema(rs.getString(3), (Boolean) rs.getObject(4)),
                         path, true), FOLDERS, false);
     }
@@ -220,7 +222,9 @@ public final class KnownFiles {
      * {@link #CHUNK}: an absolute path is added as it is, a relative one as {@code relative} resolves it, and a path
      * whose flag is null both ways (it could be either). A null path or an unresolvable address counts as unresolved.
      * Every file address is also added as {@link PathResolver#rebase rebased} onto --data-path when it lies under the
-     * catalog's stored data path (both spellings are known); {@code r} is null for folders.
+     * catalog's stored data path (both spellings are known), and every address resolved from a relative path (files and
+     * folders) also under the stored data path ({@link PathResolver#storedSpelling}): with --data-path, a relative path
+     * names its file under the override and under the stored data path.
      */
     private void load(Connection source, String sql, PathResolver r, RelativeAddress relative, String table, boolean files)
             throws SQLException {
@@ -238,7 +242,7 @@ public final class KnownFiles {
                     }
                     Boolean rel = (Boolean) rs.getObject(2);
                     if (rel == null || !rel) {
-                        add(buf, path, r, files);
+                        add(buf, path, r, files, false);
                     }
                     if (rel == null || rel) {
                         String full = relative.resolve(rs, path);
@@ -247,7 +251,7 @@ public final class KnownFiles {
                                 unresolved++;
                             }
                         } else {
-                            add(buf, full, r, files);
+                            add(buf, full, r, files, true);
                         }
                     }
                     if (buf.size() >= CHUNK) {
@@ -259,7 +263,7 @@ public final class KnownFiles {
         flush(buf, table, files);
     }
 
-    private void add(List<String> buf, String address, PathResolver r, boolean files) {
+    private void add(List<String> buf, String address, PathResolver r, boolean files, boolean relative) {
         try {
             String canon = files ? StorageLocation.parseKnownFile(address).canonical()
                     : StorageLocation.parse(address).asPrefix().canonical();
@@ -279,6 +283,10 @@ public final class KnownFiles {
         String aka = files && r != null ? r.alias(address) : null;
         if (aka != null && kept(aka)) {
             buf.add(aka);
+        }
+        String stored = relative && r != null ? r.storedSpelling(address, !files) : null;
+        if (stored != null && kept(stored)) {
+            buf.add(stored);
         }
     }
 

@@ -73,6 +73,32 @@ class CleanupOldFilesLocalTest {
                 .contains("missing.parquet"));
     }
 
+    /**
+     * The known set that keeps a queued file a live row resolves to counts, under {@code --data-path}, a relative row
+     * under the override and under the stored data_path: with the override a parent of the stored data path, a queued
+     * path that reaches a live file through the parent is kept, not deleted.
+     */
+    @Test
+    void underAnOverrideThatContainsTheStoredDataPathAQueuedLiveFileIsKept() throws Exception {
+        Path root = dir.resolve("parent");
+        FileCatalog cat = FileCatalog.create("cof_parent", root + "/lake1/");
+        Path live = FileCatalog.file(root.resolve("lake1/main/test/live.parquet"), OLD);
+        Path old = FileCatalog.file(root.resolve("lake1/main/test/old.parquet"), OLD);
+        cat.dataFile(1, "live.parquet", true);
+        cat.queue("lake1/main/test/live.parquet", true, OLD); // relative to the override: the live file
+        cat.queue("lake1/main/test/old.parquet", true, OLD);
+        List<String> events = new ArrayList<>();
+        CleanupOldFilesResult dry = run(cat, new LocalFileStore(), o -> o.withDataPath(root.toString()), events);
+        assertThat(dry.keptLive()).isEqualTo(1);
+        assertThat(events).noneMatch(e -> e.startsWith("would_delete " + live));
+        CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withDataPath(root + "/"),
+                new ArrayList<>());
+        assertThat(r.keptLive()).isEqualTo(1);
+        assertThat(r.filesDeleted()).isEqualTo(1);
+        assertThat(Files.exists(live)).isTrue();
+        assertThat(Files.exists(old)).isFalse();
+    }
+
     @Test
     void deletesOldQueuedFilesKeepsYoungLiveAndCollapsesDuplicates() throws Exception {
         Path lake = dir.resolve("lake");

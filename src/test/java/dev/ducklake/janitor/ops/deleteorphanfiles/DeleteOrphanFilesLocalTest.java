@@ -8,6 +8,7 @@ import dev.ducklake.janitor.storage.FaultyStore;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.LocalFileStore;
 import dev.ducklake.janitor.testsupport.Catalogs;
+import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FileCatalog;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -241,6 +242,102 @@ class DeleteOrphanFilesLocalTest {
         assertThat(Files.exists(stray)).isFalse();
         assertThat(Files.exists(theirs)).isTrue();
         assertThat(Files.exists(mine)).isTrue();
+    }
+
+    /** A file name DuckLake writes (the unknown-table-folder brake looks at these). */
+    private static String ducklakeName() {
+        return "ducklake-" + java.util.UUID.randomUUID() + ".parquet";
+    }
+
+    /**
+     * Found by a tester with real DuckLake 1.5.5 (data lost): {@code --data-path} naming a parent of the catalog's stored
+     * data_path swept the catalog's own live files there, since its relative paths were resolved under the override
+     * only. They name their files under the stored data path as well: the dry run lists only the stray, the run
+     * deletes only it (exit 0), in the known set and the round's re-check alike; an override inside the stored data path
+     * keeps the files the stored spelling names too.
+     */
+    @Test
+    void anOverrideThatContainsTheStoredDataPathKeepsTheCatalogsOwnFiles() throws Exception {
+        Path root = dir.resolve("trial-data");
+        Path lake1 = root.resolve("lake1");
+        FileCatalog cat = FileCatalog.create("dof_parent", lake1 + "/");
+        cat.addTable(2, "t2/", true); // main/t2/, beside fixture table 1 at main/test/
+        List<Path> live = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String n = ducklakeName();
+            live.add(FileCatalog.file(lake1.resolve("main/test/" + n), OLD));
+            cat.dataFile(1, n, true);
+        }
+        for (int i = 0; i < 2; i++) {
+            String n = ducklakeName();
+            live.add(FileCatalog.file(lake1.resolve("main/t2/" + n), OLD));
+            cat.dataFile(2, n, true);
+        }
+        String dv = "ducklake-" + java.util.UUID.randomUUID() + "-delete.parquet";
+        live.add(FileCatalog.file(lake1.resolve("main/test/" + dv), OLD));
+        cat.deleteFile(1, dv, true);
+        String queued = ducklakeName();
+        live.add(FileCatalog.file(lake1.resolve("main/t2/" + queued), OLD));
+        cat.queue("main/t2/" + queued, true, Duration.ofMinutes(1)); // a queued path is relative to the data path
+        // strays in both table folders (not DuckLake-named: the unknown-table-folder brake, exit 17, does not fire)
+        Path stray = FileCatalog.file(lake1.resolve("main/t2/leftover-part.parquet"), OLD);
+        Path stray1 = FileCatalog.file(lake1.resolve("main/test/leftover-1.parquet"), OLD);
+        // a second catalog under the swept directory, so the orphan-ratio brake judges the whole of it
+        Path lake4 = root.resolve("lake4");
+        FileCatalog other = FileCatalog.create("dof_parent4", "file://" + lake4 + "/");
+        for (int i = 0; i < 12; i++) {
+            String n = ducklakeName();
+            live.add(FileCatalog.file(lake4.resolve("main/test/" + n), OLD));
+            other.dataFile(1, n, true);
+        }
+
+        List<String> events = new ArrayList<>();
+        DeleteOrphanFilesResult dry = run(cat, new LocalFileStore(), o -> o.withDataPath(root + "/"), events);
+        assertThat(events).as("the dry run lists the strays only")
+                .containsExactlyInAnyOrder("would_delete " + stray, "would_delete " + stray1);
+        assertThat(dry.keptKnown()).isEqualTo(live.size());
+
+        // the re-check of a round, on its own: the catalog's rows name the live files under the stored data path
+        try (Connection c = TestPostgres.get().connect()) {
+            c.setAutoCommit(false);
+            List<String> round = new ArrayList<>();
+            for (Path p : live) {
+                round.add(p.toString());
+            }
+            round.add(stray.toString());
+            round.add(stray1.toString());
+            for (String override : List.of(root.toString(), "file://" + root + "//")) {
+                try (dev.ducklake.janitor.ops.files.ConsultedCatalogs consulted = dev.ducklake.janitor.ops.files.ConsultedCatalogs.find(
+                        c, cat.schema, dev.ducklake.janitor.ops.files.CatalogFiles.resolver(c, cat.schema, override),
+                        dev.ducklake.janitor.ops.files.ConsultOptions.defaults().withConsultServer(false),
+                        new dev.ducklake.janitor.ops.runtime.RunRecorder(dev.ducklake.janitor.ops.runtime.ProgressListener.NONE))) {
+                    assertThat(dev.ducklake.janitor.ops.files.CatalogRecheck.named(c, consulted, round)).as(override)
+                            .containsExactlyInAnyOrderElementsOf(round.subList(0, live.size()));
+                }
+            }
+        }
+
+        CliRun exec = CliRun.run("delete-orphan-files", "--catalog", TestPostgres.get().url(), "--metadata-schema", cat.schema,
+                "--data-path", root + "/", "--yes", "--verbose");
+        assertThat(exec.exitCode()).as(exec.toString()).isZero();
+        assertThat(exec.out()).contains("deleted\t" + stray).contains("deleted\t" + stray1)
+                .doesNotContain("deleted\t" + lake1.resolve("main/test/ducklake-"), "deleted\t" + lake1.resolve("main/t2/ducklake-"));
+        assertThat(Files.exists(stray)).isFalse();
+        assertThat(Files.exists(stray1)).isFalse();
+        for (Path p : live) {
+            assertThat(Files.exists(p)).as(p.toString()).isTrue();
+        }
+
+        // the override inside the stored data path: relative paths resolve to lake1/main/main/..., yet name lake1/main/...
+        Path stray2 = FileCatalog.file(lake1.resolve("main/test/leftover-2.parquet"), OLD);
+        events.clear();
+        DeleteOrphanFilesResult inside = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withDataPath(lake1 + "/main"),
+                events);
+        assertThat(inside.deleted()).isEqualTo(1);
+        assertThat(Files.exists(stray2)).isFalse();
+        for (Path p : live) {
+            assertThat(Files.exists(p)).as(p.toString()).isTrue();
+        }
     }
 
     @Test
