@@ -34,7 +34,13 @@ import java.util.Set;
  * privilege stops the run the same way ({@link Reason#PERMISSION_DENIED}), a login that fails (connection limits, a
  * server refusing sessions) stops it with {@link Reason#CONNECTION}; {@code --exclude-catalog-schema DATABASE/*} waives
  * one such database (reported in {@link #notConsulted()} with a warning). A database that allows no connections at all
- * ({@code datallowconn} false: no DuckLake can use a catalog there) is only reported. A readable catalog whose data path does not overlap is read as well, for the paths of
+ * ({@code datallowconn} false, {@code ALTER DATABASE ... ALLOW_CONNECTIONS false}) is refused the same way
+ * ({@link Reason#PERMISSION_DENIED}, the same waiver): it is frozen, not empty, and its catalogs reference their files
+ * again as soon as connections are allowed back (it used to be only reported, and a frozen tenant's live files were
+ * deleted). Template databases are surveyed like any other (a template that allows connections, {@code template1},
+ * is read); the one exception is PostgreSQL's own {@code template0}, skipped silently when it is exactly that: named
+ * {@code template0}, {@code datistemplate} and not {@code datallowconn} (no session can ever have written a catalog
+ * there). A readable catalog whose data path does not overlap is read as well, for the paths of
  * it that still resolve under the swept location (absolute or climbing paths, {@link #reachOnly()}).
  *
  * <p>Other databases are read through connections of their own, opened here and kept until {@link #close()}, so that a
@@ -189,7 +195,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
             } else {
                 for (String[] db : otherDatabases(session)) {
                     String name = db[0];
-                    if (coveredDatabases.contains(name)) {
+                    if (coveredDatabases.contains(name) || pristineTemplate0(db)) {
                         continue;
                     }
                     String waiver = name + "/" + WHOLE_DATABASE;
@@ -202,7 +208,12 @@ public final class ConsultedCatalogs implements AutoCloseable {
                         continue;
                     }
                     if (!Boolean.parseBoolean(db[2])) {
-                        note(recorder, new NotConsulted(name, "the database does not allow connections (datallowconn is false)"));
+                        String why = "the database does not allow connections (datallowconn is false), so a DuckLake catalog"
+                                + " there cannot be seen, and its files are live again once connections are allowed";
+                        if (!waived(name, why, exclusions, usedExclusions, recorder)) {
+                            refusals.add("database " + Sql.printable(name) + " (" + why + "; allow connections to it for the"
+                                    + " run, or waive it with --exclude-catalog-schema " + waiver + ")");
+                        }
                         continue;
                     }
                     ConnectionSpec spec = o.server().withDatabase(name);
@@ -417,17 +428,33 @@ public final class ConsultedCatalogs implements AutoCloseable {
         }
     }
 
-    /** {datname, may connect, allows connections} of every non-template database but the session's, by name. */
+    /**
+     * {datname, may connect, allows connections, is a template} of every database but the session's, by name;
+     * templates included (a template that allows connections can hold a catalog; see {@link #pristineTemplate0}).
+     */
     private static List<String[]> otherDatabases(Connection c) throws SQLException {
         List<String[]> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT datname::text, pg_catalog.has_database_privilege(oid, 'CONNECT'),"
-                + " datallowconn FROM pg_catalog.pg_database WHERE NOT datistemplate AND datname <> current_database() ORDER BY 1");
+                + " datallowconn, datistemplate FROM pg_catalog.pg_database WHERE datname <> current_database() ORDER BY 1");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                out.add(new String[] {rs.getString(1), Boolean.toString(rs.getBoolean(2)), Boolean.toString(rs.getBoolean(3))});
+                out.add(new String[] {rs.getString(1), Boolean.toString(rs.getBoolean(2)), Boolean.toString(rs.getBoolean(3)),
+                        Boolean.toString(rs.getBoolean(4))});
             }
         }
         return out;
+    }
+
+    /**
+     * PostgreSQL's own {@code template0}, as initdb makes it: named {@code template0}, a template, and allowing no
+     * connections. By design it never holds a catalog (no session can write there while it stays so), so it is
+     * skipped silently: were it refused like every database that allows no connections, every run on every server
+     * would be. (A template0 opened, given a catalog and closed again looks the same and is not caught.) Any other
+     * database that allows no connections, template or not, and a {@code template0} someone has opened to
+     * connections, is treated as every other database.
+     */
+    static boolean pristineTemplate0(String[] db) {
+        return "template0".equals(db[0]) && Boolean.parseBoolean(db[3]) && !Boolean.parseBoolean(db[2]);
     }
 
     private static String currentDatabase(Connection c) throws SQLException {
