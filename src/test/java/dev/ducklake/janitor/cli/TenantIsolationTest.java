@@ -621,4 +621,63 @@ class TenantIsolationTest {
         assertThat(Files.exists(stray)).isFalse();
         assertAllExist(theirs);
     }
+
+    /**
+     * Found by a tester: a catalog whose data path is a symbolic link to a directory (DuckLake reads it fine) could not
+     * be swept (exit 13, "Not a directory"). The link is listed as a directory, files spelled under it; and since the
+     * listing then spells every file under the link, the files other catalogs name by the real directory (or through
+     * a link of their own) are known under that spelling too, else they would be orphans to the sweep.
+     */
+    @Test
+    void aDataPathThatIsALinkIsSweptAsTheDirectoryAndFilesOthersNameByTheRealPathAreKept() throws Exception {
+        String db = database("iso_link_root");
+        String db2 = database("iso_link_other");
+        Path lake = Files.createDirectories(dir.resolve("real-lake"));
+        Path link = Files.createSymbolicLink(dir.resolve("lnk3"), lake);
+        Path link1 = Files.createSymbolicLink(dir.resolve("lnk1"), lake);
+        Path stray;
+        List<Path> theirs = new ArrayList<>();
+        try (Connection c = su(db)) {
+            stray = sweptCatalog(c, link); // data_path '<dir>/lnk3/', its files written through the link
+            catalog(c, "byreal", lake + "/"); // the same directory by its real path, the same table folder
+            grantRead(c, "byreal");
+            String n = ducklakeName();
+            theirs.add(FileCatalog.file(lake.resolve("main/test/" + n), OLD));
+            dataFile(c, "byreal", n);
+        }
+        try (Connection c = su(db2)) {
+            catalog(c, "bylink1", link1 + "/"); // through another link, in another database
+            grantRead(c, "bylink1");
+            String n = ducklakeName();
+            theirs.add(FileCatalog.file(lake.resolve("main/test/" + n), OLD));
+            dataFile(c, "bylink1", n);
+        }
+        List<Path> all = new ArrayList<>(theirs);
+        all.add(stray);
+
+        CliRun check = CliRun.run("check", "--catalog", url(db), "--metadata-schema", "lake", "--storage", "--output", "json");
+        assertThat(check.exitCode()).as(check.toString()).isZero();
+        assertThat(check.json().get("counts").get("missing_data_files").asLong()).isZero();
+
+        for (String[] dataPath : List.of(new String[0], new String[] {"--data-path", link1 + "/"})) {
+            List<String> args = new ArrayList<>(List.of("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake",
+                    "--older-than", "7d", "--dry-run", "--output", "json"));
+            args.addAll(List.of(dataPath));
+            CliRun dry = CliRun.run(args.toArray(String[]::new));
+            assertThat(dry.exitCode()).as(dry.toString()).isZero();
+            assertThat(dry.json().get("candidates").asLong()).as("only the stray: " + dry).isEqualTo(1);
+            assertThat(dry.json().get("kept_known").asLong()).as(dry.toString()).isEqualTo(8);
+            assertThat(dry.json().get("catalogs_consulted")).extracting(JsonNode::asText)
+                    .containsExactly("lake", "byreal", db2 + "/bylink1");
+        }
+        assertAllExist(all);
+
+        CliRun run = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--yes", "--output", "json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.json().get("files_deleted").asLong()).as("the stray only").isEqualTo(1);
+        assertThat(Files.exists(stray)).isFalse();
+        assertAllExist(theirs);
+        assertThat(Files.isSymbolicLink(link)).as("the link itself is left as it is").isTrue();
+    }
 }

@@ -92,6 +92,8 @@ public final class ConsultedCatalogs implements AutoCloseable {
     private final List<Catalog> catalogs = new ArrayList<>();
     private final List<Catalog> reachOnly = new ArrayList<>();
     private String sweptPrefix;
+    /** The swept data path's real directory as a canonical prefix when it is reached through a symbolic link, else null. */
+    private String sweptRealPrefix;
     private final List<String> excluded = new ArrayList<>();
     private final List<NotConsulted> notConsulted = new ArrayList<>();
     /** Readable catalogs with a relative data path (refused unless excluded). */
@@ -154,6 +156,8 @@ public final class ConsultedCatalogs implements AutoCloseable {
         StorageLocation mine = ownResolver.dataLocation();
         mineReal = ownResolver.withRealDirectory().realDataLocation();
         sweptPrefix = mine.asPrefix().canonical();
+        String realPrefix = mineReal.asPrefix().canonical();
+        sweptRealPrefix = realPrefix.equals(sweptPrefix) ? null : realPrefix;
         List<String> refusals = new ArrayList<>();
         List<String> unreachable = new ArrayList<>();
         Set<String> seen = new HashSet<>();
@@ -492,6 +496,33 @@ public final class ConsultedCatalogs implements AutoCloseable {
     /** @return the swept data path as a canonical prefix ending in {@code /}, or null for a plain list ({@link #of}) */
     public String sweptPrefix() {
         return sweptPrefix;
+    }
+
+    /**
+     * The same file spelled under the swept data path as given, when the swept data path is a local directory reached
+     * through a symbolic link (its listing spells every file under the link, {@code LocalFileStore#list}) and the
+     * address lies under the directory's real path: how a file another catalog (or this one, by an absolute path)
+     * names by the real directory, or through a link of its own ({@link PathResolver#alias}), is recognised in the
+     * listing.
+     *
+     * @param canonical a canonical address
+     * @return the address under {@link #sweptPrefix()}, or null (no link, or not under the real directory)
+     */
+    public String sweptSpelling(String canonical) {
+        return sweptRealPrefix != null && canonical.startsWith(sweptRealPrefix)
+                ? sweptPrefix + canonical.substring(sweptRealPrefix.length()) : null;
+    }
+
+    /**
+     * The inverse of {@link #sweptSpelling}: a canonical address under the swept data path as given, spelled under its
+     * real directory when the data path is reached through a symbolic link.
+     *
+     * @param canonical a canonical address
+     * @return the address under the real directory, or null (no link, or not under the swept data path)
+     */
+    public String realSpelling(String canonical) {
+        return sweptRealPrefix != null && canonical.startsWith(sweptPrefix)
+                ? sweptRealPrefix + canonical.substring(sweptPrefix.length()) : null;
     }
 
     /** @return the labels of the consulted catalogs, the swept one first */
