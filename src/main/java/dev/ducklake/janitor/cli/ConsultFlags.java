@@ -19,7 +19,7 @@ public final class ConsultFlags {
     @Option(names = "--exclude-catalog-schema", paramLabel = "NAME",
             description = "Do not refuse the run because the DuckLake catalog in schema NAME cannot be read (no USAGE or SELECT "
                     + "for this role): only for a catalog whose data path you have proven disjoint from this one; its files then "
-                    + "count as unknown. DATABASE/NAME names one in another database of the server; DATABASE/* a whole other database the role cannot connect to (no CONNECT, or its login fails). Repeatable; each exclusion is "
+                    + "count as unknown. DATABASE/NAME names one in another database of the server; DATABASE/* a whole other database the role cannot connect to (no CONNECT, ALLOW_CONNECTIONS false, or its login fails). Repeatable; each exclusion is "
                     + "logged as a warning and listed in the result (excluded_catalog_schemas). A catalog that can be read is "
                     + "consulted anyway. Default: none (an unreadable catalog stops the run, exit 8).")
     List<String> excludeCatalogSchemas = new ArrayList<>();
@@ -33,9 +33,10 @@ public final class ConsultFlags {
     List<String> alsoCatalogs = new ArrayList<>();
 
     @Option(names = "--no-consult-server",
-            description = "Do not search the other databases of the catalog's server (those the role may CONNECT to) for DuckLake "
-                    + "catalogs whose data path overlaps. Default: they are searched, and a database the role cannot connect to stops "
-                    + "the run before anything is listed (exit 8 without CONNECT, exit 3 when its login fails) unless "
+            description = "Do not search the other databases of the catalog's server (templates too; PostgreSQL's own template0 "
+                    + "excepted) for DuckLake catalogs whose data path overlaps. Default: they are searched, and a database the role "
+                    + "cannot connect to stops the run before anything is listed (exit 8 without CONNECT or with ALLOW_CONNECTIONS "
+                    + "false, exit 3 when its login fails) unless "
                     + "--exclude-catalog-schema DATABASE/* waives it (then listed in databases_not_consulted).")
     boolean noConsultServer;
 

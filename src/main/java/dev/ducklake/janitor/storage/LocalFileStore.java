@@ -28,8 +28,9 @@ import java.util.Set;
 /**
  * The local file system (scheme {@code file}). Listing walks directories depth first, each directory's entries
  * sorted so that the whole walk comes out in {@link StorageLocation#BYTE_ORDER}; memory is bounded by the largest
- * directory on the current path, not by the number of files. Symbolic links are neither followed nor listed, so a
- * walk never leaves the prefix. Directories are never deleted.
+ * directory on the current path, not by the number of files. Symbolic links below the listed root are neither followed
+ * nor listed, so a walk never leaves the prefix; the root itself may be a link to a directory (followed, its files
+ * spelled under the root as given). Directories are never deleted.
  */
 public final class LocalFileStore extends AbstractFileStore {
 
@@ -69,7 +70,10 @@ public final class LocalFileStore extends AbstractFileStore {
     @Override
     public Listing list(StorageLocation prefix) throws StorageException {
         Path root = Paths.get(prefix.asPrefix().path());
-        if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+        // the root itself may be a symbolic link to a directory (a data path DuckLake reads through a link): it is
+        // followed, and the files are spelled under the root as given; every entry below it is read without
+        // following links (Walk), so the walk never leaves the tree through a link below the root
+        if (!Files.isDirectory(root)) {
             if (Files.exists(root)) {
                 throw new StorageException(StorageException.Kind.OTHER, "Not a directory: " + root, null);
             }

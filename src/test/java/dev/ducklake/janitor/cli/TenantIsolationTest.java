@@ -524,4 +524,160 @@ class TenantIsolationTest {
         assertThat(waived.json().get("excluded_catalog_schemas")).extracting(JsonNode::asText).containsExactly("relative");
         assertAllExist(theirs);
     }
+
+    /**
+     * Found by a tester with real DuckLake: a database set ALLOW_CONNECTIONS false was only reported, and the live files
+     * of its catalog, in a table folder it shares with the swept catalog, were deleted; once connections were allowed
+     * again DuckLake could not read them. Frozen is not empty: it is refused like a database without CONNECT, waived
+     * by the same DB/*; PostgreSQL's own template0 never refuses a run; a template database is surveyed like any other.
+     */
+    @Test
+    void aDatabaseThatAllowsNoConnectionsStopsTheRunUnlessWaivedAndTemplate0NeverDoes() throws Exception {
+        String db = database("iso_swept");
+        String frozen = database("iso_frozen");
+        String tmpl = database("iso_template");
+        Path lake = dir.resolve("lake");
+        Path stray;
+        List<Path> theirs = new ArrayList<>();
+        try (Connection c = su(db)) {
+            stray = sweptCatalog(c, lake);
+        }
+        try (Connection c = su(frozen)) {
+            catalog(c, "public_lake", lake + "/"); // the same data path, the same table folder main/test/
+            grantRead(c, "public_lake");
+            String n = ducklakeName();
+            theirs.add(FileCatalog.file(lake.resolve("main/test/" + n), OLD));
+            dataFile(c, "public_lake", n);
+        }
+        try (Connection c = su(tmpl)) {
+            catalog(c, "tl", lake + "/");
+            grantRead(c, "tl");
+            String n = ducklakeName();
+            theirs.add(FileCatalog.file(lake.resolve("main/test/" + n), OLD));
+            dataFile(c, "tl", n);
+        }
+        List<Path> all = new ArrayList<>(theirs);
+        all.add(stray);
+        try (Connection c = su(db)) {
+            Catalogs.exec(c, "ALTER DATABASE " + Sql.ident(frozen) + " ALLOW_CONNECTIONS false");
+            Catalogs.exec(c, "ALTER DATABASE " + Sql.ident(tmpl) + " IS_TEMPLATE true");
+        }
+        Path cfg = dir.resolve("maintain.yaml");
+        Files.writeString(cfg, "catalogs:\n  - name: lake\n    connection: \"" + url(db) + "\"\n    metadata_schema: lake\n"
+                + "maintain:\n  - delete-orphan-files: {older-than: 7d}\n  - cleanup-old-files: {older-than: 7d}\n");
+        try {
+            for (String command : List.of("delete-orphan-files", "cleanup-old-files")) {
+                for (String mode : List.of("--yes", "--dry-run")) {
+                    CliRun refused = CliRun.run(command, "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                            mode, "--output", "json");
+                    assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(8);
+                    assertThat(refused.json().get("message").asText()).contains("'" + frozen + "'")
+                            .contains("does not allow connections").contains("--exclude-catalog-schema " + frozen + "/*")
+                            .contains("Nothing was listed or deleted").doesNotContain("template0");
+                }
+            }
+            CliRun maintain = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--output", "json");
+            assertThat(maintain.exitCode()).as(maintain.all()).isEqualTo(8);
+            assertThat(maintain.out()).contains("does not allow connections").contains(frozen + "/*");
+            assertAllExist(all);
+
+            // waived: it proceeds, lists the database, and the template database's catalog was read (its file is kept)
+            CliRun dry = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                    "--exclude-catalog-schema", frozen + "/*", "--dry-run", "--output", "json");
+            assertThat(dry.exitCode()).as(dry.toString()).isZero();
+            assertThat(dry.json().get("catalogs_consulted")).extracting(JsonNode::asText).containsExactly("lake", tmpl + "/tl");
+            assertThat(dry.json().get("candidates").asLong()).as("the stray and the frozen catalog's file, waived").isEqualTo(2);
+            assertThat(dry.json().get("databases_not_consulted")).singleElement().satisfies(n -> {
+                assertThat(n.get("database").asText()).isEqualTo(frozen);
+                assertThat(n.get("reason").asText()).contains("does not allow connections")
+                        .contains("excluded by --exclude-catalog-schema " + frozen + "/*");
+            });
+            assertThat(dry.err()).contains(frozen).contains("not consulted").doesNotContain("template0");
+            assertAllExist(all);
+
+            // a template that allows no connections (the usual way to freeze a database) is refused the same way
+            try (Connection c = su(db)) {
+                Catalogs.exec(c, "ALTER DATABASE " + Sql.ident(tmpl) + " ALLOW_CONNECTIONS false");
+            }
+            CliRun frozenTemplate = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake",
+                    "--older-than", "7d", "--exclude-catalog-schema", frozen + "/*", "--dry-run", "--output", "json");
+            assertThat(frozenTemplate.exitCode()).as(frozenTemplate.toString()).isEqualTo(8);
+            assertThat(frozenTemplate.json().get("message").asText()).contains("'" + tmpl + "'")
+                    .contains("--exclude-catalog-schema " + tmpl + "/*").doesNotContain("template0");
+        } finally {
+            try (Connection c = su(db)) {
+                Catalogs.exec(c, "ALTER DATABASE " + Sql.ident(tmpl) + " IS_TEMPLATE false ALLOW_CONNECTIONS true");
+                Catalogs.exec(c, "ALTER DATABASE " + Sql.ident(frozen) + " ALLOW_CONNECTIONS true");
+            }
+        }
+
+        // connections allowed again: the catalogs are read, only the stray goes
+        CliRun run = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--yes", "--output", "json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.json().get("catalogs_consulted")).extracting(JsonNode::asText)
+                .containsExactly("lake", frozen + "/public_lake", tmpl + "/tl");
+        assertThat(run.json().get("files_deleted").asLong()).as("the stray only").isEqualTo(1);
+        assertThat(Files.exists(stray)).isFalse();
+        assertAllExist(theirs);
+    }
+
+    /**
+     * Found by a tester: a catalog whose data path is a symbolic link to a directory (DuckLake reads it fine) could not
+     * be swept (exit 13, "Not a directory"). The link is listed as a directory, files spelled under it; and since the
+     * listing then spells every file under the link, the files other catalogs name by the real directory (or through
+     * a link of their own) are known under that spelling too, else they would be orphans to the sweep.
+     */
+    @Test
+    void aDataPathThatIsALinkIsSweptAsTheDirectoryAndFilesOthersNameByTheRealPathAreKept() throws Exception {
+        String db = database("iso_link_root");
+        String db2 = database("iso_link_other");
+        Path lake = Files.createDirectories(dir.resolve("real-lake"));
+        Path link = Files.createSymbolicLink(dir.resolve("lnk3"), lake);
+        Path link1 = Files.createSymbolicLink(dir.resolve("lnk1"), lake);
+        Path stray;
+        List<Path> theirs = new ArrayList<>();
+        try (Connection c = su(db)) {
+            stray = sweptCatalog(c, link); // data_path '<dir>/lnk3/', its files written through the link
+            catalog(c, "byreal", lake + "/"); // the same directory by its real path, the same table folder
+            grantRead(c, "byreal");
+            String n = ducklakeName();
+            theirs.add(FileCatalog.file(lake.resolve("main/test/" + n), OLD));
+            dataFile(c, "byreal", n);
+        }
+        try (Connection c = su(db2)) {
+            catalog(c, "bylink1", link1 + "/"); // through another link, in another database
+            grantRead(c, "bylink1");
+            String n = ducklakeName();
+            theirs.add(FileCatalog.file(lake.resolve("main/test/" + n), OLD));
+            dataFile(c, "bylink1", n);
+        }
+        List<Path> all = new ArrayList<>(theirs);
+        all.add(stray);
+
+        CliRun check = CliRun.run("check", "--catalog", url(db), "--metadata-schema", "lake", "--storage", "--output", "json");
+        assertThat(check.exitCode()).as(check.toString()).isZero();
+        assertThat(check.json().get("counts").get("missing_data_files").asLong()).isZero();
+
+        for (String[] dataPath : List.of(new String[0], new String[] {"--data-path", link1 + "/"})) {
+            List<String> args = new ArrayList<>(List.of("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake",
+                    "--older-than", "7d", "--dry-run", "--output", "json"));
+            args.addAll(List.of(dataPath));
+            CliRun dry = CliRun.run(args.toArray(String[]::new));
+            assertThat(dry.exitCode()).as(dry.toString()).isZero();
+            assertThat(dry.json().get("candidates").asLong()).as("only the stray: " + dry).isEqualTo(1);
+            assertThat(dry.json().get("kept_known").asLong()).as(dry.toString()).isEqualTo(8);
+            assertThat(dry.json().get("catalogs_consulted")).extracting(JsonNode::asText)
+                    .containsExactly("lake", "byreal", db2 + "/bylink1");
+        }
+        assertAllExist(all);
+
+        CliRun run = CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "7d",
+                "--yes", "--output", "json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.json().get("files_deleted").asLong()).as("the stray only").isEqualTo(1);
+        assertThat(Files.exists(stray)).isFalse();
+        assertAllExist(theirs);
+        assertThat(Files.isSymbolicLink(link)).as("the link itself is left as it is").isTrue();
+    }
 }

@@ -73,8 +73,12 @@ public final class CatalogRecheck {
     /** The statement of each connection, built on first use. */
     private final Map<Connection, String> sql = new IdentityHashMap<>();
 
+    /** The consulted catalogs, for the real spelling of a swept data path reached through a link. */
+    private final ConsultedCatalogs consulted;
+
     private CatalogRecheck(Connection session, ConsultedCatalogs consulted) {
         this.session = session;
+        this.consulted = consulted;
         List<ConsultedCatalogs.Catalog> all = new ArrayList<>(consulted.catalogs());
         all.addAll(consulted.reachOnly());
         for (ConsultedCatalogs.Catalog cat : all) {
@@ -147,6 +151,11 @@ public final class CatalogRecheck {
                 continue;
             }
             sp.add(a, l);
+            String real = consulted.realSpelling(l.canonical());
+            if (real != null) {
+                // the swept data path is a link: a row may name the file by the real directory
+                sp.addReal(a, StorageLocation.parse(real));
+            }
         }
         session.commit();
         try {
@@ -187,6 +196,8 @@ public final class CatalogRecheck {
         /** Address by last segment of one of its spellings: a String, or a List of them when several share it. */
         final Map<String, Object> byName;
         final Map<String, StorageLocation> parsed;
+        /** The address under the real directory of a swept data path reached through a symbolic link. */
+        final Map<String, StorageLocation> real = new HashMap<>();
         /** Addresses by spelling, for the last segments already expanded. */
         final Map<String, Set<String>> byForm = new HashMap<>();
         final Set<String> expanded = new HashSet<>();
@@ -205,6 +216,15 @@ public final class CatalogRecheck {
             name(lastSegment(a), a);
             name(lastSegment(canon), a);
             name(lastSegment(l.path()), a);
+        }
+
+        /** Another spelling of {@code a}: the same file under the swept directory's real path. */
+        void addReal(String a, StorageLocation r) {
+            real.put(a, r);
+            String canon = r.canonical();
+            byCanonical.putIfAbsent(canon, a);
+            name(lastSegment(canon), a);
+            name(lastSegment(r.path()), a);
         }
 
         @SuppressWarnings("unchecked")
@@ -237,6 +257,12 @@ public final class CatalogRecheck {
                 for (String a : as) {
                     for (String f : forms(a, parsed.get(a))) {
                         byForm.computeIfAbsent(f, k -> new LinkedHashSet<>()).add(a);
+                    }
+                    StorageLocation r = real.get(a);
+                    if (r != null) {
+                        for (String f : forms(r.canonical(), r)) {
+                            byForm.computeIfAbsent(f, k -> new LinkedHashSet<>()).add(a);
+                        }
                     }
                 }
             }

@@ -34,7 +34,13 @@ import java.util.Set;
  * privilege stops the run the same way ({@link Reason#PERMISSION_DENIED}), a login that fails (connection limits, a
  * server refusing sessions) stops it with {@link Reason#CONNECTION}; {@code --exclude-catalog-schema DATABASE/*} waives
  * one such database (reported in {@link #notConsulted()} with a warning). A database that allows no connections at all
- * ({@code datallowconn} false: no DuckLake can use a catalog there) is only reported. A readable catalog whose data path does not overlap is read as well, for the paths of
+ * ({@code datallowconn} false, {@code ALTER DATABASE ... ALLOW_CONNECTIONS false}) is refused the same way
+ * ({@link Reason#PERMISSION_DENIED}, the same waiver): it is frozen, not empty, and its catalogs reference their files
+ * again as soon as connections are allowed back (it used to be only reported, and a frozen tenant's live files were
+ * deleted). Template databases are surveyed like any other (a template that allows connections, {@code template1},
+ * is read); the one exception is PostgreSQL's own {@code template0}, skipped silently when it is exactly that: named
+ * {@code template0}, {@code datistemplate} and not {@code datallowconn} (no session can ever have written a catalog
+ * there). A readable catalog whose data path does not overlap is read as well, for the paths of
  * it that still resolve under the swept location (absolute or climbing paths, {@link #reachOnly()}).
  *
  * <p>Other databases are read through connections of their own, opened here and kept until {@link #close()}, so that a
@@ -86,6 +92,8 @@ public final class ConsultedCatalogs implements AutoCloseable {
     private final List<Catalog> catalogs = new ArrayList<>();
     private final List<Catalog> reachOnly = new ArrayList<>();
     private String sweptPrefix;
+    /** The swept data path's real directory as a canonical prefix when it is reached through a symbolic link, else null. */
+    private String sweptRealPrefix;
     private final List<String> excluded = new ArrayList<>();
     private final List<NotConsulted> notConsulted = new ArrayList<>();
     /** Readable catalogs with a relative data path (refused unless excluded). */
@@ -148,6 +156,8 @@ public final class ConsultedCatalogs implements AutoCloseable {
         StorageLocation mine = ownResolver.dataLocation();
         mineReal = ownResolver.withRealDirectory().realDataLocation();
         sweptPrefix = mine.asPrefix().canonical();
+        String realPrefix = mineReal.asPrefix().canonical();
+        sweptRealPrefix = realPrefix.equals(sweptPrefix) ? null : realPrefix;
         List<String> refusals = new ArrayList<>();
         List<String> unreachable = new ArrayList<>();
         Set<String> seen = new HashSet<>();
@@ -189,7 +199,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
             } else {
                 for (String[] db : otherDatabases(session)) {
                     String name = db[0];
-                    if (coveredDatabases.contains(name)) {
+                    if (coveredDatabases.contains(name) || pristineTemplate0(db)) {
                         continue;
                     }
                     String waiver = name + "/" + WHOLE_DATABASE;
@@ -202,7 +212,12 @@ public final class ConsultedCatalogs implements AutoCloseable {
                         continue;
                     }
                     if (!Boolean.parseBoolean(db[2])) {
-                        note(recorder, new NotConsulted(name, "the database does not allow connections (datallowconn is false)"));
+                        String why = "the database does not allow connections (datallowconn is false), so a DuckLake catalog"
+                                + " there cannot be seen, and its files are live again once connections are allowed";
+                        if (!waived(name, why, exclusions, usedExclusions, recorder)) {
+                            refusals.add("database " + Sql.printable(name) + " (" + why + "; allow connections to it for the"
+                                    + " run, or waive it with --exclude-catalog-schema " + waiver + ")");
+                        }
                         continue;
                     }
                     ConnectionSpec spec = o.server().withDatabase(name);
@@ -417,17 +432,33 @@ public final class ConsultedCatalogs implements AutoCloseable {
         }
     }
 
-    /** {datname, may connect, allows connections} of every non-template database but the session's, by name. */
+    /**
+     * {datname, may connect, allows connections, is a template} of every database but the session's, by name;
+     * templates included (a template that allows connections can hold a catalog; see {@link #pristineTemplate0}).
+     */
     private static List<String[]> otherDatabases(Connection c) throws SQLException {
         List<String[]> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT datname::text, pg_catalog.has_database_privilege(oid, 'CONNECT'),"
-                + " datallowconn FROM pg_catalog.pg_database WHERE NOT datistemplate AND datname <> current_database() ORDER BY 1");
+                + " datallowconn, datistemplate FROM pg_catalog.pg_database WHERE datname <> current_database() ORDER BY 1");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                out.add(new String[] {rs.getString(1), Boolean.toString(rs.getBoolean(2)), Boolean.toString(rs.getBoolean(3))});
+                out.add(new String[] {rs.getString(1), Boolean.toString(rs.getBoolean(2)), Boolean.toString(rs.getBoolean(3)),
+                        Boolean.toString(rs.getBoolean(4))});
             }
         }
         return out;
+    }
+
+    /**
+     * PostgreSQL's own {@code template0}, as initdb makes it: named {@code template0}, a template, and allowing no
+     * connections. By design it never holds a catalog (no session can write there while it stays so), so it is
+     * skipped silently: were it refused like every database that allows no connections, every run on every server
+     * would be. (A template0 opened, given a catalog and closed again looks the same and is not caught.) Any other
+     * database that allows no connections, template or not, and a {@code template0} someone has opened to
+     * connections, is treated as every other database.
+     */
+    static boolean pristineTemplate0(String[] db) {
+        return "template0".equals(db[0]) && Boolean.parseBoolean(db[3]) && !Boolean.parseBoolean(db[2]);
     }
 
     private static String currentDatabase(Connection c) throws SQLException {
@@ -465,6 +496,33 @@ public final class ConsultedCatalogs implements AutoCloseable {
     /** @return the swept data path as a canonical prefix ending in {@code /}, or null for a plain list ({@link #of}) */
     public String sweptPrefix() {
         return sweptPrefix;
+    }
+
+    /**
+     * The same file spelled under the swept data path as given, when the swept data path is a local directory reached
+     * through a symbolic link (its listing spells every file under the link, {@code LocalFileStore#list}) and the
+     * address lies under the directory's real path: how a file another catalog (or this one, by an absolute path)
+     * names by the real directory, or through a link of its own ({@link PathResolver#alias}), is recognised in the
+     * listing.
+     *
+     * @param canonical a canonical address
+     * @return the address under {@link #sweptPrefix()}, or null (no link, or not under the real directory)
+     */
+    public String sweptSpelling(String canonical) {
+        return sweptRealPrefix != null && canonical.startsWith(sweptRealPrefix)
+                ? sweptPrefix + canonical.substring(sweptRealPrefix.length()) : null;
+    }
+
+    /**
+     * The inverse of {@link #sweptSpelling}: a canonical address under the swept data path as given, spelled under its
+     * real directory when the data path is reached through a symbolic link.
+     *
+     * @param canonical a canonical address
+     * @return the address under the real directory, or null (no link, or not under the swept data path)
+     */
+    public String realSpelling(String canonical) {
+        return sweptRealPrefix != null && canonical.startsWith(sweptPrefix)
+                ? sweptRealPrefix + canonical.substring(sweptPrefix.length()) : null;
     }
 
     /** @return the labels of the consulted catalogs, the swept one first */

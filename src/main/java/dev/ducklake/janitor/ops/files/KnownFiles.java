@@ -47,6 +47,8 @@ public final class KnownFiles {
      * overlap, it cannot lie under the swept one). Null otherwise.
      */
     private String under;
+    /** While loading: the consulted catalogs, for {@link ConsultedCatalogs#sweptSpelling}. */
+    private ConsultedCatalogs consulted;
     /**
      * While {@link #under} is set: its {@link StorageLocation#pathsBelowAuthority path below the authority}; an address
      * of another scheme or authority whose path lies under it is kept too, so the near-match brake of
@@ -91,6 +93,7 @@ public final class KnownFiles {
             st.execute("CREATE TEMPORARY TABLE IF NOT EXISTS ducklake_janitor_known_folders (canon text NOT NULL)");
             st.execute("TRUNCATE " + FOLDERS);
         }
+        k.consulted = catalogs;
         for (ConsultedCatalogs.Catalog t : catalogs.catalogs()) {
             Connection source = catalogs.connection(t);
             k.loadFiles(source, t.schema(), t.resolver());
@@ -118,6 +121,7 @@ public final class KnownFiles {
         }
         k.under = null;
         k.nearUnder = null;
+        k.consulted = null;
         try (Statement st = c.createStatement()) {
             st.execute("CREATE INDEX IF NOT EXISTS ducklake_janitor_known_files_canon ON " + TABLE + " (canon COLLATE \"C\")");
             st.execute("ANALYZE " + TABLE);
@@ -267,9 +271,7 @@ public final class KnownFiles {
         try {
             String canon = files ? StorageLocation.parseKnownFile(address).canonical()
                     : StorageLocation.parse(address).asPrefix().canonical();
-            if (kept(canon)) {
-                buf.add(canon);
-            }
+            keep(buf, canon);
         } catch (IllegalArgumentException e) {
             if (files && under == null) {
                 unresolved++;
@@ -277,12 +279,27 @@ public final class KnownFiles {
             return;
         }
         String rebased = files && r != null ? r.rebase(address) : null;
-        if (rebased != null && kept(rebased)) {
-            buf.add(rebased);
+        if (rebased != null) {
+            keep(buf, rebased);
         }
         String aka = files && r != null ? r.alias(address) : null;
-        if (aka != null && kept(aka)) {
-            buf.add(aka);
+        if (aka != null) {
+            keep(buf, aka);
+        }
+    }
+
+    /**
+     * Adds a canonical address when {@link #kept}, and its spelling under the swept data path as given when that is
+     * reached through a symbolic link and the address names the real directory ({@link ConsultedCatalogs#sweptSpelling}):
+     * the listing spells files under the link.
+     */
+    private void keep(List<String> buf, String canon) {
+        if (kept(canon)) {
+            buf.add(canon);
+        }
+        String swept = consulted == null ? null : consulted.sweptSpelling(canon);
+        if (swept != null && kept(swept)) {
+            buf.add(swept);
         }
         String stored = relative && r != null ? r.storedSpelling(address, !files) : null;
         if (stored != null && kept(stored)) {

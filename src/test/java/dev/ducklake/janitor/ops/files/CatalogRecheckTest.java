@@ -70,4 +70,41 @@ class CatalogRecheckTest {
             }
         }
     }
+
+    /**
+     * A swept data path that is a symbolic link: its listing spells every file under the link, and a row naming the
+     * file by the real directory (another tenant, an absolute path of a far catalog) or through another link is found.
+     */
+    @Test
+    void aSweptDataPathThatIsALinkFindsRowsNamingTheRealDirectoryOrAnotherLink() throws Exception {
+        Path base = dir.toRealPath();
+        Path lake = java.nio.file.Files.createDirectories(base.resolve("real-lake"));
+        Path link = java.nio.file.Files.createSymbolicLink(base.resolve("lnk"), lake);
+        Path link1 = java.nio.file.Files.createSymbolicLink(base.resolve("lnk1"), lake);
+        FileCatalog mine = FileCatalog.create("rcl_mine", link + "/");
+        FileCatalog real = FileCatalog.create("rcl_real", lake + "/");
+        FileCatalog other = FileCatalog.create("rcl_link1", link1 + "/");
+        FileCatalog far = FileCatalog.create("rcl_far", base.resolve("elsewhere") + "/");
+        mine.dataFile(1, "a.parquet", true);
+        real.dataFile(1, "b.parquet", true);
+        real.dataFile(1, lake + "/main/test/c.parquet", false);
+        other.deleteFile(1, "d.parquet", true);
+        far.dataFile(1, lake + "/main/test/e.parquet", false);
+        String t = link + "/main/test/";
+        List<String> round = new ArrayList<>();
+        for (String n : List.of("a", "b", "c", "d", "e", "g")) {
+            round.add(t + n + ".parquet");
+        }
+        try (Connection c = TestPostgres.get().connect()) {
+            c.setAutoCommit(false);
+            try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, mine.schema,
+                    CatalogFiles.resolver(c, mine.schema, null), ConsultOptions.defaults().withConsultServer(false),
+                    new RunRecorder(ProgressListener.NONE))) {
+                assertThat(consulted.labels()).contains(real.schema, other.schema);
+                assertThat(consulted.sweptSpelling("file://" + lake + "/main/test/x.parquet")).isEqualTo("file://" + t + "x.parquet");
+                assertThat(CatalogRecheck.named(c, consulted, round)).containsExactlyInAnyOrder(t + "a.parquet",
+                        t + "b.parquet", t + "c.parquet", t + "d.parquet", t + "e.parquet");
+            }
+        }
+    }
 }
