@@ -286,6 +286,11 @@ public final class KnownFiles {
         if (aka != null) {
             keep(buf, aka);
         }
+        // under --data-path, a relative path also names its file under the stored data_path (PathResolver.storedSpelling)
+        String stored = relative && r != null ? r.storedSpelling(address, !files) : null;
+        if (stored != null) {
+            keep(buf, stored);
+        }
     }
 
     /**
@@ -300,10 +305,6 @@ public final class KnownFiles {
         String swept = consulted == null ? null : consulted.sweptSpelling(canon);
         if (swept != null && kept(swept)) {
             buf.add(swept);
-        }
-        String stored = relative && r != null ? r.storedSpelling(address, !files) : null;
-        if (stored != null && kept(stored)) {
-            buf.add(stored);
         }
     }
 
