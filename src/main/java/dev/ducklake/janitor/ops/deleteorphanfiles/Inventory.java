@@ -112,6 +112,12 @@ final class Inventory {
             }
             sorter.flush();
             return sorter.merged();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            sorter.delete();
+            // the decoder reads ahead, so the line is not known exactly: name the encoding and the fix instead
+            throw new JanitorException(Reason.USAGE, "The inventory " + file + " is not UTF-8 text (a byte sequence that is"
+                    + " not UTF-8, e.g. a UTF-16 or Latin-1 file). Convert it to UTF-8 (iconv -t UTF-8) and run again;"
+                    + " nothing was deleted.", e);
         } catch (IOException e) {
             sorter.delete();
             throw new JanitorException(Reason.USAGE, "The inventory " + file + " could not be read: " + e.getMessage(), e);

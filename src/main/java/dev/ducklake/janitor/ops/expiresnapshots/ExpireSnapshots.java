@@ -104,6 +104,11 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             ExpiryLayout layout = mr.queries().withRetries("catalog layout", c -> ExpiryLayout.read(c, schema, info.version()));
             Selection sel = mr.queries().withRetries("selection", c -> resolveSelection(c, layout));
             mr.recorder().info("selection: " + sel.describe());
+            if (options.versions() != null) {
+                for (String w : mr.queries().withRetries("--versions", c -> versionsNotExpired(c, layout, options.versions()))) {
+                    mr.recorder().warn(w);
+                }
+            }
             if (!options.dryRun()) {
                 mr.session().lock(options.lockName());
                 requirePerFilePrivileges(mr, layout);
@@ -477,6 +482,36 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
     }
 
     // ---------------------------------------------------------------- selection
+
+    /**
+     * What {@code --versions} names that this run will not expire, for a warning (DuckLake's own function passes them
+     * over without a word): ids with no snapshot, and the newest snapshot, which is never expired.
+     *
+     * @return one warning per kind, naming the ids; empty when every id names an older snapshot
+     */
+    private static List<String> versionsNotExpired(Connection c, ExpiryLayout layout, List<Long> versions) throws SQLException {
+        List<Long> missing = new ArrayList<>();
+        List<Long> newest = new ArrayList<>();
+        String snap = layout.q("ducklake_snapshot");
+        try (PreparedStatement ps = c.prepareStatement("SELECT v, NOT EXISTS (SELECT 1 FROM " + snap + " s WHERE s.snapshot_id = v)"
+                + " FROM unnest(?::bigint[]) v WHERE NOT EXISTS (SELECT 1 FROM " + snap + " s WHERE s.snapshot_id = v)"
+                + " OR v = (SELECT max(snapshot_id) FROM " + snap + ") ORDER BY v")) {
+            ps.setArray(1, c.createArrayOf("bigint", versions.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    (rs.getBoolean(2) ? missing : newest).add(rs.getLong(1));
+                }
+            }
+        }
+        List<String> out = new ArrayList<>();
+        if (!missing.isEmpty()) {
+            out.add("--versions names no snapshot of the catalog for " + missing + "; nothing is expired for them");
+        }
+        if (!newest.isEmpty()) {
+            out.add("--versions names the newest snapshot " + newest + ", which is never expired");
+        }
+        return out;
+    }
 
     /**
      * Fixes the selection once: the server's now(), the cutoff, the retain-last boundary, the min-age cutoff

@@ -156,6 +156,19 @@ class InventorySweepTest {
         assertThat(Files.exists(b.resolve("main/test/o2.parquet"))).as("nothing deleted").isTrue();
     }
 
+    /** The trial of 2026-12-06: a UTF-16 inventory was refused with Java's bare "Input length = 1". */
+    @Test
+    void anInventoryThatIsNotUtf8IsRefusedNamingTheEncodingAndTheFix() throws Exception {
+        Path b = dir.resolve("lake_u16");
+        FileCatalog cat = lake("inv_u16", b);
+        Path u16 = dir.resolve("inv-utf16.tsv");
+        Files.write(u16, (b.resolve("main/test/o0.parquet") + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_16));
+        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(u16), new ArrayList<>()))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("is not UTF-8 text").hasMessageContaining("iconv")
+                .extracting(e -> ((JanitorException) e).reason()).isEqualTo(Reason.USAGE);
+        assertThat(Files.exists(b.resolve("main/test/o0.parquet"))).as("nothing deleted").isTrue();
+    }
+
     /**
      * The trial of 2026-12-06 (data lost before the fix): inventory entries through a directory link in the data path
      * ({@code main/test/vlink -> another lake's table folder}; inventories made by {@code find -L} or rclone follow

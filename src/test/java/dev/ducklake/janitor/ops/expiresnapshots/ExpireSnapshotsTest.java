@@ -158,6 +158,13 @@ class ExpireSnapshotsTest {
         assertThat(snapshots(s)).isEqualTo(expected);
         assertThat(r.snapshotsExpired()).isEqualTo(2);
         assertThat(r.criterion()).isEqualTo("versions");
+        // the trial of 2026-12-06: an id with no snapshot (and the newest, never expired) passed without a word
+        assertThat(r.run().warnings()).anySatisfy(w -> assertThat(w).contains("names no snapshot").contains("[999]"));
+        long newest = before.get(before.size() - 1);
+        String s2 = catalog(FormatVersion.V1_0);
+        ExpireSnapshotsResult r2 = run(s2, o -> o.withVersions(List.of(2L, newest)));
+        assertThat(r2.run().warnings()).anySatisfy(w -> assertThat(w).contains("newest snapshot [" + newest + "]"))
+                .noneSatisfy(w -> assertThat(w).contains("names no snapshot"));
     }
 
     @Test
