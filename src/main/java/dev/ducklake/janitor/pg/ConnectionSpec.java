@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.BooleanSupplier;
@@ -172,6 +173,9 @@ public final class ConnectionSpec {
         return host.equalsIgnoreCase(other.host) && port.equals(other.port);
     }
 
+    /** libpq's sslmode values (pgJDBC accepts the same). */
+    private static final List<String> SSL_MODES = List.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full");
+
     private static ConnectionSpec build(Map<String, String> kv, Map<String, String> env, PasswordSource source)
             throws JanitorException {
         ConnectionStrings.requireKnownKeys(kv);
@@ -188,6 +192,12 @@ public final class ConnectionSpec {
             if (!p.matches("[0-9]{1,5}") || Integer.parseInt(p) < 1 || Integer.parseInt(p) > 65535) {
                 throw new JanitorException(Reason.USAGE, "Invalid port '" + Secrets.redact(p) + "' in the catalog connection: expected 1 to 65535.");
             }
+        }
+        String sslmode = kv.get("sslmode");
+        if (sslmode != null && !SSL_MODES.contains(sslmode)) {
+            // else the driver's own refusal reads as an unreachable server (exit 3)
+            throw new JanitorException(Reason.USAGE, "Invalid sslmode '" + Secrets.redact(sslmode) + "' in the catalog connection"
+                    + " (or PGSSLMODE): expected one of " + String.join(", ", SSL_MODES) + ".");
         }
         String osUser = env.getOrDefault("USER", System.getProperty("user.name", "postgres"));
         String user = kv.getOrDefault("user", osUser);

@@ -155,4 +155,19 @@ class ConnectionSpecTest {
         assertThat(ConnectionSpec.parse("host=h", Map.of("PGPASSWORD", "from-env"), null).passwordSource().describe())
                 .isEqualTo("password from the PGPASSWORD environment variable");
     }
+
+    /** The trial of 2026-12-06: sslmode=bogus was reported as an unreachable server (exit 3), not as bad input. */
+    @Test
+    void anUnknownSslmodeIsAUsageErrorNamingTheValidOnes() throws Exception {
+        for (String text : new String[] {"host=h sslmode=bogus", "postgresql://u@h/d?sslmode=Require"}) {
+            assertThatThrownBy(() -> ConnectionSpec.parse(text, java.util.Map.of(), null))
+                    .isInstanceOf(dev.ducklake.janitor.JanitorException.class).hasMessageContaining("Invalid sslmode")
+                    .hasMessageContaining("verify-full")
+                    .satisfies(e -> assertThat(((dev.ducklake.janitor.JanitorException) e).reason())
+                            .isEqualTo(dev.ducklake.janitor.JanitorException.Reason.USAGE));
+        }
+        assertThatThrownBy(() -> ConnectionSpec.parse("host=h", java.util.Map.of("PGSSLMODE", "nope"), null))
+                .hasMessageContaining("PGSSLMODE");
+        assertThat(ConnectionSpec.parse("host=h sslmode=verify-full", java.util.Map.of(), null).host()).isEqualTo("h");
+    }
 }
