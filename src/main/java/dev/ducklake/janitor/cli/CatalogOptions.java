@@ -30,7 +30,7 @@ public final class CatalogOptions {
     @Option(names = "--password-file", paramLabel = "FILE",
             description = "Read the password from the first line of FILE, re-read at every (re)connect so that a rotated "
                     + "secret is picked up. Wins over PGPASSWORD; a password in the connection string wins over it. "
-                    + "The password is never printed.")
+                    + "The password is never printed. Default: none (PGPASSWORD, else ~/.pgpass).")
     Path passwordFile;
 
     /** The first --metadata-schema given, or {@code public}: the schema of single-schema commands. */
