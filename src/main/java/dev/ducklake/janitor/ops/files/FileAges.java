@@ -66,7 +66,7 @@ public final class FileAges {
      * @param minAge the floor
      * @param now the current time
      * @return the cutoff
-     * @throws JanitorException USAGE when --older-than is younger than --min-age; CONFIG when the catalog option
+     * @throws JanitorException USAGE when --older-than is younger than --min-age; UNSAFE_CATALOG_STATE when the catalog option
      *     cannot be parsed
      * @throws SQLException on database errors
      */
@@ -95,8 +95,10 @@ public final class FileAges {
         try {
             t = AgeThreshold.parse(opt);
         } catch (IllegalArgumentException e) {
-            throw new JanitorException(Reason.CONFIG, "The catalog option delete_older_than cannot be read: " + e.getMessage()
-                    + "; pass --older-than.");
+            // a catalog option, not the janitor's configuration file (exit 11): the catalog state, as expire-snapshots
+            // reports an unreadable expire_older_than
+            throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, "The catalog option delete_older_than cannot be read: "
+                    + e.getMessage() + "; fix it with set_option, or pass --older-than. Nothing was deleted.");
         }
         Instant cut = t.cutoff(now);
         if (cut.isAfter(floor)) {

@@ -352,6 +352,12 @@ class CleanupOldFilesLocalTest {
         cat.queue("main/test/f.parquet", true, OLD);
         assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.withOlderThan(AgeThreshold.parse("10m")), new ArrayList<>()))
                 .isInstanceOf(JanitorException.class).hasMessageContaining("--min-age");
+        // the trial of 2026-12-06: an unreadable option was exit 11, which names the janitor's configuration file
+        cat.setOption("delete_older_than", "a fortnight-ish");
+        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>()))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("delete_older_than cannot be read")
+                .extracting(e -> ((JanitorException) e).reason()).isEqualTo(JanitorException.Reason.UNSAFE_CATALOG_STATE);
+        assertThat(Files.exists(lake.resolve("main/test/f.parquet"))).isTrue();
         cat.setOption("delete_older_than", "1 week");
         CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>());
         assertThat(r.cutoffSource()).isEqualTo("delete_older_than option");
