@@ -12,6 +12,7 @@ import dev.ducklake.janitor.retry.RetryPolicy;
 import dev.ducklake.janitor.storage.S3FileStore;
 import dev.ducklake.janitor.storage.StorageException;
 import dev.ducklake.janitor.storage.StorageLocation;
+import dev.ducklake.janitor.testsupport.SilentPeer;
 import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.JanitorProcess;
 import dev.ducklake.janitor.testsupport.TestPostgres;
@@ -49,36 +50,20 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  */
 class SilentServerTest {
 
-    private ServerSocket server;
-    private final List<Socket> accepted = new CopyOnWriteArrayList<>();
-    private Thread acceptor;
+    private SilentPeer peer;
 
     @BeforeEach
     void silentServer() throws IOException {
-        server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
-        acceptor = new Thread(() -> {
-            while (!server.isClosed()) {
-                try {
-                    accepted.add(server.accept());
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        }, "silent-acceptor");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        peer = SilentPeer.start();
     }
 
     @AfterEach
     void close() throws IOException {
-        server.close();
-        for (Socket s : accepted) {
-            s.close();
-        }
+        peer.close();
     }
 
     private String hostPort() {
-        return "127.0.0.1:" + server.getLocalPort();
+        return "127.0.0.1:" + peer.port();
     }
 
     @Test
@@ -91,13 +76,13 @@ class SilentServerTest {
         assertThat(run.err()).contains(hostPort()).contains("no answer within 2 s");
         assertThat(run.out()).contains("\"exit_code\" : 3");
         assertThat(took).as("seconds").isLessThan(15);
-        assertThat(accepted).as("the server was reached over TCP").isNotEmpty();
+        assertThat(peer.accepted()).as("the server was reached over TCP").isNotEmpty();
     }
 
     @Test
     void pgConnectTimeoutIsHonoured() {
         CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> CliRun.run(Map.of("PGCONNECT_TIMEOUT", "3"),
-                "drop-orphan-inline-tables", "--catalog", "host=127.0.0.1 port=" + server.getLocalPort() + " dbname=lake user=j",
+                "drop-orphan-inline-tables", "--catalog", "host=127.0.0.1 port=" + peer.port() + " dbname=lake user=j",
                 "--dry-run"));
         assertThat(run.exitCode()).isEqualTo(3);
         assertThat(run.err()).contains(hostPort()).contains("no answer within 3 s");
@@ -137,10 +122,10 @@ class SilentServerTest {
                 "postgresql://janitor@" + hostPort() + "/lake?connect_timeout=60", "--yes", "--output", "json");
         try {
             long deadline = System.nanoTime() + 20_000_000_000L;
-            while (accepted.isEmpty() && System.nanoTime() < deadline) {
+            while (peer.accepted().isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            assertThat(accepted).as("the run is connecting").isNotEmpty();
+            assertThat(peer.accepted()).as("the run is connecting").isNotEmpty();
             Thread.sleep(500);
             long t0 = System.nanoTime();
             int code = p.terminate(20);
@@ -449,7 +434,7 @@ class SilentServerTest {
             double took = (System.nanoTime() - t0) / 1e9;
             assertThat(took).as("seconds: the whole-call bound of 2 s, retried %d times", RetryPolicy.MAX_ATTEMPTS)
                     .isLessThan(RetryPolicy.MAX_ATTEMPTS * 2 + 20);
-            assertThat(accepted).as("the endpoint was reached over TCP").isNotEmpty();
+            assertThat(peer.accepted()).as("the endpoint was reached over TCP").isNotEmpty();
         } finally {
             restore("aws.accessKeyId", key);
             restore("aws.secretAccessKey", secret);
@@ -485,7 +470,7 @@ class SilentServerTest {
                     "--catalog", TestPostgres.get().url(), "--metadata-schema", cat.schema, "--dry-run", "--output", "json",
                     "--run-budget", "20s"}, s3Flags())));
             double took = (System.nanoTime() - t0) / 1e9;
-            assertThat(accepted).as("the endpoint was reached").isNotEmpty();
+            assertThat(peer.accepted()).as("the endpoint was reached").isNotEmpty();
             assertThat(run.exitCode()).as("a budget stop exits 0; stderr: %s", run.err()).isZero();
             assertThat(took).as("seconds: the 20 s budget, then the document").isBetween(19.0, 35.0);
             JsonNode doc = new ObjectMapper().readTree(run.out());
@@ -562,10 +547,10 @@ class SilentServerTest {
                         "--yes", "--output", "json"}, s3Flags()));
         try {
             long deadline = System.nanoTime() + 60_000_000_000L;
-            while (accepted.isEmpty() && p.process().isAlive() && System.nanoTime() < deadline) {
+            while (peer.accepted().isEmpty() && p.process().isAlive() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            assertThat(accepted).as("the run is waiting on S3; stderr: %s", p.err()).isNotEmpty();
+            assertThat(peer.accepted()).as("the run is waiting on S3; stderr: %s", p.err()).isNotEmpty();
             Thread.sleep(1000);
             long t0 = System.nanoTime();
             int code = p.terminate(40);

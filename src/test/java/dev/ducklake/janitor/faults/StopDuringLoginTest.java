@@ -7,6 +7,7 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTables;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.testsupport.SilentPeer;
 import dev.ducklake.janitor.testsupport.JanitorProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -14,17 +15,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -42,51 +39,36 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class StopDuringLoginTest {
 
-    private ServerSocket server;
-    private final List<Socket> accepted = new CopyOnWriteArrayList<>();
+    private SilentPeer peer;
 
     @BeforeEach
     void silentServer() throws IOException {
-        server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
-        Thread acceptor = new Thread(() -> {
-            while (!server.isClosed()) {
-                try {
-                    accepted.add(server.accept());
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        }, "silent-acceptor");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        peer = SilentPeer.start();
     }
 
     @AfterEach
     void close() throws IOException {
-        server.close();
-        for (Socket s : accepted) {
-            s.close();
-        }
+        peer.close();
     }
 
     /** A catalog on the silent peer with a login timeout only a stop can cut short. */
     private String url() {
-        return "postgresql://janitor@127.0.0.1:" + server.getLocalPort() + "/lake?connect_timeout=60";
+        return "postgresql://janitor@127.0.0.1:" + peer.port() + "/lake?connect_timeout=60";
     }
 
     private String hostPort() {
-        return "127.0.0.1:" + server.getLocalPort();
+        return "127.0.0.1:" + peer.port();
     }
 
     /** Starts the CLI, waits until it is logging in, sends the signal; returns the stopped process and the seconds it took. */
     private Stopped stopWhileLoggingIn(String signal, String... args) throws Exception {
-        accepted.clear();
+        peer.accepted().clear();
         JanitorProcess p = JanitorProcess.start(Map.of(), args);
         long deadline = System.nanoTime() + 20_000_000_000L;
-        while (accepted.isEmpty() && p.process().isAlive() && System.nanoTime() < deadline) {
+        while (peer.accepted().isEmpty() && p.process().isAlive() && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        assertThat(accepted).as("the run is logging in; stderr: %s", p.err()).isNotEmpty();
+        assertThat(peer.accepted()).as("the run is logging in; stderr: %s", p.err()).isNotEmpty();
         Thread.sleep(500);
         long t0 = System.nanoTime();
         new ProcessBuilder("kill", "-" + signal, Long.toString(p.process().pid())).start().waitFor();
@@ -209,10 +191,10 @@ class StopDuringLoginTest {
             }
         });
         long deadline = System.nanoTime() + 20_000_000_000L;
-        while (accepted.size() < 2 && System.nanoTime() < deadline) {
+        while (peer.accepted().size() < 2 && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        assertThat(accepted).as("both are logging in").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(peer.accepted()).as("both are logging in").hasSizeGreaterThanOrEqualTo(2);
         Thread.sleep(300);
         long t0 = System.nanoTime();
         op.requestStop();
