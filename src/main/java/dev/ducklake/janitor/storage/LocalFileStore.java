@@ -200,6 +200,7 @@ public final class LocalFileStore extends AbstractFileStore {
         Path openFolder = null;
         SecureDirectoryStream<Path> folder = null;
         String outside = null;
+        IOException folderFailure = null;
         try {
             for (String o : addresses) {
                 Path p = toPath(o).toAbsolutePath();
@@ -219,12 +220,40 @@ public final class LocalFileStore extends AbstractFileStore {
                     folder = null;
                     openFolder = parent;
                     outside = confinement(parent);
-                    if (outside == null) {
+                    folderFailure = null;
+                    if (outside == null && root != null) {
+                        try {
+                            folder = openBelowRoot(parent);
+                        } catch (NoSuchFileException e) {
+                            folderFailure = e; // the folder is gone: its files are missing
+                        } catch (IOException e) {
+                            folderFailure = e;
+                        }
+                    } else if (outside == null) {
                         folder = open(parent);
                     }
                 }
                 if (outside != null) {
                     failed.put(o, new StorageException(StorageException.Kind.OTHER, outside + ", not deleted: " + p, null));
+                    continue;
+                }
+                if (folderFailure instanceof NoSuchFileException) {
+                    missing.add(o);
+                    deleted.add(o);
+                    continue;
+                }
+                if (folderFailure != null) {
+                    // never by path when confined: a path delete would follow a link swapped in since the check
+                    failed.put(o, folderFailure instanceof java.nio.file.FileSystemException fse
+                            && fse.getMessage() != null && fse.getMessage().contains("symbolic links")
+                            ? new StorageException(StorageException.Kind.OTHER, "Reached through a symbolic link below the data path "
+                                    + root + ", not deleted: " + p, folderFailure)
+                            : classify(folderFailure, p.toString()));
+                    continue;
+                }
+                if (folder == null && root != null) {
+                    failed.put(o, new StorageException(StorageException.Kind.OTHER, "The folder cannot be opened without"
+                            + " following links (no secure directory streams here), not deleted: " + p, null));
                     continue;
                 }
                 if (folder == null) {
@@ -301,6 +330,37 @@ public final class LocalFileStore extends AbstractFileStore {
         Path expected = rootReal.resolve(root.relativize(lexical).toString());
         return real.equals(expected) ? null
                 : "Reached through a symbolic link below the data path " + root + " (the folder is really " + real + ")";
+    }
+
+    /**
+     * Opens a folder below the root one name at a time, each relative to the handle of the one above it and without
+     * following a link ({@code openat} with {@code O_NOFOLLOW}): a folder swapped for a link after {@link #confinement}
+     * looked at it cannot lead the deletes out of the tree. The root itself is followed (it may be a link).
+     *
+     * @return the folder's handle, or null when the file system has no secure directory streams
+     * @throws NoSuchFileException when the folder (or one above it) is gone
+     * @throws IOException when a name on the way is a link or not a folder, or cannot be opened
+     */
+    SecureDirectoryStream<Path> openBelowRoot(Path folder) throws IOException {
+        DirectoryStream<Path> ds = Files.newDirectoryStream(root);
+        if (!(ds instanceof SecureDirectoryStream<Path> cur)) {
+            ds.close();
+            return null;
+        }
+        try {
+            for (Path name : root.relativize(folder.normalize())) {
+                if (name.toString().isEmpty()) {
+                    continue;
+                }
+                SecureDirectoryStream<Path> next = cur.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
+                cur.close();
+                cur = next;
+            }
+            return cur;
+        } catch (IOException | RuntimeException e) {
+            close(cur);
+            throw e;
+        }
     }
 
     /** The folder as a secure directory stream, or null when it cannot be opened as one (the caller goes by path). */

@@ -83,4 +83,29 @@ class LocalFileStoreTest {
                 .as("unconfined (tests only): the link is followed, which is why production stores are confined").hasSize(1);
         assertThat(victim).doesNotExist();
     }
+
+    /**
+     * The re-trial of 2026-12-06: a folder swapped for a link between the confinement check and the delete (a loop of
+     * {@code mv dir dir.real; ln -s /other dir}) led cleanup-old-files' deletes into the other folder. The folder is
+     * now opened name by name below the root without following a link, so whatever the check saw, a link on the way
+     * is refused at open and the deletes act inside the folder the handle holds.
+     */
+    @Test
+    void theFolderIsOpenedBelowTheRootWithoutFollowingALink() throws Exception {
+        Path lake = Files.createDirectories(dir.resolve("lake/main/real")).getParent().getParent();
+        Path other = Files.createDirectories(dir.resolve("other"));
+        Files.createSymbolicLink(lake.resolve("main/swapped"), other);
+        LocalFileStore store = new LocalFileStore(lake);
+        try (var ok = store.openBelowRoot(lake.resolve("main/real"))) {
+            assertThat(ok).as("a real folder opens").isNotNull();
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.openBelowRoot(lake.resolve("main/swapped")))
+                .as("a link below the root is not followed").isInstanceOf(java.io.IOException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.openBelowRoot(lake.resolve("main/gone")))
+                .isInstanceOf(java.nio.file.NoSuchFileException.class);
+        Path rootLink = Files.createSymbolicLink(dir.resolve("lakelink2"), lake);
+        try (var viaRootLink = new LocalFileStore(rootLink).openBelowRoot(rootLink.resolve("main/real"))) {
+            assertThat(viaRootLink).as("the root itself may be a link").isNotNull();
+        }
+    }
 }
