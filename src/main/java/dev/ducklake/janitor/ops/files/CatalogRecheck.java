@@ -73,6 +73,8 @@ public final class CatalogRecheck {
     /** The statement of each connection, built on first use. */
     private final Map<Connection, String> sql = new IdentityHashMap<>();
 
+    /** Rows' spellings with the links of their folders resolved (a row naming a swept file through a link). */
+    private final RealSpellings realSpellings = new RealSpellings();
     /** The consulted catalogs, for the real spelling of a swept data path reached through a link. */
     private final ConsultedCatalogs consulted;
 
@@ -325,7 +327,15 @@ public final class CatalogRecheck {
                     String path = rs.getString(1);
                     Set<String> spelled = sp.spelledAs(path);
                     if (spelled.isEmpty()) {
-                        continue; // the same last segment, another path: no spelling of the round's addresses
+                        // the same last segment, another path: no spelling of the round's addresses, unless an absolute
+                        // path names one of them through a link (resolved, it is the swept file)
+                        if (Boolean.FALSE.equals(rs.getObject(2))) {
+                            String real = realSpellings.of(path);
+                            if (real != null) {
+                                match(real, sp.byCanonical, out);
+                            }
+                        }
+                        continue;
                     }
                     PathResolver r = cats.get(rs.getInt(10)).resolver();
                     Boolean rel = (Boolean) rs.getObject(2);
@@ -360,6 +370,10 @@ public final class CatalogRecheck {
                         String aka = r.alias(f);
                         if (aka != null) {
                             match(aka, sp.byCanonical, out);
+                        }
+                        String real = realSpellings.of(f);
+                        if (real != null) {
+                            match(real, sp.byCanonical, out);
                         }
                     }
                 }

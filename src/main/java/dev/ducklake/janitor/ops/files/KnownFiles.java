@@ -49,6 +49,8 @@ public final class KnownFiles {
     private String under;
     /** While loading: the consulted catalogs, for {@link ConsultedCatalogs#sweptSpelling}. */
     private ConsultedCatalogs consulted;
+    /** The files' spellings with the links of their folders resolved (a row naming a swept file through a link). */
+    private final RealSpellings realSpellings = new RealSpellings();
     /**
      * While {@link #under} is set: its {@link StorageLocation#pathsBelowAuthority path below the authority}; an address
      * of another scheme or authority whose path lies under it is kept too, so the near-match brake of
@@ -290,6 +292,11 @@ public final class KnownFiles {
         String stored = relative && r != null ? r.storedSpelling(address, !files) : null;
         if (stored != null) {
             keep(buf, stored);
+        }
+        // a local file named through a link (an absolute path or a table path through one): also by its real folder
+        String real = files ? realSpellings.of(address) : null;
+        if (real != null) {
+            keep(buf, real);
         }
     }
 
