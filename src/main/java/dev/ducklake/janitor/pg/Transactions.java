@@ -85,6 +85,26 @@ public final class Transactions {
     }
 
     /**
+     * Sets {@code lock_timeout} on the session ({@code set_config(…, false)}, the value a bind parameter): the
+     * session-scope twin of {@link #setLocalTimeouts}, for runs on one server session (the storage commands, refused
+     * behind a transaction-mode pooler) whose every catalog statement must fail with 55P03 behind a writer's lock
+     * instead of waiting without end. Nothing when {@code lockTimeout} is null.
+     *
+     * @param c the session, autocommit on (the setting must not be rolled back with a transaction)
+     * @param lockTimeout lock_timeout (0 = none), whole milliseconds; null leaves the session's own
+     * @throws SQLException when the session fails
+     */
+    public static void setSessionLockTimeout(Connection c, Duration lockTimeout) throws SQLException {
+        if (lockTimeout == null) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('lock_timeout', ?, false)")) {
+            ps.setString(1, Long.toString(lockTimeout.toMillis()));
+            ps.execute();
+        }
+    }
+
+    /**
      * Rolls back to a savepoint and releases it (the transaction goes on).
      *
      * @param c the session

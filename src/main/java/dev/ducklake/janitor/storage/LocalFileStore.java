@@ -36,8 +36,6 @@ public final class LocalFileStore extends AbstractFileStore {
 
     /** The data path this store was opened for (absolute, normalised), or null: unconfined (tests, benchmarks). */
     private final Path root;
-    /** The root's real path, once resolved ({@link #confinement}). */
-    private volatile Path realRoot;
 
     /** An unconfined store: deletes wherever an address points (tests and benchmarks; production stores are confined). */
     public LocalFileStore() {
@@ -46,7 +44,7 @@ public final class LocalFileStore extends AbstractFileStore {
 
     /**
      * A store whose deletes stay inside {@code root}: a file is deleted only when its folder lies under the root and is
-     * reached without a symbolic link below the root ({@link #confinement}). The root itself may be, or lie below, a
+     * reached without a symbolic link below the root ({@link #openBelowRoot}). The root itself may be, or lie below, a
      * symbolic link.
      *
      * @param root the data path the store was opened for, or null for none
@@ -201,6 +199,7 @@ public final class LocalFileStore extends AbstractFileStore {
         SecureDirectoryStream<Path> folder = null;
         String outside = null;
         IOException folderFailure = null;
+        String folderLink = null; // why the folder would not open, when a link below the root is why
         try {
             for (String o : addresses) {
                 Path p = toPath(o).toAbsolutePath();
@@ -221,6 +220,7 @@ public final class LocalFileStore extends AbstractFileStore {
                     openFolder = parent;
                     outside = confinement(parent);
                     folderFailure = null;
+                    folderLink = null;
                     if (outside == null && root != null) {
                         try {
                             folder = openBelowRoot(parent);
@@ -228,6 +228,7 @@ public final class LocalFileStore extends AbstractFileStore {
                             folderFailure = e; // the folder is gone: its files are missing
                         } catch (IOException e) {
                             folderFailure = e;
+                            folderLink = throughLink(parent);
                         }
                     } else if (outside == null) {
                         folder = open(parent);
@@ -244,10 +245,8 @@ public final class LocalFileStore extends AbstractFileStore {
                 }
                 if (folderFailure != null) {
                     // never by path when confined: a path delete would follow a link swapped in since the check
-                    failed.put(o, folderFailure instanceof java.nio.file.FileSystemException fse
-                            && fse.getMessage() != null && fse.getMessage().contains("symbolic links")
-                            ? new StorageException(StorageException.Kind.OTHER, "Reached through a symbolic link below the data path "
-                                    + root + ", not deleted: " + p, folderFailure)
+                    failed.put(o, folderLink != null
+                            ? new StorageException(StorageException.Kind.OTHER, folderLink + ", not deleted: " + p, folderFailure)
                             : classify(folderFailure, p.toString()));
                     continue;
                 }
@@ -301,41 +300,39 @@ public final class LocalFileStore extends AbstractFileStore {
     }
 
     /**
-     * Why no file of {@code folder} may be deleted, or null when they may: the folder must lie under the data path the
-     * store was opened for, and its real path must be the root's real path followed by the same names, so that no
-     * symbolic link below the root leads the delete into another directory (another tenant's lake: a queued path or an
-     * inventory entry through {@code main/t1/link -> /their/lake/...}). A listing never follows such a link; this is
-     * the guard for addresses that come from elsewhere (the deletion queue, an inventory). A folder that does not
-     * exist (or cannot be resolved) is let through: its files are missing, which the delete reports.
+     * Why no file of {@code folder} may be deleted, or null when they may be tried: the folder must lie under the data
+     * path the store was opened for (by its names, after {@code .} and {@code ..} are resolved). That the folder is
+     * reached without a symbolic link below the root is checked when it is opened ({@link #openBelowRoot}), so that
+     * one system call per name both checks and opens it and no link swapped in between can be followed.
      */
     String confinement(Path folder) {
         if (root == null) {
             return null;
         }
-        Path lexical = folder.normalize();
-        if (!lexical.startsWith(root)) {
-            return "Not inside the data path " + root;
-        }
-        Path real;
-        Path rootReal = realRoot;
+        return folder.normalize().startsWith(root) ? null : "Not inside the data path " + root;
+    }
+
+    /**
+     * Why {@link #openBelowRoot} would not open a folder, when the reason is a symbolic link below the root (another
+     * tenant's lake: a queued path or an inventory entry through {@code main/t1/link -> /their/lake/...}), naming where
+     * the folder really is; null when no link is seen (the open failed for another reason). Read only after a failed
+     * open, for the message: the refusal itself does not depend on it.
+     */
+    private String throughLink(Path folder) {
         try {
-            if (rootReal == null) {
-                rootReal = root.toRealPath();
-                realRoot = rootReal;
-            }
-            real = folder.toRealPath();
-        } catch (IOException e) {
+            Path real = folder.toRealPath();
+            Path expected = root.toRealPath().resolve(root.relativize(folder.normalize()).toString());
+            return real.equals(expected) ? null : "Reached through a symbolic link below the data path " + root
+                    + " (the folder is really " + real + ")";
+        } catch (IOException | RuntimeException e) {
             return null;
         }
-        Path expected = rootReal.resolve(root.relativize(lexical).toString());
-        return real.equals(expected) ? null
-                : "Reached through a symbolic link below the data path " + root + " (the folder is really " + real + ")";
     }
 
     /**
      * Opens a folder below the root one name at a time, each relative to the handle of the one above it and without
-     * following a link ({@code openat} with {@code O_NOFOLLOW}): a folder swapped for a link after {@link #confinement}
-     * looked at it cannot lead the deletes out of the tree. The root itself is followed (it may be a link).
+     * following a link ({@code openat} with {@code O_NOFOLLOW}): a name on the way that is a link (or was swapped for
+     * one) fails the open, so no link below the root leads the deletes out of the tree. The root itself is followed (it may be a link).
      *
      * @return the folder's handle, or null when the file system has no secure directory streams
      * @throws NoSuchFileException when the folder (or one above it) is gone

@@ -2,6 +2,7 @@ package dev.ducklake.janitor.ops.cleanupoldfiles;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.pg.Transactions;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.pg.TablePrivileges;
 import dev.ducklake.janitor.pg.Pooling;
@@ -118,7 +119,8 @@ public final class CleanupOldFiles {
                     + " file that young may still be read by a running query");
         }
         c.setAutoCommit(true);
-        CatalogRetry.sessionLockTimeout(c, control);
+        // --lock-timeout on the session, for every catalog statement (its help says so); retried as 55P03 in CatalogRetry
+        Transactions.setSessionLockTimeout(c, control.lockTimeout());
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
         try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control.recorder())) {

@@ -2,6 +2,7 @@ package dev.ducklake.janitor.ops.deleteorphanfiles;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.pg.Transactions;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.catalog.CatalogInspector;
@@ -146,7 +147,8 @@ public final class DeleteOrphanFiles {
                     + " that young may belong to a commit in flight");
         }
         c.setAutoCommit(true);
-        CatalogRetry.sessionLockTimeout(c, control);
+        // --lock-timeout on the session, for every catalog statement (its help says so); retried as 55P03 in CatalogRetry
+        Transactions.setSessionLockTimeout(c, control.lockTimeout());
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         StorageLocation root = checkRoot(resolver, o);
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());

@@ -10,7 +10,6 @@ import dev.ducklake.janitor.retry.RetryLoop;
 import dev.ducklake.janitor.retry.RetryPolicy;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
@@ -135,26 +134,6 @@ public final class CatalogRetry {
         } catch (Passed p) {
             failedQuietly(c);
             throw p.failure;
-        }
-    }
-
-    /**
-     * Sets {@code --lock-timeout} on the session for every catalog statement of a storage command (its help says so):
-     * the storage commands run on one server session (refused behind a transaction-mode pooler), so a session setting
-     * stays on it, and a lock a writer holds fails the statement with 55P03 (retried in the transactions of
-     * {@link #run}) instead of a wait without end. Nothing when the control has no timeouts of its own.
-     *
-     * @param c the run's session, autocommit on (the setting must not be rolled back with a transaction)
-     * @param control the run's bounds ({@link RunControl#lockTimeout()})
-     * @throws SQLException when the session fails
-     */
-    public static void sessionLockTimeout(Connection c, RunControl control) throws SQLException {
-        if (control.lockTimeout() == null) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('lock_timeout', ?, false)")) {
-            ps.setString(1, Long.toString(control.lockTimeout().toMillis()));
-            ps.execute();
         }
     }
 

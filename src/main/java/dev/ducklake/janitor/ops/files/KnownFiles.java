@@ -270,9 +270,15 @@ public final class KnownFiles {
     }
 
     private void add(List<String> buf, String address, PathResolver r, boolean files, boolean relative) {
+        StorageLocation file = null;
         try {
-            String canon = files ? StorageLocation.parseKnownFile(address).canonical()
-                    : StorageLocation.parse(address).asPrefix().canonical();
+            String canon;
+            if (files) {
+                file = StorageLocation.parseKnownFile(address);
+                canon = file.canonical();
+            } else {
+                canon = StorageLocation.parse(address).asPrefix().canonical();
+            }
             keep(buf, canon);
         } catch (IllegalArgumentException e) {
             if (files && under == null) {
@@ -294,7 +300,7 @@ public final class KnownFiles {
             keep(buf, stored);
         }
         // a local file named through a link (an absolute path or a table path through one): also by its real folder
-        String real = files ? realSpellings.of(address) : null;
+        String real = file != null ? realSpellings.of(file) : null;
         if (real != null) {
             keep(buf, real);
         }

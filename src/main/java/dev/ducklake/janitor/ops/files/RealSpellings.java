@@ -36,6 +36,14 @@ final class RealSpellings {
         } catch (IllegalArgumentException e) {
             return null;
         }
+        return of(l);
+    }
+
+    /**
+     * As {@link #of(String)}, for an address already parsed ({@link StorageLocation#parseKnownFile}): the known set
+     * parses each catalog row once.
+     */
+    String of(StorageLocation l) {
         if (!l.scheme().equals("file") || !l.path().startsWith("/")) {
             return null;
         }
