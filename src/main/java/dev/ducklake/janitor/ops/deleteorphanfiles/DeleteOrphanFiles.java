@@ -173,6 +173,14 @@ public final class DeleteOrphanFiles {
                         + " counts are those of the files listed so far, and the next run lists again from the start");
                 return result(o, resolver, cutoff, consulted, known, s, new long[] {0, 0, 0, 0, 0}, findings, control, null);
             }
+            if (s.listed == 0 && known.rows() > 0) {
+                // nothing can be deleted, so no brake applies; but an empty listing of a lake whose catalogs know files
+                // is a wrong data path, a truncated inventory or lost data, not a clean lake
+                control.recorder().warn((o.inventory() == null ? "the listing of " + root.canonical() : "the inventory "
+                        + o.inventory() + " under " + root.canonical()) + " holds no file, yet the consulted catalogs know "
+                        + known.rows() + " paths: check the data path (or --data-path)" + (o.inventory() == null ? ""
+                        : " and that the inventory is complete") + "; `check --storage` lists the catalog's missing files");
+            }
             if (s.candidates > 0) {
                 NearMatches.Found near = NearMatches.find(known, root, spill);
                 if (near.total() > 0) {

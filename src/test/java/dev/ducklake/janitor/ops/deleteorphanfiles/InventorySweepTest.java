@@ -266,4 +266,28 @@ class InventorySweepTest {
         }
         assertThat(seen).isEqualTo(n);
     }
+
+    /**
+     * The trial of 2026-12-06: an empty inventory (a truncated export, the wrong file) of a lake whose catalog knows
+     * files ended with exit 0 and not a word. Nothing can be deleted, so no brake applies, but the run warns; a lake
+     * whose listing holds files does not.
+     */
+    @Test
+    void anEmptyInventoryOfALakeWithKnownFilesDeletesNothingAndWarns() throws Exception {
+        Path b = dir.resolve("lake_e");
+        FileCatalog cat = lake("inv_e", b);
+        Path inv = dir.resolve("empty.tsv");
+        Files.write(inv, List.of());
+        TreeSet<String> before = files(b);
+
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        assertThat(r.listed()).isZero();
+        assertThat(r.deleted()).isZero();
+        assertThat(files(b)).isEqualTo(before);
+        assertThat(r.run().warnings()).anySatisfy(w -> assertThat(w)
+                .contains("the inventory " + inv).contains("holds no file").contains("the consulted catalogs know "));
+
+        DeleteOrphanFilesResult listed = run(cat, new LocalFileStore(), o -> o, new ArrayList<>());
+        assertThat(listed.run().warnings()).noneMatch(w -> w.contains("holds no file"));
+    }
 }
