@@ -339,7 +339,12 @@ final class Inventory {
             }
             StoredObject o;
             try {
-                o = new StoredObject(StorageLocation.parseFile(address.strip()), address.strip(), size, time);
+                String spelled = address.strip();
+                StorageLocation l = StorageLocation.parseFile(spelled);
+                // a file:// URI names the local file a listing spells by its path: kept as that spelling, so that it is
+                // compared, judged canonical and deleted as the listed file is (else every such entry is kept unjudged)
+                o = new StoredObject(l, l.scheme().equals("file") && spelled.equals(l.canonical()) ? l.path() : spelled,
+                        size, time);
             } catch (IllegalArgumentException e) {
                 throw bad(source, line, "the address " + CatalogInspector.printable(address) + " is not a file location ("
                         + e.getMessage() + ")");

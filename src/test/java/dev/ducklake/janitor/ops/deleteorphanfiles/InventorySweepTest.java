@@ -290,4 +290,30 @@ class InventorySweepTest {
         DeleteOrphanFilesResult listed = run(cat, new LocalFileStore(), o -> o, new ArrayList<>());
         assertThat(listed.run().warnings()).noneMatch(w -> w.contains("holds no file"));
     }
+
+    /**
+     * The trial of 2026-12-06: an inventory spelling each local file as a {@code file:///} URI (as its documentation
+     * allows) had every entry kept as "not in canonical spelling", so nothing was ever swept. Such an entry is the file
+     * its path names: the sweep deletes what a plain list deletes, and keeps the known files.
+     */
+    @Test
+    void anInventoryOfFileUrisSweepsAsAPlainList() throws Exception {
+        Path b = dir.resolve("lake_u");
+        FileCatalog cat = lake("inv_u", b);
+        List<String> lines = new ArrayList<>();
+        try (var w = Files.walk(b)) {
+            w.filter(Files::isRegularFile).forEach(p -> lines.add("file://" + p.toAbsolutePath()));
+        }
+        lines.add("file://" + b.toAbsolutePath() + "/main/test/./o0.parquet"); // a '.' segment: still never judged
+        Path inv = dir.resolve("uris.txt");
+        Files.write(inv, lines);
+
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        assertThat(r.keptKnown()).isEqualTo(20);
+        assertThat(r.keptNonCanonical()).as("only the entry with a '.' segment").isEqualTo(1);
+        assertThat(r.deleted()).isEqualTo(5);
+        TreeSet<String> left = files(b);
+        assertThat(left).contains("main/test/k0.parquet", "main/test/k19.parquet", "main/test/young.parquet", "main/test/notes.txt")
+                .doesNotContain("main/test/o0.parquet", "main/test/o4.parquet");
+    }
 }
