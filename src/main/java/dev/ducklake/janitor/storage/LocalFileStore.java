@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The local file system (scheme {@code file}). Listing walks directories depth first, each directory's entries
@@ -36,6 +37,10 @@ public final class LocalFileStore extends AbstractFileStore {
 
     /** The data path this store was opened for (absolute, normalised), or null: unconfined (tests, benchmarks). */
     private final Path root;
+    /** The mount table's lines ({@link MountPoints}), read at the first delete. */
+    private final Supplier<List<String>> mountinfo;
+    /** Mount points strictly below the root, relative to it, once read ({@link #confinement}). */
+    private volatile List<Path> mountsBelow;
 
     /** An unconfined store: deletes wherever an address points (tests and benchmarks; production stores are confined). */
     public LocalFileStore() {
@@ -50,7 +55,13 @@ public final class LocalFileStore extends AbstractFileStore {
      * @param root the data path the store was opened for, or null for none
      */
     public LocalFileStore(Path root) {
+        this(root, MountPoints.system());
+    }
+
+    /** As {@link #LocalFileStore(Path)}, with the mount table given (tests). */
+    LocalFileStore(Path root, Supplier<List<String>> mountinfo) {
         this.root = root == null ? null : root.toAbsolutePath().normalize();
+        this.mountinfo = mountinfo;
     }
 
     /**
@@ -301,15 +312,34 @@ public final class LocalFileStore extends AbstractFileStore {
 
     /**
      * Why no file of {@code folder} may be deleted, or null when they may be tried: the folder must lie under the data
-     * path the store was opened for (by its names, after {@code .} and {@code ..} are resolved). That the folder is
-     * reached without a symbolic link below the root is checked when it is opened ({@link #openBelowRoot}), so that
-     * one system call per name both checks and opens it and no link swapped in between can be followed.
+     * path the store was opened for (by its names, after {@code .} and {@code ..} are resolved), and not on or below a
+     * mount point below it ({@link MountPoints}: another file system, or a bind mount of another directory such as
+     * another tenant's lake). That the folder is reached without a symbolic link below the root is checked when it is
+     * opened ({@link #openBelowRoot}), so that one system call per name both checks and opens it and no link swapped in
+     * between can be followed.
      */
     String confinement(Path folder) {
         if (root == null) {
             return null;
         }
-        return folder.normalize().startsWith(root) ? null : "Not inside the data path " + root;
+        Path lexical = folder.normalize();
+        if (!lexical.startsWith(root)) {
+            return "Not inside the data path " + root;
+        }
+        List<Path> mounts = mountsBelow;
+        if (mounts == null) {
+            Path real;
+            try {
+                real = root.toRealPath();
+            } catch (IOException | RuntimeException e) {
+                real = null;
+            }
+            mounts = MountPoints.below(mountinfo.get(), root, real);
+            mountsBelow = mounts;
+        }
+        Path on = MountPoints.containing(root.relativize(lexical), mounts);
+        return on == null ? null : "On a mount point below the data path " + root + " (" + root.resolve(on)
+                + ": another file system or a bind mount, which may be another lake's)";
     }
 
     /**
