@@ -17,6 +17,10 @@ import java.util.concurrent.Callable;
             + "Without a command: the usage on stderr, exit 2."})
 public final class JanitorCommand implements Callable<Integer> {
 
+    static {
+        HelpConstants.publish(); // the retry figures the descriptions quote
+    }
+
     private final Map<String, String> env;
 
     @picocli.CommandLine.Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",

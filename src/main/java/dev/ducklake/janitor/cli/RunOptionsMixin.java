@@ -23,6 +23,10 @@ import java.util.Locale;
  */
 public final class RunOptionsMixin {
 
+    static {
+        HelpConstants.publish(); // the retry figures its descriptions quote
+    }
+
     @StepOptions.CliOnly
     @Option(names = "--dry-run", descriptionKey = "dry-run",
             description = "Report what would be done; no DDL, no DML, no advisory lock. Default: off.")
@@ -72,7 +76,7 @@ public final class RunOptionsMixin {
 
     @StepOptions.Kind(OptionKind.DURATION)
     @Option(names = "--reconnect-timeout", paramLabel = "SECONDS", defaultValue = "" + RunOptions.DEFAULT_RECONNECT_TIMEOUT_SECONDS,
-            description = "How long to keep reconnecting (with backoff from 1 s to 10 s) after the connection is lost "
+            description = "How long to keep reconnecting (with a backoff of ${sys:" + HelpConstants.RECONNECT_BACKOFF + "}) after the connection is lost "
                     + "mid-run, in seconds. Default: ${DEFAULT-VALUE}.")
     double reconnectTimeout;
 

@@ -34,7 +34,7 @@ import java.time.Duration;
 public final class MaintenanceSession implements AutoCloseable {
 
     /** The wait between reconnect attempts: 1 s doubling to 10 s (within the reconnect timeout, not the run budget). */
-    static final Backoff RECONNECT_BACKOFF = new Backoff(1_000, 10_000);
+    public static final Backoff RECONNECT_BACKOFF = new Backoff(1_000, 10_000);
 
     private final ConnectionSpec spec;
     private final String schema;
