@@ -8,7 +8,6 @@ import dev.ducklake.janitor.ops.runtime.MaintenanceRun;
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.runtime.RunFigures;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
-import dev.ducklake.janitor.ops.runtime.RunRecorder;
 import dev.ducklake.janitor.ops.runtime.StoppableOperation;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.pg.ConnectionSpec;
@@ -21,7 +20,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -52,8 +50,6 @@ import java.util.List;
  * lock table (53200) halves the batch's inlined-table budget, the drop-orphan-inline-tables arithmetic.
  */
 public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsResult> {
-
-    private static final int MAX_LISTED_BATCHES = 1000;
 
     private final ConnectionSpec spec;
     private final ExpireSnapshotsOptions options;
@@ -146,64 +142,6 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         } catch (SQLException e) {
             throw new JanitorException(Reason.DATABASE_ERROR, "the run failed (SQLSTATE " + SqlState.codeOf(e) + "): "
                     + spec.redact(String.valueOf(e.getMessage())), e);
-        }
-    }
-
-    /** Counts of one run. */
-    private static final class Tally {
-        final ExpiryLayout layout;
-        final Selection sel;
-        int tableBudget;
-        long after = -1;
-        /** The newest release snapshot whose candidates went in a committed batch of the current candidate list. */
-        long releasedAfter = Long.MIN_VALUE;
-        long snapshots;
-        long dataFiles;
-        long deleteFiles;
-        long tables;
-        long inlined;
-        long otherRows;
-        long inlinedRows;
-        List<ExpireSnapshotsResult.RemovedTable> removedTables;
-        List<ExpireSnapshotsResult.SnapshotRange> expiredRanges;
-        int batchCount;
-        final List<ExpireSnapshotsResult.Batch> batches = new ArrayList<>();
-
-        Tally(ExpiryLayout layout, Selection sel, int tableBudget) {
-            this.layout = layout;
-            this.sel = sel;
-            this.tableBudget = tableBudget;
-        }
-
-        void reset() {
-            after = -1;
-            snapshots = dataFiles = deleteFiles = tables = inlined = otherRows = inlinedRows = 0;
-            removedTables = null;
-            expiredRanges = null;
-            batchCount = 0;
-            batches.clear();
-        }
-
-        void add(ExpireBatch.Figures f, double seconds, RunRecorder rec, boolean dryRun) {
-            batchCount++;
-            snapshots += f.snapshots();
-            dataFiles += f.dataFiles();
-            deleteFiles += f.deleteFiles();
-            tables += f.tables();
-            inlined += f.inlinedTables();
-            otherRows += f.otherRows();
-            ExpireSnapshotsResult.Batch b = new ExpireSnapshotsResult.Batch(batchCount, f.snapshots(), f.firstSnapshot(),
-                    f.lastSnapshot(), f.dataFiles(), f.deleteFiles(), f.tables(), f.inlinedTables(), f.otherRows(), seconds);
-            if (batches.size() < MAX_LISTED_BATCHES) {
-                batches.add(b);
-            }
-            for (String w : f.warnings()) {
-                rec.warn(w);
-            }
-            rec.info(String.format(java.util.Locale.ROOT, "%s batch %d: snapshots %d (%d..%d) data_files %d delete_files %d tables %d"
-                    + " inlined_tables %d other_rows %d in %.2f s", dryRun ? "would expire," : "expired,", b.number(), b.snapshots(),
-                    b.firstSnapshot(), b.lastSnapshot(), b.dataFiles(), b.deleteFiles(), b.tables(), b.inlinedTables(), b.otherRows(),
-                    b.seconds()));
         }
     }
 
