@@ -30,9 +30,9 @@ import java.util.List;
  *   <li>{@code ducklake_data_file} (+ {@code ducklake_file_column_stats}, {@code ducklake_file_variant_stats},
  *       {@code ducklake_file_partition_value} by data_file_id; in an execute run these three wait for the run's
  *       closing anti-join, {@link RunCandidates#deleteDangling}): files of removable tables, and closed files
- *       covering nothing in R. Each is queued in {@code ducklake_files_scheduled_for_deletion} with its path
- *       resolved through table and schema to a path relative to the catalog's {@code data_path} (absolute when
- *       outside it) and {@code schedule_start = now()}.</li>
+ *       covering nothing in R. Each is queued in {@code ducklake_files_scheduled_for_deletion} ({@link DeletionQueue})
+ *       with its path resolved through table and schema to a path relative to the catalog's {@code data_path}
+ *       (absolute when outside it) and {@code schedule_start = now()}.</li>
  *   <li>{@code ducklake_delete_file}: files of removable tables, files of the data files removed in 3, and closed
  *       files covering nothing in R; queued the same way (their delete_file_id goes into the queue's
  *       {@code data_file_id} column).</li>
@@ -219,7 +219,7 @@ final class ExpireBatch {
         // ---- execute ----
         String dataPath = null;
         if (dataFiles > 0 || deleteFiles > 0) {
-            dataPath = resolveTablePaths();
+            dataPath = DeletionQueue.resolveTablePaths(c, layout);
         }
         if (dataFiles > 0) {
             exec("DELETE FROM " + layout.q("ducklake_data_file") + " WHERE data_file_id = ANY (ARRAY(SELECT id FROM pg_temp.dj_exp_data))");
@@ -230,11 +230,11 @@ final class ExpireBatch {
                     exec("DELETE FROM " + layout.q(t) + " WHERE data_file_id IN (SELECT id FROM pg_temp.dj_exp_data)");
                 }
             }
-            schedule("pg_temp.dj_exp_data", dataPath);
+            DeletionQueue.schedule(c, layout, "pg_temp.dj_exp_data", dataPath);
         }
         if (deleteFiles > 0) {
             exec("DELETE FROM " + layout.q("ducklake_delete_file") + " WHERE delete_file_id = ANY (ARRAY(SELECT id FROM pg_temp.dj_exp_del))");
-            schedule("pg_temp.dj_exp_del", dataPath);
+            DeletionQueue.schedule(c, layout, "pg_temp.dj_exp_del", dataPath);
         }
         if (tables > 0) {
             for (String t : PER_TABLE) {
@@ -452,75 +452,6 @@ final class ExpireBatch {
             }
         }
         return out;
-    }
-
-    /**
-     * Resolves the table paths of this batch's data and delete files into {@code pg_temp.dj_exp_tpath} (table_id, absolute
-     * table path): the table's open row if any, else its newest row, joined to its schema, against data_path (DuckLake's
-     * {@code FromRelativePath(table_id, …)}). One pass over {@code ducklake_table} (it has no index on table_id) for both
-     * kinds of file, instead of one per statement; nothing between here and {@link #schedule} changes
-     * {@code ducklake_table} or {@code ducklake_schema} (the batch's tables leave them afterwards). A table_id without a
-     * row (or whose schema row is missing) gets no row here; {@link #schedule} refuses its files.
-     *
-     * @return the catalog's data_path
-     * @throws JanitorException {@link Reason#UNSAFE_CATALOG_STATE} when ducklake_metadata has no data_path
-     */
-    private String resolveTablePaths() throws SQLException, JanitorException {
-        String dataPath = layout.globalOption(c, "data_path");
-        if (dataPath == null) {
-            throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, "ducklake_metadata has no data_path; DuckLake cannot "
-                    + "resolve the paths of the files this expiry would queue for deletion. Nothing of this batch was committed.");
-        }
-        String tablePath;
-        if (layout.hasPaths()) {
-            tablePath = "CASE WHEN t.path_is_relative THEN (CASE WHEN sc.path_is_relative THEN ?::varchar || sc.path ELSE sc.path END)"
-                    + " || t.path ELSE t.path END";
-        } else {
-            tablePath = "?::varchar";
-        }
-        String sql = "INSERT INTO pg_temp.dj_exp_tpath SELECT DISTINCT ON (t.table_id) t.table_id, " + tablePath + " FROM "
-                + layout.q("ducklake_table") + " t JOIN " + layout.q("ducklake_schema") + " sc ON sc.schema_id = t.schema_id"
-                + " WHERE t.table_id IN (SELECT table_id FROM pg_temp.dj_exp_data UNION SELECT table_id FROM pg_temp.dj_exp_del)"
-                + " ORDER BY t.table_id, (t.end_snapshot IS NULL) DESC, t.begin_snapshot DESC";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, dataPath);
-            ps.executeUpdate();
-        }
-        return dataPath;
-    }
-
-    /**
-     * Queues removed files in ducklake_files_scheduled_for_deletion: path resolved through the table path of
-     * {@link #resolveTablePaths} (its open row if any, else its newest row, and schema, against data_path), stored
-     * relative to data_path when it lies inside it (DuckLake's FromRelativePath(table_id, …) then GetRelativePath).
-     *
-     * @param files the temp table of files (id, table_id, path, rel)
-     * @param dataPath the catalog's data_path, as {@link #resolveTablePaths} returned it
-     * @throws JanitorException {@link Reason#UNSAFE_CATALOG_STATE} when a file's table has no path (DuckLake: "Failed to get
-     *     path for table")
-     */
-    private void schedule(String files, String dataPath) throws SQLException, JanitorException {
-        String resolved = "WITH dp AS (SELECT ?::varchar AS v),"
-                + " x AS (SELECT f.id, tp.p AS tpath, CASE WHEN f.rel THEN tp.p || f.path ELSE f.path END AS full_path FROM "
-                + files + " f LEFT JOIN pg_temp.dj_exp_tpath tp ON tp.table_id = f.table_id)";
-        try (PreparedStatement ps = c.prepareStatement(resolved + " SELECT id FROM x WHERE tpath IS NULL LIMIT 1")) {
-            ps.setString(1, dataPath);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, "file id " + rs.getLong(1) + " would be queued for "
-                            + "deletion but its table has no ducklake_table/ducklake_schema row to resolve its path (DuckLake's "
-                            + "own expiry fails on this catalog too: \"Failed to get path for table\"). Nothing of this batch was committed.");
-                }
-            }
-        }
-        String insert = resolved + " INSERT INTO " + layout.q("ducklake_files_scheduled_for_deletion")
-                + " (data_file_id, path, path_is_relative, schedule_start)"
-                + " SELECT x.id, CASE WHEN left(x.full_path, length(dp.v)) = dp.v THEN substr(x.full_path, length(dp.v) + 1)"
-                + " ELSE x.full_path END, left(x.full_path, length(dp.v)) = dp.v, now() FROM x CROSS JOIN dp";
-        try (PreparedStatement ps = c.prepareStatement(insert)) {
-            ps.setString(1, dataPath);
-            ps.executeUpdate();
-        }
     }
 
     private long count(String temp) throws SQLException {
