@@ -2,7 +2,6 @@ package dev.ducklake.janitor.ops.expiresnapshots;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -49,8 +48,8 @@ import java.util.List;
  * inlined tables) of table_ids without any ducklake_table row. Dead inlined rows (end_snapshot set, no remaining snapshot
  * in their interval) are deleted after the last batch by {@link InlinedRowSweep}, as DuckLake's expiry does after 1.5.5.
  *
- * <p>Lock budget: the inlined tables dropped by one batch are limited to {@code tableBudget} relations (the
- * lock arithmetic of drop-orphan-inline-tables, {@link dev.ducklake.janitor.pg.LockBudget}). When more
+ * <p>Lock budget ({@link InlinedTableDrops}): the inlined tables dropped by one batch are limited to {@code tableBudget}
+ * relations (the lock arithmetic of drop-orphan-inline-tables, {@link dev.ducklake.janitor.pg.LockBudget}). When more
  * tables are removable, the rest (with their files) waits for the next batch, and step 6 waits too (a later
  * batch still needs the schema rows to resolve the waiting tables' file paths). Every rule is monotone in R,
  * so the end state after the last batch equals DuckLake's single transaction over the same snapshots.
@@ -187,7 +186,7 @@ final class ExpireBatch {
         if (dryRun || removable == 0) {
             exec("INSERT INTO pg_temp.dj_exp_tables SELECT table_id FROM pg_temp.dj_exp_removable");
         } else {
-            chooseWithinBudget(registry, tableBudget);
+            InlinedTableDrops.chooseWithinBudget(c, layout, registry, tableBudget);
         }
         long tables = count("pg_temp.dj_exp_tables");
         boolean pending = tables < removable;
@@ -205,7 +204,7 @@ final class ExpireBatch {
         }
         long dataFiles = count("pg_temp.dj_exp_data");
         long deleteFiles = count("pg_temp.dj_exp_del");
-        List<String> drops = inlinedTablesToDrop(registry, warnings);
+        List<String> drops = InlinedTableDrops.inlinedTablesToDrop(c, layout, registry, warnings);
         long otherRows = 0;
         if (dryRun) {
             if (!pending) {
@@ -388,67 +387,6 @@ final class ExpireBatch {
         for (String t : new String[] {"ducklake_schema", "ducklake_view", "ducklake_view_column_tag", "ducklake_tag", "ducklake_macro"}) {
             if (layout.has(t, "begin_snapshot", "end_snapshot")) {
                 out.add(t);
-            }
-        }
-        return out;
-    }
-
-    /**
-     * Removable tables in table_id order while the inlined relations they would drop stay within the budget
-     * (always at least the first).
-     */
-    private void chooseWithinBudget(boolean registry, int tableBudget) throws SQLException {
-        String names = registry
-                ? "SELECT g.table_id, g.table_name FROM " + layout.q("ducklake_inlined_data_tables") + " g"
-                    + " WHERE g.table_id IN (SELECT table_id FROM pg_temp.dj_exp_removable) UNION ALL "
-                : "";
-        String sql = "WITH n AS (" + names + "SELECT r.table_id, 'ducklake_inlined_delete_' || r.table_id FROM pg_temp.dj_exp_removable r),"
-                // one probe of pg_class's (relname, relnamespace) index per name: a join let the planner hash all of
-                // pg_class in every batch (a relation per leaked table, 94,000 rows at 10,000,000 snapshots)
-                + " c AS (SELECT r.table_id, coalesce(sum((SELECT count(*) FROM pg_catalog.pg_class pc"
-                + " WHERE pc.relname = n.table_name::name AND pc.relkind = 'r'"
-                + " AND pc.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?))), 0) AS rels"
-                + " FROM pg_temp.dj_exp_removable r LEFT JOIN n ON n.table_id = r.table_id"
-                + " GROUP BY r.table_id),"
-                + " s AS (SELECT table_id, sum(rels) OVER (ORDER BY table_id) AS cum, row_number() OVER (ORDER BY table_id) AS rn FROM c)"
-                + " INSERT INTO pg_temp.dj_exp_tables SELECT table_id FROM s WHERE cum <= ? OR rn = 1";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, layout.schema());
-            ps.setInt(2, tableBudget);
-            ps.executeUpdate();
-        }
-    }
-
-    /**
-     * Names of the inlined relations the chosen tables drop: registered data tables whose name passes the
-     * guard, and {@code ducklake_inlined_delete_<id>}; only those that exist as plain tables of the schema.
-     */
-    private List<String> inlinedTablesToDrop(boolean registry, List<String> warnings) throws SQLException {
-        String names = (registry
-                ? "SELECT g.table_id, g.schema_version, g.table_name FROM " + layout.q("ducklake_inlined_data_tables") + " g"
-                    + " WHERE g.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables) UNION ALL "
-                : "")
-                + "SELECT t.table_id, NULL::bigint, 'ducklake_inlined_delete_' || t.table_id FROM pg_temp.dj_exp_tables t";
-        String sql = "SELECT n.table_name, n.schema_version IS NULL OR n.table_name = 'ducklake_inlined_data_' || n.table_id || '_' || n.schema_version,"
-                + " pc.relkind FROM (" + names + ") n(table_id, schema_version, table_name)"
-                // an index probe per name (LIMIT keeps the planner from flattening it into a hash join over pg_class)
-                + " CROSS JOIN LATERAL (SELECT p.relkind FROM pg_catalog.pg_class p WHERE p.relname = n.table_name::name"
-                + " AND p.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = ?) LIMIT 1) pc";
-        List<String> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, layout.schema());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    String name = rs.getString(1);
-                    if (!rs.getBoolean(2)) {
-                        warnings.add("registry name " + Sql.ident(name) + " is not ducklake_inlined_data_<table_id>_<schema_version>;"
-                                + " its registry row goes with its table, the relation is kept");
-                    } else if (!"r".equals(rs.getString(3))) {
-                        warnings.add(Sql.ident(name) + " is not a plain table (relkind " + rs.getString(3) + "); kept");
-                    } else {
-                        out.add(name);
-                    }
-                }
             }
         }
         return out;
