@@ -3,24 +3,16 @@ package dev.ducklake.janitor.ops.files;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.NestedSchemas;
-import dev.ducklake.janitor.catalog.CatalogDiscovery;
 import dev.ducklake.janitor.ops.runtime.RunRecorder;
 import dev.ducklake.janitor.pg.ConnectionSpec;
-import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.PathResolver;
-import dev.ducklake.janitor.storage.StorageLocation;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The catalogs a storage sweep reads before it deletes a file, found once per run and held by the sweep: the swept
@@ -96,10 +88,6 @@ public final class ConsultedCatalogs implements AutoCloseable {
     private String sweptRealPrefix;
     private final List<String> excluded = new ArrayList<>();
     private final List<NotConsulted> notConsulted = new ArrayList<>();
-    /** Readable catalogs with a relative data path (refused unless excluded). */
-    private final List<String> unplaceable = new ArrayList<>();
-    /** The swept data path with symbolic links resolved ({@link PathResolver#realDataLocation()}). */
-    private StorageLocation mineReal;
     private final Map<String, Connection> remotes = new LinkedHashMap<>();
 
     private ConsultedCatalogs(Connection session) {
@@ -141,7 +129,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
                                          RunRecorder recorder) throws JanitorException, SQLException {
         ConsultedCatalogs cc = new ConsultedCatalogs(c);
         try {
-            cc.discover(own, ownResolver, o, recorder);
+            new DatabaseSurvey(cc, c, o, recorder).run(own, ownResolver);
             return cc;
         } catch (JanitorException | SQLException | RuntimeException e) {
             cc.close();
@@ -149,329 +137,56 @@ public final class ConsultedCatalogs implements AutoCloseable {
         }
     }
 
-    private void discover(String own, PathResolver ownResolver, ConsultOptions o, RunRecorder recorder)
-            throws JanitorException, SQLException {
-        NestedSchemas.requireFlat(session, own);
-        catalogs.add(new Catalog(currentDatabase(session), own, ownResolver, null, own));
-        StorageLocation mine = ownResolver.dataLocation();
-        mineReal = ownResolver.withRealDirectory().realDataLocation();
-        sweptPrefix = mine.asPrefix().canonical();
-        String realPrefix = mineReal.asPrefix().canonical();
-        sweptRealPrefix = realPrefix.equals(sweptPrefix) ? null : realPrefix;
-        List<String> refusals = new ArrayList<>();
-        List<String> unreachable = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        String ownDb = currentDatabase(session);
-        seen.add(key(o.server(), ownDb, own));
-        Set<String> exclusions = new HashSet<>(o.excludedSchemas());
-        Set<String> usedExclusions = new HashSet<>();
-        Set<String> explicitLocal = new HashSet<>();
-        List<ConnectionSpec.CatalogReference> remoteRefs = new ArrayList<>();
-        for (ConnectionSpec.CatalogReference ref : o.alsoCatalogs()) {
-            if (o.server() != null && o.server().sameServer(ref.spec()) && ref.spec().database().equals(ownDb)) {
-                explicitLocal.add(ref.metadataSchema() == null ? "*" : ref.metadataSchema());
-            } else {
-                remoteRefs.add(ref);
-            }
-        }
-        // the swept database
-        consultDatabase(session, null, ownDb, null, explicitLocal, mine, seen, exclusions, usedExclusions, refusals,
-                o.server());
-        // --also-catalog
-        Set<String> coveredDatabases = new HashSet<>();
-        for (ConnectionSpec.CatalogReference ref : remoteRefs) {
-            ConnectionSpec spec = ref.spec();
-            Connection rc = openExplicit(spec);
-            Set<String> explicit = Set.of(ref.metadataSchema() == null ? "*" : ref.metadataSchema());
-            int before = catalogs.size() + reachOnly.size();
-            consultDatabase(rc, spec, spec.database(), ref.metadataSchema(), explicit, mine, seen, exclusions,
-                    usedExclusions, refusals, o.server());
-            if (ref.metadataSchema() == null && o.server() != null && o.server().sameServer(spec)) {
-                coveredDatabases.add(spec.database());
-            }
-            keepOrClose(spec, rc, before);
-        }
-        // the other databases of the server
-        if (o.consultServer()) {
-            if (o.server() == null) {
-                note(recorder, new NotConsulted("(other databases of the server)", "no connection specification to reach them"
-                        + " (a library call on a plain connection)"));
-            } else {
-                for (String[] db : otherDatabases(session)) {
-                    String name = db[0];
-                    if (coveredDatabases.contains(name) || pristineTemplate0(db)) {
-                        continue;
-                    }
-                    String waiver = name + "/" + WHOLE_DATABASE;
-                    if (!Boolean.parseBoolean(db[1])) {
-                        String why = "the role has no CONNECT privilege on it, so a DuckLake catalog there cannot be seen";
-                        if (!waived(name, why, exclusions, usedExclusions, recorder)) {
-                            refusals.add("database " + Sql.printable(name) + " (" + why + "; waived only by"
-                                    + " --exclude-catalog-schema " + waiver + ")");
-                        }
-                        continue;
-                    }
-                    if (!Boolean.parseBoolean(db[2])) {
-                        String why = "the database does not allow connections (datallowconn is false), so a DuckLake catalog"
-                                + " there cannot be seen, and its files are live again once connections are allowed";
-                        if (!waived(name, why, exclusions, usedExclusions, recorder)) {
-                            refusals.add("database " + Sql.printable(name) + " (" + why + "; allow connections to it for the"
-                                    + " run, or waive it with --exclude-catalog-schema " + waiver + ")");
-                        }
-                        continue;
-                    }
-                    ConnectionSpec spec = o.server().withDatabase(name);
-                    Connection rc;
-                    try {
-                        rc = openRemote(spec);
-                    } catch (SQLException e) {
-                        if ("3D000".equals(e.getSQLState())) {
-                            continue; // dropped since it was listed: it holds nothing any more
-                        }
-                        if (ConnectionSpec.interruptedLogin(e)) {
-                            throw new JanitorException(Reason.CONNECTION, "A stop was requested while the other databases of the"
-                                    + " server were being consulted (at " + Sql.printable(name) + "). Nothing was listed or deleted.", e);
-                        }
-                        String why = "connecting failed: " + spec.redact(e.getMessage());
-                        if (!waived(name, why, exclusions, usedExclusions, recorder)) {
-                            unreachable.add(Sql.printable(name) + " (" + why + "; waived only by --exclude-catalog-schema "
-                                    + waiver + ")");
-                        }
-                        continue;
-                    }
-                    int before = catalogs.size() + reachOnly.size();
-                    consultDatabase(rc, spec, name, null, Set.of(), mine, seen, exclusions, usedExclusions, refusals, o.server());
-                    keepOrClose(spec, rc, before);
-                }
-            }
-        }
-        if (!refusals.isEmpty()) {
-            String role = currentUser(session);
-            throw new JanitorException(Reason.PERMISSION_DENIED, refusals.size() + " DuckLake catalog(s) or database(s) that may"
-                    + " reference files under " + mine.canonical() + " cannot be read by role " + Sql.printable(role) + ", so the"
-                    + " files they reference are unknown and their data path must be assumed to overlap: " + String.join("; ", refusals)
-                    + ". Nothing was listed or deleted. Grant these (to " + Sql.ident(role) + "; CONNECT for a database), or pass"
-                    + " --exclude-catalog-schema NAME (DATABASE/NAME for another database, DATABASE/" + WHOLE_DATABASE + " for a"
-                    + " whole database) for a catalog whose data path you have proven disjoint from this one, or"
-                    + " --no-consult-server.");
-        }
-        if (!unplaceable.isEmpty()) {
-            throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, unplaceable.size() + " readable DuckLake catalog(s) have a"
-                    + " relative data path, so where their files are depends on the working directory of the DuckDB that wrote"
-                    + " them, and they may reference files under " + mine.canonical() + ": " + String.join("; ", unplaceable)
-                    + ". Nothing was listed or deleted. Give such a catalog an absolute data_path, name it with --also-catalog"
-                    + " (its relative paths are then resolved from this process's working directory), or pass"
-                    + " --exclude-catalog-schema NAME (DATABASE/NAME for another database) for one proven disjoint.");
-        }
-        if (!unreachable.isEmpty()) {
-            throw new JanitorException(Reason.CONNECTION, unreachable.size() + " other database(s) of the server could not be"
-                    + " consulted, and a DuckLake catalog there may reference files under " + mine.canonical() + ": "
-                    + String.join("; ", unreachable) + ". Nothing was listed or deleted. Rerun when the server accepts the"
-                    + " connections (max_connections, the database's CONNECTION LIMIT), or pass --exclude-catalog-schema"
-                    + " DATABASE/" + WHOLE_DATABASE + " for a database proven to hold no catalog that reaches this data path.");
-        }
-        for (String x : exclusions) {
-            if (!usedExclusions.contains(x)) {
-                recorder.warn("--exclude-catalog-schema " + Sql.printable(x) + " matches no unreadable DuckLake catalog; nothing"
-                        + " was excluded for it");
-            }
-        }
-        for (String x : excluded) {
-            recorder.warn("catalog " + Sql.printable(x) + " cannot be read and is excluded by --exclude-catalog-schema: files"
-                    + " only it references may be deleted as orphans");
-        }
+    /** Adds a catalog to {@link #catalogs()} (the survey, {@link DatabaseSurvey}). */
+    void addConsulted(Catalog c) {
+        catalogs.add(c);
     }
 
-    /**
-     * Consults one database: each schema holding a ducklake_metadata relation is read (or refused) and added when its
-     * data path overlaps the swept location or it is named explicitly ({@code "*"}: every catalog of the database).
-     */
-    private void consultDatabase(Connection dc, ConnectionSpec remote, String database, String onlySchema, Set<String> explicit,
-                                 StorageLocation mine, Set<String> seen, Set<String> exclusions, Set<String> usedExclusions,
-                                 List<String> refusals, ConnectionSpec server) throws JanitorException, SQLException {
-        boolean found = false;
-        for (CatalogDiscovery.Access a : CatalogDiscovery.access(dc, FILE_TABLES)) {
-            if (onlySchema != null && !onlySchema.equals(a.schema())) {
-                continue;
-            }
-            String label = label(remote, server, database, a.schema());
-            if (!seen.add(key(remote == null ? server : remote, database, a.schema()))) {
-                found = true;
-                continue;
-            }
-            if (!a.readable()) {
-                found = true;
-                String exclusion = remote == null ? a.schema() : database + "/" + a.schema();
-                if (exclusions.contains(exclusion)) {
-                    usedExclusions.add(exclusion);
-                    excluded.add(label);
-                } else {
-                    refusals.add("catalog " + Sql.printable(label) + " (missing: " + String.join(", ", a.missing()) + ")");
-                }
-                continue;
-            }
-            if (!a.isCatalog()) {
-                continue;
-            }
-            found = true;
-            String p = CatalogFiles.option(dc, a.schema(), "data_path");
-            boolean named = explicit.contains("*") || explicit.contains(a.schema());
-            if (p == null || p.isEmpty()) {
-                if (named) {
-                    throw new JanitorException(Reason.NOT_A_CATALOG, "The catalog " + Sql.printable(label) + " named by"
-                            + " --also-catalog has no data_path in ducklake_metadata; its relative paths cannot be resolved.");
-                }
-                continue;
-            }
-            if (PathResolver.isRelative(p) && !named) {
-                String exclusion = remote == null ? a.schema() : database + "/" + a.schema();
-                if (exclusions.contains(exclusion)) {
-                    usedExclusions.add(exclusion);
-                    excluded.add(label);
-                } else {
-                    unplaceable.add("catalog " + Sql.printable(label) + " (data_path " + Sql.printable(p) + ")");
-                }
-                continue;
-            }
-            PathResolver r = new PathResolver(p).withRealDirectory();
-            boolean overlaps;
-            try {
-                // as spelled, and with symbolic links resolved: one directory spelled two ways is one place
-                overlaps = r.dataLocation().overlaps(mine) || r.realDataLocation().overlaps(mineReal);
-            } catch (IllegalArgumentException e) {
-                overlaps = true; // an unparsable data path: its files are still known under their own spelling
-            }
-            if (overlaps || named) {
-                NestedSchemas.requireFlat(dc, a.schema());
-                catalogs.add(new Catalog(database, a.schema(), r, remote, label));
-            } else {
-                reachOnly.add(new Catalog(database, a.schema(), r, remote, label));
-            }
-        }
-        if (onlySchema != null && !found) {
-            throw new JanitorException(Reason.NOT_A_CATALOG, "--also-catalog names schema " + Sql.printable(onlySchema)
-                    + " of database " + Sql.printable(database) + ", which holds no DuckLake catalog (no ducklake_metadata table"
-                    + " with a 'version' key).");
-        }
-        if (remote != null && onlySchema == null && !found && !explicit.isEmpty()) {
-            throw new JanitorException(Reason.NOT_A_CATALOG, "--also-catalog names database " + Sql.printable(label(remote,
-                    server, database, "")) + ", which holds no DuckLake catalog.");
-        }
+    /** Adds a catalog to {@link #reachOnly()} (the survey). */
+    void addReachOnly(Catalog c) {
+        reachOnly.add(c);
     }
 
-    private static String label(ConnectionSpec remote, ConnectionSpec server, String database, String schema) {
-        if (remote == null) {
-            return schema;
-        }
-        if (server != null && server.sameServer(remote)) {
-            return database + "/" + schema;
-        }
-        return remote.host() + ":" + remote.port() + "/" + database + "/" + schema;
+    /** Adds a label (or a {@code DATABASE/*} waiver) to {@link #excluded()} (the survey). */
+    void addExcluded(String label) {
+        excluded.add(label);
     }
 
-    private static String key(ConnectionSpec spec, String database, String schema) {
-        String server = spec == null ? "" : spec.host().toLowerCase(Locale.ROOT) + ":" + spec.port();
-        return server + "/" + database + "/" + schema;
-    }
-
-    /**
-     * The waiver of a database of the server that cannot be consulted ({@code --exclude-catalog-schema DB/*},
-     * {@link #WHOLE_DATABASE}): when it was given, the database is excluded (warned at the end as every excluded
-     * catalog: files only it references may be deleted as orphans), the waiver counted as used and the database noted
-     * as not consulted.
-     *
-     * @param database the database's name
-     * @param why why it cannot be consulted, for the note
-     * @param exclusions the --exclude-catalog-schema values
-     * @param usedExclusions receives the waiver when it applies
-     * @param recorder receives the note
-     * @return true when waived; false when the caller must refuse (or report) the database
-     */
-    private boolean waived(String database, String why, Set<String> exclusions, Set<String> usedExclusions, RunRecorder recorder) {
-        String waiver = database + "/" + WHOLE_DATABASE;
-        if (!exclusions.contains(waiver)) {
-            return false;
-        }
-        usedExclusions.add(waiver);
-        excluded.add(waiver);
-        note(recorder, new NotConsulted(database, why + " (excluded by --exclude-catalog-schema " + waiver + ")"));
-        return true;
-    }
-
-    private void note(RunRecorder recorder, NotConsulted n) {
+    /** Adds a database to {@link #notConsulted()} (the survey warns about it). */
+    void addNotConsulted(NotConsulted n) {
         notConsulted.add(n);
-        recorder.warn("database " + Sql.printable(n.database()) + " not consulted: " + n.reason());
     }
 
-    private void keepOrClose(ConnectionSpec spec, Connection rc, int before) throws SQLException {
-        if (catalogs.size() + reachOnly.size() > before && !remotes.containsKey(spec.describe())) {
+    /**
+     * Records the swept data path (the survey, once, before any other catalog is added).
+     *
+     * @param prefix the swept data path as a canonical prefix ending in {@code /} ({@link #sweptPrefix()})
+     * @param realPrefix its real directory as a canonical prefix when it is reached through a symbolic link, else null
+     */
+    void sweptAt(String prefix, String realPrefix) {
+        sweptPrefix = prefix;
+        sweptRealPrefix = realPrefix;
+    }
+
+    /** @return how many catalogs were added so far, consulted and reach-only together */
+    int size() {
+        return catalogs.size() + reachOnly.size();
+    }
+
+    /**
+     * Holds another database's connection until {@link #close()} when its survey added a catalog and no connection to
+     * the same database is held yet; closes it otherwise.
+     *
+     * @param spec the database's connection specification (held by {@link ConnectionSpec#describe()})
+     * @param rc the connection
+     * @param before {@link #size()} before the database was surveyed
+     * @throws SQLException when closing fails
+     */
+    void keepOrClose(ConnectionSpec spec, Connection rc, int before) throws SQLException {
+        if (size() > before && !remotes.containsKey(spec.describe())) {
             remotes.put(spec.describe(), rc);
         } else {
             rc.close();
-        }
-    }
-
-    private static Connection openExplicit(ConnectionSpec spec) throws JanitorException {
-        try {
-            return openRemote(spec);
-        } catch (SQLException e) {
-            throw spec.connectionFailure(e);
-        }
-    }
-
-    /** A read-only connection to another database, out of autocommit so that its reads stream. */
-    private static Connection openRemote(ConnectionSpec spec) throws SQLException {
-        Connection rc = spec.openRaw();
-        try {
-            rc.setReadOnly(true);
-            rc.setAutoCommit(false);
-            return rc;
-        } catch (SQLException e) {
-            rc.close();
-            throw e;
-        }
-    }
-
-    /**
-     * {datname, may connect, allows connections, is a template} of every database but the session's, by name;
-     * templates included (a template that allows connections can hold a catalog; see {@link #pristineTemplate0}).
-     */
-    private static List<String[]> otherDatabases(Connection c) throws SQLException {
-        List<String[]> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT datname::text, pg_catalog.has_database_privilege(oid, 'CONNECT'),"
-                + " datallowconn, datistemplate FROM pg_catalog.pg_database WHERE datname <> current_database() ORDER BY 1");
-             ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                out.add(new String[] {rs.getString(1), Boolean.toString(rs.getBoolean(2)), Boolean.toString(rs.getBoolean(3)),
-                        Boolean.toString(rs.getBoolean(4))});
-            }
-        }
-        return out;
-    }
-
-    /**
-     * PostgreSQL's own {@code template0}, as initdb makes it: named {@code template0}, a template, and allowing no
-     * connections. By design it never holds a catalog (no session can write there while it stays so), so it is
-     * skipped silently: were it refused like every database that allows no connections, every run on every server
-     * would be. (A template0 opened, given a catalog and closed again looks the same and is not caught.) Any other
-     * database that allows no connections, template or not, and a {@code template0} someone has opened to
-     * connections, is treated as every other database.
-     */
-    static boolean pristineTemplate0(String[] db) {
-        return "template0".equals(db[0]) && Boolean.parseBoolean(db[3]) && !Boolean.parseBoolean(db[2]);
-    }
-
-    private static String currentDatabase(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT current_database()::text"); ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getString(1);
-        }
-    }
-
-    private static String currentUser(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT current_user::text"); ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getString(1);
         }
     }
 

@@ -1,0 +1,449 @@
+package dev.ducklake.janitor.ops.files;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.catalog.CatalogDiscovery;
+import dev.ducklake.janitor.catalog.NestedSchemas;
+import dev.ducklake.janitor.ops.files.ConsultedCatalogs.Catalog;
+import dev.ducklake.janitor.ops.files.ConsultedCatalogs.NotConsulted;
+import dev.ducklake.janitor.ops.runtime.RunRecorder;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.storage.PathResolver;
+import dev.ducklake.janitor.storage.StorageLocation;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import static dev.ducklake.janitor.ops.files.ConsultedCatalogs.FILE_TABLES;
+import static dev.ducklake.janitor.ops.files.ConsultedCatalogs.WHOLE_DATABASE;
+
+/**
+ * The survey behind {@link ConsultedCatalogs#find}: walks the swept database, the databases named by
+ * {@code --also-catalog} and the server's other databases, adds each readable DuckLake catalog there to the
+ * {@link ConsultedCatalogs} it fills, and refuses the run when one that could reach the swept location cannot be read
+ * (the rules are those of {@link ConsultedCatalogs}). One instance per {@code find}, used once.
+ */
+final class DatabaseSurvey {
+
+    /** What the survey fills: the catalogs, the exclusions and notes, the other databases' connections. */
+    private final ConsultedCatalogs cc;
+    private final Connection session;
+    private final ConsultOptions o;
+    /** Receives the warnings (exclusions, databases not consulted). */
+    private final RunRecorder recorder;
+    /** The swept data path as given ({@link PathResolver#dataLocation()}). */
+    private StorageLocation mine;
+    /** The swept data path with symbolic links resolved ({@link PathResolver#realDataLocation()}). */
+    private StorageLocation mineReal;
+    /** Catalogs surveyed so far, by {@link #key}: each is considered once. */
+    private final Set<String> seen = new HashSet<>();
+    /** The {@code --exclude-catalog-schema} values. */
+    private final Set<String> exclusions;
+    /** The {@link #exclusions} that waived something (the others are warned about at the end). */
+    private final Set<String> usedExclusions = new HashSet<>();
+    /** Unreadable catalogs and databases, for the {@link Reason#PERMISSION_DENIED} refusal. */
+    private final List<String> refusals = new ArrayList<>();
+    /** Other databases of the server whose login failed, for the {@link Reason#CONNECTION} refusal. */
+    private final List<String> unreachable = new ArrayList<>();
+    /** Readable catalogs with a relative data path (refused unless excluded). */
+    private final List<String> unplaceable = new ArrayList<>();
+
+    /**
+     * @param cc the set to fill (empty)
+     * @param session the swept session (autocommit on or off; only reads)
+     * @param o what to consult
+     * @param recorder receives the warnings
+     */
+    DatabaseSurvey(ConsultedCatalogs cc, Connection session, ConsultOptions o, RunRecorder recorder) {
+        this.cc = cc;
+        this.session = session;
+        this.o = o;
+        this.recorder = recorder;
+        this.exclusions = new HashSet<>(o.excludedSchemas());
+    }
+
+    /**
+     * Runs the survey: the swept catalog, the swept database, the catalogs named by {@code --also-catalog}, the other
+     * databases of the server, in that order; then refuses what could not be read and warns about the exclusions.
+     *
+     * @param own the swept catalog's schema
+     * @param ownResolver its resolver (override applied)
+     * @throws JanitorException as {@link ConsultedCatalogs#find}
+     * @throws SQLException on database errors
+     */
+    void run(String own, PathResolver ownResolver) throws JanitorException, SQLException {
+        String ownDb = sweptCatalog(own, ownResolver);
+        Set<String> explicitLocal = new HashSet<>();
+        List<ConnectionSpec.CatalogReference> remoteRefs = new ArrayList<>();
+        for (ConnectionSpec.CatalogReference ref : o.alsoCatalogs()) {
+            if (o.server() != null && o.server().sameServer(ref.spec()) && ref.spec().database().equals(ownDb)) {
+                explicitLocal.add(ref.metadataSchema() == null ? "*" : ref.metadataSchema());
+            } else {
+                remoteRefs.add(ref);
+            }
+        }
+        // the swept database
+        consultDatabase(session, null, ownDb, null, explicitLocal);
+        // --also-catalog
+        Set<String> coveredDatabases = consultNamed(remoteRefs);
+        // the other databases of the server
+        if (o.consultServer()) {
+            consultServer(coveredDatabases);
+        }
+        requireAllRead();
+        warnExclusions();
+    }
+
+    /**
+     * Adds the swept catalog (first of {@link ConsultedCatalogs#catalogs()}) and records its data path as given and
+     * with symbolic links resolved.
+     *
+     * @return the swept database's name
+     */
+    private String sweptCatalog(String own, PathResolver ownResolver) throws JanitorException, SQLException {
+        NestedSchemas.requireFlat(session, own);
+        cc.addConsulted(new Catalog(currentDatabase(session), own, ownResolver, null, own));
+        mine = ownResolver.dataLocation();
+        mineReal = ownResolver.withRealDirectory().realDataLocation();
+        String sweptPrefix = mine.asPrefix().canonical();
+        String realPrefix = mineReal.asPrefix().canonical();
+        cc.sweptAt(sweptPrefix, realPrefix.equals(sweptPrefix) ? null : realPrefix);
+        String ownDb = currentDatabase(session);
+        seen.add(key(o.server(), ownDb, own));
+        return ownDb;
+    }
+
+    /**
+     * Consults the catalogs {@code --also-catalog} names outside the swept database, each database through a
+     * connection of its own ({@link #openExplicit}), kept when it holds a consulted catalog.
+     *
+     * @param remoteRefs the references, in the order given
+     * @return the databases of the swept server named whole (no schema): the survey of the server skips them
+     */
+    private Set<String> consultNamed(List<ConnectionSpec.CatalogReference> remoteRefs) throws JanitorException, SQLException {
+        Set<String> coveredDatabases = new HashSet<>();
+        for (ConnectionSpec.CatalogReference ref : remoteRefs) {
+            ConnectionSpec spec = ref.spec();
+            Connection rc = openExplicit(spec);
+            Set<String> explicit = Set.of(ref.metadataSchema() == null ? "*" : ref.metadataSchema());
+            int before = cc.size();
+            consultDatabase(rc, spec, spec.database(), ref.metadataSchema(), explicit);
+            if (ref.metadataSchema() == null && o.server() != null && o.server().sameServer(spec)) {
+                coveredDatabases.add(spec.database());
+            }
+            cc.keepOrClose(spec, rc, before);
+        }
+        return coveredDatabases;
+    }
+
+    /**
+     * Consults every other database of the swept server ({@link #otherDatabases}, by name) but those already named
+     * whole and a {@link #pristineTemplate0}; without a connection specification to reach them, notes them as not
+     * consulted instead.
+     *
+     * @param coveredDatabases the databases {@code --also-catalog} named whole
+     */
+    private void consultServer(Set<String> coveredDatabases) throws JanitorException, SQLException {
+        if (o.server() == null) {
+            note(new NotConsulted("(other databases of the server)", "no connection specification to reach them"
+                    + " (a library call on a plain connection)"));
+            return;
+        }
+        for (String[] db : otherDatabases(session)) {
+            if (!coveredDatabases.contains(db[0]) && !pristineTemplate0(db)) {
+                consultOther(db);
+            }
+        }
+    }
+
+    /**
+     * Consults one other database of the server: refused (unless waived) when the role has no CONNECT privilege on it
+     * or it allows no connections; skipped when dropped since it was listed; unreachable (unless waived) when the login
+     * fails; otherwise surveyed through a connection of its own, kept when it holds a consulted catalog.
+     *
+     * @param db a row of {@link #otherDatabases}
+     * @throws JanitorException {@link Reason#CONNECTION} when a stop was requested during the login
+     */
+    private void consultOther(String[] db) throws JanitorException, SQLException {
+        String name = db[0];
+        String waiver = name + "/" + WHOLE_DATABASE;
+        if (!Boolean.parseBoolean(db[1])) {
+            String why = "the role has no CONNECT privilege on it, so a DuckLake catalog there cannot be seen";
+            if (!waived(name, why)) {
+                refusals.add("database " + Sql.printable(name) + " (" + why + "; waived only by"
+                        + " --exclude-catalog-schema " + waiver + ")");
+            }
+            return;
+        }
+        if (!Boolean.parseBoolean(db[2])) {
+            String why = "the database does not allow connections (datallowconn is false), so a DuckLake catalog"
+                    + " there cannot be seen, and its files are live again once connections are allowed";
+            if (!waived(name, why)) {
+                refusals.add("database " + Sql.printable(name) + " (" + why + "; allow connections to it for the"
+                        + " run, or waive it with --exclude-catalog-schema " + waiver + ")");
+            }
+            return;
+        }
+        ConnectionSpec spec = o.server().withDatabase(name);
+        Connection rc;
+        try {
+            rc = openRemote(spec);
+        } catch (SQLException e) {
+            if ("3D000".equals(e.getSQLState())) {
+                return; // dropped since it was listed: it holds nothing any more
+            }
+            if (ConnectionSpec.interruptedLogin(e)) {
+                throw new JanitorException(Reason.CONNECTION, "A stop was requested while the other databases of the"
+                        + " server were being consulted (at " + Sql.printable(name) + "). Nothing was listed or deleted.", e);
+            }
+            String why = "connecting failed: " + spec.redact(e.getMessage());
+            if (!waived(name, why)) {
+                unreachable.add(Sql.printable(name) + " (" + why + "; waived only by --exclude-catalog-schema "
+                        + waiver + ")");
+            }
+            return;
+        }
+        int before = cc.size();
+        consultDatabase(rc, spec, name, null, Set.of());
+        cc.keepOrClose(spec, rc, before);
+    }
+
+    /**
+     * Stops the run when something that may reference files under the swept location was not read, checked in this
+     * order: unreadable catalogs and databases, catalogs with a relative data path, databases whose login failed.
+     *
+     * @throws JanitorException {@link Reason#PERMISSION_DENIED}, {@link Reason#UNSAFE_CATALOG_STATE} or
+     *     {@link Reason#CONNECTION} respectively, naming each one and the way out
+     */
+    private void requireAllRead() throws JanitorException, SQLException {
+        if (!refusals.isEmpty()) {
+            String role = currentUser(session);
+            throw new JanitorException(Reason.PERMISSION_DENIED, refusals.size() + " DuckLake catalog(s) or database(s) that may"
+                    + " reference files under " + mine.canonical() + " cannot be read by role " + Sql.printable(role) + ", so the"
+                    + " files they reference are unknown and their data path must be assumed to overlap: " + String.join("; ", refusals)
+                    + ". Nothing was listed or deleted. Grant these (to " + Sql.ident(role) + "; CONNECT for a database), or pass"
+                    + " --exclude-catalog-schema NAME (DATABASE/NAME for another database, DATABASE/" + WHOLE_DATABASE + " for a"
+                    + " whole database) for a catalog whose data path you have proven disjoint from this one, or"
+                    + " --no-consult-server.");
+        }
+        if (!unplaceable.isEmpty()) {
+            throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, unplaceable.size() + " readable DuckLake catalog(s) have a"
+                    + " relative data path, so where their files are depends on the working directory of the DuckDB that wrote"
+                    + " them, and they may reference files under " + mine.canonical() + ": " + String.join("; ", unplaceable)
+                    + ". Nothing was listed or deleted. Give such a catalog an absolute data_path, name it with --also-catalog"
+                    + " (its relative paths are then resolved from this process's working directory), or pass"
+                    + " --exclude-catalog-schema NAME (DATABASE/NAME for another database) for one proven disjoint.");
+        }
+        if (!unreachable.isEmpty()) {
+            throw new JanitorException(Reason.CONNECTION, unreachable.size() + " other database(s) of the server could not be"
+                    + " consulted, and a DuckLake catalog there may reference files under " + mine.canonical() + ": "
+                    + String.join("; ", unreachable) + ". Nothing was listed or deleted. Rerun when the server accepts the"
+                    + " connections (max_connections, the database's CONNECTION LIMIT), or pass --exclude-catalog-schema"
+                    + " DATABASE/" + WHOLE_DATABASE + " for a database proven to hold no catalog that reaches this data path.");
+        }
+    }
+
+    /** Warns about each {@code --exclude-catalog-schema} that waived nothing, then about each catalog excluded. */
+    private void warnExclusions() {
+        for (String x : exclusions) {
+            if (!usedExclusions.contains(x)) {
+                recorder.warn("--exclude-catalog-schema " + Sql.printable(x) + " matches no unreadable DuckLake catalog; nothing"
+                        + " was excluded for it");
+            }
+        }
+        for (String x : cc.excluded()) {
+            recorder.warn("catalog " + Sql.printable(x) + " cannot be read and is excluded by --exclude-catalog-schema: files"
+                    + " only it references may be deleted as orphans");
+        }
+    }
+
+    /**
+     * Consults one database: each schema holding a ducklake_metadata relation is read (or refused) and added when its
+     * data path overlaps the swept location or it is named explicitly ({@code "*"}: every catalog of the database).
+     */
+    private void consultDatabase(Connection dc, ConnectionSpec remote, String database, String onlySchema, Set<String> explicit)
+            throws JanitorException, SQLException {
+        ConnectionSpec server = o.server();
+        boolean found = false;
+        for (CatalogDiscovery.Access a : CatalogDiscovery.access(dc, FILE_TABLES)) {
+            if (onlySchema != null && !onlySchema.equals(a.schema())) {
+                continue;
+            }
+            String label = label(remote, server, database, a.schema());
+            if (!seen.add(key(remote == null ? server : remote, database, a.schema()))) {
+                found = true;
+                continue;
+            }
+            if (!a.readable()) {
+                found = true;
+                String exclusion = remote == null ? a.schema() : database + "/" + a.schema();
+                if (exclusions.contains(exclusion)) {
+                    usedExclusions.add(exclusion);
+                    cc.addExcluded(label);
+                } else {
+                    refusals.add("catalog " + Sql.printable(label) + " (missing: " + String.join(", ", a.missing()) + ")");
+                }
+                continue;
+            }
+            if (!a.isCatalog()) {
+                continue;
+            }
+            found = true;
+            String p = CatalogFiles.option(dc, a.schema(), "data_path");
+            boolean named = explicit.contains("*") || explicit.contains(a.schema());
+            if (p == null || p.isEmpty()) {
+                if (named) {
+                    throw new JanitorException(Reason.NOT_A_CATALOG, "The catalog " + Sql.printable(label) + " named by"
+                            + " --also-catalog has no data_path in ducklake_metadata; its relative paths cannot be resolved.");
+                }
+                continue;
+            }
+            if (PathResolver.isRelative(p) && !named) {
+                String exclusion = remote == null ? a.schema() : database + "/" + a.schema();
+                if (exclusions.contains(exclusion)) {
+                    usedExclusions.add(exclusion);
+                    cc.addExcluded(label);
+                } else {
+                    unplaceable.add("catalog " + Sql.printable(label) + " (data_path " + Sql.printable(p) + ")");
+                }
+                continue;
+            }
+            PathResolver r = new PathResolver(p).withRealDirectory();
+            boolean overlaps;
+            try {
+                // as spelled, and with symbolic links resolved: one directory spelled two ways is one place
+                overlaps = r.dataLocation().overlaps(mine) || r.realDataLocation().overlaps(mineReal);
+            } catch (IllegalArgumentException e) {
+                overlaps = true; // an unparsable data path: its files are still known under their own spelling
+            }
+            if (overlaps || named) {
+                NestedSchemas.requireFlat(dc, a.schema());
+                cc.addConsulted(new Catalog(database, a.schema(), r, remote, label));
+            } else {
+                cc.addReachOnly(new Catalog(database, a.schema(), r, remote, label));
+            }
+        }
+        if (onlySchema != null && !found) {
+            throw new JanitorException(Reason.NOT_A_CATALOG, "--also-catalog names schema " + Sql.printable(onlySchema)
+                    + " of database " + Sql.printable(database) + ", which holds no DuckLake catalog (no ducklake_metadata table"
+                    + " with a 'version' key).");
+        }
+        if (remote != null && onlySchema == null && !found && !explicit.isEmpty()) {
+            throw new JanitorException(Reason.NOT_A_CATALOG, "--also-catalog names database " + Sql.printable(label(remote,
+                    server, database, "")) + ", which holds no DuckLake catalog.");
+        }
+    }
+
+    private static String label(ConnectionSpec remote, ConnectionSpec server, String database, String schema) {
+        if (remote == null) {
+            return schema;
+        }
+        if (server != null && server.sameServer(remote)) {
+            return database + "/" + schema;
+        }
+        return remote.host() + ":" + remote.port() + "/" + database + "/" + schema;
+    }
+
+    private static String key(ConnectionSpec spec, String database, String schema) {
+        String server = spec == null ? "" : spec.host().toLowerCase(Locale.ROOT) + ":" + spec.port();
+        return server + "/" + database + "/" + schema;
+    }
+
+    /**
+     * The waiver of a database of the server that cannot be consulted ({@code --exclude-catalog-schema DB/*},
+     * {@link ConsultedCatalogs#WHOLE_DATABASE}): when it was given, the database is excluded (warned at the end as every
+     * excluded catalog: files only it references may be deleted as orphans), the waiver counted as used and the
+     * database noted as not consulted.
+     *
+     * @param database the database's name
+     * @param why why it cannot be consulted, for the note
+     * @return true when waived; false when the caller must refuse (or report) the database
+     */
+    private boolean waived(String database, String why) {
+        String waiver = database + "/" + WHOLE_DATABASE;
+        if (!exclusions.contains(waiver)) {
+            return false;
+        }
+        usedExclusions.add(waiver);
+        cc.addExcluded(waiver);
+        note(new NotConsulted(database, why + " (excluded by --exclude-catalog-schema " + waiver + ")"));
+        return true;
+    }
+
+    private void note(NotConsulted n) {
+        cc.addNotConsulted(n);
+        recorder.warn("database " + Sql.printable(n.database()) + " not consulted: " + n.reason());
+    }
+
+    private static Connection openExplicit(ConnectionSpec spec) throws JanitorException {
+        try {
+            return openRemote(spec);
+        } catch (SQLException e) {
+            throw spec.connectionFailure(e);
+        }
+    }
+
+    /** A read-only connection to another database, out of autocommit so that its reads stream. */
+    private static Connection openRemote(ConnectionSpec spec) throws SQLException {
+        Connection rc = spec.openRaw();
+        try {
+            rc.setReadOnly(true);
+            rc.setAutoCommit(false);
+            return rc;
+        } catch (SQLException e) {
+            rc.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {datname, may connect, allows connections, is a template} of every database but the session's, by name;
+     * templates included (a template that allows connections can hold a catalog; see {@link #pristineTemplate0}).
+     */
+    private static List<String[]> otherDatabases(Connection c) throws SQLException {
+        List<String[]> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT datname::text, pg_catalog.has_database_privilege(oid, 'CONNECT'),"
+                + " datallowconn, datistemplate FROM pg_catalog.pg_database WHERE datname <> current_database() ORDER BY 1");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new String[] {rs.getString(1), Boolean.toString(rs.getBoolean(2)), Boolean.toString(rs.getBoolean(3)),
+                        Boolean.toString(rs.getBoolean(4))});
+            }
+        }
+        return out;
+    }
+
+    /**
+     * PostgreSQL's own {@code template0}, as initdb makes it: named {@code template0}, a template, and allowing no
+     * connections. By design it never holds a catalog (no session can write there while it stays so), so it is
+     * skipped silently: were it refused like every database that allows no connections, every run on every server
+     * would be. (A template0 opened, given a catalog and closed again looks the same and is not caught.) Any other
+     * database that allows no connections, template or not, and a {@code template0} someone has opened to
+     * connections, is treated as every other database.
+     */
+    static boolean pristineTemplate0(String[] db) {
+        return "template0".equals(db[0]) && Boolean.parseBoolean(db[3]) && !Boolean.parseBoolean(db[2]);
+    }
+
+    private static String currentDatabase(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT current_database()::text"); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static String currentUser(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT current_user::text"); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}
