@@ -33,7 +33,7 @@ import java.util.Set;
  * after a {@code /} (a file path is relative to its table's path, a queued one to the data path; hive partition
  * folders make tails longer than the file name). The rows found are resolved exactly as the known set resolves them
  * (DuckLake 1.5.5, {@code GetOrphanFilesForCleanup} in {@code src/storage/ducklake_metadata_manager.cpp}, see
- * {@link KnownFiles#fileRowsSql}; with {@code --data-path} a relative path under the override and under the stored
+ * {@link FileRows#sql}; with {@code --data-path} a relative path under the override and under the stored
  * data path, {@link PathResolver#storedSpelling}) and compared in canonical form; a matching row whose table or schema
  * row is missing keeps every address it could name.
  *
@@ -291,7 +291,7 @@ public final class CatalogRecheck {
     }
 
     /**
-     * The statement of one database's catalogs: per catalog its file rows ({@link KnownFiles#fileRowsSql}, columns 1 to
+     * The statement of one database's catalogs: per catalog its file rows ({@link FileRows#sql}, columns 1 to
      * 8) and its queue rows, column 9 whether the row is queued, column 10 the catalog's position in {@code cats};
      * rows whose path's last segment is one of the bound names.
      */
@@ -302,7 +302,7 @@ public final class CatalogRecheck {
             String schema = cats.get(i).schema();
             sb.append(i == 0 ? " " : " UNION ALL ")
                     .append("SELECT *, false AS queued, ?::int AS cat FROM (")
-                    .append(KnownFiles.fileRowsSql(c, schema, byName)).append(") k")
+                    .append(FileRows.sql(c, schema, byName)).append(") k")
                     .append(" UNION ALL SELECT path, path_is_relative, NULL, NULL, NULL, NULL, false, false, true, ?::int")
                     .append(" FROM ").append(Sql.qualified(schema, "ducklake_files_scheduled_for_deletion")).append(byName);
         }
@@ -346,7 +346,7 @@ public final class CatalogRecheck {
                         full.add(path);
                     }
                     if (rel == null || rel) {
-                        String f = queued ? r.scheduled(path, true) : KnownFiles.resolveFileRow(rs, r, path);
+                        String f = queued ? r.scheduled(path, true) : FileRows.resolve(rs, r, path);
                         if (f == null) {
                             unresolved = true;
                         } else {

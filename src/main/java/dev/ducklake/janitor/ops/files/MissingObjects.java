@@ -30,9 +30,9 @@ import java.util.function.Consumer;
  * table, and the object may come back from a versioned bucket or a backup.
  *
  * <p>Which rows count: every {@code ducklake_data_file} and {@code ducklake_delete_file} row (paths resolved as
- * {@link KnownFiles} resolves them, the same query) whose table is reachable ({@link OrphanPredicate}) and that is part
- * of a retained snapshot: live ({@code end_snapshot IS NULL}) or with a {@code ducklake_snapshot} row in
- * {@code [begin_snapshot, end_snapshot)} (DuckLake's rule for the files expiry keeps,
+ * {@link KnownFiles} resolves them, the same query: {@link FileRows}) whose table is reachable
+ * ({@link OrphanPredicate}) and that is part of a retained snapshot: live ({@code end_snapshot IS NULL}) or with a
+ * {@code ducklake_snapshot} row in {@code [begin_snapshot, end_snapshot)} (DuckLake's rule for the files expiry keeps,
  * {@code DuckLakeMetadataManager::GetFilesForCleanup}). Rows whose location cannot be worked out (NULL
  * {@code path_is_relative}, a missing table or schema row) and rows outside the data path are counted but not checked.
  *
@@ -132,7 +132,7 @@ public final class MissingObjects {
         String sql = "WITH file_tables AS (SELECT table_id FROM " + Sql.qualified(schema, "ducklake_data_file")
                 + " UNION SELECT table_id FROM " + Sql.qualified(schema, "ducklake_delete_file") + "), "
                 + OrphanPredicate.unreachableCte(schema, "file_tables") + " "
-                + KnownFiles.fileRowsSql(c, schema, retained, true);
+                + FileRows.sql(c, schema, retained, true);
         long compared = 0;
         long notChecked = 0;
         List<Object[]> buf = new ArrayList<>();
@@ -142,7 +142,7 @@ public final class MissingObjects {
                 while (rs.next()) {
                     String path = rs.getString(1);
                     Boolean rel = (Boolean) rs.getObject(2);
-                    String full = path == null || rel == null ? null : rel ? KnownFiles.resolveFileRow(rs, r, path) : path;
+                    String full = path == null || rel == null ? null : rel ? FileRows.resolve(rs, r, path) : path;
                     String canon = null;
                     if (full != null) {
                         try {
