@@ -1,16 +1,13 @@
 package dev.ducklake.janitor.ops.files;
 
-import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageLocation;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -34,32 +31,21 @@ import java.util.Set;
  */
 public final class KnownFiles {
 
-    private static final String TABLE = "pg_temp.ducklake_janitor_known_files";
-    private static final String FOLDERS = "pg_temp.ducklake_janitor_known_folders";
-    private static final int CHUNK = 5000;
+    /** The temporary table of known file addresses (column {@code canon}). */
+    static final String TABLE = "pg_temp.ducklake_janitor_known_files";
+    /** The temporary table of known table folders (column {@code canon}, prefixes ending in {@code /}). */
+    static final String FOLDERS = "pg_temp.ducklake_janitor_known_folders";
+    /** Rows per fetch and per insert: what the JVM holds at once. */
+    static final int CHUNK = 5000;
 
     private final Connection c;
-    private long rows;
-    private long unresolved;
-    /**
-     * While the catalogs of {@link ConsultedCatalogs#reachOnly()} load: the swept prefix; only addresses under it are
-     * kept, and a row whose location cannot be worked out is not counted (relative to a data path that does not
-     * overlap, it cannot lie under the swept one). Null otherwise.
-     */
-    private String under;
-    /** While loading: the consulted catalogs, for {@link ConsultedCatalogs#sweptSpelling}. */
-    private ConsultedCatalogs consulted;
-    /** The files' spellings with the links of their folders resolved (a row naming a swept file through a link). */
-    private final RealSpellings realSpellings = new RealSpellings();
-    /**
-     * While {@link #under} is set: its {@link StorageLocation#pathsBelowAuthority path below the authority}; an address
-     * of another scheme or authority whose path lies under it is kept too, so the near-match brake of
-     * delete-orphan-files sees the files such a catalog names under another spelling of the swept store.
-     */
-    private String nearUnder;
+    private final long rows;
+    private final long unresolved;
 
-    private KnownFiles(Connection c) {
+    private KnownFiles(Connection c, long rows, long unresolved) {
         this.c = c;
+        this.rows = rows;
+        this.unresolved = unresolved;
     }
 
     /**
@@ -88,211 +74,21 @@ public final class KnownFiles {
      * @throws SQLException on database errors
      */
     public static KnownFiles load(Connection c, ConsultedCatalogs catalogs, boolean includeQueue) throws SQLException {
-        KnownFiles k = new KnownFiles(c);
         try (Statement st = c.createStatement()) {
             st.execute("CREATE TEMPORARY TABLE IF NOT EXISTS ducklake_janitor_known_files (canon text NOT NULL)");
             st.execute("TRUNCATE " + TABLE);
             st.execute("CREATE TEMPORARY TABLE IF NOT EXISTS ducklake_janitor_known_folders (canon text NOT NULL)");
             st.execute("TRUNCATE " + FOLDERS);
         }
-        k.consulted = catalogs;
-        for (ConsultedCatalogs.Catalog t : catalogs.catalogs()) {
-            Connection source = catalogs.connection(t);
-            k.loadFiles(source, t.schema(), t.resolver());
-            if (includeQueue) {
-                k.loadQueue(source, t.schema(), t.resolver());
-            }
-            k.loadFolders(source, t.schema(), t.resolver());
-            if (source != c) {
-                source.commit();
-            }
-        }
-        k.under = catalogs.sweptPrefix();
-        k.nearUnder = k.under == null ? null : StorageLocation.pathsBelowAuthority(k.under).get(0);
-        if (k.under != null) {
-            for (ConsultedCatalogs.Catalog t : catalogs.reachOnly()) {
-                Connection source = catalogs.connection(t);
-                k.loadFiles(source, t.schema(), t.resolver());
-                if (includeQueue) {
-                    k.loadQueue(source, t.schema(), t.resolver());
-                }
-                if (source != c) {
-                    source.commit();
-                }
-            }
-        }
-        k.under = null;
-        k.nearUnder = null;
-        k.consulted = null;
+        KnownFilesLoader loader = new KnownFilesLoader(c, catalogs);
+        loader.loadAll(includeQueue);
         try (Statement st = c.createStatement()) {
             st.execute("CREATE INDEX IF NOT EXISTS ducklake_janitor_known_files_canon ON " + TABLE + " (canon COLLATE \"C\")");
             st.execute("ANALYZE " + TABLE);
             st.execute("ANALYZE " + FOLDERS);
         }
         c.commit();
-        return k;
-    }
-
-    private void loadFiles(Connection source, String schema, PathResolver r) throws SQLException {
-        load(source, FileRows.sql(source, schema, ""), r, (rs, path) -> FileRows.resolve(rs, r, path), TABLE, true);
-    }
-
-    private void loadQueue(Connection source, String schema, PathResolver r) throws SQLException {
-        load(source, "SELECT path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_files_scheduled_for_deletion"),
-                r, (rs, path) -> r.scheduled(path, true), TABLE, true);
-    }
-
-    /**
-     * The table folders of a catalog: every {@code ducklake_table} row of any snapshot, its path resolved through its
-     * schema row as DuckLake resolves it (a table path relative to its schema path, a schema path relative to the data
-     * path; {@code src/storage/ducklake_metadata_manager.cpp}, {@code GetPathForTable}/{@code GetPathForSchema}).
-     * A table whose location cannot be worked out is left out (the folder brake then errs on the side of stopping).
-     */
-    private void loadFolders(Connection source, String schema, PathResolver r) throws SQLException {
-        if (!CatalogFiles.hasColumn(source, schema, "ducklake_table", "path")
-                || !CatalogFiles.hasColumn(source, schema, "ducklake_schema", "path")) {
-            // format 0.1 has no paths: files resolve against the data path itself (PathResolver)
-            load(source, "SELECT ''::varchar, true", r, (rs, path) -> r.dataPath(), FOLDERS, false);
-            return;
-        }
-        load(source, "SELECT t.path, t.path_is_relative, s.path, s.path_is_relative, s.schema_id IS NULL"
-                + " FROM (SELECT DISTINCT schema_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_table") + ") t"
-                + " LEFT JOIN (SELECT DISTINCT schema_id, path, path_is_relative FROM " + Sql.qualified(schema, "ducklake_schema")
-                + ") s ON s.schema_id = t.schema_id", r,
-                (rs, path) -> rs.getBoolean(5) ? null : PathResolver.table(r.schema(rs.getString(3), (Boolean) rs.getObject(4)),
-                        path, true), FOLDERS, false);
-    }
-
-    /** Works out the full address of a relative path from the rest of its row; null when it cannot be worked out. */
-    @FunctionalInterface
-    private interface RelativeAddress {
-        String resolve(ResultSet rs, String path) throws SQLException;
-    }
-
-    /**
-     * Streams a query whose first two columns are a path and its path_is_relative flag into the table, in chunks of
-     * {@link #CHUNK}: an absolute path is added as it is, a relative one as {@code relative} resolves it, and a path
-     * whose flag is null both ways (it could be either). A null path or an unresolvable address counts as unresolved.
-     * Every file address is also added as {@link PathResolver#rebase rebased} onto --data-path when it lies under the
-     * catalog's stored data path (both spellings are known), and every address resolved from a relative path (files and
-     * folders) also under the stored data path ({@link PathResolver#storedSpelling}): with --data-path, a relative path
-     * names its file under the override and under the stored data path.
-     */
-    private void load(Connection source, String sql, PathResolver r, RelativeAddress relative, String table, boolean files)
-            throws SQLException {
-        List<String> buf = new ArrayList<>(CHUNK);
-        try (PreparedStatement ps = source.prepareStatement(sql)) {
-            ps.setFetchSize(CHUNK);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    String path = rs.getString(1);
-                    if (path == null) {
-                        if (files && under == null) {
-                            unresolved++;
-                        }
-                        continue;
-                    }
-                    Boolean rel = (Boolean) rs.getObject(2);
-                    if (rel == null || !rel) {
-                        add(buf, path, r, files, false);
-                    }
-                    if (rel == null || rel) {
-                        String full = relative.resolve(rs, path);
-                        if (full == null) {
-                            if (files && under == null) {
-                                unresolved++;
-                            }
-                        } else {
-                            add(buf, full, r, files, true);
-                        }
-                    }
-                    if (buf.size() >= CHUNK) {
-                        flush(buf, table, files);
-                    }
-                }
-            }
-        }
-        flush(buf, table, files);
-    }
-
-    private void add(List<String> buf, String address, PathResolver r, boolean files, boolean relative) {
-        StorageLocation file = null;
-        try {
-            String canon;
-            if (files) {
-                file = StorageLocation.parseKnownFile(address);
-                canon = file.canonical();
-            } else {
-                canon = StorageLocation.parse(address).asPrefix().canonical();
-            }
-            keep(buf, canon);
-        } catch (IllegalArgumentException e) {
-            if (files && under == null) {
-                unresolved++;
-            }
-            return;
-        }
-        String rebased = files && r != null ? r.rebase(address) : null;
-        if (rebased != null) {
-            keep(buf, rebased);
-        }
-        String aka = files && r != null ? r.alias(address) : null;
-        if (aka != null) {
-            keep(buf, aka);
-        }
-        // under --data-path, a relative path also names its file under the stored data_path (PathResolver.storedSpelling)
-        String stored = relative && r != null ? r.storedSpelling(address, !files) : null;
-        if (stored != null) {
-            keep(buf, stored);
-        }
-        // a local file named through a link (an absolute path or a table path through one): also by its real folder
-        String real = file != null ? realSpellings.of(file) : null;
-        if (real != null) {
-            keep(buf, real);
-        }
-    }
-
-    /**
-     * Adds a canonical address when {@link #kept}, and its spelling under the swept data path as given when that is
-     * reached through a symbolic link and the address names the real directory ({@link ConsultedCatalogs#sweptSpelling}):
-     * the listing spells files under the link.
-     */
-    private void keep(List<String> buf, String canon) {
-        if (kept(canon)) {
-            buf.add(canon);
-        }
-        String swept = consulted == null ? null : consulted.sweptSpelling(canon);
-        if (swept != null && kept(swept)) {
-            buf.add(swept);
-        }
-    }
-
-    /** Whether a canonical address enters the set: always, or while reach-only catalogs load, when under the swept prefix. */
-    private boolean kept(String canon) {
-        if (under == null || canon.startsWith(under)) {
-            return true;
-        }
-        for (String p : StorageLocation.pathsBelowAuthority(canon)) {
-            if (p.startsWith(nearUnder)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void flush(List<String> buf, String table, boolean files) throws SQLException {
-        if (buf.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (canon) SELECT unnest(?::text[])")) {
-            Array a = c.createArrayOf("text", buf.toArray());
-            ps.setArray(1, a);
-            int n = ps.executeUpdate();
-            if (files) {
-                rows += n;
-            }
-        }
-        buf.clear();
+        return new KnownFiles(c, loader.rows(), loader.unresolved());
     }
 
     /**
