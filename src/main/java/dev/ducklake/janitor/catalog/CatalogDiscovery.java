@@ -147,19 +147,28 @@ public final class CatalogDiscovery {
      *     can run ({@code GRANT USAGE ON SCHEMA …}, {@code GRANT SELECT ON …}); empty when everything can be read
      * @param isCatalog whether it holds a DuckLake catalog: its {@code ducklake_metadata} has a {@code version} row, or
      *     it cannot be read (then it must be assumed to be one)
+     * @param absent the tables asked for that the schema does not hold at all (a catalog half created or half dropped,
+     *     or a schema holding only a stray {@code ducklake_metadata}), in the order asked; empty when all exist
      */
-    public record Access(String schema, List<String> missing, boolean isCatalog) {
+    public record Access(String schema, List<String> missing, boolean isCatalog, List<String> absent) {
         /** @return whether the role can read every table asked for */
         public boolean readable() {
             return missing.isEmpty();
+        }
+
+        /** @return whether it is a catalog lacking some of the tables asked for: it cannot be read as a whole */
+        public boolean incomplete() {
+            return isCatalog && !absent.isEmpty();
         }
     }
 
     /**
      * Every schema of the database holding a relation named {@code ducklake_metadata} (found through
      * {@code pg_class}/{@code pg_namespace}, which every role can read, so a schema the role has no USAGE on is still
-     * seen), with the privileges the current role lacks to read {@code ducklake_metadata} and the given tables. A table
-     * that does not exist is not a missing grant (older formats lack some tables). Sorted by schema name. Reads only.
+     * seen), with the privileges the current role lacks to read {@code ducklake_metadata} and the given tables, and
+     * which of those tables do not exist. A table that does not exist is not a missing grant; whether its absence makes
+     * the catalog unreadable is the caller's to say (ask only for tables every format has). Sorted by schema name.
+     * Reads only.
      *
      * @param c an open connection (autocommit or in a transaction)
      * @param tables the catalog tables a caller must read, e.g. {@code ducklake_data_file}
@@ -176,12 +185,16 @@ public final class CatalogDiscovery {
         }
         List<Access> out = new ArrayList<>();
         List<String[]> rows = new ArrayList<>();
+        List<List<String>> absentBySchema = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT n.nspname::text, pg_catalog.has_schema_privilege(n.oid, 'USAGE'),"
                 + " ARRAY(SELECT x.t FROM unnest(?::text[]) WITH ORDINALITY AS x(t, o) JOIN pg_catalog.pg_class r"
                 + " ON r.relnamespace = n.oid AND r.relname = x.t"
-                + " WHERE NOT pg_catalog.has_table_privilege(r.oid, 'SELECT') ORDER BY x.o)::text[]"
+                + " WHERE NOT pg_catalog.has_table_privilege(r.oid, 'SELECT') ORDER BY x.o)::text[],"
+                + " ARRAY(SELECT x.t FROM unnest(?::text[]) WITH ORDINALITY AS x(t, o) WHERE NOT EXISTS (SELECT 1"
+                + " FROM pg_catalog.pg_class r WHERE r.relnamespace = n.oid AND r.relname = x.t) ORDER BY x.o)::text[]"
                 + METADATA_RELATIONS + " ORDER BY 1")) {
             ps.setArray(1, c.createArrayOf("text", all.toArray()));
+            ps.setArray(2, c.createArrayOf("text", all.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String[] noSelect = (String[]) rs.getArray(3).getArray();
@@ -190,10 +203,12 @@ public final class CatalogDiscovery {
                     row[1] = Boolean.toString(rs.getBoolean(2));
                     System.arraycopy(noSelect, 0, row, 2, noSelect.length);
                     rows.add(row);
+                    absentBySchema.add(List.of((String[]) rs.getArray(4).getArray()));
                 }
             }
         }
-        for (String[] row : rows) {
+        for (int r = 0; r < rows.size(); r++) {
+            String[] row = rows.get(r);
             String schema = row[0];
             List<String> missing = new ArrayList<>();
             if (!Boolean.parseBoolean(row[1])) {
@@ -206,7 +221,7 @@ public final class CatalogDiscovery {
             if (missing.isEmpty()) {
                 isCatalog = hasVersionRow(c, schema);
             }
-            out.add(new Access(schema, List.copyOf(missing), isCatalog));
+            out.add(new Access(schema, List.copyOf(missing), isCatalog, absentBySchema.get(r)));
         }
         return out;
     }

@@ -55,6 +55,8 @@ final class DatabaseSurvey {
     private final List<String> unreachable = new ArrayList<>();
     /** Readable catalogs with a relative data path (refused unless excluded). */
     private final List<String> unplaceable = new ArrayList<>();
+    /** Catalogs lacking tables every format has (half created or half dropped; refused unless excluded). */
+    private final List<String> incomplete = new ArrayList<>();
 
     /**
      * @param cc the set to fill (empty)
@@ -218,9 +220,10 @@ final class DatabaseSurvey {
 
     /**
      * Stops the run when something that may reference files under the swept location was not read, checked in this
-     * order: unreadable catalogs and databases, catalogs with a relative data path, databases whose login failed.
+     * order: unreadable catalogs and databases, catalogs lacking file tables, catalogs with a relative data path,
+     * databases whose login failed.
      *
-     * @throws JanitorException {@link Reason#PERMISSION_DENIED}, {@link Reason#UNSAFE_CATALOG_STATE} or
+     * @throws JanitorException {@link Reason#PERMISSION_DENIED}, {@link Reason#UNSAFE_CATALOG_STATE} (twice) or
      *     {@link Reason#CONNECTION} respectively, naming each one and the way out
      */
     private void requireAllRead() throws JanitorException, SQLException {
@@ -233,6 +236,14 @@ final class DatabaseSurvey {
                     + " --exclude-catalog-schema NAME (DATABASE/NAME for another database, DATABASE/" + WHOLE_DATABASE + " for a"
                     + " whole database) for a catalog whose data path you have proven disjoint from this one, or"
                     + " --no-consult-server.");
+        }
+        if (!incomplete.isEmpty()) {
+            throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, incomplete.size() + " DuckLake catalog(s) lack tables every"
+                    + " catalog format has (a catalog half created or half dropped, or damaged), so the files they reference"
+                    + " cannot be read and they may reference files under " + mine.canonical() + ": "
+                    + String.join("; ", incomplete) + ". Nothing was listed or deleted. Let DuckLake finish the catalog (ATTACH"
+                    + " it once), drop the schema if it is debris, or pass --exclude-catalog-schema NAME (DATABASE/NAME for"
+                    + " another database) for one proven disjoint.");
         }
         if (!unplaceable.isEmpty()) {
             throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, unplaceable.size() + " readable DuckLake catalog(s) have a"
@@ -297,6 +308,17 @@ final class DatabaseSurvey {
                 continue;
             }
             found = true;
+            if (a.incomplete()) {
+                // a version row without the file tables: half created or half dropped; what it references is unknown
+                String exclusion = remote == null ? a.schema() : database + "/" + a.schema();
+                if (exclusions.contains(exclusion)) {
+                    usedExclusions.add(exclusion);
+                    cc.addExcluded(label);
+                } else {
+                    incomplete.add("catalog " + Sql.printable(label) + " (no " + String.join(", ", a.absent()) + ")");
+                }
+                continue;
+            }
             String p = CatalogFiles.option(dc, a.schema(), "data_path");
             boolean named = explicit.contains("*") || explicit.contains(a.schema());
             if (p == null || p.isEmpty()) {
