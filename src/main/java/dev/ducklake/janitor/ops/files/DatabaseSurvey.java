@@ -125,7 +125,7 @@ final class DatabaseSurvey {
 
     /**
      * Consults the catalogs {@code --also-catalog} names outside the swept database, each database through a
-     * connection of its own ({@link #openExplicit}), kept when it holds a consulted catalog.
+     * connection of its own ({@link ServerDatabases#openExplicit}), kept when it holds a consulted catalog.
      *
      * @param remoteRefs the references, in the order given
      * @return the databases of the swept server named whole (no schema): the survey of the server skips them
@@ -134,10 +134,10 @@ final class DatabaseSurvey {
         Set<String> coveredDatabases = new HashSet<>();
         for (ConnectionSpec.CatalogReference ref : remoteRefs) {
             ConnectionSpec spec = ref.spec();
-            Connection rc = openExplicit(spec);
+            Connection rc = ServerDatabases.openExplicit(spec);
             Set<String> explicit = Set.of(ref.metadataSchema() == null ? "*" : ref.metadataSchema());
             int before = cc.size();
-            consultDatabase(rc, spec, spec.database(), ref.metadataSchema(), explicit);
+            ServerDatabases.consultOrClose(rc, () -> consultDatabase(rc, spec, spec.database(), ref.metadataSchema(), explicit));
             if (ref.metadataSchema() == null && o.server() != null && o.server().sameServer(spec)) {
                 coveredDatabases.add(spec.database());
             }
@@ -147,8 +147,8 @@ final class DatabaseSurvey {
     }
 
     /**
-     * Consults every other database of the swept server ({@link #otherDatabases}, by name) but those already named
-     * whole and a {@link #pristineTemplate0}; without a connection specification to reach them, notes them as not
+     * Consults every other database of the swept server ({@link ServerDatabases#otherDatabases}, by name) but those already named
+     * whole and a {@link ServerDatabases#pristineTemplate0}; without a connection specification to reach them, notes them as not
      * consulted instead.
      *
      * @param coveredDatabases the databases {@code --also-catalog} named whole
@@ -159,8 +159,8 @@ final class DatabaseSurvey {
                     + " (a library call on a plain connection)"));
             return;
         }
-        for (String[] db : otherDatabases(session)) {
-            if (!coveredDatabases.contains(db[0]) && !pristineTemplate0(db)) {
+        for (String[] db : ServerDatabases.otherDatabases(session)) {
+            if (!coveredDatabases.contains(db[0]) && !ServerDatabases.pristineTemplate0(db)) {
                 consultOther(db);
             }
         }
@@ -171,7 +171,7 @@ final class DatabaseSurvey {
      * or it allows no connections; skipped when dropped since it was listed; unreachable (unless waived) when the login
      * fails; otherwise surveyed through a connection of its own, kept when it holds a consulted catalog.
      *
-     * @param db a row of {@link #otherDatabases}
+     * @param db a row of {@link ServerDatabases#otherDatabases}
      * @throws JanitorException {@link Reason#CONNECTION} when a stop was requested during the login
      */
     private void consultOther(String[] db) throws JanitorException, SQLException {
@@ -197,7 +197,7 @@ final class DatabaseSurvey {
         ConnectionSpec spec = o.server().withDatabase(name);
         Connection rc;
         try {
-            rc = openRemote(spec);
+            rc = ServerDatabases.openRemote(spec);
         } catch (SQLException e) {
             if ("3D000".equals(e.getSQLState())) {
                 return; // dropped since it was listed: it holds nothing any more
@@ -214,7 +214,7 @@ final class DatabaseSurvey {
             return;
         }
         int before = cc.size();
-        consultDatabase(rc, spec, name, null, Set.of());
+        ServerDatabases.consultOrClose(rc, () -> consultDatabase(rc, spec, name, null, Set.of()));
         cc.keepOrClose(spec, rc, before);
     }
 
@@ -403,56 +403,6 @@ final class DatabaseSurvey {
     private void note(NotConsulted n) {
         cc.addNotConsulted(n);
         recorder.warn("database " + Sql.printable(n.database()) + " not consulted: " + n.reason());
-    }
-
-    private static Connection openExplicit(ConnectionSpec spec) throws JanitorException {
-        try {
-            return openRemote(spec);
-        } catch (SQLException e) {
-            throw spec.connectionFailure(e);
-        }
-    }
-
-    /** A read-only connection to another database, out of autocommit so that its reads stream. */
-    private static Connection openRemote(ConnectionSpec spec) throws SQLException {
-        Connection rc = spec.openRaw();
-        try {
-            rc.setReadOnly(true);
-            rc.setAutoCommit(false);
-            return rc;
-        } catch (SQLException e) {
-            rc.close();
-            throw e;
-        }
-    }
-
-    /**
-     * {datname, may connect, allows connections, is a template} of every database but the session's, by name;
-     * templates included (a template that allows connections can hold a catalog; see {@link #pristineTemplate0}).
-     */
-    private static List<String[]> otherDatabases(Connection c) throws SQLException {
-        List<String[]> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT datname::text, pg_catalog.has_database_privilege(oid, 'CONNECT'),"
-                + " datallowconn, datistemplate FROM pg_catalog.pg_database WHERE datname <> current_database() ORDER BY 1");
-             ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                out.add(new String[] {rs.getString(1), Boolean.toString(rs.getBoolean(2)), Boolean.toString(rs.getBoolean(3)),
-                        Boolean.toString(rs.getBoolean(4))});
-            }
-        }
-        return out;
-    }
-
-    /**
-     * PostgreSQL's own {@code template0}, as initdb makes it: named {@code template0}, a template, and allowing no
-     * connections. By design it never holds a catalog (no session can write there while it stays so), so it is
-     * skipped silently: were it refused like every database that allows no connections, every run on every server
-     * would be. (A template0 opened, given a catalog and closed again looks the same and is not caught.) Any other
-     * database that allows no connections, template or not, and a {@code template0} someone has opened to
-     * connections, is treated as every other database.
-     */
-    static boolean pristineTemplate0(String[] db) {
-        return "template0".equals(db[0]) && Boolean.parseBoolean(db[3]) && !Boolean.parseBoolean(db[2]);
     }
 
     private static String currentDatabase(Connection c) throws SQLException {

@@ -1,0 +1,99 @@
+package dev.ducklake.janitor.ops.files;
+
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The server's other databases as the consulted-catalog survey ({@link DatabaseSurvey}) reaches them: which exist and
+ * may be connected to, a read-only connection to one, and closing that connection when a survey step over it fails.
+ */
+final class ServerDatabases {
+
+    private ServerDatabases() {
+    }
+
+    /** A survey step over another database's connection. */
+    @FunctionalInterface
+    interface Step {
+        void run() throws JanitorException, SQLException;
+    }
+
+    /**
+     * Runs a step over a connection of this survey's own, closing the connection when the step fails (a refusal, a
+     * catalog named but absent): it is not yet in the {@link ConsultedCatalogs}, so nothing else would close it.
+     */
+    static void consultOrClose(Connection rc, Step step) throws JanitorException, SQLException {
+        try {
+            step.run();
+        } catch (JanitorException | SQLException | RuntimeException e) {
+            try {
+                rc.close();
+            } catch (SQLException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A read-only connection to a database {@code --also-catalog} names ({@link #openRemote}).
+     *
+     * @throws JanitorException {@link JanitorException.Reason#CONNECTION} when its login fails, naming it
+     */
+    static Connection openExplicit(ConnectionSpec spec) throws JanitorException {
+        try {
+            return openRemote(spec);
+        } catch (SQLException e) {
+            throw spec.connectionFailure(e);
+        }
+    }
+
+    /** A read-only connection to another database, out of autocommit so that its reads stream. */
+    static Connection openRemote(ConnectionSpec spec) throws SQLException {
+        Connection rc = spec.openRaw();
+        try {
+            rc.setReadOnly(true);
+            rc.setAutoCommit(false);
+            return rc;
+        } catch (SQLException e) {
+            rc.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {datname, may connect, allows connections, is a template} of every database but the session's, by name;
+     * templates included (a template that allows connections can hold a catalog; see {@link #pristineTemplate0}).
+     */
+    static List<String[]> otherDatabases(Connection c) throws SQLException {
+        List<String[]> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT datname::text, pg_catalog.has_database_privilege(oid, 'CONNECT'),"
+                + " datallowconn, datistemplate FROM pg_catalog.pg_database WHERE datname <> current_database() ORDER BY 1");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new String[] {rs.getString(1), Boolean.toString(rs.getBoolean(2)), Boolean.toString(rs.getBoolean(3)),
+                        Boolean.toString(rs.getBoolean(4))});
+            }
+        }
+        return out;
+    }
+
+    /**
+     * PostgreSQL's own {@code template0}, as initdb makes it: named {@code template0}, a template, and allowing no
+     * connections. By design it never holds a catalog (no session can write there while it stays so), so it is
+     * skipped silently: were it refused like every database that allows no connections, every run on every server
+     * would be. (A template0 opened, given a catalog and closed again looks the same and is not caught.) Any other
+     * database that allows no connections, template or not, and a {@code template0} someone has opened to
+     * connections, is treated as every other database.
+     */
+    static boolean pristineTemplate0(String[] db) {
+        return "template0".equals(db[0]) && Boolean.parseBoolean(db[3]) && !Boolean.parseBoolean(db[2]);
+    }
+}
