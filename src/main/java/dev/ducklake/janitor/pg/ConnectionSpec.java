@@ -4,12 +4,9 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.Secrets;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.BooleanSupplier;
@@ -72,14 +69,10 @@ public final class ConnectionSpec {
     /** Where connections come from instead of pgJDBC's driver, or null ({@link #fromDataSource}). */
     private final javax.sql.DataSource dataSource;
 
-    private ConnectionSpec(String host, String port, String database, String user, PasswordSource password,
-                           Map<String, String> jdbcParams, int connectTimeoutSeconds, int socketTimeoutSeconds) {
-        this(host, port, database, user, password, jdbcParams, connectTimeoutSeconds, socketTimeoutSeconds, null);
-    }
-
-    private ConnectionSpec(String host, String port, String database, String user, PasswordSource password,
-                           Map<String, String> jdbcParams, int connectTimeoutSeconds, int socketTimeoutSeconds,
-                           javax.sql.DataSource dataSource) {
+    /** The parts as {@link ConnectionKeys#spec} checked them; {@code dataSource} null for a driver login. */
+    ConnectionSpec(String host, String port, String database, String user, PasswordSource password,
+                   Map<String, String> jdbcParams, int connectTimeoutSeconds, int socketTimeoutSeconds,
+                   javax.sql.DataSource dataSource) {
         this.dataSource = dataSource;
         this.host = host;
         this.port = port;
@@ -106,11 +99,7 @@ public final class ConnectionSpec {
      *     string itself (it may hold a password)
      */
     public static ConnectionSpec parse(String text, Map<String, String> env, Path passwordFile) throws JanitorException {
-        Map<String, String> kv = ConnectionStrings.keys(text, env);
-        ConnectionStrings.fillFromEnv(kv, env);
-        String pgPassword = env.get("PGPASSWORD");
-        PasswordSource source = PasswordSource.choose(kv.remove("password"), passwordFile, pgPassword, env.get(PASSWORD_VARIABLE));
-        return build(kv, env, source);
+        return ConnectionKeys.spec(text, env, passwordFile);
     }
 
     /**
@@ -130,33 +119,7 @@ public final class ConnectionSpec {
      */
     public static CatalogReference parseCatalogReference(String text, Map<String, String> env, ConnectionSpec base)
             throws JanitorException {
-        if (text == null || text.isBlank()) {
-            throw new JanitorException(Reason.USAGE, "An empty catalog connection was given: pass a connection string such as "
-                    + "'postgresql://user@host:5432/db' or 'host=h dbname=d metadata_schema=s'.");
-        }
-        Map<String, String> kv = ConnectionStrings.keys(text, env);
-        String schema = kv.remove("metadata_schema");
-        if (schema != null && schema.isEmpty()) {
-            throw new JanitorException(Reason.USAGE, "metadata_schema in a catalog connection must name a schema; leave it out "
-                    + "to mean every DuckLake catalog of that database.");
-        }
-        if (base != null) {
-            if (!kv.containsKey("host") && !kv.containsKey("hostaddr")) {
-                kv.put("host", base.host);
-                kv.putIfAbsent("port", base.port);
-            }
-            kv.putIfAbsent("user", base.user);
-        }
-        ConnectionStrings.fillFromEnv(kv, env);
-        String inString = kv.remove("password");
-        PasswordSource source = inString != null || base == null
-                ? PasswordSource.choose(inString, null, env.get("PGPASSWORD"), env.get(PASSWORD_VARIABLE)) : base.password;
-        ConnectionSpec spec = build(kv, env, source);
-        if (base != null) {
-            spec = new ConnectionSpec(spec.host, spec.port, spec.database, spec.user, spec.password, spec.jdbcParams,
-                    spec.connectTimeoutSeconds, base.socketTimeoutSeconds);
-        }
-        return new CatalogReference(spec, schema);
+        return ConnectionKeys.reference(text, env, base);
     }
 
     /**
@@ -173,60 +136,6 @@ public final class ConnectionSpec {
         return host.equalsIgnoreCase(other.host) && port.equals(other.port);
     }
 
-    /** libpq's sslmode values (pgJDBC accepts the same). */
-    private static final List<String> SSL_MODES = List.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full");
-
-    private static ConnectionSpec build(Map<String, String> kv, Map<String, String> env, PasswordSource source)
-            throws JanitorException {
-        ConnectionStrings.requireKnownKeys(kv);
-        String host = kv.containsKey("hostaddr") ? kv.get("hostaddr") : kv.getOrDefault("host", "localhost");
-        if (host.isEmpty()) {
-            host = "localhost";
-        }
-        if (host.startsWith("/") || host.startsWith("@")) {
-            throw new JanitorException(Reason.USAGE, "Unix-domain socket hosts (" + Secrets.redact(host) + ") are not supported by the "
-                    + "JDBC driver; use a TCP host such as localhost.");
-        }
-        String port = kv.getOrDefault("port", "5432");
-        for (String p : port.split(",")) {
-            if (!p.matches("[0-9]{1,5}") || Integer.parseInt(p) < 1 || Integer.parseInt(p) > 65535) {
-                throw new JanitorException(Reason.USAGE, "Invalid port '" + Secrets.redact(p) + "' in the catalog connection: expected 1 to 65535.");
-            }
-        }
-        String sslmode = kv.get("sslmode");
-        if (sslmode != null && !SSL_MODES.contains(sslmode)) {
-            // else the driver's own refusal reads as an unreachable server (exit 3)
-            throw new JanitorException(Reason.USAGE, "Invalid sslmode '" + Secrets.redact(sslmode) + "' in the catalog connection"
-                    + " (or PGSSLMODE): expected one of " + String.join(", ", SSL_MODES) + ".");
-        }
-        String osUser = env.getOrDefault("USER", System.getProperty("user.name", "postgres"));
-        String user = kv.getOrDefault("user", osUser);
-        String database = kv.getOrDefault("dbname", user);
-        Map<String, String> params = new LinkedHashMap<>();
-        for (ConnectionStrings.Parameter p : ConnectionStrings.PARAMETERS) {
-            String v = kv.get(p.libpq());
-            if (v != null) {
-                params.put(p.jdbc(), v);
-            }
-        }
-        if (kv.containsKey("target_session_attrs")) {
-            String t = kv.get("target_session_attrs");
-            params.put("targetServerType", "read-write".equals(t) ? "primary" : t);
-        }
-        int connectTimeout = DEFAULT_CONNECT_TIMEOUT_SECONDS;
-        if (kv.containsKey("connect_timeout")) {
-            String ct = kv.get("connect_timeout").strip();
-            if (!ct.matches("-?[0-9]{1,6}")) {
-                throw new JanitorException(Reason.USAGE, "Invalid connect_timeout (connection string or PGCONNECT_TIMEOUT): "
-                        + "expected whole seconds, e.g. connect_timeout=10.");
-            }
-            // libpq: zero or negative waits forever, 1 is taken as 2
-            int v = Integer.parseInt(ct);
-            connectTimeout = v <= 0 ? 0 : Math.max(2, v);
-        }
-        return new ConnectionSpec(host, port, database, user, source, params, connectTimeout, SOCKET_TIMEOUT_FLOOR_SECONDS);
-    }
-
     /**
      * The same server, user, password and parameters, but another database (the benchmark uses it to open the
      * databases it creates).
@@ -238,7 +147,8 @@ public final class ConnectionSpec {
         if (dataSource != null) {
             throw new IllegalStateException("a connection from a DataSource reaches one database only; cannot open " + otherDatabase);
         }
-        return new ConnectionSpec(host, port, otherDatabase, user, password, jdbcParams, connectTimeoutSeconds, socketTimeoutSeconds);
+        return new ConnectionSpec(host, port, otherDatabase, user, password, jdbcParams, connectTimeoutSeconds, socketTimeoutSeconds,
+                null);
     }
 
     /**
@@ -360,17 +270,7 @@ public final class ConnectionSpec {
 
     /** The JDBC URL, without user and password. */
     public String jdbcUrl() {
-        StringBuilder url = new StringBuilder("jdbc:postgresql://");
-        String[] hosts = host.split(",");
-        String[] ports = port.split(",");
-        for (int i = 0; i < hosts.length; i++) {
-            if (i > 0) {
-                url.append(',');
-            }
-            url.append(hosts[i]).append(':').append(ports[Math.min(i, ports.length - 1)]);
-        }
-        url.append('/').append(java.net.URLEncoder.encode(database, StandardCharsets.UTF_8).replace("+", "%20"));
-        return url.toString();
+        return ConnectionKeys.jdbcUrl(host, port, database);
     }
 
     /**
@@ -429,20 +329,8 @@ public final class ConnectionSpec {
         if (dataSource != null) {
             return Logins.dataSource(dataSource, user, socketTimeoutSeconds);
         }
-        Properties props = new Properties();
-        props.putAll(jdbcParams);
-        props.setProperty("user", user);
-        String pw = password.resolve();
-        if (pw != null) {
-            props.setProperty("password", pw);
-        }
-        props.putIfAbsent("ApplicationName", "ducklake-janitor");
-        // loginTimeout bounds the whole login (pgJDBC runs it in a helper thread and waits, interruptibly);
-        // connectTimeout only the TCP connect; socketTimeout every later read
-        props.setProperty("loginTimeout", Integer.toString(connectTimeoutSeconds));
-        props.setProperty("connectTimeout", Integer.toString(connectTimeoutSeconds));
-        props.setProperty("socketTimeout", Integer.toString(socketTimeoutSeconds));
-        props.setProperty("tcpKeepAlive", "true");
+        Properties props = Logins.driverProperties(jdbcParams, user, password.resolve(), connectTimeoutSeconds,
+                socketTimeoutSeconds);
         return Logins.driver(jdbcUrl(), props, socketTimeoutSeconds, user, stop);
     }
 
@@ -559,21 +447,7 @@ public final class ConnectionSpec {
      * @return libpq key to value, in a stable order; empty values left out
      */
     public Map<String, String> libpqParameters() {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (ConnectionStrings.Parameter p : ConnectionStrings.PARAMETERS) {
-            String v = jdbcParams.get(p.jdbc());
-            if (p.forLibpqClients() && v != null && !v.isEmpty()) {
-                out.put(p.libpq(), v);
-            }
-        }
-        String target = jdbcParams.get("targetServerType");
-        if (target != null && !target.isEmpty()) {
-            out.put("target_session_attrs", "primary".equals(target) ? "read-write" : target);
-        }
-        if (connectTimeoutSeconds > 0) {
-            out.put("connect_timeout", Integer.toString(connectTimeoutSeconds));
-        }
-        return out;
+        return ConnectionKeys.libpqParameters(jdbcParams, connectTimeoutSeconds);
     }
 
     /**

@@ -9,14 +9,14 @@ import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * The two libpq connection-string grammars (URI and key/value, libpq manual section "Connection Strings"), parsed
- * into a map of libpq keys for {@link ConnectionSpec}. Messages never repeat a value (it may be a password).
+ * into a map of libpq keys, which {@link ConnectionKeys} makes into a {@link ConnectionSpec}. Messages never repeat a
+ * value (it may be a password).
  */
 final class ConnectionStrings {
 
@@ -24,24 +24,6 @@ final class ConnectionStrings {
     static final Set<String> KNOWN_KEYS = Set.of("host", "hostaddr", "port", "dbname", "user", "password",
             "sslmode", "sslrootcert", "sslcert", "sslkey", "sslpassword", "application_name", "connect_timeout",
             "options", "target_session_attrs", "keepalives", "gssencmode", "channel_binding");
-
-    /**
-     * A libpq parameter passed on to pgJDBC as a property of another name.
-     *
-     * @param libpq its libpq name
-     * @param jdbc the pgJDBC property
-     * @param forLibpqClients whether {@link ConnectionSpec#libpqParameters()} hands it to a libpq client (security and
-     *     routing: not the application name, never the key's passphrase)
-     */
-    record Parameter(String libpq, String jdbc, boolean forLibpqClients) {
-    }
-
-    /** The parameters passed through, in the order {@link ConnectionSpec#libpqParameters()} gives them. */
-    static final List<Parameter> PARAMETERS = List.of(new Parameter("sslmode", "sslmode", true),
-            new Parameter("sslrootcert", "sslrootcert", true), new Parameter("sslcert", "sslcert", true),
-            new Parameter("sslkey", "sslkey", true), new Parameter("gssencmode", "gssEncMode", true),
-            new Parameter("channel_binding", "channelBinding", true), new Parameter("options", "options", true),
-            new Parameter("application_name", "ApplicationName", false), new Parameter("sslpassword", "sslpassword", false));
 
     private ConnectionStrings() {
     }

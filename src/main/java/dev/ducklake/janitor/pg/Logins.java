@@ -85,6 +85,35 @@ final class Logins {
     }
 
     /**
+     * The properties of a driver login: the specification's pgJDBC properties, user and password, the application
+     * name unless the string set one, the login timeout, the socket timeout and TCP keepalive.
+     *
+     * @param jdbcParams the pgJDBC properties from the connection string
+     * @param user the role
+     * @param password the password now, or null for none
+     * @param connectTimeoutSeconds bounds the whole login (TCP connect, TLS, authentication), seconds; 0 = none
+     * @param socketTimeoutSeconds bounds every read once logged in, seconds; 0 = none
+     * @return the properties for {@link #driver}
+     */
+    static Properties driverProperties(Map<String, String> jdbcParams, String user, String password,
+                                       int connectTimeoutSeconds, int socketTimeoutSeconds) {
+        Properties props = new Properties();
+        props.putAll(jdbcParams);
+        props.setProperty("user", user);
+        if (password != null) {
+            props.setProperty("password", password);
+        }
+        props.putIfAbsent("ApplicationName", "ducklake-janitor");
+        // loginTimeout bounds the whole login (pgJDBC runs it in a helper thread and waits, interruptibly);
+        // connectTimeout only the TCP connect; socketTimeout every later read
+        props.setProperty("loginTimeout", Integer.toString(connectTimeoutSeconds));
+        props.setProperty("connectTimeout", Integer.toString(connectTimeoutSeconds));
+        props.setProperty("socketTimeout", Integer.toString(socketTimeoutSeconds));
+        props.setProperty("tcpKeepAlive", "true");
+        return props;
+    }
+
+    /**
      * A session through pgJDBC's driver.
      *
      * @param url the JDBC URL (no user, no password)
