@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -42,17 +41,13 @@ public final class CatalogTarget implements AutoCloseable {
     /** The wait before the next collection after consecutive failures: {@link #BACKOFF_MIN} doubling up to {@link #BACKOFF_MAX}. */
     private static final Backoff RECONNECT_BACKOFF = new Backoff(BACKOFF_MIN.toMillis(), BACKOFF_MAX.toMillis());
 
-    static final String UP = "ducklake_janitor_up";
-    static final String DURATION = "ducklake_janitor_scrape_duration_seconds";
-    static final String ERRORS = "ducklake_janitor_query_errors";
-    static final String LAST_SUCCESS = "ducklake_janitor_last_success_timestamp_seconds";
-    static final String QUERY_LAST_SUCCESS = "ducklake_janitor_query_last_success_timestamp_seconds";
-    static final String QUERY_DURATION = "ducklake_janitor_query_duration_seconds";
     /** Label of every catalog gauge: the metadata schema (the same label the Pushgateway series carry). */
     public static final String SCHEMA_LABEL = "schema";
 
     private final TargetConfig config;
     private final Consumer<String> log;
+    /** Up, durations, per-query error counters and last-success times, last errors. */
+    private final TargetSelfMetrics self;
     private volatile Connection conn;
     private volatile Thread collecting;
     private volatile boolean closed;
@@ -75,12 +70,6 @@ public final class CatalogTarget implements AutoCloseable {
     private volatile boolean loggingIn;
     private volatile long loginStarted;
     private volatile List<MetricFamily> catalogFamilies = List.of();
-    private volatile double lastDuration = Double.NaN;
-    private volatile double lastSuccess = Double.NaN;
-    private final Map<String, Long> errorCounts = new LinkedHashMap<>();
-    private final Map<String, Double> queryLastSuccess = new LinkedHashMap<>();
-    private final Map<String, Double> queryDuration = new LinkedHashMap<>();
-    private final Map<String, String> lastErrors = new LinkedHashMap<>();
 
     /**
      * @param config the catalog
@@ -89,6 +78,7 @@ public final class CatalogTarget implements AutoCloseable {
     public CatalogTarget(TargetConfig config, Consumer<String> log) {
         this.config = config;
         this.log = log;
+        this.self = new TargetSelfMetrics(config, log);
     }
 
     /** The catalog's configuration. */
@@ -234,9 +224,7 @@ public final class CatalogTarget implements AutoCloseable {
                 t.interrupt(); // pgJDBC waits for its login thread interruptibly
             }
         }
-        synchronized (errorCounts) {
-            lastErrors.put("connect", message); // counted once the collecting thread records the failure
-        }
+        self.timedOut(message); // counted once the collecting thread records the failure
         log.accept("catalog " + config.name() + ": " + message + "; marked down, ending the session");
         if (c != null) {
             try {
@@ -277,7 +265,7 @@ public final class CatalogTarget implements AutoCloseable {
                 conn = opened;
                 if (closed || timedOut) {
                     closeConnection();
-                    lastDuration = (System.nanoTime() - t0) / 1e9;
+                    self.collectionTook((System.nanoTime() - t0) / 1e9);
                     return closed ? BACKOFF_MAX : down("connect", timeoutMessage(true));
                 }
                 // a socket timeout beyond the longest statement timeout: a silent network partition cannot hang the thread
@@ -290,7 +278,7 @@ public final class CatalogTarget implements AutoCloseable {
                 conn.setNetworkTimeout(Runnable::run, unbounded ? 0 : (int) Math.min(Integer.MAX_VALUE, longest + 30_000));
             } catch (SQLException e) {
                 closeConnection();
-                lastDuration = (System.nanoTime() - t0) / 1e9;
+                self.collectionTook((System.nanoTime() - t0) / 1e9);
                 if (timedOut) {
                     return down("connect", timeoutMessage(true));
                 }
@@ -312,7 +300,7 @@ public final class CatalogTarget implements AutoCloseable {
                 if (lost) {
                     closeConnection();
                 }
-                lastDuration = (System.nanoTime() - t0) / 1e9;
+                self.collectionTook((System.nanoTime() - t0) / 1e9);
                 if (timedOut) {
                     return down("connect", timeoutMessage(false));
                 }
@@ -345,7 +333,7 @@ public final class CatalogTarget implements AutoCloseable {
             }
             // in the all-schemas mode a query is named <schema>/<query>, so that one tenant's failure is told apart
             String prefix = config.allMetadataSchemas() ? schema + "/" : "";
-            record(r, prefix, now);
+            self.record(r, prefix, now);
             for (MetricFamily f : r.families()) {
                 gathered.add(withSchema(f, schema));
             }
@@ -355,7 +343,7 @@ public final class CatalogTarget implements AutoCloseable {
                 break;
             }
         }
-        lastDuration = (System.nanoTime() - t0) / 1e9;
+        self.collectionTook((System.nanoTime() - t0) / 1e9);
         if (lost || timedOut) {
             closeConnection();
             return down("connect", timedOut ? timeoutMessage(false)
@@ -367,7 +355,7 @@ public final class CatalogTarget implements AutoCloseable {
             return backoff();
         }
         catalogFamilies = Exposition.merge(gathered);
-        lastSuccess = now;
+        self.collectionSucceeded(now);
         failures = 0;
         setUp(true);
         return interval;
@@ -386,37 +374,9 @@ public final class CatalogTarget implements AutoCloseable {
         return new MetricFamily(f.name(), f.help(), f.type(), names, samples);
     }
 
-    private void record(CollectResult r, String prefix, double now) {
-        synchronized (errorCounts) {
-            r.durations().forEach((q, d) -> queryDuration.put(prefix + q, d));
-            for (String q0 : r.succeeded()) {
-                String q = prefix + q0;
-                errorCounts.putIfAbsent(q, 0L);
-                queryLastSuccess.put(q, now);
-                if (lastErrors.remove(q) != null) {
-                    log.accept("catalog " + config.name() + ": query " + q + " succeeds again");
-                }
-            }
-            for (Map.Entry<String, String> e : r.errors().entrySet()) {
-                String q = prefix + e.getKey();
-                errorCounts.merge(q, 1L, Long::sum);
-                String message = config.connection().redact(e.getValue());
-                if (!message.equals(lastErrors.put(q, message))) {
-                    log.accept("catalog " + config.name() + ": query " + q + " failed: " + message);
-                }
-            }
-        }
-    }
-
     private Duration down(String query, String message) {
         catalogFamilies = List.of();
-        synchronized (errorCounts) {
-            errorCounts.merge(query, 1L, Long::sum);
-            String redacted = config.connection().redact(message);
-            if (!redacted.equals(lastErrors.put(query, redacted))) {
-                log.accept("catalog " + config.name() + ": " + redacted);
-            }
-        }
+        self.failed(query, message);
         setUp(false);
         return backoff();
     }
@@ -428,9 +388,7 @@ public final class CatalogTarget implements AutoCloseable {
 
     private void setUp(boolean value) {
         if (value && !up) {
-            synchronized (errorCounts) {
-                lastErrors.remove("connect");
-            }
+            self.connected();
             log.accept("catalog " + config.name() + ": up (" + config.connection().describe() + ", " + schemaDescription() + ")");
         } else if (!value && up) {
             log.accept("catalog " + config.name() + ": down; retrying with backoff up to " + BACKOFF_MAX.toSeconds() + " s");
@@ -446,33 +404,7 @@ public final class CatalogTarget implements AutoCloseable {
     public List<MetricFamily> families() {
         boolean stale = stale();
         List<MetricFamily> out = new ArrayList<>(stale ? List.of() : catalogFamilies);
-        List<String> catalogOnly = List.of(CatalogHealthCollector.CATALOG_LABEL);
-        List<String> name = List.of(config.name());
-        out.add(MetricFamily.gauge(UP, "1 when the catalog answered its last collection, 0 while it is unreachable or its metadata "
-                + "schema is missing or its collection passed the collection timeout.", catalogOnly, name, up && !stale ? 1 : 0));
-        if (!Double.isNaN(lastDuration)) {
-            out.add(MetricFamily.gauge(DURATION, "Duration of the last collection of the catalog's gauges, seconds.", catalogOnly,
-                    name, lastDuration));
-        }
-        if (!Double.isNaN(lastSuccess)) {
-            out.add(MetricFamily.gauge(LAST_SUCCESS, "Unix time of the last collection in which the catalog answered, seconds.",
-                    catalogOnly, name, lastSuccess));
-        }
-        List<MetricFamily.Sample> errs = new ArrayList<>();
-        List<MetricFamily.Sample> succ = new ArrayList<>();
-        List<MetricFamily.Sample> took = new ArrayList<>();
-        synchronized (errorCounts) {
-            queryDuration.forEach((q, t) -> took.add(new MetricFamily.Sample(List.of(config.name(), q), t)));
-            errorCounts.forEach((q, n) -> errs.add(new MetricFamily.Sample(List.of(config.name(), q), n)));
-            queryLastSuccess.forEach((q, t) -> succ.add(new MetricFamily.Sample(List.of(config.name(), q), t)));
-        }
-        List<String> perQuery = List.of(CatalogHealthCollector.CATALOG_LABEL, "query");
-        out.add(new MetricFamily(ERRORS, "Failed queries per catalog and query since start (query 'connect' counts failed "
-                + "connection attempts and lost sessions).", MetricFamily.Type.COUNTER, perQuery, errs));
-        out.add(new MetricFamily(QUERY_DURATION, "Duration of each query's last run, seconds.", MetricFamily.Type.GAUGE,
-                perQuery, took));
-        out.add(new MetricFamily(QUERY_LAST_SUCCESS, "Unix time of each query's last success, seconds.", MetricFamily.Type.GAUGE,
-                perQuery, succ));
+        out.addAll(self.families(up && !stale));
         return out;
     }
 
@@ -482,9 +414,7 @@ public final class CatalogTarget implements AutoCloseable {
      * @return query → message; empty when everything succeeded last time
      */
     public Map<String, String> lastErrors() {
-        synchronized (errorCounts) {
-            return new LinkedHashMap<>(lastErrors);
-        }
+        return self.lastErrors();
     }
 
     private void closeConnection() {
