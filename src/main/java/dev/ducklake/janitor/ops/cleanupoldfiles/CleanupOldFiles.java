@@ -64,8 +64,6 @@ import java.util.Set;
  */
 public final class CleanupOldFiles {
 
-    private static final int MAX_FINDINGS = 100;
-
     private CleanupOldFiles() {
     }
 
@@ -148,27 +146,9 @@ public final class CleanupOldFiles {
         final QueueCursor queueCursor;
         /** The data path as spelled and with links resolved: a queued file outside both is never deleted. */
         final PathResolver dataPaths;
-        final List<String> findings = new ArrayList<>();
-        long considered;
-        long deleted;
-        long bytes;
-        long rowsDeleted;
-        /** Dry run: the queue rows of the files it would delete. */
-        long rowsWouldDelete;
-        long findingsTotal;
+        /** The run's figures and findings. */
+        final Tally t = new Tally();
         boolean statRefused;
-        long keptLive;
-        long keptUnresolvable;
-        /** Queue rows whose file lies outside the data path (kept). */
-        long keptOutside;
-        long failed;
-        long notFound;
-        String firstNotFound;
-        /** Files deleted (or that would be) whose size the store did not give; bytes leaves them out. */
-        long unsized;
-        long batches;
-        /** Where a stop or the run budget cut a batch short ("deleting", "stat"), or null. */
-        String stoppedDuring;
         /** The next batch, read while this one's deletes were in flight ({@link #prefetch}), or null. */
         List<QueueCursor.Entry> prefetched;
         /** The known locations among {@link #prefetched}'s, or null. */
@@ -208,10 +188,10 @@ public final class CleanupOldFiles {
                         + " DELETE on it (docs/privileges.md).");
             }
             long nullPaths = queueCursor.countNullPaths();
-            considered += nullPaths;
-            keptUnresolvable += nullPaths;
+            t.considered += nullPaths;
+            t.keptUnresolvable += nullPaths;
             if (nullPaths > 0) {
-                finding(nullPaths + " queue rows with a NULL path kept");
+                t.finding(nullPaths + " queue rows with a NULL path kept");
             }
             queueCursor.open();
             try (ParallelDeletes pool = new ParallelDeletes(store, o.deleteConcurrency(), control)) {
@@ -225,21 +205,8 @@ public final class CleanupOldFiles {
                         + " time(s); the delete concurrency went down to " + deletes.lowestLimit() + " of "
                         + deletes.concurrency() + " (--delete-concurrency) and back up as calls succeeded.");
             }
-            if (notFound > 0) {
-                control.recorder().warn(notFound + " queued files were not found where the catalog says they are (first: "
-                        + firstNotFound + "); their queue rows " + (o.dryRun() ? "would be" : "were") + " deleted. If the"
-                        + " data path or --data-path does not point at where the files really are, they leak: check it.");
-            }
-            if (unsized > 0) {
-                control.recorder().warn(unsized + " files " + (o.dryRun() ? "that would be deleted" : "deleted") + " have no"
-                        + " size from the store (the size listing did not show them and their stat failed): bytes_"
-                        + (o.dryRun() ? "would_delete" : "deleted") + " leaves them out (files_unsized).");
-            }
-            return new CleanupOldFilesResult(o.schema(), resolver.dataPath(), cutoff.cutoff().toString(), cutoff.source(),
-                    o.dryRun(), considered, deleted, bytes, o.dryRun() ? rowsWouldDelete : rowsDeleted, keptLive, keptUnresolvable,
-                    keptOutside, failed, notFound, unsized, startedBatch && !store.batchDeleteEnabled(), o.allowShortRetention(), List.copyOf(findings),
-                    findingsTotal,
-                    control.figures(), consulted.labels(), consulted.excluded(), consulted.notConsulted(), stoppedDuring);
+            t.warnAtEnd(control.recorder(), o.dryRun());
+            return t.toResult(o, resolver, cutoff, startedBatch && !store.batchDeleteEnabled(), control, consulted);
         }
 
         private void runBatches() throws JanitorException, SQLException {
@@ -252,9 +219,9 @@ public final class CleanupOldFiles {
                     // this batch's transaction runs on the server session holding the run's lock (else a pooler moved it)
                     AdvisoryLock.named(o.run().lockName(), o.schema()).verify(c);
                 }
-                batches++;
-                long deletedBefore = deleted;
-                long bytesBefore = bytes;
+                t.batches++;
+                long deletedBefore = t.deleted;
+                long bytesBefore = t.bytes;
                 prefetched = null;
                 // a full batch may have a next one: it is read while this batch's deletes are in flight
                 runBatch(batch, new HashSet<>(), batch.size() == o.batchSize());
@@ -262,12 +229,9 @@ public final class CleanupOldFiles {
                 if (prefetchFailure != null) {
                     throw prefetchFailure;
                 }
-                progress.add(deleted - deletedBefore, bytes - bytesBefore, String.format(java.util.Locale.ROOT,
-                        "batch %d: %d queue rows, %s %d objects, %d rows deleted, %d kept, %d failed", batches, considered,
-                        o.dryRun() ? "would delete" : "deleted", deleted, rowsDeleted, keptLive + keptUnresolvable + keptOutside,
-                        failed));
+                progress.add(t.deleted - deletedBefore, t.bytes - bytesBefore, t.batchLine(o.dryRun()));
                 boolean mayContinue = control.batchDone();
-                if (stoppedDuring != null) {
+                if (t.stoppedDuring != null) {
                     control.stoppedByBounds();
                     break;
                 }
@@ -306,7 +270,7 @@ public final class CleanupOldFiles {
         private void runBatch(List<QueueCursor.Entry> batch, Set<String> doneCanonical, boolean readAhead) throws JanitorException, SQLException {
             Set<String> canon = new HashSet<>();
             for (QueueCursor.Entry e : batch) {
-                considered += e.rows();
+                t.considered += e.rows();
                 if (e.canonical() != null) {
                     canon.add(e.canonical());
                 }
@@ -317,18 +281,18 @@ public final class CleanupOldFiles {
             List<QueueCursor.Entry> candidates = new ArrayList<>();
             for (QueueCursor.Entry e : batch) {
                 if (e.address() == null) {
-                    keptUnresolvable += e.rows();
-                    finding("kept (path_is_relative is NULL, or the path cannot be read, holds a '..' segment or ends in '/'): "
+                    t.keptUnresolvable += e.rows();
+                    t.finding("kept (path_is_relative is NULL, or the path cannot be read, holds a '..' segment or ends in '/'): "
                             + CatalogInspector.printable(e.path()));
                     listener.file("kept", e.path(), -1, null, "path_is_relative is NULL, or the path is ambiguous");
                 } else if (!dataPaths.holds(e.canonical())) {
-                    keptOutside += e.rows();
-                    finding("kept (outside the data path " + resolver.dataLocation().canonical() + ": a catalog that was not"
+                    t.keptOutside += e.rows();
+                    t.finding("kept (outside the data path " + resolver.dataLocation().canonical() + ": a catalog that was not"
                             + " read may use it): " + e.address());
                     listener.file("kept", e.address(), -1, null, "outside the data path");
                 } else if (live.contains(e.canonical())) {
-                    keptLive += e.rows();
-                    finding("kept (a live data or delete file resolves to it): " + e.address());
+                    t.keptLive += e.rows();
+                    t.finding("kept (a live data or delete file resolves to it): " + e.address());
                     listener.file("kept", e.address(), -1, null, "still referenced by a live data or delete file");
                 } else {
                     candidates.add(e);
@@ -349,8 +313,8 @@ public final class CleanupOldFiles {
                 // a stat per file (S3); the rest are stat-ed just before their delete, on the worker
                 listed = statRefused || addresses.isEmpty() ? Map.of() : store.listedSizes(addresses);
             } catch (StorageException ex) {
-                stoppedDuring = "deleting";
-                finding("stopped before the delete calls of " + addresses.size() + " queued files (" + ex.getMessage()
+                t.stoppedDuring = "deleting";
+                t.finding("stopped before the delete calls of " + addresses.size() + " queued files (" + ex.getMessage()
                         + "): their rows are kept");
                 return;
             }
@@ -364,24 +328,24 @@ public final class CleanupOldFiles {
                 if (out.deleted().contains(d.getValue())) {
                     gone.add(d.getKey());
                     doneCanonical.add(d.getKey());
-                    deleted++;
+                    t.deleted++;
                     // missing: the store said so (local), or the listing just before the delete passed over it (S3)
                     boolean missing = out.alreadyMissing().contains(d.getValue()) || Long.valueOf(-1).equals(listed.get(d.getValue()));
                     if (missing) {
-                        notFound(d.getValue());
+                        t.notFound(d.getValue());
                     }
                     long size = missing ? -1 : out.sizes().getOrDefault(d.getValue(), -1L);
                     if (size > 0) {
-                        bytes += size;
+                        t.bytes += size;
                     } else if (size < 0 && !missing) {
-                        unsized++;
+                        t.unsized++;
                     }
                     listener.file("deleted", d.getValue(), size, null, missing ? "not found where the catalog says" : null);
                 } else if (out.failed().containsKey(d.getValue())) {
                     StorageException why = out.failed().get(d.getValue());
-                    failed++;
+                    t.failed++;
                     String reason = why == null ? "not confirmed by the store" : why.getMessage();
-                    finding("failed: " + d.getValue() + ": " + reason);
+                    t.finding("failed: " + d.getValue() + ": " + reason);
                     listener.file("failed", d.getValue(), -1, null, reason);
                 }
                 // neither: a call the bounds abandoned or never started, or one that failed as a whole; the row stays
@@ -390,8 +354,8 @@ public final class CleanupOldFiles {
             if (out.stopped() != null) {
                 // abandoned in flight or not started: those files may or may not be gone; their rows stay (a later run
                 // finds them missing and removes the rows), the rows of the files gone are deleted below
-                stoppedDuring = "deleting";
-                finding("stopped during the delete calls of " + unsettled + " queued files (" + out.stopped().getMessage()
+                t.stoppedDuring = "deleting";
+                t.finding("stopped during the delete calls of " + unsettled + " queued files (" + out.stopped().getMessage()
                         + "): their rows are kept");
             }
             if (out.failure() != null) {
@@ -402,7 +366,7 @@ public final class CleanupOldFiles {
                         rows.add(e);
                     }
                 }
-                rowsDeleted += commitRows(rows);
+                t.rowsDeleted += commitRows(rows);
                 StorageException ex = out.failure();
                 throw new JanitorException(Reason.STORAGE, "The file store failed while deleting queued files ("
                         + ex.kind() + "): " + ex.getMessage() + ". Batches committed before stay committed, as do the rows"
@@ -414,7 +378,7 @@ public final class CleanupOldFiles {
                     rows.add(e);
                 }
             }
-            rowsDeleted += commitRows(rows);
+            t.rowsDeleted += commitRows(rows);
         }
 
         /**
@@ -430,7 +394,7 @@ public final class CleanupOldFiles {
          */
         private int commitRows(List<QueueCursor.Entry> rows) throws JanitorException, SQLException {
             int[] attempts = new int[1];
-            int n = CatalogRetry.run(c, control, "deleting the queue rows of batch " + batches, () -> {
+            int n = CatalogRetry.run(c, control, "deleting the queue rows of batch " + t.batches, () -> {
                 attempts[0]++;
                 AdvisoryLock.named(o.run().lockName(), o.schema()).verify(c);
                 int deletedRows = queueCursor.deleteRows(rows);
@@ -451,14 +415,14 @@ public final class CleanupOldFiles {
         private void dryRun(List<QueueCursor.Entry> candidates, Map<String, String> toDelete, Set<String> doneCanonical)
                 throws JanitorException {
             for (QueueCursor.Entry e : candidates) {
-                rowsWouldDelete += e.rows();
+                t.rowsWouldDelete += e.rows();
             }
             Map<String, Long> listed;
             try {
                 listed = toDelete.isEmpty() ? Map.of() : store.listedSizes(new ArrayList<>(toDelete.values()));
             } catch (StorageException e) {
-                stoppedDuring = "stat";
-                finding("stopped while looking up the sizes of " + toDelete.size() + " files (" + e.getMessage()
+                t.stoppedDuring = "stat";
+                t.finding("stopped while looking up the sizes of " + toDelete.size() + " files (" + e.getMessage()
                         + "); the dry run's counts are those of the files looked at so far");
                 return;
             }
@@ -470,30 +434,24 @@ public final class CleanupOldFiles {
                     s = size == null ? stat(d.getValue()) : size < 0 ? Optional.empty()
                             : Optional.of(new StoredObject(StorageLocation.parseFile(d.getValue()), d.getValue(), size, null));
                 } catch (StorageException e) {
-                    stoppedDuring = "stat";
-                    finding("stopped while looking up " + d.getValue() + " (" + e.getMessage() + "); the dry run's counts"
+                    t.stoppedDuring = "stat";
+                    t.finding("stopped while looking up " + d.getValue() + " (" + e.getMessage() + "); the dry run's counts"
                             + " are those of the files looked at so far");
                     return;
                 }
                 long size = s.map(StoredObject::sizeBytes).orElse(-1L);
                 if (size > 0) {
-                    bytes += size;
+                    t.bytes += size;
                 } else if (size < 0 && s.isPresent()) {
-                    unsized++;
+                    t.unsized++;
                 }
-                deleted++;
+                t.deleted++;
                 if (s.isEmpty()) {
-                    notFound(d.getValue());
+                    t.notFound(d.getValue());
                 }
                 doneCanonical.add(d.getKey());
                 listener.file("would_delete", d.getValue(), size, s.map(StoredObject::lastModified).orElse(null),
                         s.isPresent() ? null : "already missing");
-            }
-        }
-
-        private void notFound(String address) {
-            if (notFound++ == 0) {
-                firstNotFound = address;
             }
         }
 
@@ -514,13 +472,6 @@ public final class CleanupOldFiles {
                 }
                 // the stat failed: the file may well be there (never counted as missing), its size is unknown
                 return Optional.of(new StoredObject(StorageLocation.parseFile(address), address, -1, null));
-            }
-        }
-
-        private void finding(String s) {
-            findingsTotal++;
-            if (findings.size() < MAX_FINDINGS) {
-                findings.add(s);
             }
         }
     }
