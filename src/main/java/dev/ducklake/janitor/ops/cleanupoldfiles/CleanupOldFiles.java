@@ -20,8 +20,6 @@ import dev.ducklake.janitor.ops.files.RunControl;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageException;
-import dev.ducklake.janitor.storage.StorageLocation;
-import dev.ducklake.janitor.storage.StoredObject;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -31,7 +29,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -157,6 +154,8 @@ public final class CleanupOldFiles {
         SQLException prefetchFailure;
         /** The delete workers (execute runs); null until {@link #execute} opens them. */
         ParallelDeletes deletes;
+        /** A dry run's batches: what would go, counted. */
+        final DryRunBatch dryRunBatch;
         final DeleteProgress progress;
 
         Run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener, PathResolver resolver,
@@ -174,6 +173,7 @@ public final class CleanupOldFiles {
             this.queueCursor = new QueueCursor(c, Sql.qualified(o.schema(), "ducklake_files_scheduled_for_deletion"),
                     cutoff.cutoff(), resolver, o.batchSize());
             this.progress = new DeleteProgress(listener);
+            this.dryRunBatch = new DryRunBatch(store, listener, t);
         }
 
         CleanupOldFilesResult execute() throws JanitorException, SQLException {
@@ -302,7 +302,7 @@ public final class CleanupOldFiles {
                 }
             }
             if (o.dryRun()) {
-                dryRun(candidates, toDelete, doneCanonical);
+                dryRunBatch.count(candidates, toDelete, doneCanonical);
                 return;
             }
             Set<String> gone = new HashSet<>(doneCanonical);
@@ -406,73 +406,6 @@ public final class CleanupOldFiles {
                 prefetchedLive = null;
             }
             return n;
-        }
-
-        /**
-         * A dry run's batch: counts what would go (sizes from a listing where the store has one, else a stat per
-         * file), changes nothing. Apart from the execute path so that the hot loop of an execute run stays small.
-         */
-        private void dryRun(List<QueueCursor.Entry> candidates, Map<String, String> toDelete, Set<String> doneCanonical)
-                throws JanitorException {
-            for (QueueCursor.Entry e : candidates) {
-                t.rowsWouldDelete += e.rows();
-            }
-            Map<String, Long> listed;
-            try {
-                listed = toDelete.isEmpty() ? Map.of() : store.listedSizes(new ArrayList<>(toDelete.values()));
-            } catch (StorageException e) {
-                t.stoppedDuring = "stat";
-                t.finding("stopped while looking up the sizes of " + toDelete.size() + " files (" + e.getMessage()
-                        + "); the dry run's counts are those of the files looked at so far");
-                return;
-            }
-            for (Map.Entry<String, String> d : toDelete.entrySet()) {
-                Optional<StoredObject> s;
-                try {
-                    Long size = listed.get(d.getValue());
-                    // a listed object exists, one the listing passed over is missing: no stat either way
-                    s = size == null ? stat(d.getValue()) : size < 0 ? Optional.empty()
-                            : Optional.of(new StoredObject(StorageLocation.parseFile(d.getValue()), d.getValue(), size, null));
-                } catch (StorageException e) {
-                    t.stoppedDuring = "stat";
-                    t.finding("stopped while looking up " + d.getValue() + " (" + e.getMessage() + "); the dry run's counts"
-                            + " are those of the files looked at so far");
-                    return;
-                }
-                long size = s.map(StoredObject::sizeBytes).orElse(-1L);
-                if (size > 0) {
-                    t.bytes += size;
-                } else if (size < 0 && s.isPresent()) {
-                    t.unsized++;
-                }
-                t.deleted++;
-                if (s.isEmpty()) {
-                    t.notFound(d.getValue());
-                }
-                doneCanonical.add(d.getKey());
-                listener.file("would_delete", d.getValue(), size, s.map(StoredObject::lastModified).orElse(null),
-                        s.isPresent() ? null : "already missing");
-            }
-        }
-
-        /**
-         * @return the object; empty when the store says it is missing; an object of size -1 when the stat failed for
-         *     another reason (its size is unknown, and it is never taken for missing)
-         * @throws StorageException kind STOPPED only: the bounds ended the look-up
-         */
-        private Optional<StoredObject> stat(String address) throws JanitorException, StorageException {
-            try {
-                return store.stat(address);
-            } catch (StorageException e) {
-                if (e.kind() == StorageException.Kind.STOPPED) {
-                    throw e;
-                }
-                if (e.kind() == StorageException.Kind.ACCESS_DENIED) {
-                    throw new JanitorException(Reason.STORAGE, "The file store refused access: " + e.getMessage(), e);
-                }
-                // the stat failed: the file may well be there (never counted as missing), its size is unknown
-                return Optional.of(new StoredObject(StorageLocation.parseFile(address), address, -1, null));
-            }
         }
     }
 }
