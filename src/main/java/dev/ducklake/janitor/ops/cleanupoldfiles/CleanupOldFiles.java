@@ -144,7 +144,7 @@ public final class CleanupOldFiles {
         /** The data path as spelled and with links resolved: a queued file outside both is never deleted. */
         final PathResolver dataPaths;
         /** The run's figures and findings. */
-        final Tally t = new Tally();
+        final CleanupTally t = new CleanupTally();
         boolean statRefused;
         /** The next batch, read while this one's deletes were in flight ({@link #prefetch}), or null. */
         List<QueueCursor.Entry> prefetched;

@@ -15,21 +15,21 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A dry run's batch of cleanup-old-files: counts what would go into the run's {@link Tally}, changes nothing. Apart
+ * A dry run's batch of cleanup-old-files: counts what would go into the run's {@link CleanupTally}, changes nothing. Apart
  * from the execute path ({@link CleanupOldFiles}) so that the hot loop of an execute run stays small.
  */
 final class DryRunBatch {
 
     private final FileStore store;
     private final FileListener listener;
-    private final Tally t;
+    private final CleanupTally t;
 
     /**
      * @param store the file store serving the data path (listings and stats only)
      * @param listener receives each file that would be deleted
      * @param t the run's figures
      */
-    DryRunBatch(FileStore store, FileListener listener, Tally t) {
+    DryRunBatch(FileStore store, FileListener listener, CleanupTally t) {
         this.store = store;
         this.listener = listener;
         this.t = t;

@@ -90,14 +90,14 @@ final class DropBatch implements BatchWork<InlinedCandidate, DropBatch.Outcome> 
     private final boolean includeNonempty;
     private final boolean perTableOnly;
     private final RunBudget budget;
-    private final Tally tally;
+    private final DropTally tally;
     private Connection conn;
 
     /**
      * @param perTableOnly whether every table goes the one-at-a-time path (the second pass over tables that were
      *     locked by another session)
      */
-    DropBatch(String schema, boolean hasRegistry, boolean includeNonempty, boolean perTableOnly, RunBudget budget, Tally tally) {
+    DropBatch(String schema, boolean hasRegistry, boolean includeNonempty, boolean perTableOnly, RunBudget budget, DropTally tally) {
         this.schema = schema;
         this.hasRegistry = hasRegistry;
         this.includeNonempty = includeNonempty;

@@ -2,7 +2,7 @@ package dev.ducklake.janitor.ops.droporphaninline;
 
 /**
  * The counts of one drop-orphan-inline-tables run, kept in {@link dev.ducklake.janitor.ops.runtime.Counts} by the
- * {@link Tally} and by each batch's {@link DropBatch.Outcome}. Each is the {@link DropOrphanInlineTablesResult}
+ * {@link DropTally} and by each batch's {@link DropBatch.Outcome}. Each is the {@link DropOrphanInlineTablesResult}
  * figure of the same name (documented there).
  */
 enum DropCount {

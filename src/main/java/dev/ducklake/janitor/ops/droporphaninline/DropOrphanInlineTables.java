@@ -117,7 +117,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
         RunRecorder rec = run.recorder();
         CatalogInfo info = run.inspectAndLock();
         BatchSizer sizer = run.batchSizer();
-        Tally tally = new Tally(rec);
+        DropTally tally = new DropTally(rec);
         InlinedTablesSurvey.Registry registered = info.hasInlinedRegistry()
                 ? run.queries().withRetries("survey", c -> InlinedTablesSurvey.registry(c, schema, rec::rowWarning))
                 : InlinedTablesSurvey.Registry.NONE;
@@ -155,7 +155,7 @@ public final class DropOrphanInlineTables extends StoppableOperation<DropOrphanI
     }
 
     /** The batches, then one more pass, one table at a time, over the tables another session kept locked. */
-    private void dropInBatches(MaintenanceRun run, BatchSizer sizer, CatalogInfo info, List<InlinedCandidate> candidates, Tally tally)
+    private void dropInBatches(MaintenanceRun run, BatchSizer sizer, CatalogInfo info, List<InlinedCandidate> candidates, DropTally tally)
             throws JanitorException {
         String schema = info.schema();
         run.batchLoop(sizer, new DropBatch(schema, info.hasInlinedRegistry(), options.includeNonempty(), false, run.budget(), tally))

@@ -109,7 +109,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             }
             int tableBudget = Math.min(mr.queries().withRetries("lock budget", c -> LockBudget.read(c).cap()), tableBudgetCap);
             mr.recorder().batchSizes(options.batchSize(), options.batchSize());
-            Tally t = new Tally(layout, sel, tableBudget);
+            ExpiryTally t = new ExpiryTally(layout, sel, tableBudget);
             if (options.dryRun()) {
                 mr.queries().withRetries("dry run", c -> {
                     t.reset();
@@ -146,7 +146,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
     }
 
     /** Whether --max-batches, --run-budget or a stop request ends the run before the next batch. */
-    private boolean shouldStop(MaintenanceRun mr, Tally t) {
+    private boolean shouldStop(MaintenanceRun mr, ExpiryTally t) {
         if (options.maxBatches() > 0 && t.batchCount >= options.maxBatches()) {
             mr.recorder().stopped(RunFigures.StopReason.MAX_BATCHES);
             return true;
@@ -158,7 +158,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         return false;
     }
 
-    private void executeBatches(MaintenanceRun mr, Tally t) throws JanitorException {
+    private void executeBatches(MaintenanceRun mr, ExpiryTally t) throws JanitorException {
         boolean pending = false;
         while (!shouldStop(mr, t)) {
             long t0 = System.nanoTime();
@@ -200,7 +200,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
      * The run's candidate sets ({@link RunCandidates}) on this connection: built at the run's first batch, and again when
      * the session was replaced (reconnect) or a build failed halfway. Autocommit statements, before the batch's transaction.
      */
-    private void ensureRunSets(MaintenanceRun mr, Connection c, Tally t) throws SQLException {
+    private void ensureRunSets(MaintenanceRun mr, Connection c, ExpiryTally t) throws SQLException {
         if (RunCandidates.ready(c)) {
             return;
         }
@@ -227,7 +227,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
      * After the batches: the per-file rows of data files the batches removed ({@link RunCandidates#deleteDangling}), one
      * anti-join per run in short autocommit statements.
      */
-    private void deleteDanglingFileRows(MaintenanceRun mr, Tally t) throws JanitorException {
+    private void deleteDanglingFileRows(MaintenanceRun mr, ExpiryTally t) throws JanitorException {
         if (interrupted(mr)) {
             return;
         }
@@ -242,7 +242,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
     }
 
     /** One batch; a full lock table (53200) halves the batch's inlined-table budget and tries again. */
-    private ExpireBatch.Figures halvingOnFullLockTable(MaintenanceRun mr, Tally t, Connection c, boolean tablesOnly)
+    private ExpireBatch.Figures halvingOnFullLockTable(MaintenanceRun mr, ExpiryTally t, Connection c, boolean tablesOnly)
             throws SQLException, JanitorException {
         while (true) {
             try {
@@ -264,7 +264,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
      * One transaction. Returns null (after rolling back) when there is nothing to do: no selected snapshot left
      * and no removable table waiting.
      */
-    private ExpireBatch.Figures oneBatch(MaintenanceRun mr, Connection c, Tally t, boolean tablesOnly)
+    private ExpireBatch.Figures oneBatch(MaintenanceRun mr, Connection c, ExpiryTally t, boolean tablesOnly)
             throws SQLException, JanitorException {
         ensureRunSets(mr, c, t);
         c.setAutoCommit(false);
@@ -303,7 +303,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
      * batch gives the state DuckLake's per-call sweep gives; it also reclaims rows left dead by an earlier expiry (DuckLake
      * 1.5.5's, or one that selected nothing now). A rerun sweeps again, so a run killed here loses nothing.
      */
-    private void sweepDeadInlinedRows(MaintenanceRun mr, Tally t) throws JanitorException {
+    private void sweepDeadInlinedRows(MaintenanceRun mr, ExpiryTally t) throws JanitorException {
         if (interrupted(mr)) {
             return;
         }
@@ -332,7 +332,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
                 t.inlinedRows, targets.size(), (System.nanoTime() - t0) / 1e9));
     }
 
-    private void dryRun(Connection c, MaintenanceRun mr, Tally t) throws SQLException, JanitorException {
+    private void dryRun(Connection c, MaintenanceRun mr, ExpiryTally t) throws SQLException, JanitorException {
         c.setAutoCommit(false);
         try {
             try (Statement st = c.createStatement()) {
@@ -385,7 +385,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         }
     }
 
-    private Long oldestRetained(Connection c, ExpiryLayout layout, Tally t) throws SQLException {
+    private Long oldestRetained(Connection c, ExpiryLayout layout, ExpiryTally t) throws SQLException {
         if (options.dryRun()) {
             String sql = "SELECT min(snapshot_id) FROM " + layout.q("ducklake_snapshot") + " WHERE NOT (snapshot_id <= ? AND "
                     + t.sel.predicate() + ")";

@@ -15,7 +15,7 @@ import static dev.ducklake.janitor.ops.droporphaninline.DropCount.*;
  * The figures of one drop-orphan-inline-tables run, filled by name as the survey, the dry-run probe and each
  * committed batch report them, then turned into the {@link DropOrphanInlineTablesResult}.
  */
-final class Tally {
+final class DropTally {
 
     /** Tables listed in the unregistered and anomaly lists (the counts are always complete; non-empty tables are all listed). */
     static final int MAX_LISTED = 1000;
@@ -32,7 +32,7 @@ final class Tally {
     private final List<InlinedCandidate> lockBusy = new ArrayList<>();
 
     /** @param recorder where warnings about kept tables go */
-    Tally(RunRecorder recorder) {
+    DropTally(RunRecorder recorder) {
         this.recorder = recorder;
     }
 

@@ -14,7 +14,7 @@ import java.util.List;
  * reason, files deleted or failed or not found, bytes, queue rows deleted, findings), then turned into the warnings
  * that close the run and the {@link CleanupOldFilesResult}.
  */
-final class Tally {
+final class CleanupTally {
 
     /** Findings listed in the result; {@link #findingsTotal} counts them all. */
     static final int MAX_FINDINGS = 100;

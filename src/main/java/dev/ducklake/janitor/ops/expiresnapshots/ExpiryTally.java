@@ -9,7 +9,7 @@ import java.util.List;
  * The figures and keyset position of one expire-snapshots run, summed batch by batch and then turned into the
  * {@link ExpireSnapshotsResult}; it also carries what every batch of the run shares (layout, selection, table budget).
  */
-final class Tally {
+final class ExpiryTally {
 
     /** Batches listed in the result (the counts cover every batch). */
     static final int MAX_LISTED_BATCHES = 1000;
@@ -37,7 +37,7 @@ final class Tally {
     int batchCount;
     final List<ExpireSnapshotsResult.Batch> batches = new ArrayList<>();
 
-    Tally(ExpiryLayout layout, Selection sel, int tableBudget) {
+    ExpiryTally(ExpiryLayout layout, Selection sel, int tableBudget) {
         this.layout = layout;
         this.sel = sel;
         this.tableBudget = tableBudget;
