@@ -90,8 +90,8 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
         if (r.dryRun()) {
             out.printf("  files that would be deleted: %d (%d bytes where the store gave sizes); queue rows that would be deleted: %d%n",
                     r.filesDeleted(), r.bytes(), r.queueRowsDeleted());
-            out.printf("  kept: %d rows a live data/delete file still resolves to, %d rows without a usable path%n",
-                    r.keptLive(), r.keptUnresolvable());
+            out.printf("  kept: %d rows a live data/delete file still resolves to, %d rows without a usable path; would fail: %d%n",
+                    r.keptLive(), r.keptUnresolvable(), r.failed());
         } else {
             out.printf("  files deleted: %d (%d bytes freed where the store gave sizes); queue rows deleted: %d%n",
                     r.filesDeleted(), r.bytes(), r.queueRowsDeleted());
@@ -128,7 +128,7 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
     @Override
     public List<String> totalFields(boolean dryRun) {
         return dryRun ? List.of("queue_rows_considered", "files_would_delete", "bytes_would_delete", "queue_rows_would_delete",
-                "kept_live", "kept_unresolvable")
+                "kept_live", "kept_unresolvable", "files_would_fail")
                 : List.of("queue_rows_considered", "files_deleted", "bytes_deleted", "queue_rows_deleted", "kept_live",
                 "kept_unresolvable", "files_failed");
     }

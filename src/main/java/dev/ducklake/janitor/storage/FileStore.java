@@ -123,6 +123,19 @@ public interface FileStore extends Closeable {
     }
 
     /**
+     * Why a delete of an address would be refused without being tried, for a dry run to say what the execute run
+     * would do; null when it would be tried. A local store confined to its data path refuses a file outside it, one
+     * reached through a symbolic link below it, and one on a mount point below it ({@link LocalFileStore}); by default
+     * nothing is refused. Reads only (no file is opened for writing).
+     *
+     * @param address a file address as {@link #delete} takes it
+     * @return the reason, as the failed delete would give it, or null
+     */
+    default String refusal(String address) {
+        return null;
+    }
+
+    /**
      * Bounds every later call by the run's budget and stop request ({@link CallBounds}); by default a store does
      * nothing (local calls do not hang), an object store caps each call's timeout and its retries and abandons a call
      * in flight on a stop.

@@ -37,10 +37,8 @@ public final class LocalFileStore extends AbstractFileStore {
 
     /** The data path this store was opened for (absolute, normalised), or null: unconfined (tests, benchmarks). */
     private final Path root;
-    /** The mount table's lines ({@link MountPoints}), read at the first delete. */
-    private final Supplier<List<String>> mountinfo;
-    /** Mount points strictly below the root, relative to it, once read ({@link #confinement}). */
-    private volatile List<Path> mountsBelow;
+    /** Where deletes may go below {@link #root}, or null when unconfined. */
+    private final DataPathConfinement confined;
 
     /** An unconfined store: deletes wherever an address points (tests and benchmarks; production stores are confined). */
     public LocalFileStore() {
@@ -49,7 +47,7 @@ public final class LocalFileStore extends AbstractFileStore {
 
     /**
      * A store whose deletes stay inside {@code root}: a file is deleted only when its folder lies under the root and is
-     * reached without a symbolic link below the root ({@link #openBelowRoot}). The root itself may be, or lie below, a
+     * reached without a symbolic link below the root, and not on a mount point below it ({@link DataPathConfinement}). The root itself may be, or lie below, a
      * symbolic link.
      *
      * @param root the data path the store was opened for, or null for none
@@ -61,7 +59,7 @@ public final class LocalFileStore extends AbstractFileStore {
     /** As {@link #LocalFileStore(Path)}, with the mount table given (tests). */
     LocalFileStore(Path root, Supplier<List<String>> mountinfo) {
         this.root = root == null ? null : root.toAbsolutePath().normalize();
-        this.mountinfo = mountinfo;
+        this.confined = root == null ? null : new DataPathConfinement(this.root, mountinfo);
     }
 
     /**
@@ -229,17 +227,17 @@ public final class LocalFileStore extends AbstractFileStore {
                     close(folder);
                     folder = null;
                     openFolder = parent;
-                    outside = confinement(parent);
+                    outside = confined == null ? null : confined.outside(parent);
                     folderFailure = null;
                     folderLink = null;
                     if (outside == null && root != null) {
                         try {
-                            folder = openBelowRoot(parent);
+                            folder = confined.open(parent);
                         } catch (NoSuchFileException e) {
                             folderFailure = e; // the folder is gone: its files are missing
                         } catch (IOException e) {
                             folderFailure = e;
-                            folderLink = throughLink(parent);
+                            folderLink = confined.throughLink(parent);
                         }
                     } else if (outside == null) {
                         folder = open(parent);
@@ -310,84 +308,16 @@ public final class LocalFileStore extends AbstractFileStore {
         return new DeleteOutcome(deleted, missing, failed, sizes);
     }
 
-    /**
-     * Why no file of {@code folder} may be deleted, or null when they may be tried: the folder must lie under the data
-     * path the store was opened for (by its names, after {@code .} and {@code ..} are resolved), and not on or below a
-     * mount point below it ({@link MountPoints}: another file system, or a bind mount of another directory such as
-     * another tenant's lake). That the folder is reached without a symbolic link below the root is checked when it is
-     * opened ({@link #openBelowRoot}), so that one system call per name both checks and opens it and no link swapped in
-     * between can be followed.
-     */
-    String confinement(Path folder) {
-        if (root == null) {
+    @Override
+    public String refusal(String address) {
+        if (confined == null) {
             return null;
         }
-        Path lexical = folder.normalize();
-        if (!lexical.startsWith(root)) {
+        Path p = toPath(address).toAbsolutePath();
+        if (p.getParent() == null || p.getFileName() == null) {
             return "Not inside the data path " + root;
         }
-        List<Path> mounts = mountsBelow;
-        if (mounts == null) {
-            Path real;
-            try {
-                real = root.toRealPath();
-            } catch (IOException | RuntimeException e) {
-                real = null;
-            }
-            mounts = MountPoints.below(mountinfo.get(), root, real);
-            mountsBelow = mounts;
-        }
-        Path on = MountPoints.containing(root.relativize(lexical), mounts);
-        return on == null ? null : "On a mount point below the data path " + root + " (" + root.resolve(on)
-                + ": another file system or a bind mount, which may be another lake's)";
-    }
-
-    /**
-     * Why {@link #openBelowRoot} would not open a folder, when the reason is a symbolic link below the root (another
-     * tenant's lake: a queued path or an inventory entry through {@code main/t1/link -> /their/lake/...}), naming where
-     * the folder really is; null when no link is seen (the open failed for another reason). Read only after a failed
-     * open, for the message: the refusal itself does not depend on it.
-     */
-    private String throughLink(Path folder) {
-        try {
-            Path real = folder.toRealPath();
-            Path expected = root.toRealPath().resolve(root.relativize(folder.normalize()).toString());
-            return real.equals(expected) ? null : "Reached through a symbolic link below the data path " + root
-                    + " (the folder is really " + real + ")";
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    /**
-     * Opens a folder below the root one name at a time, each relative to the handle of the one above it and without
-     * following a link ({@code openat} with {@code O_NOFOLLOW}): a name on the way that is a link (or was swapped for
-     * one) fails the open, so no link below the root leads the deletes out of the tree. The root itself is followed (it may be a link).
-     *
-     * @return the folder's handle, or null when the file system has no secure directory streams
-     * @throws NoSuchFileException when the folder (or one above it) is gone
-     * @throws IOException when a name on the way is a link or not a folder, or cannot be opened
-     */
-    SecureDirectoryStream<Path> openBelowRoot(Path folder) throws IOException {
-        DirectoryStream<Path> ds = Files.newDirectoryStream(root);
-        if (!(ds instanceof SecureDirectoryStream<Path> cur)) {
-            ds.close();
-            return null;
-        }
-        try {
-            for (Path name : root.relativize(folder.normalize())) {
-                if (name.toString().isEmpty()) {
-                    continue;
-                }
-                SecureDirectoryStream<Path> next = cur.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
-                cur.close();
-                cur = next;
-            }
-            return cur;
-        } catch (IOException | RuntimeException e) {
-            close(cur);
-            throw e;
-        }
+        return confined.refusal(p.getParent());
     }
 
     /** The folder as a secure directory stream, or null when it cannot be opened as one (the caller goes by path). */
@@ -404,7 +334,7 @@ public final class LocalFileStore extends AbstractFileStore {
         return null;
     }
 
-    private static void close(SecureDirectoryStream<Path> folder) {
+    static void close(SecureDirectoryStream<Path> folder) {
         if (folder != null) {
             try {
                 folder.close();

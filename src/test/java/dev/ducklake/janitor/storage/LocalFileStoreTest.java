@@ -95,17 +95,24 @@ class LocalFileStoreTest {
         Path lake = Files.createDirectories(dir.resolve("lake/main/real")).getParent().getParent();
         Path other = Files.createDirectories(dir.resolve("other"));
         Files.createSymbolicLink(lake.resolve("main/swapped"), other);
-        LocalFileStore store = new LocalFileStore(lake);
-        try (var ok = store.openBelowRoot(lake.resolve("main/real"))) {
+        DataPathConfinement store = new DataPathConfinement(lake, java.util.List::of);
+        try (var ok = store.open(lake.resolve("main/real"))) {
             assertThat(ok).as("a real folder opens").isNotNull();
         }
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.openBelowRoot(lake.resolve("main/swapped")))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.open(lake.resolve("main/swapped")))
                 .as("a link below the root is not followed").isInstanceOf(java.io.IOException.class);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.openBelowRoot(lake.resolve("main/gone")))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.open(lake.resolve("main/gone")))
                 .isInstanceOf(java.nio.file.NoSuchFileException.class);
         Path rootLink = Files.createSymbolicLink(dir.resolve("lakelink2"), lake);
-        try (var viaRootLink = new LocalFileStore(rootLink).openBelowRoot(rootLink.resolve("main/real"))) {
+        try (var viaRootLink = new DataPathConfinement(rootLink, java.util.List::of).open(rootLink.resolve("main/real"))) {
             assertThat(viaRootLink).as("the root itself may be a link").isNotNull();
         }
+        LocalFileStore confined = new LocalFileStore(lake);
+        assertThat(confined.refusal(lake.resolve("main/swapped/x.parquet").toString()))
+                .as("a dry run's look: refused through the link").contains("symbolic link below the data path");
+        assertThat(confined.refusal(lake.resolve("main/real/x.parquet").toString())).isNull();
+        assertThat(confined.refusal(lake.resolve("main/gone/x.parquet").toString())).as("left to the delete").isNull();
+        assertThat(confined.refusal(dir.resolve("other/x.parquet").toString())).contains("Not inside the data path");
+        assertThat(new LocalFileStore().refusal(lake.resolve("main/swapped/x.parquet").toString())).isNull();
     }
 }

@@ -33,7 +33,8 @@ import java.util.Map;
  * @param keptOutsideDataPath queue rows kept because their file lies outside the data path: only the catalogs that
  *     could reach the data path were read, so a catalog elsewhere may still use it (a row written into this catalog
  *     must not delete another tenant's file); never deleted, reported as a finding
- * @param failed files the store could not delete (their rows stay); JSON {@code files_failed}, execute runs only
+ * @param failed files the store could not delete (their rows stay); JSON {@code files_failed}; in a dry run the files
+ *     the delete would refuse without trying, JSON {@code files_would_fail}
  * @param filesNotFound files counted in filesDeleted that were not found where the catalog says they are (already
  *     deleted by an earlier run, or the data path or --data-path does not say where they really are); their queue rows
  *     were deleted, as DuckLake does, and a warning names the first of them
@@ -77,7 +78,8 @@ public record CleanupOldFilesResult(String schema, String dataPath, String cutof
     /**
      * The figures whose key says whether they happened or would: {@code files_deleted}, {@code bytes_deleted},
      * {@code queue_rows_deleted}, {@code files_failed} in an execute run; {@code files_would_delete},
-     * {@code bytes_would_delete}, {@code queue_rows_would_delete} in a dry run.
+     * {@code bytes_would_delete}, {@code queue_rows_would_delete}, {@code files_would_fail} in a dry run (files the
+     * execute run's delete would refuse without trying: outside the data path, through a link or on a mount below it).
      *
      * @return the figures, by JSON key
      */
@@ -86,7 +88,7 @@ public record CleanupOldFilesResult(String schema, String dataPath, String cutof
         return DoneOrWould.<Long>of(dryRun).figure("files_deleted", "files_would_delete", filesDeleted)
                 .figure("bytes_deleted", "bytes_would_delete", bytes)
                 .figure("queue_rows_deleted", "queue_rows_would_delete", queueRowsDeleted)
-                .done("files_failed", failed).map();
+                .figure("files_failed", "files_would_fail", failed).map();
     }
 
     /** Whether rows were kept that the operator should look at (exit code 12). */

@@ -9,8 +9,10 @@ import dev.ducklake.janitor.storage.StorageLocation;
 import dev.ducklake.janitor.storage.StoredObject;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -37,7 +39,8 @@ final class DryRunBatch {
 
     /**
      * Counts what one batch would delete (sizes from a listing where the store has one, else a stat per file) and
-     * lists each file as {@code would_delete}; changes nothing. A stop inside the look-ups ends the batch with a
+     * lists each file as {@code would_delete}, or as {@code would_fail} (counted in {@code failed}, its rows not in
+     * the rows that would go) when the execute run's delete would refuse it without trying; changes nothing. A stop inside the look-ups ends the batch with a
      * finding and {@code stoppedDuring = "stat"}.
      *
      * @param candidates the batch's queue entries whose files would go (their rows counted)
@@ -47,8 +50,12 @@ final class DryRunBatch {
      */
     void count(List<QueueCursor.Entry> candidates, Map<String, String> toDelete, Set<String> doneCanonical)
             throws JanitorException {
+        // what the execute run would refuse without trying (failed, exit 13): its queue rows would stay
+        Map<String, String> refused = refusals(toDelete);
         for (QueueCursor.Entry e : candidates) {
-            t.rowsWouldDelete += e.rows();
+            if (!refused.containsKey(e.canonical())) {
+                t.rowsWouldDelete += e.rows();
+            }
         }
         Map<String, Long> listed;
         try {
@@ -60,6 +67,13 @@ final class DryRunBatch {
             return;
         }
         for (Map.Entry<String, String> d : toDelete.entrySet()) {
+            String why = refused.get(d.getKey());
+            if (why != null) {
+                t.failed++;
+                t.finding("would fail: " + d.getValue() + ": " + why);
+                listener.file("would_fail", d.getValue(), -1, null, why);
+                continue;
+            }
             Optional<StoredObject> s;
             try {
                 Long size = listed.get(d.getValue());
@@ -86,6 +100,28 @@ final class DryRunBatch {
             listener.file("would_delete", d.getValue(), size, s.map(StoredObject::lastModified).orElse(null),
                     s.isPresent() ? null : "already missing");
         }
+    }
+
+    /**
+     * The files of a batch the execute run's delete would refuse without trying ({@link FileStore#refusal}: outside
+     * the data path, through a link or on a mount below it), one check per folder.
+     *
+     * @param toDelete canonical location to address
+     * @return canonical location to the reason, for the refused ones only
+     */
+    private Map<String, String> refusals(Map<String, String> toDelete) {
+        Map<String, String> byFolder = new HashMap<>();
+        Map<String, String> out = new HashMap<>();
+        for (Map.Entry<String, String> d : toDelete.entrySet()) {
+            String address = d.getValue();
+            int slash = address.lastIndexOf('/');
+            String why = byFolder.computeIfAbsent(slash < 0 ? "" : address.substring(0, slash),
+                    folder -> Objects.requireNonNullElse(store.refusal(address), ""));
+            if (!why.isEmpty()) {
+                out.put(d.getKey(), why);
+            }
+        }
+        return out;
     }
 
     /**

@@ -208,6 +208,16 @@ class CleanupOldFilesLocalTest {
         Path mine = FileCatalog.file(lake.resolve("main/t1/old.parquet"), OLD);
         cat.queue("main/t1/vlink/live.parquet", true, OLD);
         cat.queue("main/t1/old.parquet", true, OLD);
+        // the dry run says what the execute run does (the re-trial of 2026-12-06: it listed the row as would_delete)
+        List<String> events = new ArrayList<>();
+        CleanupOldFilesResult dry = run(cat, new LocalFileStore(lake), o -> o, events);
+        assertThat(dry.failed()).as("%s", events).isEqualTo(1);
+        assertThat(dry.filesDeleted()).as("would delete").isEqualTo(1);
+        assertThat(dry.queueRowsDeleted()).as("rows that would go").isEqualTo(1);
+        assertThat(dry.exitCode()).isEqualTo(13);
+        assertThat(events).anySatisfy(e -> assertThat(e).startsWith("would_fail ").contains("vlink/live.parquet"))
+                .noneSatisfy(e -> assertThat(e).startsWith("would_delete ").contains("vlink"));
+        assertThat(dry.findings()).anySatisfy(f -> assertThat(f).startsWith("would fail: ").contains("symbolic link below"));
         dev.ducklake.janitor.testsupport.CliRun run = dev.ducklake.janitor.testsupport.CliRun.run("cleanup-old-files",
                 "--catalog", TestPostgres.get().url(), "--metadata-schema", cat.schema, "--yes", "--output", "json");
         assertThat(Files.exists(victim)).as("the other lake's live file stays\n%s", run).isTrue();
