@@ -11,6 +11,7 @@ import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.StorageFailures;
+import dev.ducklake.janitor.ops.runtime.RunFigures;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.ForwardingStore;
@@ -68,6 +69,13 @@ class StorageRetryTest {
                     + " RETURN NULL; END $f$");
             Catalogs.exec(c, "CREATE TRIGGER fault BEFORE DELETE ON " + queue + " FOR EACH STATEMENT EXECUTE FUNCTION "
                     + Sql.qualified(cat.schema, "fault") + "('" + times + "', '" + sqlstate + "')");
+        }
+    }
+
+    /** Drops the fault trigger of {@link #failQueueDeletes}. */
+    private static void clearFaults(FileCatalog cat) throws SQLException {
+        try (Connection c = TestPostgres.get().connect()) {
+            Catalogs.exec(c, "DROP TRIGGER fault ON " + Sql.qualified(cat.schema, "ducklake_files_scheduled_for_deletion"));
         }
     }
 
@@ -193,7 +201,9 @@ class StorageRetryTest {
 
     /**
      * The backoffs never outlast --run-budget: 5 attempts need 3 s of backoff (200 + 400 + 800 + 1600 ms), more than
-     * a 2 s budget, so a backoff is refused before the last attempt and the run ends with the failure, saying why.
+     * a 2 s budget, so a backoff is refused before the last attempt, saying why, and the run ends as a clean stop at
+     * its budget (exit 0, budget_exhausted), as between batches: the files are gone, their rows stay for the next run,
+     * which finds them missing and removes them. (Until issue 25's retry work it ended with exit 9.)
      */
     @Test
     void cleanupBackoffStopsAtTheRunBudget() throws Exception {
@@ -205,10 +215,20 @@ class StorageRetryTest {
         CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> CliRun.run("cleanup-old-files", "--catalog",
                 TestPostgres.get().url(), "--metadata-schema", cat.schema, "--yes", "--output", "json", "--run-budget", "2s"));
 
-        assertThat(run.exitCode()).as(run.toString()).isEqualTo(Reason.DATABASE_ERROR.exitCode());
+        assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(run.err()).contains("not retried: the run budget would run out first");
+        assertThat(run.json().path("budget_exhausted").asBoolean()).as(run.out()).isTrue();
+        assertThat(run.json().path("findings").toString()).contains("stopped before the queue rows of 2 deleted files");
         assertThat(faultCalls(cat)).as("fewer than the policy's 5 attempts").isBetween(1L, 4L);
         assertThat(cat.queueRows()).isEqualTo(2);
+
+        // the next run, the fault gone: the files are missing, their rows go
+        clearFaults(cat);
+        CliRun next = CliRun.run("cleanup-old-files", "--catalog", TestPostgres.get().url(), "--metadata-schema", cat.schema,
+                "--yes", "--output", "json");
+        assertThat(next.exitCode()).as(next.toString()).isZero();
+        assertThat(next.json().path("files_not_found").asLong()).isEqualTo(2);
+        assertThat(cat.queueRows()).isZero();
     }
 
     /**
@@ -350,6 +370,39 @@ class StorageRetryTest {
         assertThat(Files.exists(lake.resolve("main/test/o2.parquet"))).isFalse();
         for (int i = 0; i < 10; i++) {
             assertThat(Files.exists(lake.resolve("main/test/k" + i + ".parquet"))).isTrue();
+        }
+    }
+
+    /**
+     * delete-orphan-files: the round's re-check keeps hitting the run's --lock-timeout behind a lock held longer than
+     * the run's --run-budget; once a backoff would pass the budget, the run ends as a clean stop at its budget (not
+     * exit 9): nothing of the round is deleted, the candidates stay for the next run.
+     */
+    @Test
+    void orphanRecheckBackoffStopsCleanlyAtTheRunBudget() throws Exception {
+        Path lake = dir.resolve("orph-budget");
+        FileCatalog cat = FileCatalog.create("sretry_orph_budget", lake + "/");
+        knownAndOrphans(cat, lake);
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        DeleteOrphanFilesResult r;
+        try (Connection c = TestPostgres.get().connect()) {
+            FileStore store = lockingAfterListing(cat, holder -> {
+                Thread.sleep(6_000); // longer than the budget: every attempt of the re-check times out
+                holder.rollback();
+            }, done);
+            DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false);
+            DeleteOrphanFilesOptions bounded = o.withRun(o.run().withLockTimeout(Duration.ofMillis(300))
+                    .withRunBudget(Duration.ofSeconds(2)));
+            r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> DeleteOrphanFiles.run(c, store, bounded,
+                    FileListener.NONE));
+        }
+        done.get(0).get(20, TimeUnit.SECONDS);
+        assertThat(r.run().stopReason()).isEqualTo(RunFigures.StopReason.RUN_BUDGET);
+        assertThat(r.run().warnings()).anySatisfy(w -> assertThat(w).contains("re-checking a round of 3 orphans")
+                .contains("not retried: the run budget would run out first"));
+        assertThat(r.deleted()).isZero();
+        for (int i = 0; i < 3; i++) {
+            assertThat(Files.exists(lake.resolve("main/test/o" + i + ".parquet"))).as("left for the next run").isTrue();
         }
     }
 

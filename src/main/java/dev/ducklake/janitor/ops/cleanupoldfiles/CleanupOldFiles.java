@@ -388,19 +388,29 @@ public final class CleanupOldFiles {
          * is deleted once whatever the attempts, and only rows whose files this run saw gone are named. Each attempt
          * first checks that its server session holds the run's lock (a rolled-back transaction may have been the one
          * that checked it). A failure it does not retry ends the run with the rows kept (their files are gone: the
-         * next run finds them missing and removes the rows).
+         * next run finds them missing and removes the rows); so does a retry the bounds refused to wait for, as a clean
+         * stop ({@code stoppedDuring = "deleting"}).
          *
          * @return the rows deleted
          */
         private int commitRows(List<QueueCursor.Entry> rows) throws JanitorException, SQLException {
             int[] attempts = new int[1];
-            int n = CatalogRetry.run(c, control, "deleting the queue rows of batch " + t.batches, () -> {
-                attempts[0]++;
-                AdvisoryLock.named(o.run().lockName(), o.schema()).verify(c);
-                int deletedRows = queueCursor.deleteRows(rows);
-                c.commit();
-                return deletedRows;
-            });
+            int n;
+            try {
+                n = CatalogRetry.run(c, control, "deleting the queue rows of batch " + t.batches, () -> {
+                    attempts[0]++;
+                    AdvisoryLock.named(o.run().lockName(), o.schema()).verify(c);
+                    int deletedRows = queueCursor.deleteRows(rows);
+                    c.commit();
+                    return deletedRows;
+                });
+            } catch (CatalogRetry.Stopped stopped) {
+                // a clean stop: the files are gone, their rows stay (the next run finds them missing and removes them)
+                t.stoppedDuring = "deleting";
+                t.finding("stopped before the queue rows of " + rows.size() + " deleted files were removed ("
+                        + stopped.getCause().getMessage() + "): the next run finds the files missing and removes the rows");
+                return 0;
+            }
             if (attempts[0] > 1) {
                 // the next batch's known locations were read ahead in a transaction that was rolled back: read again
                 prefetchedLive = null;

@@ -87,14 +87,21 @@ final class OrphanDeletes {
                     // the round's catalog transaction, retried as a whole on the session after a failure the policy
                     // retries there (CatalogRetry): each attempt reads the catalogs again, and only the answer of an
                     // attempt that committed decides what is deleted
-                    Set<String> live = CatalogRetry.run(c, control, "re-checking a round of " + batch.size()
-                            + " orphans against the catalogs", () -> {
-                                Set<String> named = recheck.named(batch);
-                                // the session that re-checked is the one holding the run's lock: else a pooler moved us off it
-                                lock.verify(c);
-                                c.commit();
-                                return named;
-                            });
+                    Set<String> live;
+                    try {
+                        live = CatalogRetry.run(c, control, "re-checking a round of " + batch.size()
+                                + " orphans against the catalogs", () -> {
+                                    Set<String> named = recheck.named(batch);
+                                    // the session that re-checked is the one holding the run's lock: else a pooler moved us off it
+                                    lock.verify(c);
+                                    c.commit();
+                                    return named;
+                                });
+                    } catch (CatalogRetry.Stopped stopped) {
+                        // a clean stop before the round's deletes, as between rounds: its candidates stay for the next run
+                        control.stoppedByBounds();
+                        break;
+                    }
                     if (!live.isEmpty()) {
                         List<String> keep = new ArrayList<>();
                         for (String a : batch) {

@@ -32,7 +32,8 @@ import java.sql.SQLException;
  * <p>Every other failure ends the run exactly as before, with the original {@link SQLException} (the storage action
  * maps it through {@link StorageFailures#database}): a lost connection (no reconnect: the session's state is gone),
  * a missing privilege, anything else, and a retryable failure still there after {@value RetryPolicy#MAX_ATTEMPTS}
- * attempts or whose backoff the bounds refused.
+ * attempts. A retry whose backoff the bounds refused (a stop request, the run budget) is {@link Stopped}: the caller
+ * ends the run as stopped, as between its units.
  */
 public final class CatalogRetry {
 
@@ -65,11 +66,13 @@ public final class CatalogRetry {
      * @param <T> its value
      * @return the value of the attempt that committed
      * @throws SQLException the failure that ended the loop, unchanged: not retried in the session (lost connection,
-     *     missing privilege, other errors), still failing after {@value RetryPolicy#MAX_ATTEMPTS} attempts, or its
-     *     backoff refused by the run budget or a stop request; the transaction is rolled back
+     *     missing privilege, other errors), or still failing after {@value RetryPolicy#MAX_ATTEMPTS} attempts; the
+     *     transaction is rolled back
+     * @throws Stopped when a retry's backoff was refused by the run budget or a stop request; rolled back
      * @throws JanitorException from the unit, unchanged
      */
-    public static <T> T run(Connection c, RunControl control, String what, Unit<T> unit) throws SQLException, JanitorException {
+    public static <T> T run(Connection c, RunControl control, String what, Unit<T> unit)
+            throws SQLException, JanitorException, Stopped {
         RunRecorder rec = control.recorder();
         RetryLoop<SQLException, SQLException> loop = RetryLoop.of(SQLException.class, RetryPolicy.DEFAULT, control,
                 new RetryLoop.Hooks<>() {
@@ -101,10 +104,10 @@ public final class CatalogRetry {
                     }
 
                     @Override
-                    public <V> V waitRefused(SQLException e, RetryPolicy.Decision d) throws SQLException {
+                    public <V> V waitRefused(SQLException e, RetryPolicy.Decision d) {
                         rec.warn(what + " failed with SQLSTATE " + SqlState.codeOf(e) + "; not retried: "
                                 + (control.stopRequested() ? "the run was asked to stop" : "the run budget would run out first"));
-                        throw e;
+                        throw new Passed(new Stopped(what, e));
                     }
 
                     @Override
@@ -133,7 +136,24 @@ public final class CatalogRetry {
             });
         } catch (Passed p) {
             failedQuietly(c);
+            if (p.stopped != null) {
+                throw p.stopped;
+            }
             throw p.failure;
+        }
+    }
+
+    /**
+     * A retry the run's bounds refused to wait for (a stop request, or a backoff the run budget would not cover): the
+     * transaction is rolled back and not retried, and the run should end as stopped by its bounds
+     * ({@link RunControl#stoppedByBounds}), keeping what the transaction would have changed for the next run. The
+     * failure that would have been retried is the cause.
+     */
+    public static final class Stopped extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Stopped(String what, SQLException cause) {
+            super(what + " was not retried: the run was stopped by its bounds", cause);
         }
     }
 
@@ -145,13 +165,24 @@ public final class CatalogRetry {
         }
     }
 
-    /** Carries a unit's {@link JanitorException} through the loop, which passes unchecked exceptions through. */
+    /**
+     * Carries a unit's {@link JanitorException}, or a refused retry ({@link Stopped}), through the loop, which passes
+     * unchecked exceptions through.
+     */
     private static final class Passed extends RuntimeException {
         final transient JanitorException failure;
+        final transient Stopped stopped;
 
         Passed(JanitorException failure) {
             super(failure.getMessage(), failure, false, false);
             this.failure = failure;
+            this.stopped = null;
+        }
+
+        Passed(Stopped stopped) {
+            super(stopped.getMessage(), stopped, false, false);
+            this.failure = null;
+            this.stopped = stopped;
         }
     }
 }

@@ -95,8 +95,9 @@ class CatalogRetryTest {
         assertThat(control.figures().retries()).isZero();
     }
 
+    /** A stop request refuses the backoff: the unit ends as {@link CatalogRetry.Stopped}, the failure its cause. */
     @Test
-    void aStopRequestRefusesTheBackoffAndTheFailureEndsTheUnit() throws Exception {
+    void aStopRequestRefusesTheBackoffAndTheUnitEndsAsStopped() throws Exception {
         String schema = schema();
         AtomicBoolean stop = new AtomicBoolean(true);
         RunControl control = control(stop);
@@ -107,7 +108,9 @@ class CatalogRetryTest {
                 attempts.incrementAndGet();
                 Catalogs.exec(c, failing(schema, 1, "40001"));
                 return 0;
-            })).isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("40001"));
+            })).isInstanceOfSatisfying(CatalogRetry.Stopped.class, e -> assertThat(e.getCause())
+                    .isInstanceOfSatisfying(SQLException.class, cause -> assertThat(cause.getSQLState()).isEqualTo("40001")));
+            assertThat(c.getAutoCommit()).as("rolled back, the session's mode kept").isFalse();
         }
         assertThat(attempts).hasValue(1);
         assertThat(control.figures().retries()).isZero();
