@@ -330,7 +330,7 @@ public final class DeleteOrphanFiles {
         String prefix = root.asPrefix().canonical();
         Survey s = new Survey(prefix, leftToOthers);
         boolean confirmLater = inventory != null;
-        try (KnownFiles.Cursor k = known.ordered(prefix);
+        try (KnownFiles.Cursor<String> k = known.ordered(prefix);
              FileStore.Listing listing = confirmLater ? Inventory.open(inventory, root, spill.toAbsolutePath().getParent(), s.inventory)
                      : store.list(root);
              DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(spill)))) {

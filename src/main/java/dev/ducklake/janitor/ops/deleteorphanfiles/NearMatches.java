@@ -58,7 +58,7 @@ final class NearMatches {
         String rootBelow = StorageLocation.pathsBelowAuthority(root.asPrefix().canonical()).get(0);
         long total = 0;
         List<String[]> examples = new ArrayList<>();
-        try (KnownFiles.SpellingCursor k = known.byPathBelowAuthority(rootBelow);
+        try (KnownFiles.Cursor<KnownFiles.Spelling> k = known.byPathBelowAuthority(rootBelow);
              DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(spill)))) {
             KnownFiles.Spelling kc = k.hasNext() ? k.next() : null;
             String prev = null;

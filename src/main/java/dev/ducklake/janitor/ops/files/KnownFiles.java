@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.files;
 
+import dev.ducklake.janitor.storage.LookAhead;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageLocation;
 
@@ -12,7 +13,6 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Set;
 
 /**
@@ -160,12 +160,6 @@ public final class KnownFiles {
     public record Spelling(String belowAuthority, String canonical) {
     }
 
-    /** A cursor over {@link Spelling}s. */
-    public interface SpellingCursor extends Iterator<Spelling>, AutoCloseable {
-        @Override
-        void close() throws SQLException;
-    }
-
     /**
      * Streams every known address whose {@link StorageLocation#pathsBelowAuthority path below the authority} starts with
      * a prefix, ordered by that path in byte order ({@code COLLATE "C"}) then by address, without duplicates (an address
@@ -176,7 +170,7 @@ public final class KnownFiles {
      * @return the cursor; close it
      * @throws SQLException on database errors
      */
-    public SpellingCursor byPathBelowAuthority(String belowAuthorityPrefix) throws SQLException {
+    public Cursor<Spelling> byPathBelowAuthority(String belowAuthorityPrefix) throws SQLException {
         PreparedStatement ps = c.prepareStatement("SELECT near COLLATE \"C\", canon COLLATE \"C\" FROM ("
                 + "SELECT " + BELOW_AUTHORITY_SQL + " AS near, canon FROM " + TABLE
                 + " UNION SELECT " + BELOW_AUTHORITY_PATH_STYLE_SQL + ", canon FROM " + TABLE + ") n"
@@ -184,49 +178,60 @@ public final class KnownFiles {
         ps.setFetchSize(CHUNK);
         ps.setString(1, belowAuthorityPrefix);
         ps.setString(2, belowAuthorityPrefix);
-        ResultSet rs = ps.executeQuery();
-        return new SpellingCursor() {
-            private Spelling next;
-            private boolean done;
-
-            @Override
-            public boolean hasNext() {
-                if (next == null && !done) {
-                    try {
-                        if (rs.next()) {
-                            next = new Spelling(rs.getString(1), rs.getString(2));
-                        } else {
-                            done = true;
-                        }
-                    } catch (SQLException e) {
-                        throw new IllegalStateException("reading the known files failed: " + e.getMessage(), e);
-                    }
-                }
-                return next != null;
-            }
-
-            @Override
-            public Spelling next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                Spelling s = next;
-                next = null;
-                return s;
-            }
-
-            @Override
-            public void close() throws SQLException {
-                rs.close();
-                ps.close();
-            }
-        };
+        return new Rows<>(ps, rs -> new Spelling(rs.getString(1), rs.getString(2)));
     }
 
-    /** A cursor over known canonical addresses in byte order. */
-    public interface Cursor extends Iterator<String>, AutoCloseable {
+    /**
+     * A cursor over rows of the known set, streamed from the server.
+     *
+     * @param <T> a row
+     */
+    public interface Cursor<T> extends Iterator<T>, AutoCloseable {
+        /** Closes the result set and its statement. */
         @Override
         void close() throws SQLException;
+    }
+
+    /** A row of a result set, read. */
+    @FunctionalInterface
+    private interface Row<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /** The one {@link Cursor}: a streamed query, a row at a time ({@link LookAhead}). */
+    private static final class Rows<T> extends LookAhead<T> implements Cursor<T> {
+        private final PreparedStatement ps;
+        private final ResultSet rs;
+        private final Row<T> row;
+
+        /** Runs the query (its fetch size set) and streams its rows. */
+        Rows(PreparedStatement ps, Row<T> row) throws SQLException {
+            this.ps = ps;
+            this.row = row;
+            ResultSet r;
+            try {
+                r = ps.executeQuery();
+            } catch (SQLException e) {
+                ps.close();
+                throw e;
+            }
+            this.rs = r;
+        }
+
+        @Override
+        protected T fetch() {
+            try {
+                return rs.next() ? row.read(rs) : null;
+            } catch (SQLException e) {
+                throw new IllegalStateException("reading the known files failed: " + e.getMessage(), e);
+            }
+        }
+
+        @Override
+        public void close() throws SQLException {
+            rs.close();
+            ps.close();
+        }
     }
 
     /**
@@ -237,48 +242,12 @@ public final class KnownFiles {
      * @return the cursor; close it
      * @throws SQLException on database errors
      */
-    public Cursor ordered(String prefix) throws SQLException {
+    public Cursor<String> ordered(String prefix) throws SQLException {
         PreparedStatement ps = c.prepareStatement("SELECT DISTINCT canon COLLATE \"C\" AS canon FROM " + TABLE
                 + " WHERE left(canon, char_length(?)) = ? ORDER BY 1");
         ps.setFetchSize(CHUNK);
         ps.setString(1, prefix);
         ps.setString(2, prefix);
-        ResultSet rs = ps.executeQuery();
-        return new Cursor() {
-            private String next;
-            private boolean done;
-
-            @Override
-            public boolean hasNext() {
-                if (next == null && !done) {
-                    try {
-                        if (rs.next()) {
-                            next = rs.getString(1);
-                        } else {
-                            done = true;
-                        }
-                    } catch (SQLException e) {
-                        throw new IllegalStateException("reading the known files failed: " + e.getMessage(), e);
-                    }
-                }
-                return next != null;
-            }
-
-            @Override
-            public String next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                String s = next;
-                next = null;
-                return s;
-            }
-
-            @Override
-            public void close() throws SQLException {
-                rs.close();
-                ps.close();
-            }
-        };
+        return new Rows<>(ps, rs -> rs.getString(1));
     }
 }
