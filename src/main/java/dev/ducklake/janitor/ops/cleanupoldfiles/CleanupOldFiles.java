@@ -118,7 +118,8 @@ public final class CleanupOldFiles {
         Transactions.setSessionLockTimeout(c, control.lockTimeout());
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
-        try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control.recorder())) {
+        try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control.recorder(),
+                control::stopRequested)) {
             c.setAutoCommit(false);
             KnownFiles known = KnownFiles.load(c, consulted, false);
             return new Run(c, store, o, listener, resolver, cutoff, known, control, consulted).execute();

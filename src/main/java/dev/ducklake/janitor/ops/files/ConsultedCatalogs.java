@@ -8,6 +8,7 @@ import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.storage.PathResolver;
 
 import java.sql.Connection;
+import java.util.function.BooleanSupplier;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -127,9 +128,21 @@ public final class ConsultedCatalogs implements AutoCloseable {
      */
     public static ConsultedCatalogs find(Connection c, String own, PathResolver ownResolver, ConsultOptions o,
                                          RunRecorder recorder) throws JanitorException, SQLException {
+        return find(c, own, ownResolver, o, recorder, null);
+    }
+
+    /**
+     * As {@link #find(Connection, String, PathResolver, ConsultOptions, RunRecorder)}, for a run that can be stopped:
+     * a login to another database in progress when {@code stop} turns true is interrupted (else it waits for its
+     * connect timeout), and the survey ends with {@link Reason#CONNECTION} saying a stop was requested.
+     *
+     * @param stop the run's stop condition (a library caller's {@code requestStop()}), or null for none
+     */
+    public static ConsultedCatalogs find(Connection c, String own, PathResolver ownResolver, ConsultOptions o,
+                                         RunRecorder recorder, BooleanSupplier stop) throws JanitorException, SQLException {
         ConsultedCatalogs cc = new ConsultedCatalogs(c);
         try {
-            new DatabaseSurvey(cc, c, o, recorder).run(own, ownResolver);
+            new DatabaseSurvey(cc, c, o, recorder, stop).run(own, ownResolver);
             return cc;
         } catch (JanitorException | SQLException | RuntimeException e) {
             cc.close();

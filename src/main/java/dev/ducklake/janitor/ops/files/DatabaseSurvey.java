@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 
 import static dev.ducklake.janitor.ops.files.ConsultedCatalogs.FILE_TABLES;
 import static dev.ducklake.janitor.ops.files.ConsultedCatalogs.WHOLE_DATABASE;
@@ -45,6 +46,8 @@ final class DatabaseSurvey {
     private StorageLocation mineReal;
     /** Catalogs surveyed so far, by {@link #key}: each is considered once. */
     private final Set<String> seen = new HashSet<>();
+    /** The run's stop condition: interrupts a login to another database (null: none). */
+    private final BooleanSupplier stop;
     /** The {@code --exclude-catalog-schema} values. */
     private final Set<String> exclusions;
     /** The {@link #exclusions} that waived something (the others are warned about at the end). */
@@ -64,11 +67,12 @@ final class DatabaseSurvey {
      * @param o what to consult
      * @param recorder receives the warnings
      */
-    DatabaseSurvey(ConsultedCatalogs cc, Connection session, ConsultOptions o, RunRecorder recorder) {
+    DatabaseSurvey(ConsultedCatalogs cc, Connection session, ConsultOptions o, RunRecorder recorder, BooleanSupplier stop) {
         this.cc = cc;
         this.session = session;
         this.o = o;
         this.recorder = recorder;
+        this.stop = stop;
         this.exclusions = new HashSet<>(o.excludedSchemas());
     }
 
@@ -134,7 +138,7 @@ final class DatabaseSurvey {
         Set<String> coveredDatabases = new HashSet<>();
         for (ConnectionSpec.CatalogReference ref : remoteRefs) {
             ConnectionSpec spec = ref.spec();
-            Connection rc = ServerDatabases.openExplicit(spec);
+            Connection rc = ServerDatabases.openExplicit(spec, stop);
             Set<String> explicit = Set.of(ref.metadataSchema() == null ? "*" : ref.metadataSchema());
             int before = cc.size();
             ServerDatabases.consultOrClose(rc, () -> consultDatabase(rc, spec, spec.database(), ref.metadataSchema(), explicit));
@@ -197,7 +201,7 @@ final class DatabaseSurvey {
         ConnectionSpec spec = o.server().withDatabase(name);
         Connection rc;
         try {
-            rc = ServerDatabases.openRemote(spec);
+            rc = ServerDatabases.openRemote(spec, stop);
         } catch (SQLException e) {
             if ("3D000".equals(e.getSQLState())) {
                 return; // dropped since it was listed: it holds nothing any more

@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * The server's other databases as the consulted-catalog survey ({@link DatabaseSurvey}) reaches them: which exist and
@@ -45,19 +46,20 @@ final class ServerDatabases {
     /**
      * A read-only connection to a database {@code --also-catalog} names ({@link #openRemote}).
      *
+     * @param stop the run's stop condition (a login in progress is interrupted), or null
      * @throws JanitorException {@link JanitorException.Reason#CONNECTION} when its login fails, naming it
      */
-    static Connection openExplicit(ConnectionSpec spec) throws JanitorException {
+    static Connection openExplicit(ConnectionSpec spec, BooleanSupplier stop) throws JanitorException {
         try {
-            return openRemote(spec);
+            return openRemote(spec, stop);
         } catch (SQLException e) {
             throw spec.connectionFailure(e);
         }
     }
 
     /** A read-only connection to another database, out of autocommit so that its reads stream. */
-    static Connection openRemote(ConnectionSpec spec) throws SQLException {
-        Connection rc = spec.openRaw();
+    static Connection openRemote(ConnectionSpec spec, BooleanSupplier stop) throws SQLException {
+        Connection rc = spec.openRaw(stop);
         try {
             rc.setReadOnly(true);
             rc.setAutoCommit(false);
