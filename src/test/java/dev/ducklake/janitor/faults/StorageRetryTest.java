@@ -232,6 +232,36 @@ class StorageRetryTest {
     }
 
     /**
+     * The trial of 2026-12-06 (stop 38): through the command, --lock-timeout was never set on a storage command's
+     * session (the runtime built its control without the run options' timeouts), so the queue-row delete waited for a
+     * writer's lock without end, past --run-budget and past SIGTERM. Now the wait ends at --lock-timeout (55P03), is
+     * retried within the budget, and the run stops cleanly at the budget: the files are gone, their rows kept.
+     */
+    @Test
+    void cleanupsQueueDeleteBehindALockEndsAtTheLockTimeoutAndTheBudget() throws Exception {
+        Path lake = dir.resolve("locked");
+        FileCatalog cat = FileCatalog.create("sretry_locked", lake + "/");
+        List<Path> files = queuedFiles(cat, lake, 2);
+        try (Connection holder = TestPostgres.get().connect()) {
+            holder.setAutoCommit(false);
+            Catalogs.exec(holder, "LOCK TABLE " + Sql.qualified(cat.schema, "ducklake_files_scheduled_for_deletion")
+                    + " IN EXCLUSIVE MODE");
+            long t0 = System.nanoTime();
+            CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> CliRun.run("cleanup-old-files", "--catalog",
+                    TestPostgres.get().url(), "--metadata-schema", cat.schema, "--yes", "--output", "json",
+                    "--lock-timeout", "0.5", "--run-budget", "3s"));
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            holder.rollback();
+            assertThat(run.exitCode()).as(run.toString()).isZero();
+            assertThat(seconds).as("ended by the lock timeout and the budget, not by the lock's release").isLessThan(20);
+            assertThat(run.json().path("budget_exhausted").asBoolean()).isTrue();
+            assertThat(run.err()).contains("SQLSTATE 55P03");
+            assertThat(files).allSatisfy(f -> assertThat(Files.exists(f)).isFalse());
+            assertThat(cat.queueRows()).as("kept for the next run").isEqualTo(2);
+        }
+    }
+
+    /**
      * A store whose listing, once done, has a second session take an ACCESS EXCLUSIVE lock on the catalog's
      * {@code ducklake_data_file} (so the round's re-check, which reads it, hits the swept session's lock_timeout) and
      * hands the lock to {@code whileHeld}, which runs on its own thread and ends the lock's transaction.

@@ -26,17 +26,6 @@ public final class RunControl implements CallBounds {
     private final Duration lockTimeout;
 
     /**
-     * A control without timeouts of its own for the catalog transactions (the session's apply).
-     *
-     * @param recorder the run's recorder
-     * @param budget the run's clock, deadline and stop flag ({@link dev.ducklake.janitor.ops.runtime.MaintenanceRun#budget()})
-     * @param maxBatches --max-batches (0 = no limit)
-     */
-    public RunControl(RunRecorder recorder, RunBudget budget, int maxBatches) {
-        this(recorder, budget, maxBatches, null, null);
-    }
-
-    /**
      * @param recorder the run's recorder
      * @param budget the run's clock, deadline and stop flag ({@link dev.ducklake.janitor.ops.runtime.MaintenanceRun#budget()})
      * @param maxBatches --max-batches (0 = no limit)

@@ -102,7 +102,8 @@ public abstract class StorageAction<O extends StorageRunOptions, R extends Maint
             Connection c = run.session().connection();
             checkPath(resolver, options);
             String dataPath = resolver.dataPath();
-            RunControl control = new RunControl(run.recorder(), run.budget(), options.run().maxBatches());
+            // --max-batches, and --statement-timeout and --lock-timeout for the catalog transactions (CatalogRetry)
+            RunControl control = RunControl.of(run.recorder(), run.budget(), options.run());
             try (FileStore store = opener.open(dataPath)) {
                 // every store call ends with the run budget or on the stop request, whatever its own timeouts
                 store.bound(control);

@@ -42,7 +42,7 @@ class CatalogRetryTest {
     }
 
     private static RunControl control(AtomicBoolean stop) {
-        return new RunControl(new RunRecorder(ProgressListener.NONE), new RunBudget(null, stop), 0);
+        return new RunControl(new RunRecorder(ProgressListener.NONE), new RunBudget(null, stop), 0, null, null);
     }
 
     @Test
