@@ -9,7 +9,9 @@ import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
+import dev.ducklake.janitor.ops.files.CatalogRecheck;
 import dev.ducklake.janitor.ops.files.CatalogRetry;
+import dev.ducklake.janitor.ops.files.CatalogWatermark;
 import dev.ducklake.janitor.ops.files.DeleteProgress;
 import dev.ducklake.janitor.ops.files.ParallelDeletes;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
@@ -121,8 +123,10 @@ public final class CleanupOldFiles {
         try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control.recorder(),
                 control::stopRequested)) {
             c.setAutoCommit(false);
+            // before the known set: a catalog that commits after this reading is re-checked before each batch's deletes
+            CatalogWatermark watermark = CatalogWatermark.read(c, consulted);
             KnownFiles known = KnownFiles.load(c, consulted, false);
-            return new Run(c, store, o, listener, resolver, cutoff, known, control, consulted).execute();
+            return new Run(c, store, o, listener, resolver, cutoff, known, control, consulted, watermark).execute();
         } finally {
             if (!c.getAutoCommit()) {
                 c.rollback();
@@ -158,9 +162,16 @@ public final class CleanupOldFiles {
         /** A dry run's batches: what would go, counted. */
         final DryRunBatch dryRunBatch;
         final DeleteProgress progress;
+        /** The consulted catalogs' newest snapshots when the known set was read, or at the last re-check. */
+        final CatalogWatermark watermark;
+        /** Which of a batch's files a catalog registered during the run ({@link #registeredDuringRun}). */
+        final CatalogRecheck recheck;
 
         Run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener, PathResolver resolver,
-            FileAges.Cutoff cutoff, KnownFiles known, RunControl control, ConsultedCatalogs consulted) {
+            FileAges.Cutoff cutoff, KnownFiles known, RunControl control, ConsultedCatalogs consulted,
+            CatalogWatermark watermark) {
+            this.watermark = watermark;
+            this.recheck = CatalogRecheck.ofLiveFiles(c, consulted);
             this.control = control;
             this.consulted = consulted;
             this.c = c;
@@ -306,6 +317,9 @@ public final class CleanupOldFiles {
                 dryRunBatch.count(candidates, toDelete, doneCanonical);
                 return;
             }
+            if (!registeredDuringRun(candidates, toDelete)) {
+                return; // stopped before the deletes: the batch's rows stay
+            }
             Set<String> gone = new HashSet<>(doneCanonical);
             List<String> addresses = new ArrayList<>(toDelete.values());
             Map<String, Long> listed;
@@ -380,6 +394,60 @@ public final class CleanupOldFiles {
                 }
             }
             t.rowsDeleted += commitRows(rows);
+        }
+
+        /**
+         * The last look at the catalogs before a batch's deletes: when a consulted catalog committed since the known set
+         * was read ({@link CatalogWatermark}: a new snapshot), which of the batch's files a data or delete file row
+         * names now ({@link CatalogRecheck#ofLiveFiles}): a file registered during the run (an
+         * {@code ducklake_add_data_files} of the queued path in another catalog, a writer's commit) is kept, its rows
+         * too, as {@code kept_live}. The reading and the re-check run as one catalog transaction, retried as a whole
+         * ({@link CatalogRetry}).
+         *
+         * @param candidates the batch's entries whose files would go; those kept are removed
+         * @param toDelete canonical location to address; those kept are removed
+         * @return false when the run's bounds refused a retry's wait (a clean stop before the deletes)
+         */
+        private boolean registeredDuringRun(List<QueueCursor.Entry> candidates, Map<String, String> toDelete)
+                throws JanitorException, SQLException {
+            if (toDelete.isEmpty()) {
+                return true;
+            }
+            List<List<Long>> reading = new ArrayList<>(1);
+            Set<String> live;
+            try {
+                live = CatalogRetry.run(c, control, "re-checking the files of batch " + t.batches + " against the catalogs",
+                        () -> {
+                            reading.clear();
+                            reading.add(watermark.now());
+                            return watermark.moved(reading.get(0)) ? recheck.named(toDelete.values()) : Set.<String>of();
+                        });
+            } catch (CatalogRetry.Stopped stopped) {
+                t.stoppedDuring = "deleting";
+                t.finding("stopped before the deletes of batch " + t.batches + " (" + stopped.getCause().getMessage()
+                        + "): its rows are kept");
+                return false;
+            }
+            watermark.accept(reading.get(0));
+            if (live.isEmpty()) {
+                return true;
+            }
+            Set<String> kept = new HashSet<>();
+            for (Map.Entry<String, String> d : toDelete.entrySet()) {
+                if (live.contains(d.getValue())) {
+                    kept.add(d.getKey());
+                    t.finding("kept (registered in a catalog during the run): " + d.getValue());
+                    listener.file("kept", d.getValue(), -1, null, "registered in a catalog during the run");
+                }
+            }
+            toDelete.keySet().removeAll(kept);
+            for (QueueCursor.Entry e : candidates) {
+                if (kept.contains(e.canonical())) {
+                    t.keptLive += e.rows();
+                }
+            }
+            candidates.removeIf(e -> kept.contains(e.canonical()));
+            return true;
         }
 
         /**

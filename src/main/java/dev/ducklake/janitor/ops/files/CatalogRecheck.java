@@ -78,9 +78,13 @@ public final class CatalogRecheck {
     /** The consulted catalogs, for the real spelling of a swept data path reached through a link. */
     private final ConsultedCatalogs consulted;
 
-    private CatalogRecheck(Connection session, ConsultedCatalogs consulted) {
+    /** Whether the catalogs' queues count too (delete-orphan-files), or only live data and delete files (cleanup). */
+    private final boolean queues;
+
+    private CatalogRecheck(Connection session, ConsultedCatalogs consulted, boolean queues) {
         this.session = session;
         this.consulted = consulted;
+        this.queues = queues;
         List<ConsultedCatalogs.Catalog> all = new ArrayList<>(consulted.catalogs());
         all.addAll(consulted.reachOnly());
         for (ConsultedCatalogs.Catalog cat : all) {
@@ -96,7 +100,20 @@ public final class CatalogRecheck {
      * @return the re-check
      */
     public static CatalogRecheck of(Connection c, ConsultedCatalogs consulted) {
-        return new CatalogRecheck(c, consulted);
+        return new CatalogRecheck(c, consulted, true);
+    }
+
+    /**
+     * The re-check of a cleanup-old-files run: which queued files a data or delete file row of a consulted catalog
+     * names now (a file registered during the run); the queues are left out (the swept catalog's own queue names every
+     * file it cleans up, and another catalog's queued file is no live reference, as in the known set cleanup loads).
+     *
+     * @param c the swept session
+     * @param consulted every catalog the known set was loaded from
+     * @return the re-check
+     */
+    public static CatalogRecheck ofLiveFiles(Connection c, ConsultedCatalogs consulted) {
+        return new CatalogRecheck(c, consulted, false);
     }
 
     /**
@@ -292,19 +309,21 @@ public final class CatalogRecheck {
 
     /**
      * The statement of one database's catalogs: per catalog its file rows ({@link FileRows#sql}, columns 1 to
-     * 8) and its queue rows, column 9 whether the row is queued, column 10 the catalog's position in {@code cats};
-     * rows whose path's last segment is one of the bound names.
+     * 8) and (with {@code queues}) its queue rows, column 9 whether the row is queued, column 10 the catalog's position
+     * in {@code cats}; rows whose path's last segment is one of the bound names.
      */
-    private static String statement(Connection c, List<ConsultedCatalogs.Catalog> cats) throws SQLException {
+    private static String statement(Connection c, List<ConsultedCatalogs.Catalog> cats, boolean queues) throws SQLException {
         String byName = " WHERE " + LAST_SEGMENT_SQL + " IN (SELECT name FROM n)";
         StringBuilder sb = new StringBuilder("WITH n AS MATERIALIZED (SELECT DISTINCT unnest(?::text[]) AS name)");
         for (int i = 0; i < cats.size(); i++) {
             String schema = cats.get(i).schema();
             sb.append(i == 0 ? " " : " UNION ALL ")
                     .append("SELECT *, false AS queued, ?::int AS cat FROM (")
-                    .append(FileRows.sql(c, schema, byName)).append(") k")
-                    .append(" UNION ALL SELECT path, path_is_relative, NULL, NULL, NULL, NULL, false, false, true, ?::int")
-                    .append(" FROM ").append(Sql.qualified(schema, "ducklake_files_scheduled_for_deletion")).append(byName);
+                    .append(FileRows.sql(c, schema, byName)).append(") k");
+            if (queues) {
+                sb.append(" UNION ALL SELECT path, path_is_relative, NULL, NULL, NULL, NULL, false, false, true, ?::int")
+                        .append(" FROM ").append(Sql.qualified(schema, "ducklake_files_scheduled_for_deletion")).append(byName);
+            }
         }
         return sb.toString();
     }
@@ -312,15 +331,17 @@ public final class CatalogRecheck {
     private void check(Connection c, List<ConsultedCatalogs.Catalog> cats, Spellings sp, Set<String> out) throws SQLException {
         String text = sql.get(c);
         if (text == null) {
-            text = statement(c, cats);
+            text = statement(c, cats, queues);
             sql.put(c, text);
         }
         try (PreparedStatement ps = c.prepareStatement(text)) {
             ps.setFetchSize(5000);
             ps.setArray(1, c.createArrayOf("text", sp.byName.keySet().toArray()));
+            int per = queues ? 2 : 1;
             for (int i = 0; i < cats.size(); i++) {
-                ps.setInt(2 + 2 * i, i);
-                ps.setInt(3 + 2 * i, i);
+                for (int k = 0; k < per; k++) {
+                    ps.setInt(2 + per * i + k, i);
+                }
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

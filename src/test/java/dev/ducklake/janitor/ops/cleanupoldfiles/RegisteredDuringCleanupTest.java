@@ -1,0 +1,84 @@
+package dev.ducklake.janitor.ops.cleanupoldfiles;
+
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.storage.DeleteOutcome;
+import dev.ducklake.janitor.storage.ForwardingStore;
+import dev.ducklake.janitor.storage.LocalFileStore;
+import dev.ducklake.janitor.storage.StorageException;
+import dev.ducklake.janitor.testsupport.Catalogs;
+import dev.ducklake.janitor.testsupport.FileCatalog;
+import dev.ducklake.janitor.testsupport.TestPostgres;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The trial of 2026-12-06 (stop 38, data lost before the fix): cleanup-old-files read the other catalogs once, at its
+ * start; another catalog that registered a queued file during the run (its own {@code ducklake_add_data_files} of
+ * that absolute path) saw its live file deleted. Before each batch's deletes the run now looks at the consulted
+ * catalogs' newest snapshots and, when one committed, re-checks the batch's files against their data and delete files.
+ */
+class RegisteredDuringCleanupTest {
+
+    private static final Duration OLD = Duration.ofDays(10);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFileAnotherCatalogRegistersDuringTheRunIsKept() throws Exception {
+        Path lake = dir.resolve("lake");
+        FileCatalog mine = FileCatalog.create("regrun_mine", lake + "/");
+        FileCatalog other = FileCatalog.create("regrun_other", dir.resolve("other") + "/");
+        Path filler = FileCatalog.file(lake.resolve("main/test/a.parquet"), OLD);
+        Path victim = FileCatalog.file(lake.resolve("main/test/z.parquet"), OLD);
+        mine.queue("main/test/a.parquet", true, OLD);
+        mine.queue("main/test/z.parquet", true, OLD);
+
+        // the first batch's delete is where the other catalog commits: its file row and its snapshot, as DuckLake does
+        AtomicBoolean registered = new AtomicBoolean();
+        ForwardingStore store = new ForwardingStore(new LocalFileStore(lake)) {
+            @Override
+            public DeleteOutcome delete(List<String> addresses) throws StorageException {
+                return delete(addresses, false);
+            }
+
+            @Override
+            public DeleteOutcome delete(List<String> addresses, boolean measure) throws StorageException {
+                if (registered.compareAndSet(false, true)) {
+                    try (Connection c = TestPostgres.get().connect()) {
+                        other.dataFile(1, victim.toString(), false);
+                        Catalogs.exec(c, "INSERT INTO " + Sql.qualified(other.schema, "ducklake_snapshot")
+                                + " SELECT snapshot_id + 1, now(), schema_version, next_catalog_id, next_file_id FROM "
+                                + Sql.qualified(other.schema, "ducklake_snapshot") + " ORDER BY snapshot_id DESC LIMIT 1");
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                return inner.delete(addresses, measure);
+            }
+        };
+        List<String> events = new ArrayList<>();
+        CleanupOldFilesResult r = CleanupOldFilesLocalTest.run(mine, store, o -> o.withDryRun(false).withBatchSize(1)
+                .withDeleteConcurrency(1), events);
+
+        assertThat(registered).isTrue();
+        assertThat(filler).doesNotExist();
+        assertThat(victim).as("registered by the other catalog during the run: live\n%s", events).exists();
+        assertThat(r.filesDeleted()).isEqualTo(1);
+        assertThat(r.keptLive()).isEqualTo(1);
+        assertThat(r.findings()).anySatisfy(f -> assertThat(f).contains("registered in a catalog during the run")
+                .contains("z.parquet"));
+        assertThat(mine.queueRows()).as("the kept file's row stays").isEqualTo(1);
+        assertThat(Files.exists(victim)).isTrue();
+    }
+}
