@@ -20,10 +20,8 @@ final class DataPathConfinement {
 
     /** The data path (absolute, normalised). */
     private final Path root;
-    /** The mount table's lines ({@link MountPoints}), read at the first check. */
+    /** The mount table's lines ({@link MountPoints}), read after each folder is opened. */
     private final Supplier<List<String>> mountinfo;
-    /** Mount points strictly below the root, relative to it, once read ({@link #outside}). */
-    private volatile List<Path> mountsBelow;
 
     /**
      * @param root the data path (absolute, normalised)
@@ -35,37 +33,39 @@ final class DataPathConfinement {
     }
 
     /**
-     * Why no file of {@code folder} may be deleted, or null when they may be tried: the folder must lie under the root
-     * (by its names, after {@code .} and {@code ..} are resolved), and not on or below a mount point below it
-     * ({@link MountPoints}: another file system, or a bind mount of another directory such as another tenant's lake).
-     * That the folder is reached without a symbolic link below the root is checked when it is opened ({@link #open}),
-     * so that one system call per name both checks and opens it and no link swapped in between can be followed.
+     * Why no file of {@code folder} may be deleted by its names, or null when they may be tried: the folder must lie
+     * under the root after {@code .} and {@code ..} are resolved. That it is reached without a symbolic link below the
+     * root is checked when it is opened ({@link #open}), and that it is on no mount point below the root right after
+     * ({@link #onMount}).
      */
     String outside(Path folder) {
-        Path lexical = folder.normalize();
-        if (!lexical.startsWith(root)) {
-            return "Not inside the data path " + root;
+        return folder.normalize().startsWith(root) ? null : "Not inside the data path " + root;
+    }
+
+    /**
+     * Why the files of a folder just opened ({@link #open}) may not be deleted because it is on or below a mount point
+     * below the root ({@link MountPoints}: another file system, or a bind mount of another directory such as another
+     * tenant's lake), or null. The mount table is read now, after the open: a mount made before the open is in it, and
+     * one made after cannot change what the open handle holds (the deletes go through the handle), so no mount made
+     * during a run leads a delete into it.
+     */
+    String onMount(Path folder) {
+        Path real;
+        try {
+            real = root.toRealPath();
+        } catch (IOException | RuntimeException e) {
+            real = null;
         }
-        List<Path> mounts = mountsBelow;
-        if (mounts == null) {
-            Path real;
-            try {
-                real = root.toRealPath();
-            } catch (IOException | RuntimeException e) {
-                real = null;
-            }
-            mounts = MountPoints.below(mountinfo.get(), root, real);
-            mountsBelow = mounts;
-        }
-        Path on = MountPoints.containing(root.relativize(lexical), mounts);
+        List<Path> mounts = MountPoints.below(mountinfo.get(), root, real);
+        Path on = MountPoints.containing(root.relativize(folder.normalize()), mounts);
         return on == null ? null : "On a mount point below the data path " + root + " (" + root.resolve(on)
                 + ": another file system or a bind mount, which may be another lake's)";
     }
 
     /**
      * Why a delete in {@code folder} would be refused without being tried ({@link FileStore#refusal}), or null: outside
-     * the root or on a mount below it ({@link #outside}), or reached through a symbolic link below the root (the open
-     * {@link #open} would make fails on it). A folder that is gone, or fails to open for another reason, is left to the
+     * the root ({@link #outside}), reached through a symbolic link below the root (the open {@link #open} would make
+     * fails on it), or on a mount point below it ({@link #onMount}). A folder that is gone, or fails to open for another reason, is left to the
      * delete, which says what became of its files.
      */
     String refusal(Path folder) {
@@ -79,7 +79,7 @@ final class DataPathConfinement {
                 return "The folder cannot be opened without following links (no secure directory streams here)";
             }
             LocalFileStore.close(handle);
-            return null;
+            return onMount(folder);
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {

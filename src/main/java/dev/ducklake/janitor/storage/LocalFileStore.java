@@ -233,6 +233,12 @@ public final class LocalFileStore extends AbstractFileStore {
                     if (outside == null && root != null) {
                         try {
                             folder = confined.open(parent);
+                            // then the mount table: a mount made after the open cannot move what the handle holds
+                            outside = folder == null ? null : confined.onMount(parent);
+                            if (outside != null) {
+                                close(folder);
+                                folder = null;
+                            }
                         } catch (NoSuchFileException e) {
                             folderFailure = e; // the folder is gone: its files are missing
                         } catch (IOException e) {

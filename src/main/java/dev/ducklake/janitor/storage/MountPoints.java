@@ -16,9 +16,8 @@ import java.util.function.Supplier;
  * check nor opening names without following links sees it, since a mount point is an ordinary directory by name. The
  * confined local store refuses to delete there ({@link LocalFileStore}).
  *
- * <p>Read once per store (the mount table of a run does not change in a way that makes a delete safer: a mount added
- * after the read is not seen, as a link added after a check would not be either; the open by name without following
- * links still holds then). A mount table that cannot be read gives no mount points.
+ * <p>Read after each folder is opened for deletes, not before: a mount made before the open is in the table then, and
+ * one made after it cannot change what the open handle holds. A mount table that cannot be read gives no mount points.
  */
 final class MountPoints {
 

@@ -59,6 +59,26 @@ class MountPointsTest {
                 .as("without the mount the same folder is the lake's own").hasSize(1);
     }
 
+    /**
+     * The re-trial of 2026-12-06 (stop 38): the mount table was read once, at the first delete, so a bind mount made
+     * during the run was not seen and a file on it was deleted. It is read after each folder is opened.
+     */
+    @Test
+    void aMountMadeDuringTheRunIsSeen() throws Exception {
+        Path lake = Files.createDirectories(dir.resolve("lake/main/t1")).getParent().getParent();
+        Path early = Files.write(lake.resolve("main/t1/early.parquet"), new byte[1]);
+        Path theirs = Files.write(Files.createDirectories(lake.resolve("main/t9")).resolve("v.parquet"), new byte[3]);
+        java.util.concurrent.atomic.AtomicReference<List<String>> table = new java.util.concurrent.atomic.AtomicReference<>(List.of());
+        LocalFileStore store = new LocalFileStore(lake, table::get);
+        assertThat(store.delete(List.of(early.toString()), false).deleted()).hasSize(1);
+        table.set(List.of("45 27 254:0 /other " + lake.resolve("main/t9") + " rw - ext4 /dev/vda rw"));
+        DeleteOutcome out = store.delete(List.of(theirs.toString()), false);
+        assertThat(out.deleted()).isEmpty();
+        assertThat(out.failed().get(theirs.toString()).getMessage()).contains("On a mount point below the data path");
+        assertThat(theirs).exists();
+        assertThat(store.refusal(theirs.toString())).as("the dry run's look too").contains("On a mount point");
+    }
+
     /** The same with a real bind mount, where this machine allows one (root with CAP_SYS_ADMIN; skipped elsewhere). */
     @Test
     void aRealBindMountBelowTheRootIsRefused() throws Exception {
