@@ -5,6 +5,7 @@ import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.maintain.OptionKind;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
 import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.FileStores;
 import dev.ducklake.janitor.storage.PathResolver;
@@ -110,8 +111,9 @@ public final class StorageOptions {
                 if (silent) {
                     return;
                 }
-                out.println(action + "\t" + address + "\t" + (size < 0 ? "-" : size + " B")
-                        + (mtime == null ? "" : "\tmodified " + mtime) + (reason == null ? "" : "\t(" + reason + ")"));
+                // one event, one line: a path or reason with a newline must not forge a second event line
+                out.println(action + "\t" + Sql.lineSafe(address) + "\t" + (size < 0 ? "-" : size + " B")
+                        + (mtime == null ? "" : "\tmodified " + mtime) + (reason == null ? "" : "\t(" + Sql.lineSafe(reason) + ")"));
                 out.flush();
             }
         };

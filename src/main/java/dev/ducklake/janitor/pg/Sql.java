@@ -50,9 +50,35 @@ public final class Sql {
         if (s == null) {
             return "NULL";
         }
-        StringBuilder b = new StringBuilder("'");
         int n = Math.min(s.length(), 200);
-        for (int i = 0; i < n; i++) {
+        return "'" + escape(s.substring(0, n), true) + (s.length() > n ? "..." : "") + "'";
+    }
+
+    /**
+     * Renders a string for one line of output (a file event line), unquoted and whole: returned unchanged unless it
+     * holds a control character, an invisible format character or a line separator, which would split or rewrite the
+     * line (a path with a newline forging a second event line); then escaped as {@link #printable} escapes it (the
+     * backslash too, so that the escaped form reads one way).
+     *
+     * @param s any string, not null
+     * @return it, or its escaped form
+     */
+    public static String lineSafe(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (unprintable(s.charAt(i))) {
+                return escape(s, false);
+            }
+        }
+        return s;
+    }
+
+    private static boolean unprintable(char ch) {
+        return Character.isISOControl(ch) || Character.getType(ch) == Character.FORMAT || ch == '\u2028' || ch == '\u2029';
+    }
+
+    private static String escape(String s, boolean quoted) {
+        StringBuilder b = new StringBuilder(s.length() + 8);
+        for (int i = 0; i < s.length(); i++) {
             char ch = s.charAt(i);
             if (ch == '\n') {
                 b.append("\\n");
@@ -62,18 +88,14 @@ public final class Sql {
                 b.append("\\t");
             } else if (ch == '\\') {
                 b.append("\\\\");
-            } else if (ch == '\'') {
+            } else if (ch == '\'' && quoted) {
                 b.append("\\'");
-            } else if (Character.isISOControl(ch) || Character.getType(ch) == Character.FORMAT
-                    || ch == '\u2028' || ch == '\u2029') {
+            } else if (unprintable(ch)) {
                 b.append(String.format("\\u%04x", (int) ch));
             } else {
                 b.append(ch);
             }
         }
-        if (s.length() > n) {
-            b.append("...");
-        }
-        return b.append('\'').toString();
+        return b.toString();
     }
 }

@@ -21,4 +21,17 @@ class SqlTest {
         assertThatThrownBy(() -> Sql.ident(null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Sql.ident("a\0b")).isInstanceOf(IllegalArgumentException.class);
     }
+
+    /**
+     * The re-trial of 2026-12-06 (stop 38): a queued or mounted path with a newline printed raw in a file event line,
+     * splitting it into two (one forged). A line-safe path is unchanged unless it holds such a character.
+     */
+    @Test
+    void lineSafeEscapesOnlyWhatWouldSplitOrRewriteALine() {
+        assertThat(Sql.lineSafe("/lake/main/t/a b.parquet")).isEqualTo("/lake/main/t/a b.parquet");
+        assertThat(Sql.lineSafe("C:\\lake\\f.parquet")).as("a backslash alone stays").isEqualTo("C:\\lake\\f.parquet");
+        assertThat(Sql.lineSafe("/lake/nl\ndeleted\t/etc/passwd")).isEqualTo("/lake/nl\\ndeleted\\t/etc/passwd")
+                .doesNotContain("\n");
+        assertThat(Sql.lineSafe("a\\b\rc\u202e")).isEqualTo("a\\\\b\\rc\\u202e");
+    }
 }
