@@ -164,8 +164,8 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
         }
         if (r.dryRun()) {
             long would = r.doneOrWould().get("files_would_delete");
-            out.printf("  orphans: %d (%d bytes); would delete %d (%d bytes)%n", r.candidates(), r.candidateBytes(), would,
-                    r.doneOrWould().get("bytes_would_delete"));
+            out.printf("  orphans: %d (%d bytes); would delete %d (%d bytes)%s%n", r.candidates(), r.candidateBytes(), would,
+                    r.doneOrWould().get("bytes_would_delete"), r.failed() > 0 ? ", would fail " + r.failed() : "");
         } else {
             out.printf("  orphans: %d (%d bytes); deleted %d (%d bytes freed), failed %d%n", r.candidates(), r.candidateBytes(),
                     r.deleted(), r.bytesDeleted(), r.failed());
@@ -201,7 +201,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
     @Override
     public List<String> totalFields(boolean dryRun) {
         return dryRun ? List.of("listed", "kept_known", "kept_by_name", "kept_young", "candidates", "candidate_bytes",
-                "files_would_delete", "bytes_would_delete", "kept_non_canonical")
+                "files_would_delete", "bytes_would_delete", "files_would_fail", "kept_non_canonical")
                 : List.of("listed", "kept_known", "kept_by_name", "kept_young", "candidates", "candidate_bytes", "files_deleted",
                 "bytes_deleted", "files_failed", "kept_registered_during_run", "kept_non_canonical");
     }

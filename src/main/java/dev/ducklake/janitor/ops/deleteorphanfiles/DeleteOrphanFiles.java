@@ -163,8 +163,10 @@ public final class DeleteOrphanFiles {
             SpillFiles spills = SpillFiles.ofThisProcess();
             spills.removeStale(control.recorder()::info);
             spill = spills.create();
+            // a dry run's lines say what the execute run would do, a refused delete included
+            DryRunRefusals dryRun = o.dryRun() ? new DryRunRefusals(store, listener) : null;
             Survey s = survey(c, store, o.inventory(), root, cutoff.cutoff(), known, spill, o.includePuffin(),
-                    o.dryRun() ? listener : FileListener.NONE, leftToOthers, control);
+                    dryRun != null ? dryRun : FileListener.NONE, leftToOthers, control);
             List<String> findings = new ArrayList<>();
             if (s.stoppedDuring != null) {
                 // an incomplete listing proves nothing: no brake is judged, nothing is deleted
@@ -177,8 +179,9 @@ public final class DeleteOrphanFiles {
             if (s.listed == 0 && known.rows() > 0) {
                 // nothing can be deleted, so no brake applies; but an empty listing of a lake whose catalogs know files
                 // is a wrong data path, a truncated inventory or lost data, not a clean lake
-                control.recorder().warn((o.inventory() == null ? "the listing of " + root.canonical() : "the inventory "
-                        + o.inventory() + " under " + root.canonical()) + " holds no file, yet the consulted catalogs know "
+                control.recorder().warn((o.inventory() == null ? "the listing of " + root.canonical() + " holds no file"
+                        : "the inventory " + o.inventory() + " has no entry under " + root.canonical())
+                        + ", yet the consulted catalogs know "
                         + known.rows() + " paths: check the data path (or --data-path)" + (o.inventory() == null ? ""
                         : " and that the inventory is complete") + "; `check --storage` lists the catalog's missing files");
             }
@@ -215,6 +218,12 @@ public final class DeleteOrphanFiles {
                         + ". Nothing was deleted.");
             }
             long[] df = {0, 0, 0, 0, 0};
+            if (dryRun != null) {
+                // what would go and what the delete would refuse (exit 13, as the execute run)
+                df[0] = s.candidates - dryRun.refused();
+                df[3] = Math.max(0, s.candidateBytes - dryRun.refusedBytes());
+                df[1] = dryRun.refused();
+            }
             if (known.unresolved() > 0 && s.candidates > 0) {
                 findings.add(known.unresolved() + " catalog file rows have a location that cannot be worked out (a relative"
                         + " path whose table or schema row is missing, or a NULL path); the candidates were not deleted"

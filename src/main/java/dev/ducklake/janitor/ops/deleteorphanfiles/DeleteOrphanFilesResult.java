@@ -32,11 +32,13 @@ import java.util.Map;
  *     segment, a backslash, a {@code %XX} escape of an unreserved character): never DuckLake files, never deleted
  * @param candidates orphans found
  * @param candidateBytes their total size in bytes
- * @param deleted orphans deleted (0 in a dry run); JSON {@code files_deleted}, execute runs only (a dry run has
- *     {@code files_would_delete}: the candidates, or 0 when unresolved catalog rows stop the deletion)
- * @param bytesDeleted the listed sizes of the orphans deleted, bytes; JSON {@code bytes_deleted}, execute runs only (a dry
- *     run has {@code bytes_would_delete})
- * @param failed orphans the store could not delete; JSON {@code files_failed}, execute runs only
+ * @param deleted orphans deleted; JSON {@code files_deleted}; in a dry run the candidates the delete would not refuse,
+ *     JSON {@code files_would_delete} (0 when unresolved catalog rows stop the deletion)
+ * @param bytesDeleted the listed sizes of the orphans deleted, bytes; JSON {@code bytes_deleted}; in a dry run theirs,
+ *     JSON {@code bytes_would_delete}
+ * @param failed orphans the store could not delete; JSON {@code files_failed}; in a dry run the candidates the delete
+ *     would refuse without trying (outside the data path, through a link or on a mount below it), JSON
+ *     {@code files_would_fail}
  * @param keptRegisteredDuringRun candidates not deleted because the re-check just before their delete batch found a
  *     catalog row naming them (registered after the known set was read)
  * @param allowShortRetention whether --allow-short-retention was given (the floor could be undercut)
@@ -89,16 +91,17 @@ public record DeleteOrphanFilesResult(String schema, String dataPath, String cut
 
     /**
      * The figures whose key says whether they happened or would: {@code files_deleted}, {@code bytes_deleted},
-     * {@code files_failed} in an execute run; {@code files_would_delete}, {@code bytes_would_delete} in a dry run (the
-     * candidates and their bytes, or 0 when unresolved catalog rows stop the deletion).
+     * {@code files_failed} in an execute run; {@code files_would_delete}, {@code bytes_would_delete} (the candidates the
+     * delete would not refuse and their bytes, or 0 when unresolved catalog rows stop the deletion),
+     * {@code files_would_fail} in a dry run.
      *
      * @return the figures, by JSON key
      */
     @JsonAnyGetter
     public Map<String, Long> doneOrWould() {
-        return DoneOrWould.<Long>of(dryRun).figure("files_deleted", "files_would_delete", dryRun ? hasFindings() ? 0 : candidates : deleted)
-                .figure("bytes_deleted", "bytes_would_delete", dryRun ? hasFindings() ? 0 : candidateBytes : bytesDeleted)
-                .done("files_failed", failed).map();
+        return DoneOrWould.<Long>of(dryRun).figure("files_deleted", "files_would_delete", dryRun && hasFindings() ? 0 : deleted)
+                .figure("bytes_deleted", "bytes_would_delete", dryRun && hasFindings() ? 0 : bytesDeleted)
+                .figure("files_failed", "files_would_fail", failed).map();
     }
 
     /** Whether the operator should look at something (exit code 12): unresolved catalog rows stopped the deletion. */

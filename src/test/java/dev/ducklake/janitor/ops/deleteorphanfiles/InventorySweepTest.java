@@ -285,10 +285,10 @@ class InventorySweepTest {
         assertThat(r.deleted()).isZero();
         assertThat(files(b)).isEqualTo(before);
         assertThat(r.run().warnings()).anySatisfy(w -> assertThat(w)
-                .contains("the inventory " + inv).contains("holds no file").contains("the consulted catalogs know "));
+                .contains("the inventory " + inv + " has no entry under").contains("the consulted catalogs know "));
 
         DeleteOrphanFilesResult listed = run(cat, new LocalFileStore(), o -> o, new ArrayList<>());
-        assertThat(listed.run().warnings()).noneMatch(w -> w.contains("holds no file"));
+        assertThat(listed.run().warnings()).noneMatch(w -> w.contains("holds no file") || w.contains("has no entry"));
     }
 
     /**
@@ -315,5 +315,40 @@ class InventorySweepTest {
         TreeSet<String> left = files(b);
         assertThat(left).contains("main/test/k0.parquet", "main/test/k19.parquet", "main/test/young.parquet", "main/test/notes.txt")
                 .doesNotContain("main/test/o0.parquet", "main/test/o4.parquet");
+    }
+
+    /**
+     * The re-trial of 2026-12-06 (stop 38): an inventory entry through a directory link below the data path (another
+     * lake's file) was listed as would_delete by the dry run, while the execute run refused it (exit 13). The dry run
+     * now says so: a would_fail line, files_would_fail, exit 13, and not among the files that would go.
+     */
+    @Test
+    void theDryRunPredictsTheDeletesTheStoreWouldRefuse() throws Exception {
+        Path b = dir.resolve("lake_r");
+        FileCatalog cat = lake("inv_r", b);
+        Path theirs = FileCatalog.file(dir.resolve("lake_other/main/t/ducklake-theirs.parquet"), OLD);
+        Files.createSymbolicLink(b.resolve("main/test/lnk"), theirs.getParent());
+        String old = Instant.now().minus(OLD).toString();
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            lines.add(b.resolve("main/test/k" + i + ".parquet") + "\t7\t" + old);
+        }
+        lines.add(b.resolve("main/test/o0.parquet") + "\t7\t" + old);
+        lines.add(b.resolve("main/test/lnk/ducklake-theirs.parquet") + "\t7\t" + old);
+        Path inv = dir.resolve("inv-r.tsv");
+        Files.write(inv, lines);
+
+        List<String> events = new ArrayList<>();
+        DeleteOrphanFilesResult dry = run(cat, new LocalFileStore(b), o -> o.withInventory(inv), events);
+        assertThat(dry.candidates()).isEqualTo(2);
+        assertThat(dry.doneOrWould()).containsEntry("files_would_delete", 1L).containsEntry("files_would_fail", 1L);
+        assertThat(dry.exitCode()).isEqualTo(13);
+        assertThat(events).contains("would_delete " + b.resolve("main/test/o0.parquet"))
+                .contains("would_fail " + b.resolve("main/test/lnk/ducklake-theirs.parquet"));
+
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(b), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        assertThat(r.deleted()).isEqualTo(1);
+        assertThat(r.failed()).as("the execute run does what the dry run said").isEqualTo(1);
+        assertThat(theirs).exists();
     }
 }
