@@ -341,10 +341,10 @@ final class Inventory {
             try {
                 String spelled = address.strip();
                 StorageLocation l = StorageLocation.parseFile(spelled);
-                // a file:// URI names the local file a listing spells by its path: kept as that spelling, so that it is
-                // compared, judged canonical and deleted as the listed file is (else every such entry is kept unjudged)
-                o = new StoredObject(l, l.scheme().equals("file") && spelled.equals(l.canonical()) ? l.path() : spelled,
-                        size, time);
+                // a file URI (file:///p, file:/p, file://localhost/p) names the local file a listing spells by its path:
+                // kept as that spelling, so that it is compared, judged canonical and deleted as the listed file is
+                // (else every such entry is kept unjudged)
+                o = new StoredObject(l, localUri(l, spelled) ? l.path() : spelled, size, time);
             } catch (IllegalArgumentException e) {
                 throw bad(source, line, "the address " + CatalogInspector.printable(address) + " is not a file location ("
                         + e.getMessage() + ")");
@@ -358,6 +358,12 @@ final class Inventory {
             if (chunk.size() >= CHUNK) {
                 flush();
             }
+        }
+
+        /** Whether an entry is a file URI spelling exactly the local path it parsed to (no escape, no other host). */
+        private static boolean localUri(StorageLocation l, String spelled) {
+            return l.scheme().equals("file") && l.path().startsWith("/") && (spelled.equals(l.canonical())
+                    || spelled.equals("file:" + l.path()) || spelled.equals("file://localhost" + l.path()));
         }
 
         void flush() throws JanitorException {

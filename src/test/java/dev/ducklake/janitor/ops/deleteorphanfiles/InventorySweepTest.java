@@ -302,7 +302,10 @@ class InventorySweepTest {
         FileCatalog cat = lake("inv_u", b);
         List<String> lines = new ArrayList<>();
         try (var w = Files.walk(b)) {
-            w.filter(Files::isRegularFile).forEach(p -> lines.add("file://" + p.toAbsolutePath()));
+            int[] n = {0};
+            // the three spellings of a local file URI, in turn
+            w.filter(Files::isRegularFile).forEach(p -> lines.add(List.of("file://", "file:", "file://localhost").get(n[0]++ % 3)
+                    + p.toAbsolutePath()));
         }
         lines.add("file://" + b.toAbsolutePath() + "/main/test/./o0.parquet"); // a '.' segment: still never judged
         Path inv = dir.resolve("uris.txt");
