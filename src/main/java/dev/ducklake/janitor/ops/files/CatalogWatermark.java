@@ -7,7 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,7 +24,7 @@ import java.util.Map;
  */
 public final class CatalogWatermark {
 
-    private final Map<Connection, List<ConsultedCatalogs.Catalog>> byConnection = new IdentityHashMap<>();
+    private final Map<Connection, List<ConsultedCatalogs.Catalog>> byConnection = new LinkedHashMap<>();
     private List<Long> last;
 
     /**
