@@ -166,6 +166,8 @@ public final class CleanupOldFiles {
         final CatalogWatermark watermark;
         /** Which of a batch's files a catalog registered during the run ({@link #registeredDuringRun}). */
         final CatalogRecheck recheck;
+        /** Whether a consulted catalog committed since the known set was read: every batch is re-checked from then on. */
+        boolean stale;
 
         Run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener, PathResolver resolver,
             FileAges.Cutoff cutoff, KnownFiles known, RunControl control, ConsultedCatalogs consulted,
@@ -397,9 +399,9 @@ public final class CleanupOldFiles {
         }
 
         /**
-         * The last look at the catalogs before a batch's deletes: when a consulted catalog committed since the known set
-         * was read ({@link CatalogWatermark}: a new snapshot), which of the batch's files a data or delete file row
-         * names now ({@link CatalogRecheck#ofLiveFiles}): a file registered during the run (an
+         * The last look at the catalogs before a batch's deletes: once a consulted catalog committed since the known set
+         * was read ({@link CatalogWatermark}: a new snapshot; from then on for every batch, the known set being stale),
+         * which of the batch's files a data or delete file row names now ({@link CatalogRecheck#ofLiveFiles}): a file registered during the run (an
          * {@code ducklake_add_data_files} of the queued path in another catalog, a writer's commit) is kept, its rows
          * too, as {@code kept_live}. The reading and the re-check run as one catalog transaction, retried as a whole
          * ({@link CatalogRetry}).
@@ -413,14 +415,13 @@ public final class CleanupOldFiles {
             if (toDelete.isEmpty()) {
                 return true;
             }
-            List<List<Long>> reading = new ArrayList<>(1);
             Set<String> live;
             try {
                 live = CatalogRetry.run(c, control, "re-checking the files of batch " + t.batches + " against the catalogs",
                         () -> {
-                            reading.clear();
-                            reading.add(watermark.now());
-                            return watermark.moved(reading.get(0)) ? recheck.named(toDelete.values()) : Set.<String>of();
+                            // once a catalog moved, the known set is stale for every batch after (no further reading)
+                            stale = stale || watermark.moved(watermark.now());
+                            return stale ? recheck.named(toDelete.values()) : Set.<String>of();
                         });
             } catch (CatalogRetry.Stopped stopped) {
                 t.stoppedDuring = "deleting";
@@ -428,7 +429,6 @@ public final class CleanupOldFiles {
                         + "): its rows are kept");
                 return false;
             }
-            watermark.accept(reading.get(0));
             if (live.isEmpty()) {
                 return true;
             }

@@ -15,8 +15,9 @@ import java.util.Map;
  * The newest snapshot of every consulted catalog, read cheaply to tell whether any of them committed since the last
  * look: DuckLake registers a file only in a commit, and every commit adds a snapshot ({@code ducklake_snapshot}'s
  * primary key, so {@code max(snapshot_id)} is an index lookup). cleanup-old-files reads it before each batch and runs
- * the full {@link CatalogRecheck} of the batch's files only when a catalog moved, instead of a sequential scan of every
- * catalog's file tables per batch of 1,000. A change made to a catalog's tables outside DuckLake, without a snapshot,
+ * the full {@link CatalogRecheck} of the batch's files once a catalog moved since the known set was read (from then on
+ * for every batch: the known set is not reloaded), instead of a sequential scan of every catalog's file tables per
+ * batch of 1,000 on a quiet server. A change made to a catalog's tables outside DuckLake, without a snapshot,
  * is not seen.
  *
  * <p>One statement per database (a {@code UNION ALL} over its catalogs), each in its own short transaction on the
@@ -25,6 +26,7 @@ import java.util.Map;
 public final class CatalogWatermark {
 
     private final Map<Connection, List<ConsultedCatalogs.Catalog>> byConnection = new LinkedHashMap<>();
+    /** The reading taken before the known set was loaded. */
     private List<Long> last;
 
     /**
@@ -75,8 +77,7 @@ public final class CatalogWatermark {
     }
 
     /**
-     * The newest snapshot of each consulted catalog now, in a fixed order: compare it with {@link #moved} and keep it
-     * with {@link #accept} once what it decided on is done.
+     * The newest snapshot of each consulted catalog now, in a fixed order.
      *
      * @return the reading
      * @throws SQLException on database errors
@@ -86,21 +87,15 @@ public final class CatalogWatermark {
     }
 
     /**
+     * Whether a catalog committed a snapshot since the known set was read: then the known set may miss a file
+     * registered since, and every batch from now on is re-checked (snapshots only grow, so once moved, a reading stays
+     * moved: the mark is never advanced, since the known set is not reloaded).
+     *
      * @param reading a reading of {@link #now}
-     * @return whether a catalog committed a snapshot since the accepted mark (always, when one cannot be read)
+     * @return whether it differs from the reading taken before the known set (always, when a catalog cannot be read)
      */
     public boolean moved(List<Long> reading) {
         return blind || !reading.equals(last);
-    }
-
-    /**
-     * Makes a reading the mark: taken before the re-check it decided on, so that a commit during the re-check shows
-     * at the next reading.
-     *
-     * @param reading a reading of {@link #now}
-     */
-    public void accept(List<Long> reading) {
-        last = reading;
     }
 
     private List<Long> read() throws SQLException {

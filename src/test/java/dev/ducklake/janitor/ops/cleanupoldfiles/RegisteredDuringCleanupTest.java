@@ -40,8 +40,12 @@ class RegisteredDuringCleanupTest {
         FileCatalog mine = FileCatalog.create("regrun_mine", lake + "/");
         FileCatalog other = FileCatalog.create("regrun_other", dir.resolve("other") + "/");
         Path filler = FileCatalog.file(lake.resolve("main/test/a.parquet"), OLD);
+        Path middle = FileCatalog.file(lake.resolve("main/test/m.parquet"), OLD);
+        Path plain = FileCatalog.file(lake.resolve("main/test/p.parquet"), OLD);
         Path victim = FileCatalog.file(lake.resolve("main/test/z.parquet"), OLD);
         mine.queue("main/test/a.parquet", true, OLD);
+        mine.queue("main/test/m.parquet", true, OLD);
+        mine.queue("main/test/p.parquet", true, OLD);
         mine.queue("main/test/z.parquet", true, OLD);
 
         // the first batch's delete is where the other catalog commits: its file row and its snapshot, as DuckLake does
@@ -56,6 +60,8 @@ class RegisteredDuringCleanupTest {
             public DeleteOutcome delete(List<String> addresses, boolean measure) throws StorageException {
                 if (registered.compareAndSet(false, true)) {
                     try (Connection c = TestPostgres.get().connect()) {
+                        // two files, of the next batch and of a later one (the re-trial: only the next was re-checked)
+                        other.dataFile(1, middle.toString(), false);
                         other.dataFile(1, victim.toString(), false);
                         Catalogs.exec(c, "INSERT INTO " + Sql.qualified(other.schema, "ducklake_snapshot")
                                 + " SELECT snapshot_id + 1, now(), schema_version, next_catalog_id, next_file_id FROM "
@@ -73,12 +79,14 @@ class RegisteredDuringCleanupTest {
 
         assertThat(registered).isTrue();
         assertThat(filler).doesNotExist();
-        assertThat(victim).as("registered by the other catalog during the run: live\n%s", events).exists();
-        assertThat(r.filesDeleted()).isEqualTo(1);
-        assertThat(r.keptLive()).isEqualTo(1);
+        assertThat(plain).as("not registered: deleted").doesNotExist();
+        assertThat(middle).as("registered by the other catalog during the run: live\n%s", events).exists();
+        assertThat(victim).as("registered then, checked batches later: live\n%s", events).exists();
+        assertThat(r.filesDeleted()).isEqualTo(2);
+        assertThat(r.keptLive()).isEqualTo(2);
         assertThat(r.findings()).anySatisfy(f -> assertThat(f).contains("registered in a catalog during the run")
                 .contains("z.parquet"));
-        assertThat(mine.queueRows()).as("the kept file's row stays").isEqualTo(1);
+        assertThat(mine.queueRows()).as("the kept files' rows stay").isEqualTo(2);
         assertThat(Files.exists(victim)).isTrue();
     }
 }
