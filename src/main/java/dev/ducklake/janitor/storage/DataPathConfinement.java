@@ -2,11 +2,14 @@ package dev.ducklake.janitor.storage;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -14,7 +17,8 @@ import java.util.function.Supplier;
  * Where a local store confined to its data path ({@link LocalFileStore#LocalFileStore(Path)}) may delete: in a folder
  * below the root by its names, not on a mount point below the root ({@link MountPoints}), and reached without a
  * symbolic link below the root (each folder is opened name by name below the root's handle without following links,
- * so a link swapped in after any check is refused too). The root itself may be, or lie below, a link. Thread-safe.
+ * so a link swapped in after any check is refused too). The root itself may be, or lie below, a link, but it must stay
+ * the directory it was when the store was opened ({@link RootMoved}). Thread-safe.
  */
 final class DataPathConfinement {
 
@@ -22,6 +26,11 @@ final class DataPathConfinement {
     private final Path root;
     /** The mount table's lines ({@link MountPoints}), read after each folder is opened. */
     private final Supplier<List<String>> mountinfo;
+    /**
+     * The identity (device and inode, {@link BasicFileAttributes#fileKey}) of the directory the root named when the store
+     * was opened (at the run's start, before any listing), or null until it exists.
+     */
+    private volatile Object rootKey;
 
     /**
      * @param root the data path (absolute, normalised)
@@ -30,6 +39,25 @@ final class DataPathConfinement {
     DataPathConfinement(Path root, Supplier<List<String>> mountinfo) {
         this.root = root;
         this.mountinfo = mountinfo;
+        try {
+            this.rootKey = Files.readAttributes(root, BasicFileAttributes.class).fileKey();
+        } catch (IOException | RuntimeException e) {
+            this.rootKey = null; // not there yet: the first open records it
+        }
+    }
+
+    /**
+     * The root's directory is no longer the one the run started on: a mount made over it or over a folder above it, or
+     * a rename, during the run. Every delete below it is refused: the listing and the catalogs' paths were about the
+     * other directory.
+     */
+    static final class RootMoved extends FileSystemException {
+        private static final long serialVersionUID = 1L;
+
+        RootMoved(Path root) {
+            super(root.toString(), null, "The data path " + root + " is no longer the directory this run started on (a"
+                    + " mount over it or over a folder above it, or a rename, during the run)");
+        }
     }
 
     /**
@@ -82,6 +110,8 @@ final class DataPathConfinement {
             return onMount(folder);
         } catch (NoSuchFileException e) {
             return null;
+        } catch (RootMoved e) {
+            return e.getReason();
         } catch (IOException e) {
             return throughLink(folder);
         }
@@ -120,6 +150,14 @@ final class DataPathConfinement {
             return null;
         }
         try {
+            // the handle's own identity (fstat): the directory the deletes will go through, whatever the path says later
+            Object key = cur.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey();
+            Object started = rootKey;
+            if (started == null) {
+                rootKey = key;
+            } else if (key != null && !key.equals(started)) {
+                throw new RootMoved(root);
+            }
             for (Path name : root.relativize(folder.normalize())) {
                 if (name.toString().isEmpty()) {
                     continue;

@@ -241,6 +241,9 @@ public final class LocalFileStore extends AbstractFileStore {
                             }
                         } catch (NoSuchFileException e) {
                             folderFailure = e; // the folder is gone: its files are missing
+                        } catch (DataPathConfinement.RootMoved e) {
+                            folderFailure = e;
+                            folderLink = e.getReason();
                         } catch (IOException e) {
                             folderFailure = e;
                             folderLink = confined.throughLink(parent);

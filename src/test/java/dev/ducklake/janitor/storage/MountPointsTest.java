@@ -79,6 +79,30 @@ class MountPointsTest {
         assertThat(store.refusal(theirs.toString())).as("the dry run's look too").contains("On a mount point");
     }
 
+    /**
+     * The re-trial of 2026-12-06 (stop 38): a mount made during the run over the data path itself (or a folder above
+     * it) led every later delete into the mounted volume (1,451 and 29,000 files deleted there). The store remembers
+     * the directory its data path named when it was opened and refuses deletes once the path leads elsewhere; shown
+     * here with a rename and a fresh directory in its place (the same for a mount, which needs root).
+     */
+    @Test
+    void aDataPathThatBecomesAnotherDirectoryMidRunDeletesNothingThere() throws Exception {
+        Path lake = Files.createDirectories(dir.resolve("lake/main/t1")).getParent().getParent();
+        Path first = Files.write(lake.resolve("main/t1/a.parquet"), new byte[1]);
+        LocalFileStore store = new LocalFileStore(lake, List::of);
+        assertThat(store.delete(List.of(first.toString()), false).deleted()).hasSize(1);
+
+        Files.move(lake, dir.resolve("lake.before"));
+        Path theirs = Files.write(Files.createDirectories(lake.resolve("main/t1")).resolve("b.parquet"), new byte[2]);
+        DeleteOutcome out = store.delete(List.of(theirs.toString()), false);
+        assertThat(out.deleted()).isEmpty();
+        assertThat(out.failed().get(theirs.toString()).getMessage()).contains("is no longer the directory this run started on");
+        assertThat(theirs).exists();
+        assertThat(store.refusal(theirs.toString())).as("a dry run says so too").contains("no longer the directory");
+        assertThat(new LocalFileStore(lake, List::of).delete(List.of(theirs.toString()), false).deleted())
+                .as("a store opened on the new directory deletes there").hasSize(1);
+    }
+
     /** The same with a real bind mount, where this machine allows one (root with CAP_SYS_ADMIN; skipped elsewhere). */
     @Test
     void aRealBindMountBelowTheRootIsRefused() throws Exception {
