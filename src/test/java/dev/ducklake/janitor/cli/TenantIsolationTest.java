@@ -339,6 +339,41 @@ class TenantIsolationTest {
         assertThat(badSyntax.err()).contains("--also-catalog");
     }
 
+    /**
+     * The re-trial of 2026-12-06 (stop 38): the connections to the server's other databases had no lock_timeout, so a
+     * writer's ACCESS EXCLUSIVE lock on a catalog table there held the run (14 s with --lock-timeout 1 --run-budget 5s,
+     * then blamed on another step). They get the swept session's: the read there ends at the lock timeout, the run
+     * fails fast and deletes nothing.
+     */
+    @Test
+    void aLockInAnotherDatabaseEndsTheReadThereAtTheLockTimeout() throws Exception {
+        String db = database("iso_lockmain");
+        String db2 = database("iso_lockother");
+        Path lake = dir.resolve("lake");
+        Path stray;
+        try (Connection c = su(db)) {
+            stray = sweptCatalog(c, lake);
+        }
+        try (Connection c = su(db2)) {
+            catalog(c, "cat2", lake.resolve("db2") + "/");
+            grantRead(c, "cat2");
+        }
+        try (Connection holder = su(db2)) {
+            holder.setAutoCommit(false);
+            Catalogs.exec(holder, "LOCK TABLE " + Sql.qualified("cat2", "ducklake_data_file") + " IN ACCESS EXCLUSIVE MODE");
+            long t0 = System.nanoTime();
+            CliRun run = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60),
+                    () -> CliRun.run("delete-orphan-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than",
+                            "7d", "--yes", "--output", "json", "--lock-timeout", "0.5", "--run-budget", "5s"));
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            holder.rollback();
+            assertThat(seconds).as("not held until the lock goes\n%s", run).isLessThan(20);
+            assertThat(run.exitCode()).as(run.toString()).isNotZero();
+            assertThat(run.out() + run.err()).contains("lock timeout");
+        }
+        assertThat(stray).as("nothing deleted").exists();
+    }
+
     @Test
     void anUnreadableCatalogInAnotherDatabaseStopsTheRunUnlessExcludedByDatabaseAndName() throws Exception {
         String db = database("iso_main2");

@@ -262,6 +262,34 @@ class StorageRetryTest {
     }
 
     /**
+     * The re-trial of 2026-12-06 (stop 38): the catalog inspection at the start (its consistency checks read the file
+     * tables) ran without the run's --lock-timeout, so a writer's ACCESS EXCLUSIVE lock held the run until it was
+     * released (29.5 s with --run-budget 5s; SIGTERM waited too). It now runs as every read of the run: the wait ends at
+     * the lock timeout and the retries stop at the budget, long before the lock goes; nothing is deleted.
+     */
+    @Test
+    void theStartupInspectionBehindALockEndsWithinTheBounds() throws Exception {
+        Path lake = dir.resolve("inspect-locked");
+        FileCatalog cat = FileCatalog.create("sretry_inspect", lake + "/");
+        List<Path> files = queuedFiles(cat, lake, 2);
+        try (Connection holder = TestPostgres.get().connect()) {
+            holder.setAutoCommit(false);
+            Catalogs.exec(holder, "LOCK TABLE " + Sql.qualified(cat.schema, "ducklake_data_file") + " IN ACCESS EXCLUSIVE MODE");
+            long t0 = System.nanoTime();
+            CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> CliRun.run("cleanup-old-files", "--catalog",
+                    TestPostgres.get().url(), "--metadata-schema", cat.schema, "--yes", "--output", "json",
+                    "--lock-timeout", "0.5", "--run-budget", "3s"));
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            holder.rollback();
+            assertThat(seconds).as("ended by the lock timeout and the budget, not the lock's release\n%s", run).isLessThan(15);
+            assertThat(run.exitCode()).as(run.toString()).isNotZero();
+            assertThat(run.err()).contains("55P03");
+            assertThat(files).allSatisfy(f -> assertThat(Files.exists(f)).isTrue());
+            assertThat(cat.queueRows()).isEqualTo(2);
+        }
+    }
+
+    /**
      * A store whose listing, once done, has a second session take an ACCESS EXCLUSIVE lock on the catalog's
      * {@code ducklake_data_file} (so the round's re-check, which reads it, hits the swept session's lock_timeout) and
      * hands the lock to {@code whileHeld}, which runs on its own thread and ends the lock's transaction.

@@ -93,7 +93,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
     protected ExpireSnapshotsResult run() throws JanitorException {
         options.validate();
         try (MaintenanceRun mr = MaintenanceRun.open(spec, runOptions(), listener, stopFlag())) {
-            CatalogInfo info = mr.session().inspect();
+            CatalogInfo info = mr.inspect();
             String schema = options.metadataSchema();
             ExpiryLayout layout = mr.queries().withRetries("catalog layout", c -> ExpiryLayout.read(c, schema, info.version()));
             Selection sel = mr.queries().withRetries("selection", c -> Selection.resolve(c, layout, options));

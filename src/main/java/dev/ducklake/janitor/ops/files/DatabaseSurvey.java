@@ -46,6 +46,8 @@ final class DatabaseSurvey {
     private StorageLocation mineReal;
     /** Catalogs surveyed so far, by {@link #key}: each is considered once. */
     private final Set<String> seen = new HashSet<>();
+    /** The swept session's lock_timeout, once read ({@link #lockTimeout}). */
+    private String sessionLockTimeout;
     /** The run's stop condition: interrupts a login to another database (null: none). */
     private final BooleanSupplier stop;
     /** The {@code --exclude-catalog-schema} values. */
@@ -74,6 +76,21 @@ final class DatabaseSurvey {
         this.recorder = recorder;
         this.stop = stop;
         this.exclusions = new HashSet<>(o.excludedSchemas());
+    }
+
+    /**
+     * The swept session's {@code lock_timeout} (the run's --lock-timeout, set on it before the survey), read once: the
+     * other databases' connections get the same, so that a writer's lock there ends a read at the lock timeout too.
+     */
+    private String lockTimeout() throws SQLException {
+        if (sessionLockTimeout == null) {
+            try (PreparedStatement ps = session.prepareStatement("SELECT current_setting('lock_timeout')");
+                 ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                sessionLockTimeout = rs.getString(1);
+            }
+        }
+        return sessionLockTimeout;
     }
 
     /**
@@ -138,7 +155,7 @@ final class DatabaseSurvey {
         Set<String> coveredDatabases = new HashSet<>();
         for (ConnectionSpec.CatalogReference ref : remoteRefs) {
             ConnectionSpec spec = ref.spec();
-            Connection rc = ServerDatabases.openExplicit(spec, stop);
+            Connection rc = ServerDatabases.openExplicit(spec, stop, lockTimeout());
             Set<String> explicit = Set.of(ref.metadataSchema() == null ? "*" : ref.metadataSchema());
             int before = cc.size();
             ServerDatabases.consultOrClose(rc, () -> consultDatabase(rc, spec, spec.database(), ref.metadataSchema(), explicit));
@@ -201,7 +218,7 @@ final class DatabaseSurvey {
         ConnectionSpec spec = o.server().withDatabase(name);
         Connection rc;
         try {
-            rc = ServerDatabases.openRemote(spec, stop);
+            rc = ServerDatabases.openRemote(spec, stop, lockTimeout());
         } catch (SQLException e) {
             if ("3D000".equals(e.getSQLState())) {
                 return; // dropped since it was listed: it holds nothing any more

@@ -47,20 +47,33 @@ final class ServerDatabases {
      * A read-only connection to a database {@code --also-catalog} names ({@link #openRemote}).
      *
      * @param stop the run's stop condition (a login in progress is interrupted), or null
+     * @param lockTimeout the lock_timeout to set on the session ({@link #openRemote})
      * @throws JanitorException {@link JanitorException.Reason#CONNECTION} when its login fails, naming it
      */
-    static Connection openExplicit(ConnectionSpec spec, BooleanSupplier stop) throws JanitorException {
+    static Connection openExplicit(ConnectionSpec spec, BooleanSupplier stop, String lockTimeout) throws JanitorException {
         try {
-            return openRemote(spec, stop);
+            return openRemote(spec, stop, lockTimeout);
         } catch (SQLException e) {
             throw spec.connectionFailure(e);
         }
     }
 
-    /** A read-only connection to another database, out of autocommit so that its reads stream. */
-    static Connection openRemote(ConnectionSpec spec, BooleanSupplier stop) throws SQLException {
+    /**
+     * A read-only connection to another database, out of autocommit so that its reads stream, with the swept
+     * session's {@code lock_timeout} (a writer's lock there ends a read at the run's --lock-timeout, not never); a
+     * login in progress when {@code stop} turns true is interrupted ({@link ConnectionSpec#openRaw(BooleanSupplier)}).
+     *
+     * @param lockTimeout the lock_timeout setting as {@code current_setting} gives it (e.g. {@code 5s}), or null
+     */
+    static Connection openRemote(ConnectionSpec spec, BooleanSupplier stop, String lockTimeout) throws SQLException {
         Connection rc = spec.openRaw(stop);
         try {
+            if (lockTimeout != null) {
+                try (PreparedStatement ps = rc.prepareStatement("SELECT set_config('lock_timeout', ?, false)")) {
+                    ps.setString(1, lockTimeout);
+                    ps.execute();
+                }
+            }
             rc.setReadOnly(true);
             rc.setAutoCommit(false);
             return rc;

@@ -69,6 +69,19 @@ public final class MaintenanceRun implements AutoCloseable {
     }
 
     /**
+     * Inspects the catalog ({@link MaintenanceSession#inspect()}) in a read-only transaction bounded by the run's
+     * --statement-timeout and --lock-timeout and retried as every read of the run ({@link QueryRunner#readOnly}): a
+     * writer's lock on a catalog table (the consistency checks read the file tables) ends the wait at the lock timeout
+     * instead of holding the run past its budget and a stop request.
+     *
+     * @return what the catalog is
+     * @throws JanitorException from the checks, or the failure that ended the retries
+     */
+    public CatalogInfo inspect() throws JanitorException {
+        return queries.readOnly("the catalog inspection", options.statementTimeout(), c -> session.inspect());
+    }
+
+    /**
      * Inspects the catalog and, for an execute run, takes the advisory lock {@link RunOptions#lockName()}.
      *
      * @return what the catalog is
@@ -76,7 +89,7 @@ public final class MaintenanceRun implements AutoCloseable {
      * @throws SQLException on a database error
      */
     public CatalogInfo inspectAndLock() throws JanitorException, SQLException {
-        CatalogInfo info = session.inspect();
+        CatalogInfo info = inspect();
         if (!options.dryRun()) {
             session.lock(options.lockName());
         }
