@@ -1,6 +1,7 @@
 package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
+import dev.ducklake.janitor.pg.Sql;
 
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
@@ -37,7 +38,7 @@ final class ProgressPrinter implements ProgressListener {
     @Override
     public void detail(String message) {
         if (verbose || StructuredLog.enabled(StructuredLog.Level.debug)) {
-            err.println("info: " + message);
+            err.println("info: " + Sql.lineSafe(message));
             err.flush();
         }
     }
@@ -45,14 +46,15 @@ final class ProgressPrinter implements ProgressListener {
     @Override
     public void info(String message) {
         if (showInfo) {
-            err.println("info: " + message);
+            err.println("info: " + Sql.lineSafe(message));
             err.flush();
         }
     }
 
     @Override
     public void warn(String message) {
-        err.println("WARN: " + message);
+        // one warning, one line: a path with a newline in it must not forge another
+        err.println("WARN: " + Sql.lineSafe(message));
         err.flush();
     }
 

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.cli;
 
+import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
 import dev.ducklake.janitor.ops.files.ConsultOptions;
@@ -92,7 +93,7 @@ abstract class StorageCommand<R extends MaintenanceResult> extends MaintenanceCo
     /** Prints the findings the result lists, and how many it does not. */
     static void printFindings(PrintWriter out, List<String> findings, long total) {
         for (String f : findings) {
-            out.println("  " + f);
+            out.println("  " + Sql.lineSafe(f)); // a path with a newline in a finding must not forge a line
         }
         if (total > findings.size()) {
             out.printf("  ... and %d more finding(s) not listed%n", total - findings.size());

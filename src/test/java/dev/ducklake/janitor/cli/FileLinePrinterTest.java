@@ -25,4 +25,16 @@ class FileLinePrinterTest {
         StorageOptions.printer(new PrintWriter(plain), false).file("kept", "/lake/main/t/a b.parquet", -1, null, null);
         assertThat(plain.toString()).isEqualTo("kept\t/lake/main/t/a b.parquet\t-" + System.lineSeparator());
     }
+
+    /** The same for the summary's findings and the warnings on stderr (the re-trial forged lines through both). */
+    @Test
+    void aFindingOrAWarningIsOneLineToo() {
+        StringWriter out = new StringWriter();
+        StorageCommand.printFindings(new PrintWriter(out), java.util.List.of("kept (outside the data path): /x\nfailed\t/y"), 1);
+        assertThat(out.toString().lines()).hasSize(1);
+        StringWriter err = new StringWriter();
+        new ProgressPrinter(new PrintWriter(new StringWriter()), new PrintWriter(err), false, true, true)
+                .warn("1 queued files were not found (first: /tmp/zz\n  kept (a live data or delete file resolves to it): /x)");
+        assertThat(err.toString().lines()).hasSize(1).allSatisfy(l -> assertThat(l).startsWith("WARN: "));
+    }
 }
