@@ -162,7 +162,7 @@ public final class CleanupOldFiles {
         /** A dry run's batches: what would go, counted. */
         final DryRunBatch dryRunBatch;
         final DeleteProgress progress;
-        /** The consulted catalogs' newest snapshots when the known set was read, or at the last re-check. */
+        /** The consulted catalogs' newest snapshots when the known set was read. */
         final CatalogWatermark watermark;
         /** Which of a batch's files a catalog registered during the run ({@link #registeredDuringRun}). */
         final CatalogRecheck recheck;

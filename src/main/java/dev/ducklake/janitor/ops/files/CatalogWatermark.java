@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The newest snapshot of every consulted catalog, read cheaply to tell whether any of them committed since the last
- * look: DuckLake registers a file only in a commit, and every commit adds a snapshot ({@code ducklake_snapshot}'s
+ * The newest snapshot of every consulted catalog, read cheaply to tell whether any of them committed since the known set
+ * was read: DuckLake registers a file only in a commit, and every commit adds a snapshot ({@code ducklake_snapshot}'s
  * primary key, so {@code max(snapshot_id)} is an index lookup). cleanup-old-files reads it before each batch and runs
  * the full {@link CatalogRecheck} of the batch's files once a catalog moved since the known set was read (from then on
  * for every batch: the known set is not reloaded), instead of a sequential scan of every catalog's file tables per
@@ -21,13 +21,13 @@ import java.util.Map;
  * is not seen.
  *
  * <p>One statement per database (a {@code UNION ALL} over its catalogs), each in its own short transaction on the
- * connection that database is read through. Not thread-safe.
+ * connection that database is read through (the swept session's transaction is committed first). Not thread-safe.
  */
 public final class CatalogWatermark {
 
     private final Map<Connection, List<ConsultedCatalogs.Catalog>> byConnection = new LinkedHashMap<>();
     /** The reading taken before the known set was loaded. */
-    private List<Long> last;
+    private List<Long> atLoad;
 
     /**
      * Whether a consulted catalog's {@code ducklake_snapshot} cannot be read (not granted, or missing): then no reading
@@ -72,7 +72,7 @@ public final class CatalogWatermark {
      */
     public static CatalogWatermark read(Connection session, ConsultedCatalogs consulted) throws SQLException {
         CatalogWatermark w = new CatalogWatermark(session, consulted);
-        w.last = w.read();
+        w.atLoad = w.read();
         return w;
     }
 
@@ -95,7 +95,7 @@ public final class CatalogWatermark {
      * @return whether it differs from the reading taken before the known set (always, when a catalog cannot be read)
      */
     public boolean moved(List<Long> reading) {
-        return blind || !reading.equals(last);
+        return blind || !reading.equals(atLoad);
     }
 
     private List<Long> read() throws SQLException {
