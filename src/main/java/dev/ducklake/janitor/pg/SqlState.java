@@ -51,7 +51,12 @@ public enum SqlState {
     /** dependent_objects_still_exist (class 2B): e.g. a view depends on the table; concerns one object, which is skipped. */
     DEPENDENT_OBJECTS_STILL_EXIST("2BP01"),
     /** A statement the server (or the custom-SQL check) cannot accept as written. */
-    SYNTAX_ERROR("42601");
+    SYNTAX_ERROR("42601"),
+    /**
+     * invalid_sql_statement_name: a prepared statement the driver made on the server session is gone; on a live
+     * connection, a pooler in transaction mode moved the client to another server session.
+     */
+    INVALID_SQL_STATEMENT_NAME("26000");
 
     /** The class prefix of connection exceptions (08xxx): the session is gone. */
     public static final String CONNECTION_EXCEPTION_CLASS = "08";

@@ -445,16 +445,18 @@ class StorageRetryTest {
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
             FileStore store = lockingAfterListing(cat, holder -> {
-                Thread.sleep(6_000); // longer than the budget: every attempt of the re-check times out
+                Thread.sleep(15_000); // longer than the budget: every attempt of the re-check times out
                 holder.rollback();
             }, done);
+            // 1 s lock waits and the policy's backoffs (0.2, 0.4, 0.8, 1.6 s) pass a 5 s budget before the fifth attempt,
+            // however long the run took to reach the re-check (under 3.6 s)
             DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false);
-            DeleteOrphanFilesOptions bounded = o.withRun(o.run().withLockTimeout(Duration.ofMillis(300))
-                    .withRunBudget(Duration.ofSeconds(2)));
+            DeleteOrphanFilesOptions bounded = o.withRun(o.run().withLockTimeout(Duration.ofSeconds(1))
+                    .withRunBudget(Duration.ofSeconds(5)));
             r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> DeleteOrphanFiles.run(c, store, bounded,
                     FileListener.NONE));
         }
-        done.get(0).get(20, TimeUnit.SECONDS);
+        done.get(0).get(30, TimeUnit.SECONDS);
         assertThat(r.run().stopReason()).isEqualTo(RunFigures.StopReason.RUN_BUDGET);
         assertThat(r.run().warnings()).anySatisfy(w -> assertThat(w).contains("re-checking a round of 3 orphans")
                 .contains("not retried: the run budget would run out first"));

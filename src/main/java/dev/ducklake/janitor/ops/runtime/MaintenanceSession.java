@@ -209,6 +209,14 @@ public final class MaintenanceSession implements AutoCloseable {
             return new JanitorException(Reason.CONNECTION, "Lost the connection to " + spec.describe() + " during " + what
                     + " (SQLSTATE " + SqlState.codeOf(e) + "). Work committed so far is kept; rerun to resume.", e);
         }
+        if (SqlState.INVALID_SQL_STATEMENT_NAME.code().equals(SqlState.codeOf(e))) {
+            // the server session changed under the run: a pooler in transaction mode the probe did not see
+            return new JanitorException(Reason.POOLER_MODE, "During " + what + " a statement prepared on the run's server"
+                    + " session was gone (SQLSTATE 26000: " + spec.redact(e.getMessage()) + "): the connection goes through a"
+                    + " pooler that moves the run between server sessions (a transaction-mode pool), so the run's advisory"
+                    + " lock and session state cannot be relied on. Batches committed before stay committed; nothing more is"
+                    + " changed. Use pool_mode = session or connect to the server directly.", e);
+        }
         return new JanitorException(Reason.DATABASE_ERROR, "Database error during " + what + " (SQLSTATE "
                 + SqlState.codeOf(e) + "): " + spec.redact(e.getMessage()), e);
     }
