@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.cleanupoldfiles;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.ops.files.FolderRefusals;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.StorageException;
 import dev.ducklake.janitor.storage.StorageLocation;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -25,6 +25,8 @@ final class DryRunBatch {
     private final FileStore store;
     private final FileListener listener;
     private final CleanupTally t;
+    /** Whether the execute run's delete would refuse a file, asked once per folder for the whole dry run. */
+    private final FolderRefusals refusals;
 
     /**
      * @param store the file store serving the data path (listings and stats only)
@@ -35,6 +37,7 @@ final class DryRunBatch {
         this.store = store;
         this.listener = listener;
         this.t = t;
+        this.refusals = new FolderRefusals(store);
     }
 
     /**
@@ -103,21 +106,16 @@ final class DryRunBatch {
     }
 
     /**
-     * The files of a batch the execute run's delete would refuse without trying ({@link FileStore#refusal}: outside
-     * the data path, through a link or on a mount below it), one check per folder.
+     * The files of a batch the execute run's delete would refuse without trying ({@link FolderRefusals}).
      *
      * @param toDelete canonical location to address
      * @return canonical location to the reason, for the refused ones only
      */
     private Map<String, String> refusals(Map<String, String> toDelete) {
-        Map<String, String> byFolder = new HashMap<>();
         Map<String, String> out = new HashMap<>();
         for (Map.Entry<String, String> d : toDelete.entrySet()) {
-            String address = d.getValue();
-            int slash = address.lastIndexOf('/');
-            String why = byFolder.computeIfAbsent(slash < 0 ? "" : address.substring(0, slash),
-                    folder -> Objects.requireNonNullElse(store.refusal(address), ""));
-            if (!why.isEmpty()) {
+            String why = refusals.of(d.getValue());
+            if (why != null) {
                 out.put(d.getKey(), why);
             }
         }

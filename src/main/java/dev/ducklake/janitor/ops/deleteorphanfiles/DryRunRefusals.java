@@ -1,24 +1,22 @@
 package dev.ducklake.janitor.ops.deleteorphanfiles;
 
 import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.ops.files.FolderRefusals;
 import dev.ducklake.janitor.storage.FileStore;
 
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Objects;
 
 /**
  * A dry run's file lines as the execute run would have them: a candidate the store's delete would refuse without
  * trying ({@link FileStore#refusal}: outside the data path, through a link or on a mount below it, as an inventory
  * entry can be) is listed as {@code would_fail} with the reason, not {@code would_delete}, and counted (JSON
- * {@code files_would_fail}, exit 13 as the execute run). One check per folder. Every other event passes through.
+ * {@code files_would_fail}, exit 13 as the execute run). One check per folder ({@link FolderRefusals}). Every other
+ * event passes through.
  */
 final class DryRunRefusals implements FileListener {
 
-    private final FileStore store;
+    private final FolderRefusals refusals;
     private final FileListener inner;
-    private final Map<String, String> byFolder = new HashMap<>();
     private long refused;
     private long refusedBytes;
 
@@ -27,17 +25,15 @@ final class DryRunRefusals implements FileListener {
      * @param inner the listener the lines go to
      */
     DryRunRefusals(FileStore store, FileListener inner) {
-        this.store = store;
+        this.refusals = new FolderRefusals(store);
         this.inner = inner;
     }
 
     @Override
     public void file(String action, String address, long sizeBytes, Instant lastModified, String reason) {
         if ("would_delete".equals(action)) {
-            int slash = address.lastIndexOf('/');
-            String why = byFolder.computeIfAbsent(slash < 0 ? "" : address.substring(0, slash),
-                    folder -> Objects.requireNonNullElse(store.refusal(address), ""));
-            if (!why.isEmpty()) {
+            String why = refusals.of(address);
+            if (why != null) {
                 refused++;
                 refusedBytes += Math.max(0, sizeBytes);
                 inner.file("would_fail", address, sizeBytes, lastModified, why);
