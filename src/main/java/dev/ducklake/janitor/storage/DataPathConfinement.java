@@ -31,6 +31,8 @@ final class DataPathConfinement {
      * was opened (at the run's start, before any listing), or null until it exists.
      */
     private volatile Object rootKey;
+    /** The root's real path (the mount table names real paths), once resolved ({@link #onMount}). */
+    private volatile Path realRoot;
 
     /**
      * @param root the data path (absolute, normalised)
@@ -78,11 +80,15 @@ final class DataPathConfinement {
      * during a run leads a delete into it.
      */
     String onMount(Path folder) {
-        Path real;
-        try {
-            real = root.toRealPath();
-        } catch (IOException | RuntimeException e) {
-            real = null;
+        Path real = realRoot;
+        if (real == null) {
+            // once: a root that resolves elsewhere later is refused by the open's identity check (RootMoved)
+            try {
+                real = root.toRealPath();
+                realRoot = real;
+            } catch (IOException | RuntimeException e) {
+                real = null;
+            }
         }
         List<Path> mounts = MountPoints.below(mountinfo.get(), root, real);
         Path on = MountPoints.containing(root.relativize(folder.normalize()), mounts);

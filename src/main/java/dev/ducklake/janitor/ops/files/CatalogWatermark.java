@@ -72,18 +72,8 @@ public final class CatalogWatermark {
      */
     public static CatalogWatermark read(Connection session, ConsultedCatalogs consulted) throws SQLException {
         CatalogWatermark w = new CatalogWatermark(session, consulted);
-        w.atLoad = w.read();
+        w.atLoad = w.now();
         return w;
-    }
-
-    /**
-     * The newest snapshot of each consulted catalog now, in a fixed order.
-     *
-     * @return the reading
-     * @throws SQLException on database errors
-     */
-    public List<Long> now() throws SQLException {
-        return read();
     }
 
     /**
@@ -98,7 +88,13 @@ public final class CatalogWatermark {
         return blind || !reading.equals(atLoad);
     }
 
-    private List<Long> read() throws SQLException {
+    /**
+     * The newest snapshot of each consulted catalog now, in a fixed order.
+     *
+     * @return the reading
+     * @throws SQLException on database errors
+     */
+    public List<Long> now() throws SQLException {
         List<Long> out = new ArrayList<>();
         for (Map.Entry<Connection, List<ConsultedCatalogs.Catalog>> e : byConnection.entrySet()) {
             Connection c = e.getKey();
