@@ -173,7 +173,7 @@ public final class CleanupOldFiles {
             FileAges.Cutoff cutoff, KnownFiles known, RunControl control, ConsultedCatalogs consulted,
             CatalogWatermark watermark) {
             this.watermark = watermark;
-            this.recheck = CatalogRecheck.ofLiveFiles(c, consulted);
+            this.recheck = CatalogRecheck.ofLiveFiles(c, consulted, watermark);
             this.control = control;
             this.consulted = consulted;
             this.c = c;

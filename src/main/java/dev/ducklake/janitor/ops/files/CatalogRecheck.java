@@ -45,7 +45,9 @@ import java.util.Set;
  * rows considered are those an exact match on the spellings would find, the names are sent once instead of every
  * spelling once per table and catalog, and the statements' text (which path columns each catalog's
  * format has) is worked out once per run. The catalogs have no index on {@code path}: each statement is a sequential
- * scan of their file tables, once per delete round (delete-orphan-files: at least {@value #MIN_ROUND} candidates).
+ * scan of their file tables, once per delete round (delete-orphan-files: at least {@value #MIN_ROUND} candidates);
+ * cleanup-old-files' re-check ({@link #ofLiveFiles}) reads only the rows above the ids of the known set's reading, a
+ * range of the primary key.
  *
  * <p>What it does not see: a row registered after it ran (the window is one round's delete calls), and a row
  * registered during the run under a spelling that is none of the above ({@code ./x.parquet}, {@code ../t/x.parquet},
@@ -71,7 +73,13 @@ public final class CatalogRecheck {
      */
     private final Map<Connection, List<ConsultedCatalogs.Catalog>> byConnection = new LinkedHashMap<>();
     /** The statement of each connection, built on first use. */
-    private final Map<Connection, String> sql = new IdentityHashMap<>();
+    private final Map<Connection, Statement> sql = new IdentityHashMap<>();
+
+    /**
+     * With cleanup-old-files, the highest file ids of each catalog when its known set was read: only rows above them
+     * are read (a primary-key range, {@link CatalogWatermark#idsAtLoad}); null reads every row.
+     */
+    private final CatalogWatermark idsAtLoad;
 
     /** Rows' spellings with the links of their folders resolved (a row naming a swept file through a link). */
     private final RealSpellings realSpellings = new RealSpellings();
@@ -81,10 +89,11 @@ public final class CatalogRecheck {
     /** Whether the catalogs' queues count too (delete-orphan-files), or only live data and delete files (cleanup). */
     private final boolean queues;
 
-    private CatalogRecheck(Connection session, ConsultedCatalogs consulted, boolean queues) {
+    private CatalogRecheck(Connection session, ConsultedCatalogs consulted, boolean queues, CatalogWatermark idsAtLoad) {
         this.session = session;
         this.consulted = consulted;
         this.queues = queues;
+        this.idsAtLoad = idsAtLoad;
         List<ConsultedCatalogs.Catalog> all = new ArrayList<>(consulted.catalogs());
         all.addAll(consulted.reachOnly());
         for (ConsultedCatalogs.Catalog cat : all) {
@@ -100,20 +109,24 @@ public final class CatalogRecheck {
      * @return the re-check
      */
     public static CatalogRecheck of(Connection c, ConsultedCatalogs consulted) {
-        return new CatalogRecheck(c, consulted, true);
+        return new CatalogRecheck(c, consulted, true, null);
     }
 
     /**
      * The re-check of a cleanup-old-files run: which queued files a data or delete file row of a consulted catalog
      * names now (a file registered during the run); the queues are left out (the swept catalog's own queue names every
      * file it cleans up, and another catalog's queued file is no live reference, as in the known set cleanup loads).
+     * Only the rows committed since the known set was read are looked at: those whose id is above the catalog's
+     * highest at {@code watermark}'s reading (a range of the primary key, however large the catalog); a catalog whose
+     * file tables could not be read then is scanned whole.
      *
      * @param c the swept session
      * @param consulted every catalog the known set was loaded from
+     * @param watermark the reading taken before the known set was loaded
      * @return the re-check
      */
-    public static CatalogRecheck ofLiveFiles(Connection c, ConsultedCatalogs consulted) {
-        return new CatalogRecheck(c, consulted, false);
+    public static CatalogRecheck ofLiveFiles(Connection c, ConsultedCatalogs consulted, CatalogWatermark watermark) {
+        return new CatalogRecheck(c, consulted, false, watermark);
     }
 
     /**
@@ -307,40 +320,69 @@ public final class CatalogRecheck {
         return f;
     }
 
+    /** Where the round's names are bound among a {@link Statement}'s parameters. */
+    private static final Object NAMES = new Object();
+
+    /**
+     * One database's statement and its bind values in order ({@link #NAMES} where the round's array goes).
+     *
+     * @param text the SQL text
+     * @param params the values of its parameters
+     */
+    private record Statement(String text, List<Object> params) {
+    }
+
     /**
      * The statement of one database's catalogs: per catalog its file rows ({@link FileRows#sql}, columns 1 to
      * 8) and (with {@code queues}) its queue rows, column 9 whether the row is queued, column 10 the catalog's position
-     * in {@code cats}; rows whose path's last segment is one of the bound names.
+     * in {@code cats}; rows whose path's last segment is one of the bound names (and, with {@link #idsAtLoad}, whose id
+     * is above the catalog's highest then).
      */
-    private static String statement(Connection c, List<ConsultedCatalogs.Catalog> cats, boolean queues) throws SQLException {
+    private Statement statement(Connection c, List<ConsultedCatalogs.Catalog> cats) throws SQLException {
         String byName = " WHERE " + LAST_SEGMENT_SQL + " IN (SELECT name FROM n)";
+        List<Object> params = new ArrayList<>();
+        params.add(NAMES);
         StringBuilder sb = new StringBuilder("WITH n AS MATERIALIZED (SELECT DISTINCT unnest(?::text[]) AS name)");
         for (int i = 0; i < cats.size(); i++) {
             String schema = cats.get(i).schema();
+            CatalogWatermark.FileIds ids = idsAtLoad == null ? null : idsAtLoad.idsAtLoad(cats.get(i));
+            String dataFilter = byName;
+            String deleteFilter = byName;
+            params.add(i);
+            if (ids != null) {
+                dataFilter += " AND data_file_id > ?";
+                deleteFilter += " AND delete_file_id > ?";
+                params.add(ids.dataFile());
+                params.add(ids.deleteFile());
+            }
             sb.append(i == 0 ? " " : " UNION ALL ")
                     .append("SELECT *, false AS queued, ?::int AS cat FROM (")
-                    .append(FileRows.sql(c, schema, byName)).append(") k");
+                    .append(FileRows.sql(c, schema, dataFilter, deleteFilter, false)).append(") k");
             if (queues) {
                 sb.append(" UNION ALL SELECT path, path_is_relative, NULL, NULL, NULL, NULL, false, false, true, ?::int")
                         .append(" FROM ").append(Sql.qualified(schema, "ducklake_files_scheduled_for_deletion")).append(byName);
+                params.add(i);
             }
         }
-        return sb.toString();
+        return new Statement(sb.toString(), params);
     }
 
     private void check(Connection c, List<ConsultedCatalogs.Catalog> cats, Spellings sp, Set<String> out) throws SQLException {
-        String text = sql.get(c);
-        if (text == null) {
-            text = statement(c, cats, queues);
-            sql.put(c, text);
+        Statement st = sql.get(c);
+        if (st == null) {
+            st = statement(c, cats);
+            sql.put(c, st);
         }
-        try (PreparedStatement ps = c.prepareStatement(text)) {
+        try (PreparedStatement ps = c.prepareStatement(st.text())) {
             ps.setFetchSize(5000);
-            ps.setArray(1, c.createArrayOf("text", sp.byName.keySet().toArray()));
-            int per = queues ? 2 : 1;
-            for (int i = 0; i < cats.size(); i++) {
-                for (int k = 0; k < per; k++) {
-                    ps.setInt(2 + per * i + k, i);
+            for (int i = 0; i < st.params().size(); i++) {
+                Object p = st.params().get(i);
+                if (p == NAMES) {
+                    ps.setArray(i + 1, c.createArrayOf("text", sp.byName.keySet().toArray()));
+                } else if (p instanceof Integer n) {
+                    ps.setInt(i + 1, n);
+                } else {
+                    ps.setLong(i + 1, (Long) p);
                 }
             }
             try (ResultSet rs = ps.executeQuery()) {

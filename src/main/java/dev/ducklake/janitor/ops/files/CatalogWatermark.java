@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,12 +21,23 @@ import java.util.Map;
  * batch of 1,000 on a quiet server. A change made to a catalog's tables outside DuckLake, without a snapshot,
  * is not seen.
  *
+ * <p>It also holds, per catalog, the highest {@code data_file_id} and {@code delete_file_id} at that reading
+ * ({@link #idsAtLoad}): DuckLake 1.5.5 gives every file it commits the next id of its commit snapshot
+ * ({@code commit_snapshot.next_file_id++} in {@code DuckLakeTransaction}'s commit, in
+ * {@code src/storage/ducklake_transaction.cpp}), and a commit that loses the race for a snapshot id retries from the
+ * newer snapshot, so a file row committed after the reading has an id above every id at the reading. The re-check
+ * reads only those rows, a range of each file table's primary key, instead of a sequential scan of the whole
+ * table per batch. A row inserted outside DuckLake with an id at or below them is not seen, like a change without a
+ * snapshot.
+ *
  * <p>One statement per database (a {@code UNION ALL} over its catalogs), each in its own short transaction on the
  * connection that database is read through (the swept session's transaction is committed first). Not thread-safe.
  */
 public final class CatalogWatermark {
 
     private final Map<Connection, List<ConsultedCatalogs.Catalog>> byConnection = new LinkedHashMap<>();
+    /** The highest file ids of each catalog whose file tables could be read at the reading, by identity. */
+    private final Map<ConsultedCatalogs.Catalog, FileIds> idsAtLoad = new IdentityHashMap<>();
     /** The reading taken before the known set was loaded. */
     private List<Long> atLoad;
 
@@ -48,10 +60,24 @@ public final class CatalogWatermark {
         }
     }
 
+    /**
+     * The highest ids of a catalog's file rows at a reading: every file row DuckLake commits after it has an id above
+     * the one of its table.
+     *
+     * @param dataFile the highest {@code data_file_id}, -1 without rows
+     * @param deleteFile the highest {@code delete_file_id}, -1 without rows
+     */
+    record FileIds(long dataFile, long deleteFile) {
+    }
+
     private static boolean readable(Connection c, String schema) throws SQLException {
+        return readable(c, schema, "ducklake_snapshot");
+    }
+
+    private static boolean readable(Connection c, String schema, String table) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
                 "SELECT coalesce(pg_catalog.has_table_privilege(pg_catalog.to_regclass(?), 'SELECT'), false)")) {
-            ps.setString(1, Sql.qualified(schema, "ducklake_snapshot"));
+            ps.setString(1, Sql.qualified(schema, table));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getBoolean(1);
@@ -59,6 +85,36 @@ public final class CatalogWatermark {
         } finally {
             c.commit();
         }
+    }
+
+    /** Reads {@link #idsAtLoad} of every catalog whose two file tables can be read (an index lookup each). */
+    private void readIds(ConsultedCatalogs consulted, List<ConsultedCatalogs.Catalog> all) throws SQLException {
+        for (ConsultedCatalogs.Catalog cat : all) {
+            Connection c = consulted.connection(cat);
+            if (!readable(c, cat.schema(), "ducklake_data_file") || !readable(c, cat.schema(), "ducklake_delete_file")) {
+                continue; // re-checked by a scan of all its rows
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT coalesce(max(data_file_id), -1) FROM "
+                    + Sql.qualified(cat.schema(), "ducklake_data_file") + "), (SELECT coalesce(max(delete_file_id), -1) FROM "
+                    + Sql.qualified(cat.schema(), "ducklake_delete_file") + ")");
+                 ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                idsAtLoad.put(cat, new FileIds(rs.getLong(1), rs.getLong(2)));
+            } finally {
+                c.commit();
+            }
+        }
+    }
+
+    /**
+     * The highest file ids of a catalog at the reading taken before the known set: the re-check reads only its rows
+     * above them.
+     *
+     * @param cat a consulted catalog of the run
+     * @return its ids, or null when its file tables could not be read then (its re-check reads every row)
+     */
+    FileIds idsAtLoad(ConsultedCatalogs.Catalog cat) {
+        return idsAtLoad.get(cat);
     }
 
     /**
@@ -73,6 +129,9 @@ public final class CatalogWatermark {
     public static CatalogWatermark read(Connection session, ConsultedCatalogs consulted) throws SQLException {
         CatalogWatermark w = new CatalogWatermark(session, consulted);
         w.atLoad = w.now();
+        List<ConsultedCatalogs.Catalog> all = new ArrayList<>(consulted.catalogs());
+        all.addAll(consulted.reachOnly());
+        w.readIds(consulted, all);
         return w;
     }
 

@@ -38,6 +38,16 @@ final class FileRows {
      * {@code delete}), 10 the file id, 11 table_id, 12 begin_snapshot, 13 end_snapshot (null: live), 14 file_size_bytes.
      */
     static String sql(Connection c, String schema, String fileFilter, boolean details) throws SQLException {
+        return sql(c, schema, fileFilter, fileFilter, details);
+    }
+
+    /**
+     * {@link #sql(Connection, String, String, boolean)} with a condition of its own for each file table (its bind
+     * parameters, if any, come in that order: {@code dataFilter}'s, then {@code deleteFilter}'s), e.g. on their
+     * primary keys, whose names differ.
+     */
+    static String sql(Connection c, String schema, String dataFilter, String deleteFilter, boolean details)
+            throws SQLException {
         String sp = CatalogFiles.hasColumn(c, schema, "ducklake_schema", "path") ? "path, path_is_relative"
                 : "NULL::varchar AS path, NULL::boolean AS path_is_relative";
         String tp = CatalogFiles.hasColumn(c, schema, "ducklake_table", "path") ? "path, path_is_relative"
@@ -48,9 +58,9 @@ final class FileRows {
                 + " t.table_id IS NULL, s.schema_id IS NULL"
                 + (details ? ", f.kind, f.file_id, f.table_id, f.begin_snapshot, f.end_snapshot, f.file_size_bytes" : "")
                 + " FROM (SELECT table_id, path, path_is_relative" + dataDetails + " FROM " + Sql.qualified(schema, "ducklake_data_file")
-                + fileFilter
+                + dataFilter
                 + " UNION ALL SELECT table_id, path, path_is_relative" + deleteDetails + " FROM "
-                + Sql.qualified(schema, "ducklake_delete_file") + fileFilter + ") f"
+                + Sql.qualified(schema, "ducklake_delete_file") + deleteFilter + ") f"
                 + " LEFT JOIN (SELECT DISTINCT table_id, schema_id, " + tp + " FROM " + Sql.qualified(schema, "ducklake_table")
                 + ") t ON t.table_id = f.table_id"
                 + " LEFT JOIN (SELECT DISTINCT schema_id, " + sp + " FROM " + Sql.qualified(schema, "ducklake_schema")
