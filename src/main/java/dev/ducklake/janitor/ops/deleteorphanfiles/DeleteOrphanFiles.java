@@ -6,6 +6,8 @@ import dev.ducklake.janitor.pg.Transactions;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.catalog.CatalogInspector;
+import dev.ducklake.janitor.ops.files.CatalogRecheck;
+import dev.ducklake.janitor.ops.files.CatalogWatermark;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.ops.files.FileAges;
@@ -158,6 +160,8 @@ public final class DeleteOrphanFiles {
             List<String> leftToOthers = RunPasses.leftToOtherPasses(c, o.schema(), root, o.consult().runSchemas(),
                     o.dataPathOverride());
             c.setAutoCommit(false);
+            // before the known set: the re-check before each delete round reads only the file rows committed after it
+            CatalogWatermark watermark = CatalogWatermark.read(c, consulted);
             KnownFiles known = KnownFiles.load(c, consulted, true);
             // named per run; spill files of earlier runs that are gone (SIGKILL runs no finally) are removed first
             SpillFiles spills = SpillFiles.ofThisProcess();
@@ -229,7 +233,8 @@ public final class DeleteOrphanFiles {
                         + " path whose table or schema row is missing, or a NULL path); the candidates were not deleted"
                         + " because one of them could be such a file");
             } else if (!o.dryRun()) {
-                df = OrphanDeletes.delete(store, spill, listener, findings, c, consulted, control, s, o.deleteConcurrency(),
+                df = OrphanDeletes.delete(store, spill, listener, findings, c, CatalogRecheck.of(c, consulted, watermark),
+                        control, s, o.deleteConcurrency(),
                         AdvisoryLock.named(o.run().lockName(), o.schema()), o.inventory() == null ? null : cutoff.cutoff());
             }
             if (s.stoppedDuring == null) {

@@ -5,7 +5,6 @@ import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.ops.files.CatalogRecheck;
 import dev.ducklake.janitor.ops.files.CatalogRetry;
-import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.ops.files.DeleteProgress;
 import dev.ducklake.janitor.ops.files.ParallelDeletes;
 import dev.ducklake.janitor.ops.files.FileListener;
@@ -51,7 +50,7 @@ final class OrphanDeletes {
      *     listed (beyond {@value DeleteOrphanFiles#MAX_FINDINGS})
      */
     static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c,
-                                 ConsultedCatalogs consulted, RunControl control, DeleteOrphanFiles.Survey s, int concurrency,
+                                 CatalogRecheck recheck, RunControl control, DeleteOrphanFiles.Survey s, int concurrency,
                                  AdvisoryLock lock, Instant confirmBefore)
             throws JanitorException, IOException, SQLException {
         long deleted = 0;
@@ -63,7 +62,6 @@ final class OrphanDeletes {
         try (ParallelDeletes deletes = new ParallelDeletes(store, concurrency, control);
              DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(spill)))) {
             int round = Math.max(CatalogRecheck.MIN_ROUND, deletes.concurrency() * store.maxDeleteBatch());
-            CatalogRecheck recheck = CatalogRecheck.of(c, consulted);
             List<String> batch = new ArrayList<>();
             Map<String, long[]> meta = new HashMap<>();
             boolean eof = false;

@@ -45,9 +45,10 @@ import java.util.Set;
  * rows considered are those an exact match on the spellings would find, the names are sent once instead of every
  * spelling once per table and catalog, and the statements' text (which path columns each catalog's
  * format has) is worked out once per run. The catalogs have no index on {@code path}: each statement is a sequential
- * scan of their file tables, once per delete round (delete-orphan-files: at least {@value #MIN_ROUND} candidates);
- * cleanup-old-files' re-check ({@link #ofLiveFiles}) reads only the rows above the ids of the known set's reading, a
- * range of the primary key.
+ * scan of their file tables, once per delete round (delete-orphan-files: at least {@value #MIN_ROUND} candidates),
+ * except where the run read the ids of the known set's reading ({@link CatalogWatermark}: the runs of both commands):
+ * then only the data and delete file rows above them are read, a range of the primary key; the queues have no key
+ * and are read whole.
  *
  * <p>What it does not see: a row registered after it ran (the window is one round's delete calls), and a row
  * registered during the run under a spelling that is none of the above ({@code ./x.parquet}, {@code ../t/x.parquet},
@@ -110,6 +111,21 @@ public final class CatalogRecheck {
      */
     public static CatalogRecheck of(Connection c, ConsultedCatalogs consulted) {
         return new CatalogRecheck(c, consulted, true, null);
+    }
+
+    /**
+     * The re-check of a delete-orphan-files run whose known set was read after {@code watermark}: of the catalogs' data
+     * and delete files only the rows committed since are read, those whose id is above the catalog's highest at that
+     * reading (a range of the primary key, {@link CatalogWatermark#idsAtLoad}); the queues, which have no key, are
+     * read whole as in {@link #of(Connection, ConsultedCatalogs)}.
+     *
+     * @param c the swept session
+     * @param consulted every catalog the known set was loaded from
+     * @param watermark the reading taken before the known set was loaded
+     * @return the re-check
+     */
+    public static CatalogRecheck of(Connection c, ConsultedCatalogs consulted, CatalogWatermark watermark) {
+        return new CatalogRecheck(c, consulted, true, watermark);
     }
 
     /**

@@ -3,6 +3,10 @@ package dev.ducklake.janitor.bench;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
+import dev.ducklake.janitor.ops.files.AgeThreshold;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.DeleteOutcome;
@@ -31,10 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code ducklake.bench.n} queued local files in batches of 1,000. The same cleanup runs twice on identical trees: with
  * the neighbour quiet (the baseline: no re-check), and with the neighbour committing a snapshot at the first batch's
  * deletes (every later batch re-checked). Printed, never asserted on time:
- * {@code mvn -B -o test -Dtest=CleanupRecheckBenchmark -Dducklake.bench.storage=true [-Dducklake.bench.n=20000]
+ * {@code mvn -B -o test -Dtest=CatalogRecheckBenchmark -Dducklake.bench.storage=true [-Dducklake.bench.n=20000]
  * [-Dducklake.bench.rows=1000000]}.
  */
-class CleanupRecheckBenchmark {
+class CatalogRecheckBenchmark {
 
     @Test
     void recheckWhileANeighbourCommits() throws Exception {
@@ -60,6 +64,65 @@ class CleanupRecheckBenchmark {
             System.out.printf("cleanup-old-files re-check, %,d queued files, neighbour of %,d data files (round %d):"
                     + " quiet %.2f s, neighbour committing %.2f s, ratio %.2f%n", n, rows, round, quiet, moving, moving / quiet);
         }
+        try (Connection c = TestPostgres.get().connect()) {
+            // the next benchmark of this JVM would consult it too
+            Catalogs.exec(c, "DROP SCHEMA " + Sql.ident(neighbour.schema) + " CASCADE");
+        }
+    }
+
+    /**
+     * delete-orphan-files over {@code ducklake.bench.n} orphans (default 100,000: ten delete rounds) in a catalog whose
+     * data file table holds {@code ducklake.bench.rows} rows (none of them on disk), against the same sweep in a
+     * catalog of one row: what each round's re-check costs as the catalog grows. Printed, never asserted on time:
+     * {@code -Dtest=CatalogRecheckBenchmark#orphanRoundsInALargeCatalog}.
+     */
+    @Test
+    void orphanRoundsInALargeCatalog() throws Exception {
+        Assumptions.assumeTrue(Boolean.getBoolean("ducklake.bench.storage"), "set -Dducklake.bench.storage=true");
+        int n = Integer.getInteger("ducklake.bench.n", 100_000);
+        int rows = Integer.getInteger("ducklake.bench.rows", 1_000_000);
+        for (int round = 1; round <= 2; round++) {
+            double small = sweep(n, 0);
+            double large = sweep(n, rows);
+            System.out.printf("delete-orphan-files re-check, %,d orphans (round %d): catalog of 1 file %.2f s, of %,d files"
+                    + " %.2f s, ratio %.2f%n", n, round, small, rows, large, large / small);
+        }
+    }
+
+    private static double sweep(int n, int rows) throws Exception {
+        Path lake = Files.createTempDirectory("bench-orecheck-");
+        FileCatalog cat = FileCatalog.create("bench_orecheck", lake + "/");
+        Path dir = lake.resolve("main/o");
+        Files.createDirectories(dir);
+        byte[] b = new byte[16];
+        for (int i = 0; i < n; i++) {
+            Files.write(dir.resolve("f" + i + ".parquet"), b);
+        }
+        FileCatalog.file(lake.resolve("main/test/known.parquet"), java.time.Duration.ofDays(3));
+        cat.dataFile(1, "known.parquet", true);
+        try (Connection c = TestPostgres.get().connect()) {
+            c.setAutoCommit(true);
+            if (rows > 0) {
+                Catalogs.exec(c, "INSERT INTO " + Sql.qualified(cat.schema, "ducklake_data_file")
+                        + " (data_file_id, table_id, begin_snapshot, path, path_is_relative, file_format)"
+                        + " SELECT 10000000 + g, 1, 1, 'd' || g || '.parquet', true, 'parquet' FROM generate_series(1, " + rows + ") g");
+            }
+            Catalogs.exec(c, "ANALYZE " + Sql.qualified(cat.schema, "ducklake_data_file"));
+        }
+        Thread.sleep(20);
+        long t0 = System.nanoTime();
+        DeleteOrphanFilesResult r;
+        try (Connection c = TestPostgres.get().connect()) {
+            r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false)
+                    .withMinAge(java.time.Duration.ZERO).withAllowShortRetention(true).withOlderThan(AgeThreshold.parse("0s"))
+                    .withMaxOrphanRatio(1.0), FileListener.NONE);
+        }
+        double secs = (System.nanoTime() - t0) / 1e9;
+        assertThat(r.deleted()).isEqualTo(n);
+        try (Connection c = TestPostgres.get().connect()) {
+            Catalogs.exec(c, "DROP SCHEMA " + Sql.ident(cat.schema) + " CASCADE");
+        }
+        return secs;
     }
 
     /** One cleanup of n fresh queued files; with {@code committer}, that catalog commits a snapshot at the first delete. */
