@@ -36,6 +36,8 @@ import java.util.Map;
 public final class CatalogWatermark {
 
     private final Map<Connection, List<ConsultedCatalogs.Catalog>> byConnection = new LinkedHashMap<>();
+    /** The reading's statement of each connection, built on first use. */
+    private final Map<Connection, String> statements = new IdentityHashMap<>();
     /** The highest file ids of each catalog whose file tables could be read at the reading, by identity. */
     private final Map<ConsultedCatalogs.Catalog, FileIds> idsAtLoad = new IdentityHashMap<>();
     /** The reading taken before the known set was loaded. */
@@ -147,6 +149,16 @@ public final class CatalogWatermark {
         return blind || !reading.equals(atLoad);
     }
 
+    /** One database's reading: the newest snapshot of each of its catalogs, in the order of {@code cats}. */
+    private static String statement(List<ConsultedCatalogs.Catalog> cats) {
+        StringBuilder sql = new StringBuilder();
+        for (ConsultedCatalogs.Catalog cat : cats) {
+            sql.append(sql.length() == 0 ? "" : " UNION ALL ").append("(SELECT ?::int, coalesce(max(snapshot_id), -1) FROM ")
+                    .append(Sql.qualified(cat.schema(), "ducklake_snapshot")).append(")");
+        }
+        return sql.append(" ORDER BY 1").toString();
+    }
+
     /**
      * The newest snapshot of each consulted catalog now, in a fixed order.
      *
@@ -158,14 +170,9 @@ public final class CatalogWatermark {
         for (Map.Entry<Connection, List<ConsultedCatalogs.Catalog>> e : byConnection.entrySet()) {
             Connection c = e.getKey();
             List<ConsultedCatalogs.Catalog> cats = e.getValue();
-            StringBuilder sql = new StringBuilder();
-            for (ConsultedCatalogs.Catalog cat : cats) {
-                sql.append(sql.length() == 0 ? "" : " UNION ALL ").append("(SELECT ?::int, coalesce(max(snapshot_id), -1) FROM ")
-                        .append(Sql.qualified(cat.schema(), "ducklake_snapshot")).append(")");
-            }
-            sql.append(" ORDER BY 1");
+            String sql = statements.computeIfAbsent(c, k -> statement(cats));
             c.commit();
-            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
                 for (int i = 0; i < cats.size(); i++) {
                     ps.setInt(i + 1, i);
                 }
