@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cleanup-old-files as whole processes (issue 27), interleaved on identical trees made anew before every run: this build
-# (JAR, default target/), optionally another build (BEFORE_JAR: the commit before a change), the same build at -Xmx128m,
+# (JAR, default target/), optionally another build (BEFORE_JAR: the commit before a change), the same build at -Xmx128m
+# (G1, the JVM's default collector, and the serial collector: the one-shot profile of docs/operating.md),
 # DuckLake's own ducklake_cleanup_old_files (through src/test/python/ducklake_driver.py: python, DuckDB, ATTACH and the
 # call) and find -delete (the unlink floor). Each tree: N files of 16 bytes in one folder, N queue rows 3 days old.
 # Usage (after mvn package and scripts/install-ducklake-test-env.sh, a PostgreSQL on PORT with trust auth for postgres):
@@ -47,6 +48,8 @@ for n in ${SIZES//,/ }; do for r in $(seq 1 "$RUNS"); do
   fi
   seed "$n" "$W/cof_bench_jan" cof_bench_jan
   echo "n=$n run=$r after128 $(t java -Xmx128m -jar "$JAR" cleanup-old-files --catalog "$CAT" --yes) left=$(ls "$W/cof_bench_jan/main/q" | wc -l)"
+  seed "$n" "$W/cof_bench_jan" cof_bench_jan
+  echo "n=$n run=$r serial128 $(t java -Xmx128m -XX:+UseSerialGC -jar "$JAR" cleanup-old-files --catalog "$CAT" --yes) left=$(ls "$W/cof_bench_jan/main/q" | wc -l)"
   seed "$n" "$W/floor"
   echo "n=$n run=$r find     $(t find "$W/floor/main/q" -type f -delete) left=$(ls "$W/floor/main/q" | wc -l) load=$(cut -d' ' -f1 /proc/loadavg)"
 done; done
