@@ -55,7 +55,7 @@ final class S3Sizes {
             String bucket = f.getKey().substring(0, f.getKey().indexOf('/'));
             String prefix = f.getKey().substring(bucket.length() + 1);
             List<Map.Entry<String, String>> keys = new ArrayList<>(f.getValue().entrySet());
-            int parts = (int) Math.max(1, Math.min(listConcurrency, keys.size() / SIZE_RUN_KEYS));
+            int parts = Math.max(1, Math.min(listConcurrency, keys.size() / SIZE_RUN_KEYS));
             for (int i = 0; i < parts; i++) {
                 List<Map.Entry<String, String>> run = keys.subList(i * keys.size() / parts, (i + 1) * keys.size() / parts);
                 runs.add(() -> sizeRun(bucket, prefix, run));

@@ -57,7 +57,7 @@ public final class OrphanedStatsRowsRule extends NamedRule {
              java.sql.ResultSet rs = ps.executeQuery()) {
             if (rs.next()) {
                 n = rs.getLong(1);
-                first = (Long) rs.getObject(2, Long.class);
+                first = rs.getObject(2, Long.class);
             }
         }
         if (n > 0 && first != null && examples.size() < ctx.maxExamples()) {

@@ -95,7 +95,7 @@ public final class CompactionPlanner {
                 + Sql.qualified(schema, "ducklake_metadata")); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.add(new Option(rs.getString(1), rs.getString(2), scoped ? rs.getString(3) : null,
-                        scoped ? (Long) rs.getObject(4, Long.class) : null));
+                        scoped ? rs.getObject(4, Long.class) : null));
             }
         }
         return out;
@@ -372,8 +372,8 @@ public final class CompactionPlanner {
                     Array a = rs.getArray(6);
                     List<String> values = a == null ? List.of() : Arrays.asList((String[]) a.getArray());
                     long id = rs.getLong(1);
-                    out.add(new DataFile(id, rs.getLong(2), rs.getLong(3), (Long) rs.getObject(4, Long.class),
-                            (Long) rs.getObject(5, Long.class), values, rs.getBoolean(7), rs.getLong(8), inlinedDeletes.getOrDefault(id, 0L)));
+                    out.add(new DataFile(id, rs.getLong(2), rs.getLong(3), rs.getObject(4, Long.class),
+                            rs.getObject(5, Long.class), values, rs.getBoolean(7), rs.getLong(8), inlinedDeletes.getOrDefault(id, 0L)));
                 }
             }
         }

@@ -394,14 +394,14 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
                 t.sel.bind(c, ps, 2);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    return (Long) rs.getObject(1, Long.class);
+                    return rs.getObject(1, Long.class);
                 }
             }
         }
         try (Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT min(snapshot_id) FROM " + layout.q("ducklake_snapshot"))) {
             rs.next();
-            return (Long) rs.getObject(1, Long.class);
+            return rs.getObject(1, Long.class);
         }
     }
 

@@ -268,9 +268,6 @@ public final class MissingObjects {
                 throw e;
             } catch (StorageException se) {
                 throw listingFailed(root, se);
-            } catch (IOException e) {
-                throw new JanitorException(Reason.STORAGE, "Closing the listing of " + root.canonical() + " failed: "
-                        + e.getMessage(), e);
             }
         }
         return m;
