@@ -48,6 +48,25 @@ public final class CatalogDiscovery {
     }
 
     /**
+     * The schemas holding a {@code ducklake_metadata} relation now, whatever the role may read there (the candidates
+     * of {@link #access}, without its privilege checks): one probe of {@code pg_class}'s name index.
+     *
+     * @param c a connection to the database (its transaction state is left as it was)
+     * @return the schema names
+     * @throws SQLException on database errors
+     */
+    public static java.util.Set<String> metadataSchemas(Connection c) throws SQLException {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT DISTINCT n.nspname::text" + METADATA_RELATIONS);
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    /**
      * Whether a schema's {@code ducklake_metadata} has the row of key {@code version} (the schema holds a DuckLake
      * catalog, not a table of that name by chance).
      *

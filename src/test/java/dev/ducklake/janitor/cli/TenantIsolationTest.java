@@ -374,6 +374,71 @@ class TenantIsolationTest {
         assertThat(stray).as("nothing deleted").exists();
     }
 
+    /**
+     * The trial of 2026-12-06 (stop 39, data lost before the fix): a new database with a DuckLake catalog, created while
+     * cleanup-old-files runs, that registers queued files of the swept lake by their absolute paths. The run read the
+     * server's databases once, at its start; now, before each batch, it looks for catalogs that appeared (a login to each
+     * database that held none) and stops before the deletes. Every file the new catalog registered while it was still
+     * there survives.
+     */
+    @Test
+    void aCatalogInADatabaseCreatedDuringCleanupStopsItAndItsFilesSurvive() throws Exception {
+        String db = database("iso_appearmain");
+        Path lake = dir.resolve("lake");
+        int n = 400;
+        List<Path> queued = new ArrayList<>();
+        try (Connection c = su(db)) {
+            sweptCatalog(c, lake);
+            for (int i = 0; i < n; i++) {
+                queued.add(FileCatalog.file(lake.resolve("main/q/f" + i + ".parquet"), OLD));
+            }
+            Catalogs.exec(c, "INSERT INTO " + Sql.qualified("lake", "ducklake_files_scheduled_for_deletion")
+                    + " SELECT 900000 + g, 'main/q/f' || g || '.parquet', true, now() - interval '10 days'"
+                    + " FROM generate_series(0, " + (n - 1) + ") g");
+        }
+        List<Path> registered = new ArrayList<>();
+        Thread tenant = new Thread(() -> {
+            try {
+                while (queued.stream().allMatch(Files::exists)) {
+                    Thread.sleep(5);
+                }
+                String db2 = database("iso_appearnew");
+                try (Connection c = su(db2)) {
+                    catalog(c, "fresh", dir.resolve("fresh") + "/");
+                    grantRead(c, "fresh");
+                    // a batch checked before the catalog existed may still be deleting (the one-batch window of
+                    // docs/storage-maintenance.md); the files registered after that are the ones the check protects
+                    Thread.sleep(500);
+                    c.setAutoCommit(false);
+                    long id = 7000;
+                    for (Path f : queued) {
+                        if (Files.exists(f)) {
+                            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + Sql.qualified("fresh", "ducklake_data_file")
+                                    + " (data_file_id, table_id, begin_snapshot, path, path_is_relative, file_format)"
+                                    + " VALUES (?, 1, 1, ?, false, 'parquet')")) {
+                                ps.setLong(1, id++);
+                                ps.setString(2, f.toString());
+                                ps.executeUpdate();
+                            }
+                            registered.add(f);
+                        }
+                    }
+                    c.commit();
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        tenant.start();
+        CliRun run = CliRun.run("cleanup-old-files", "--catalog", url(db), "--metadata-schema", "lake", "--older-than", "1d",
+                "--batch-size", "1", "--delete-concurrency", "1", "--yes", "--output", "json");
+        tenant.join(60_000);
+        assertThat(registered).as("the new catalog registered files the run had not reached\n%s", run).isNotEmpty();
+        assertAllExist(registered);
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out()).contains("appeared during the run").contains("iso_appearnew/fresh");
+    }
+
     @Test
     void anUnreadableCatalogInAnotherDatabaseStopsTheRunUnlessExcludedByDatabaseAndName() throws Exception {
         String db = database("iso_main2");

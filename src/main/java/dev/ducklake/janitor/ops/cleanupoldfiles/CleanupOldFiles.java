@@ -8,6 +8,7 @@ import dev.ducklake.janitor.pg.TablePrivileges;
 import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.ops.files.CatalogCensus;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
 import dev.ducklake.janitor.ops.files.CatalogRecheck;
 import dev.ducklake.janitor.ops.files.CatalogRetry;
@@ -399,16 +400,14 @@ public final class CleanupOldFiles {
         }
 
         /**
-         * The last look at the catalogs before a batch's deletes: once a consulted catalog committed since the known set
-         * was read ({@link CatalogWatermark}: a new snapshot; from then on for every batch, the known set being stale),
-         * which of the batch's files a data or delete file row names now ({@link CatalogRecheck#ofLiveFiles}): a file registered during the run (an
-         * {@code ducklake_add_data_files} of the queued path in another catalog, a writer's commit) is kept, its rows
-         * too, as {@code kept_live}. The reading and the re-check run as one catalog transaction, retried as a whole
-         * ({@link CatalogRetry}).
+         * The last look at the catalogs before a batch's deletes: a catalog created since the survey stops the run
+         * ({@link CatalogCensus}); once a consulted catalog committed since the known set was read ({@link CatalogWatermark}),
+         * which of the batch's files a data or delete file row names now ({@link CatalogRecheck#ofLiveFiles}) is kept, its
+         * rows too, as {@code kept_live}. One catalog transaction, retried as a whole ({@link CatalogRetry}).
          *
          * @param candidates the batch's entries whose files would go; those kept are removed
          * @param toDelete canonical location to address; those kept are removed
-         * @return false when the run's bounds refused a retry's wait (a clean stop before the deletes)
+         * @return false for a clean stop before the deletes (a catalog appeared; the bounds refused a retry's wait)
          */
         private boolean registeredDuringRun(List<QueueCursor.Entry> candidates, Map<String, String> toDelete)
                 throws JanitorException, SQLException {
@@ -416,17 +415,28 @@ public final class CleanupOldFiles {
                 return true;
             }
             Set<String> live;
+            List<String> appeared = new ArrayList<>();
             try {
                 live = CatalogRetry.run(c, control, "re-checking the files of batch " + t.batches + " against the catalogs",
                         () -> {
+                            // a catalog created during the run is in neither the known set nor the re-check
+                            appeared.clear();
+                            appeared.addAll(consulted.census().appeared(consulted));
                             // once a catalog moved, the known set is stale for every batch after (no further reading)
-                            stale = stale || watermark.moved(watermark.now());
-                            return stale ? recheck.named(toDelete.values()) : Set.<String>of();
+                            stale = stale || appeared.isEmpty() && watermark.moved(watermark.now());
+                            return stale && appeared.isEmpty() ? recheck.named(toDelete.values()) : Set.<String>of();
                         });
             } catch (CatalogRetry.Stopped stopped) {
                 t.stoppedDuring = "deleting";
                 t.finding("stopped before the deletes of batch " + t.batches + " (" + stopped.getCause().getMessage()
                         + "): its rows are kept");
+                return false;
+            }
+            if (!appeared.isEmpty()) {
+                t.stoppedDuring = "deleting";
+                String why = CatalogCensus.stopLine("the deletes of batch " + t.batches, appeared, "its rows are kept");
+                t.finding(why);
+                control.recorder().warn(why);
                 return false;
             }
             if (live.isEmpty()) {

@@ -233,7 +233,8 @@ public final class DeleteOrphanFiles {
                         + " path whose table or schema row is missing, or a NULL path); the candidates were not deleted"
                         + " because one of them could be such a file");
             } else if (!o.dryRun()) {
-                df = OrphanDeletes.delete(store, spill, listener, findings, c, CatalogRecheck.of(c, consulted, watermark),
+                df = OrphanDeletes.delete(store, spill, listener, findings, c, consulted,
+                        CatalogRecheck.of(c, consulted, watermark),
                         control, s, o.deleteConcurrency(),
                         AdvisoryLock.named(o.run().lockName(), o.schema()), o.inventory() == null ? null : cutoff.cutoff());
             }

@@ -4,7 +4,9 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.AdvisoryLock;
 import dev.ducklake.janitor.ops.files.CatalogRecheck;
+import dev.ducklake.janitor.ops.files.CatalogCensus;
 import dev.ducklake.janitor.ops.files.CatalogRetry;
+import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.ops.files.DeleteProgress;
 import dev.ducklake.janitor.ops.files.ParallelDeletes;
 import dev.ducklake.janitor.ops.files.FileListener;
@@ -50,7 +52,8 @@ final class OrphanDeletes {
      *     listed (beyond {@value DeleteOrphanFiles#MAX_FINDINGS})
      */
     static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c,
-                                 CatalogRecheck recheck, RunControl control, DeleteOrphanFiles.Survey s, int concurrency,
+                                 ConsultedCatalogs consulted, CatalogRecheck recheck, RunControl control,
+                                 DeleteOrphanFiles.Survey s, int concurrency,
                                  AdvisoryLock lock, Instant confirmBefore)
             throws JanitorException, IOException, SQLException {
         long deleted = 0;
@@ -86,10 +89,14 @@ final class OrphanDeletes {
                     // retries there (CatalogRetry): each attempt reads the catalogs again, and only the answer of an
                     // attempt that committed decides what is deleted
                     Set<String> live;
+                    List<String> appeared = new ArrayList<>();
                     try {
                         live = CatalogRetry.run(c, control, "re-checking a round of " + batch.size()
                                 + " orphans against the catalogs", () -> {
-                                    Set<String> named = recheck.named(batch);
+                                    // a catalog created during the run is in neither the known set nor the re-check
+                                    appeared.clear();
+                                    appeared.addAll(consulted.census().appeared(consulted));
+                                    Set<String> named = appeared.isEmpty() ? recheck.named(batch) : Set.of();
                                     // the session that re-checked is the one holding the run's lock: else a pooler moved us off it
                                     lock.verify(c);
                                     c.commit();
@@ -98,6 +105,15 @@ final class OrphanDeletes {
                     } catch (CatalogRetry.Stopped stopped) {
                         // a clean stop before the round's deletes, as between rounds: its candidates stay for the next run
                         control.stoppedByBounds();
+                        break;
+                    }
+                    if (!appeared.isEmpty()) {
+                        // a clean stop before the round's deletes: its candidates stay for the next run, which reads them
+                        s.stoppedDuring = "deleting";
+                        String why = CatalogCensus.stopLine("a round of " + batch.size() + " orphans", appeared,
+                                "none of them was deleted");
+                        findings.add(why);
+                        control.recorder().warn(why);
                         break;
                     }
                     if (!live.isEmpty()) {

@@ -90,6 +90,8 @@ public final class ConsultedCatalogs implements AutoCloseable {
     private final List<String> excluded = new ArrayList<>();
     private final List<NotConsulted> notConsulted = new ArrayList<>();
     private final Map<String, Connection> remotes = new LinkedHashMap<>();
+    /** The catalog schemas of each surveyed database, to tell one that appears during the run. */
+    private final CatalogCensus census = new CatalogCensus();
 
     private ConsultedCatalogs(Connection session) {
         this.session = session;
@@ -281,6 +283,26 @@ public final class ConsultedCatalogs implements AutoCloseable {
      */
     public Connection connection(Catalog catalog) {
         return catalog.local() ? session : remotes.get(catalog.remote().describe());
+    }
+
+    /**
+     * The catalogs of each database as the survey saw them: before each delete batch the sweeps ask it whether a
+     * catalog appeared since ({@link CatalogCensus#appeared}).
+     *
+     * @return the census (empty for a plain list, {@link #of})
+     */
+    public CatalogCensus census() {
+        return census;
+    }
+
+    /** @return the swept session */
+    Connection session() {
+        return session;
+    }
+
+    /** @return the held connections to other databases, by {@link ConnectionSpec#describe()} */
+    Map<String, Connection> remoteConnections() {
+        return java.util.Collections.unmodifiableMap(remotes);
     }
 
     /** Closes the other databases' connections (the swept session stays open). */

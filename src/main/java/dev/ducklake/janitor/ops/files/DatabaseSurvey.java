@@ -103,6 +103,7 @@ final class DatabaseSurvey {
      * @throws SQLException on database errors
      */
     void run(String own, PathResolver ownResolver) throws JanitorException, SQLException {
+        cc.census().configure(o, stop, lockTimeout());
         String ownDb = sweptCatalog(own, ownResolver);
         Set<String> explicitLocal = new HashSet<>();
         List<ConnectionSpec.CatalogReference> remoteRefs = new ArrayList<>();
@@ -183,6 +184,8 @@ final class DatabaseSurvey {
         for (String[] db : ServerDatabases.otherDatabases(session)) {
             if (!coveredDatabases.contains(db[0]) && !ServerDatabases.pristineTemplate0(db)) {
                 consultOther(db);
+            } else {
+                cc.census().leaveAlone(db[0]);
             }
         }
     }
@@ -198,6 +201,10 @@ final class DatabaseSurvey {
     private void consultOther(String[] db) throws JanitorException, SQLException {
         String name = db[0];
         String waiver = name + "/" + WHOLE_DATABASE;
+        if (!Boolean.parseBoolean(db[1]) || !Boolean.parseBoolean(db[2])) {
+            // refused below (the run stops) unless waived (then excluded): the census leaves it alone
+            cc.census().leaveAlone(name);
+        }
         if (!Boolean.parseBoolean(db[1])) {
             String why = "the role has no CONNECT privilege on it, so a DuckLake catalog there cannot be seen";
             if (!waived(name, why)) {
@@ -228,6 +235,7 @@ final class DatabaseSurvey {
                         + " server were being consulted (at " + Sql.printable(name) + "). Nothing was listed or deleted.", e);
             }
             String why = "connecting failed: " + spec.redact(e.getMessage());
+            cc.census().leaveAlone(name); // refused below (the run stops) unless waived
             if (!waived(name, why)) {
                 unreachable.add(Sql.printable(name) + " (" + why + "; waived only by --exclude-catalog-schema "
                         + waiver + ")");
@@ -305,7 +313,13 @@ final class DatabaseSurvey {
             throws JanitorException, SQLException {
         ConnectionSpec server = o.server();
         boolean found = false;
-        for (CatalogDiscovery.Access a : CatalogDiscovery.access(dc, FILE_TABLES)) {
+        List<CatalogDiscovery.Access> access = CatalogDiscovery.access(dc, FILE_TABLES);
+        Set<String> schemas = new HashSet<>();
+        for (CatalogDiscovery.Access a : access) {
+            schemas.add(a.schema());
+        }
+        cc.census().saw(remote, schemas);
+        for (CatalogDiscovery.Access a : access) {
             if (onlySchema != null && !onlySchema.equals(a.schema())) {
                 continue;
             }

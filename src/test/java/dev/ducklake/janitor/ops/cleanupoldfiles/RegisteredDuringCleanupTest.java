@@ -89,4 +89,56 @@ class RegisteredDuringCleanupTest {
         assertThat(mine.queueRows()).as("the kept files' rows stay").isEqualTo(2);
         assertThat(Files.exists(victim)).isTrue();
     }
+
+    /**
+     * The trial of 2026-12-06 (stop 39, data lost before the fix): a catalog created during the run (a new
+     * METADATA_SCHEMA in the same database) that registers queued files was in neither the known set nor the re-check,
+     * and its files were deleted. The run now stops before the next batch's deletes, keeping the rest for the next run.
+     */
+    @Test
+    void aCatalogCreatedDuringTheRunStopsItBeforeTheNextDeletes() throws Exception {
+        Path lake = dir.resolve("lake");
+        FileCatalog mine = FileCatalog.create("newcat_mine", lake + "/");
+        List<Path> files = new ArrayList<>();
+        for (String n : List.of("a", "b", "c", "d")) {
+            files.add(FileCatalog.file(lake.resolve("main/test/" + n + ".parquet"), OLD));
+            mine.queue("main/test/" + n + ".parquet", true, OLD);
+        }
+        AtomicBoolean created = new AtomicBoolean();
+        ForwardingStore store = new ForwardingStore(new LocalFileStore(lake)) {
+            @Override
+            public DeleteOutcome delete(List<String> addresses) throws StorageException {
+                return delete(addresses, false);
+            }
+
+            @Override
+            public DeleteOutcome delete(List<String> addresses, boolean measure) throws StorageException {
+                if (created.compareAndSet(false, true)) {
+                    try {
+                        // a new tenant's catalog, elsewhere, registering the files of later batches by absolute path
+                        FileCatalog fresh = FileCatalog.create("newcat_fresh", dir.resolve("fresh") + "/");
+                        for (Path f : files.subList(1, 4)) {
+                            fresh.dataFile(1, f.toString(), false);
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                return inner.delete(addresses, measure);
+            }
+        };
+        List<String> events = new ArrayList<>();
+        CleanupOldFilesResult r = CleanupOldFilesLocalTest.run(mine, store, o -> o.withDryRun(false).withBatchSize(1)
+                .withDeleteConcurrency(1), events);
+
+        assertThat(created).isTrue();
+        assertThat(files.get(0)).as("the first batch's file, deleted before the catalog appeared").doesNotExist();
+        for (Path f : files.subList(1, 4)) {
+            assertThat(f).as("registered by a catalog created during the run\n%s", events).exists();
+        }
+        assertThat(r.filesDeleted()).isEqualTo(1);
+        assertThat(r.stoppedDuring()).isEqualTo("deleting");
+        assertThat(r.findings()).anySatisfy(f -> assertThat(f).contains("appeared during the run").contains("newcat_fresh"));
+        assertThat(mine.queueRows()).as("the rows of the files not deleted stay").isEqualTo(3);
+    }
 }

@@ -244,6 +244,44 @@ class DeleteOrphanFilesLocalTest {
         assertThat(Files.exists(mine)).isTrue();
     }
 
+    /**
+     * The trial of 2026-12-06 (stop 39): a catalog created while the sweep lists (a new tenant's METADATA_SCHEMA in the
+     * same database, registering an old file of this lake by its absolute path) is in neither the known set nor the
+     * re-check before the deletes. The sweep stops before the round's deletes; the next run reads the new catalog.
+     */
+    @Test
+    void aCatalogCreatedDuringTheSweepStopsItBeforeTheDeletes() throws Exception {
+        Path lake = dir.resolve("appears");
+        FileCatalog a = FileCatalog.create("dof_appears_a", lake + "/");
+        Path mine = FileCatalog.file(lake.resolve("main/test/mine.parquet"), OLD);
+        Path adopted = FileCatalog.file(lake.resolve("main/test/adopted.parquet"), OLD);
+        a.dataFile(1, "mine.parquet", true);
+        java.util.concurrent.atomic.AtomicBoolean created = new java.util.concurrent.atomic.AtomicBoolean();
+        FileStore store = new dev.ducklake.janitor.storage.ForwardingStore(new LocalFileStore()) {
+            @Override
+            public Listing list(dev.ducklake.janitor.storage.StorageLocation prefix)
+                    throws dev.ducklake.janitor.storage.StorageException {
+                if (created.compareAndSet(false, true)) {
+                    try {
+                        FileCatalog b = FileCatalog.create("dof_appears_b", dir.resolve("elsewhere") + "/");
+                        b.dataFile(1, adopted.toString(), false);
+                    } catch (java.sql.SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                return inner.list(prefix);
+            }
+        };
+        List<String> events = new ArrayList<>();
+        DeleteOrphanFilesResult r = run(a, store, o -> o.withDryRun(false).withMaxOrphanRatio(0.9), events);
+        assertThat(created).isTrue();
+        assertThat(adopted).as("registered by a catalog created during the sweep\n%s", events).exists();
+        assertThat(mine).exists();
+        assertThat(r.deleted()).isZero();
+        assertThat(r.stoppedDuring()).isEqualTo("deleting");
+        assertThat(r.findings()).anySatisfy(f -> assertThat(f).contains("appeared during the run").contains("dof_appears_b"));
+    }
+
     /** A file name DuckLake writes (the unknown-table-folder brake looks at these). */
     private static String ducklakeName() {
         return "ducklake-" + java.util.UUID.randomUUID() + ".parquet";
