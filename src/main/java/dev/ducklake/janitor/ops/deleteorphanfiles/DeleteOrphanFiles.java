@@ -176,6 +176,13 @@ public final class DeleteOrphanFiles {
                         + " counts are those of the files listed so far, and the next run lists again from the start");
                 return result(o, resolver, cutoff, consulted, known, s, new long[] {0, 0, 0, 0, 0}, findings, control, null);
             }
+            if (s.inventory.otherHost > 0) {
+                control.recorder().warn(s.inventory.otherHost + (s.inventory.otherHost == 1 ? " entry" : " entries")
+                        + " of the inventory " + o.inventory() + " name a file"
+                        + " on another host (file://HOST/…, e.g. " + CatalogInspector.printable(s.inventory.otherHostExample)
+                        + "): not a local address of this store, ignored as entries outside the data path are; an inventory"
+                        + " of this store spells its files as local paths, file:///path or file://localhost/path");
+            }
             if (s.listed == 0 && known.rows() > 0) {
                 // nothing can be deleted, so no brake applies; but an empty listing of a lake whose catalogs know files
                 // is a wrong data path, a truncated inventory or lost data, not a clean lake
