@@ -112,6 +112,14 @@ public final class DeleteOrphanFiles {
      * @throws JanitorException BRAKE_ROOT_PATH
      */
     public static StorageLocation checkRoot(PathResolver resolver, DeleteOrphanFilesOptions o) throws JanitorException {
+        String host = StorageLocation.foreignFileHost(resolver.dataPath());
+        if (host != null) {
+            // parsed, file://HOST/lake/ is HOST/lake/ below the working directory: another directory than the lake's
+            throw new JanitorException(Reason.BRAKE_ROOT_PATH, "The data path " + CatalogInspector.printable(resolver.dataPath())
+                    + " is a file URI of another host (" + CatalogInspector.printable(host) + "), not a location on this"
+                    + " machine. Nothing was deleted. Point --data-path at the lake as this machine reaches it (a local path,"
+                    + " file:///path or an object-store URL).");
+        }
         StorageLocation root;
         try {
             root = resolver.dataLocation();

@@ -409,4 +409,35 @@ class CleanupOldFilesLocalTest {
         assertThat(mine).doesNotExist();
         assertThat(cat.queueRows()).as("the folder's row stays").isEqualTo(1);
     }
+
+    /**
+     * Stop 39: a queued absolute path {@code file://HOST/p} of another host was taken for the file {@code HOST/p} below
+     * the working directory, and deleted when that lay under the data path. It names no local file of this store: the
+     * dry run says would_fail, the execute run refuses it (its row stays), the file below the working directory stays.
+     */
+    @Test
+    void aQueuedFileUriOfAnotherHostIsNeverALocalFile() throws Exception {
+        Path lake = Path.of("target", "cof-host-" + System.nanoTime()).toAbsolutePath();
+        String relative = Path.of("").toAbsolutePath().relativize(lake).toString();
+        try {
+            FileCatalog cat = FileCatalog.create("cof_host", lake + "/");
+            Path theirs = FileCatalog.file(lake.resolve("main/t1/theirs.parquet"), OLD);
+            Path mine = FileCatalog.file(lake.resolve("main/t1/old.parquet"), OLD);
+            cat.queue("file://" + relative + "/main/t1/theirs.parquet", false, OLD);
+            cat.queue("main/t1/old.parquet", true, OLD);
+            List<String> events = new ArrayList<>();
+            CleanupOldFilesResult dry = run(cat, new LocalFileStore(lake), o -> o, events);
+            assertThat(events).as("%s", events).noneSatisfy(e -> assertThat(e).startsWith("would_delete file://"));
+            CleanupOldFilesResult r = run(cat, new LocalFileStore(lake), o -> o.withDryRun(false), new ArrayList<>());
+            assertThat(theirs).as("never taken for a file below the working directory").exists();
+            assertThat(mine).doesNotExist();
+            assertThat(r.filesDeleted()).isEqualTo(1);
+            assertThat(cat.queueRows()).as("the other host's row stays").isEqualTo(1);
+            assertThat(dry.exitCode()).isEqualTo(r.exitCode());
+        } finally {
+            try (var w = Files.walk(lake)) {
+                w.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
 }
