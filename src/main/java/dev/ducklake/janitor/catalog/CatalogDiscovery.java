@@ -12,6 +12,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Finds the DuckLake catalogs of one PostgreSQL database: the one place that knows what a DuckLake metadata schema is.
@@ -167,7 +169,8 @@ public final class CatalogDiscovery {
      * @param isCatalog whether it holds a DuckLake catalog: its {@code ducklake_metadata} has a {@code version} row, or
      *     it cannot be read (then it must be assumed to be one)
      * @param absent the tables asked for that the schema does not hold at all (a catalog half created or half dropped,
-     *     or a schema holding only a stray {@code ducklake_metadata}), in the order asked; empty when all exist
+     *     or a schema holding only a stray {@code ducklake_metadata}), in the order asked, then the columns asked for
+     *     that an existing table lacks, as {@code table.column} (a layout no DuckLake format has); empty when all exist
      */
     public record Access(String schema, List<String> missing, boolean isCatalog, List<String> absent) {
         /** @return whether the role can read every table asked for */
@@ -195,6 +198,29 @@ public final class CatalogDiscovery {
      * @throws SQLException on database errors
      */
     public static List<Access> access(Connection c, List<String> tables) throws SQLException {
+        return access(c, tables, Map.of());
+    }
+
+    /**
+     * {@link #access(Connection, List)}, and which of the given columns an existing table lacks (in
+     * {@link Access#absent()} as {@code table.column}, after the absent tables): ask only for columns every format
+     * version has, so that a catalog whose reads would fail on a missing column (SQLSTATE 42703) is told apart before.
+     *
+     * @param c an open connection (autocommit or in a transaction)
+     * @param tables the catalog tables a caller must read
+     * @param columns the columns a caller reads, by table (tables not in {@code tables} are asked for too)
+     * @return one entry per schema
+     * @throws SQLException on database errors
+     */
+    public static List<Access> access(Connection c, List<String> tables, Map<String, List<String>> columns) throws SQLException {
+        List<String> colTables = new ArrayList<>();
+        List<String> colNames = new ArrayList<>();
+        for (Map.Entry<String, List<String>> e : new TreeMap<>(columns).entrySet()) {
+            for (String col : e.getValue()) {
+                colTables.add(e.getKey());
+                colNames.add(col);
+            }
+        }
         List<String> all = new ArrayList<>();
         all.add("ducklake_metadata");
         for (String t : tables) {
@@ -210,10 +236,16 @@ public final class CatalogDiscovery {
                 + " ON r.relnamespace = n.oid AND r.relname = x.t"
                 + " WHERE NOT pg_catalog.has_table_privilege(r.oid, 'SELECT') ORDER BY x.o)::text[],"
                 + " ARRAY(SELECT x.t FROM unnest(?::text[]) WITH ORDINALITY AS x(t, o) WHERE NOT EXISTS (SELECT 1"
-                + " FROM pg_catalog.pg_class r WHERE r.relnamespace = n.oid AND r.relname = x.t) ORDER BY x.o)::text[]"
+                + " FROM pg_catalog.pg_class r WHERE r.relnamespace = n.oid AND r.relname = x.t) ORDER BY x.o)::text[],"
+                + " ARRAY(SELECT x.t || '.' || x.col FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS x(t, col, o)"
+                + " JOIN pg_catalog.pg_class r ON r.relnamespace = n.oid AND r.relname = x.t WHERE NOT EXISTS (SELECT 1"
+                + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = r.oid AND a.attname = x.col AND a.attnum > 0"
+                + " AND NOT a.attisdropped) ORDER BY x.o)::text[]"
                 + METADATA_RELATIONS + " ORDER BY 1")) {
             ps.setArray(1, c.createArrayOf("text", all.toArray()));
             ps.setArray(2, c.createArrayOf("text", all.toArray()));
+            ps.setArray(3, c.createArrayOf("text", colTables.toArray()));
+            ps.setArray(4, c.createArrayOf("text", colNames.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String[] noSelect = (String[]) rs.getArray(3).getArray();
@@ -222,7 +254,9 @@ public final class CatalogDiscovery {
                     row[1] = Boolean.toString(rs.getBoolean(2));
                     System.arraycopy(noSelect, 0, row, 2, noSelect.length);
                     rows.add(row);
-                    absentBySchema.add(List.of((String[]) rs.getArray(4).getArray()));
+                    List<String> absent = new ArrayList<>(List.of((String[]) rs.getArray(4).getArray()));
+                    absent.addAll(List.of((String[]) rs.getArray(5).getArray()));
+                    absentBySchema.add(List.copyOf(absent));
                 }
             }
         }

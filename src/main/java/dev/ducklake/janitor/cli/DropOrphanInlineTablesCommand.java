@@ -86,7 +86,7 @@ public final class DropOrphanInlineTablesCommand extends MaintenanceCommand<Drop
                         "Inlined deletion tables of unreachable tables dropped by the last successful run.")
                 .add("ducklake_maintenance_inline_orphans_remaining", r.remaining(),
                         "Orphan registry rows left after the last successful run.")
-                .add("ducklake_maintenance_inline_orphans_budget_exhausted_last_run", r.budgetExhausted() ? 1 : 0,
+                .add("ducklake_maintenance_inline_orphans_budget_exhausted_last_run", r.budgetExhausted() || r.stopRequested() ? 1 : 0,
                         "1 when the last successful run stopped early (--run-budget spent, or SIGTERM/SIGINT); the rest is left for the next run.")
                 .map();
     }

@@ -56,7 +56,7 @@ final class DropOrphanInlineTablesText {
             Render.row(out, "remaining orphan rows", r.remaining());
             Render.row(out, "remaining unregistered", r.remainingUnregistered());
         }
-        if (r.budgetExhausted()) {
+        if (r.budgetExhausted() || r.stopRequested()) {
             out.println(signalled ? "  stopped: SIGTERM/SIGINT received (the batch in flight committed); rerun to continue"
                     : "  stopped: run budget spent; rerun to continue");
         }

@@ -180,7 +180,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
                     .map(x -> (x.schemaName() == null ? "" : x.schemaName() + ".") + x.tableName() + " (table_id " + x.tableId() + ")")
                     .toList()));
         }
-        if (r.budgetExhausted()) {
+        if (r.budgetExhausted() || r.stopRequested()) {
             out.println(signalled ? "  stopped: SIGTERM/SIGINT received (the batch in flight committed); rerun to continue"
                     : "  stopped: run budget spent; rerun to continue");
         }

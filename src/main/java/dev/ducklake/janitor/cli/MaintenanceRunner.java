@@ -122,7 +122,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
             doc.put("catalog", Render.catalog(conn, schema));
             doc.put("exit_code", exit);
             doc.put("message", message);
-            doc.put("budget_exhausted", true);
+            doc.put("budget_exhausted", false); // a signal is not a spent budget
             doc.put("stopped_by_signal", true);
             Render.json(out, doc);
         } else {

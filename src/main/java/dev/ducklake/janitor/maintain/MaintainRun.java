@@ -384,9 +384,9 @@ public final class MaintainRun {
                         + " (" + why.name().toLowerCase(java.util.Locale.ROOT) + "); see the result", r.result(), secs);
             }
             Instant next = null;
-            // a run stopped by its budget or max-batches is not complete: it stays due, so the next run continues it
+            // a run stopped by its budget, a stop request or max-batches is not complete: it stays due, so the next run continues it
             boolean complete = !(r.result() instanceof dev.ducklake.janitor.ops.runtime.MaintenanceResult m)
-                    || !(m.budgetExhausted() || m.maxBatchesReached());
+                    || !(m.budgetExhausted() || m.stopRequested() || m.maxBatchesReached());
             if (ledger != null && !dryRun && complete) {
                 try {
                     ledger.recordSuccess(c.connection(), c.name(), schema, s.name(), due.now());

@@ -16,6 +16,19 @@ public final class Pause {
     }
 
     /**
+     * Whether {@link #pause} would start a wait of {@code millis} now: no stop was requested and the budget (if any)
+     * outlasts it.
+     *
+     * @param millis the backoff, milliseconds
+     * @param bounds the run's budget and stop request
+     * @return false when the wait would be refused up front
+     */
+    public static boolean wouldStart(long millis, Bounds bounds) {
+        Duration left = bounds.remaining();
+        return !bounds.stopRequested() && (left == null || left.toMillis() > millis);
+    }
+
+    /**
      * Waits {@code millis}, unless the bounds end it.
      *
      * @param millis the backoff, milliseconds
@@ -25,8 +38,7 @@ public final class Pause {
      *     interrupt flag is then set again)
      */
     public static boolean pause(long millis, Bounds bounds) {
-        Duration left = bounds.remaining();
-        if (bounds.stopRequested() || left != null && left.toMillis() <= millis) {
+        if (!wouldStart(millis, bounds)) {
             return false;
         }
         long until = System.nanoTime() + millis * 1_000_000;

@@ -87,7 +87,8 @@ public final class RetryLoop<F extends Exception, X extends Exception> {
         }
 
         /**
-         * The policy said {@link RetryPolicy.Action#RETRY}; called before the backoff.
+         * The policy said {@link RetryPolicy.Action#RETRY} and the bounds allow its backoff; called before the backoff
+         * (a backoff the bounds refuse up front goes to {@link #waitRefused} without this call).
          *
          * @param failure the failure
          * @param decision the decision (its backoff)
@@ -177,9 +178,14 @@ public final class RetryLoop<F extends Exception, X extends Exception> {
                     n++;
                 }
                 case RETRY -> {
+                    // a backoff the bounds refuse up front is not announced: the caller says "not retried" only
+                    // (before stop 39 it said "retrying in 200 ms" and then "not retried" for the same failure)
+                    if (!Pause.wouldStart(d.backoffMillis(), bounds)) {
+                        return hooks.waitRefused(failure, d);
+                    }
                     hooks.retrying(failure, d, n);
                     if (!Pause.pause(d.backoffMillis(), bounds)) {
-                        return hooks.waitRefused(failure, d);
+                        return hooks.waitRefused(failure, d); // a stop request during the wait
                     }
                     hooks.retried(failure, d, n);
                     n++;

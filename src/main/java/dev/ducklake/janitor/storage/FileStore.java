@@ -136,6 +136,19 @@ public interface FileStore extends Closeable {
     }
 
     /**
+     * Why a delete of this one address would fail because of what it names rather than where it lies, for a dry run to
+     * say what the execute run would do; null when nothing says so. A local store's delete refuses a folder in the
+     * file's place ({@link LocalFileStore}: "Is a directory"); by default (an object store has no folders) nothing.
+     * Unlike {@link #refusal}, asked per address, not per folder. Reads only.
+     *
+     * @param address a file address as {@link #delete} takes it
+     * @return the reason, as the failed delete would give it, or null
+     */
+    default String objectRefusal(String address) {
+        return null;
+    }
+
+    /**
      * Bounds every later call by the run's budget and stop request ({@link CallBounds}); by default a store does
      * nothing (local calls do not hang), an object store caps each call's timeout and its retries and abandons a call
      * in flight on a stop.

@@ -211,6 +211,11 @@ public final class LocalFileStore extends AbstractFileStore {
         String folderLink = null; // why the folder would not open, when a link below the root is why
         try {
             for (String o : addresses) {
+                String host = StorageLocation.foreignFileHost(o);
+                if (host != null) {
+                    failed.put(o, new StorageException(StorageException.Kind.OTHER, otherHost(o, host), null));
+                    continue;
+                }
                 Path p = toPath(o).toAbsolutePath();
                 Path parent = p.getParent();
                 Path name = p.getFileName();
@@ -319,6 +324,10 @@ public final class LocalFileStore extends AbstractFileStore {
 
     @Override
     public String refusal(String address) {
+        String host = StorageLocation.foreignFileHost(address);
+        if (host != null) {
+            return otherHost(address, host);
+        }
         if (confined == null) {
             return null;
         }
@@ -327,6 +336,24 @@ public final class LocalFileStore extends AbstractFileStore {
             return "Not inside the data path " + root;
         }
         return confined.refusal(p.getParent());
+    }
+
+    /**
+     * A folder in the file's place is refused by the delete ("Is a directory"), whatever folder holds it: asked per
+     * address, with one {@code lstat} that does not follow a link.
+     */
+    @Override
+    public String objectRefusal(String address) {
+        if (StorageLocation.foreignFileHost(address) != null) {
+            return null; // refused by refusal(), before any path is made of it
+        }
+        Path p = toPath(address).toAbsolutePath();
+        return Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) ? "Is a directory, not deleted: " + p : null;
+    }
+
+    /** Why a {@code file://HOST/…} URI of another host is neither deleted nor stat-ed here. */
+    private static String otherHost(String address, String host) {
+        return "A file URI of another host (" + host + ") is not a local file of this store, not deleted: " + address;
     }
 
     /** The folder as a secure directory stream, or null when it cannot be opened as one (the caller goes by path). */
@@ -384,6 +411,10 @@ public final class LocalFileStore extends AbstractFileStore {
 
     @Override
     public Optional<StoredObject> stat(String address) throws StorageException {
+        String host = StorageLocation.foreignFileHost(address);
+        if (host != null) {
+            throw new StorageException(StorageException.Kind.OTHER, otherHost(address, host), null);
+        }
         Path p = toPath(address);
         try {
             BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
@@ -396,7 +427,10 @@ public final class LocalFileStore extends AbstractFileStore {
         }
     }
 
-    /** The file an address names: a plain path as is, a {@code file://} URI decoded. */
+    /**
+     * The file an address names: a plain path as is, a {@code file://} URI decoded. Callers first refuse a URI of another
+     * host ({@link StorageLocation#foreignFileHost}), which would otherwise name a path below the working directory.
+     */
     static Path toPath(String address) {
         if (address.regionMatches(true, 0, "file://", 0, 7)) {
             return Paths.get(StorageLocation.parse(address).path());

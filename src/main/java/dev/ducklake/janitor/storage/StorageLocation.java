@@ -256,6 +256,29 @@ public record StorageLocation(String scheme, String bucket, String path) {
         return Character.digit(b, 16);
     }
 
+    /**
+     * The host of a {@code file://HOST/…} URI naming another machine: its authority when that is neither empty
+     * ({@code file:///p}) nor {@code localhost} ({@code file://localhost/p}), the two forms DuckDB strips
+     * ({@code GetFileUrlOffset}). Such a URI is no local address of this store; {@link #parse} reads it as a path relative
+     * to the working directory ({@code HOST/p}), so a caller that takes addresses from outside (an inventory, a delete)
+     * asks this first. {@code file:/p} has no authority.
+     *
+     * @param raw an address as spelled
+     * @return the host, or null when raw is not a {@code file://} URI of another host
+     */
+    public static String foreignFileHost(String raw) {
+        if (raw == null || raw.length() < 7) {
+            return null;
+        }
+        String s = raw.replace('\\', '/');
+        if (!s.regionMatches(true, 0, "file://", 0, 7)) {
+            return null;
+        }
+        int slash = s.indexOf('/', 7);
+        String host = slash < 0 ? s.substring(7) : s.substring(7, slash);
+        return host.isEmpty() || host.equals("localhost") ? null : host;
+    }
+
     /** Whether this location is a prefix (directory): its path ends in {@code /} or is empty. */
     public boolean isPrefix() {
         return path.isEmpty() || path.endsWith("/");

@@ -228,7 +228,8 @@ class JanitorApiTest {
         PurgeOrphanStatsAction stopped = lake.purgeOrphanStats().batchSize(1);
         stopped.requestStop();
         PurgeOrphanStatsResult s = stopped.execute();
-        assertThat(s.budgetExhausted()).as("a stop requested before execute ends the run early").isTrue();
+        assertThat(s.stopRequested()).as("a stop requested before execute ends the run early").isTrue();
+        assertThat(s.budgetExhausted()).as("a stop request is not a spent budget").isFalse();
         assertThat(s.remaining()).isPositive();
 
         assertThat(lake.toString()).doesNotContain("password").contains(schema);

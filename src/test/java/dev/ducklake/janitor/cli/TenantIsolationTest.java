@@ -370,6 +370,22 @@ class TenantIsolationTest {
             assertThat(seconds).as("not held until the lock goes\n%s", run).isLessThan(20);
             assertThat(run.exitCode()).as(run.toString()).isNotZero();
             assertThat(run.out() + run.err()).contains("lock timeout");
+            // stop 39: the message names where the lock is and what to do (it was the server's bare 55P03, exit 9)
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(9);
+            assertThat(run.json().get("message").asText()).contains("'" + db2 + "'").contains("cat2")
+                    .contains("--lock-timeout").contains("pg_locks");
+        }
+        // the survey's own reads there (ducklake_metadata, before the files): named the same way
+        try (Connection holder = su(db2)) {
+            holder.setAutoCommit(false);
+            Catalogs.exec(holder, "LOCK TABLE " + Sql.qualified("cat2", "ducklake_metadata") + " IN ACCESS EXCLUSIVE MODE");
+            CliRun run = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60),
+                    () -> CliRun.run("cleanup-old-files", "--catalog", url(db), "--metadata-schema", "lake", "--yes",
+                            "--output", "json", "--lock-timeout", "0.5", "--run-budget", "5s"));
+            holder.rollback();
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(9);
+            assertThat(run.json().get("message").asText()).as(run.toString()).contains("'" + db2 + "'")
+                    .contains("--lock-timeout").contains("pg_locks");
         }
         assertThat(stray).as("nothing deleted").exists();
     }

@@ -40,6 +40,8 @@ class SignalStopOutputTest {
             assertThat(doc.get("status").asText()).as("the document agrees with the exit status").isEqualTo("stopped");
             assertThat(doc.get("exit_code").asInt()).isEqualTo(143);
             assertThat(doc.get("stopped_by_signal").asBoolean()).as("JSON says the run was stopped by a signal").isTrue();
+            // the trial of 2026-12-06 (stop 39): it also said budget_exhausted: true, as if --run-budget had run out
+            assertThat(doc.get("budget_exhausted").asBoolean()).as("a signal is no spent budget").isFalse();
             assertThat(doc.get("dropped").asLong()).as("batches before the signal committed").isPositive();
             assertThat(doc.get("remaining").asLong()).as("work left for the next run").isPositive();
         } finally {

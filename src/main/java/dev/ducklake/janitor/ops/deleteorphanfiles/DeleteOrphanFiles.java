@@ -114,6 +114,14 @@ public final class DeleteOrphanFiles {
      * @throws JanitorException BRAKE_ROOT_PATH
      */
     public static StorageLocation checkRoot(PathResolver resolver, DeleteOrphanFilesOptions o) throws JanitorException {
+        String host = StorageLocation.foreignFileHost(resolver.dataPath());
+        if (host != null) {
+            // parsed, file://HOST/lake/ is HOST/lake/ below the working directory: another directory than the lake's
+            throw new JanitorException(Reason.BRAKE_ROOT_PATH, "The data path " + CatalogInspector.printable(resolver.dataPath())
+                    + " is a file URI of another host (" + CatalogInspector.printable(host) + "), not a location on this"
+                    + " machine. Nothing was deleted. Point --data-path at the lake as this machine reaches it (a local path,"
+                    + " file:///path or an object-store URL).");
+        }
         StorageLocation root;
         try {
             root = resolver.dataLocation();
@@ -179,6 +187,13 @@ public final class DeleteOrphanFiles {
                         + " while listing " + root.canonical() + " after " + s.listed + " files; nothing was deleted, the"
                         + " counts are those of the files listed so far, and the next run lists again from the start");
                 return result(o, resolver, cutoff, consulted, known, s, new long[] {0, 0, 0, 0, 0}, findings, control, null);
+            }
+            if (s.inventory.otherHost > 0) {
+                control.recorder().warn(s.inventory.otherHost + (s.inventory.otherHost == 1 ? " entry" : " entries")
+                        + " of the inventory " + o.inventory() + " name a file"
+                        + " on another host (file://HOST/…, e.g. " + CatalogInspector.printable(s.inventory.otherHostExample)
+                        + "): not a local address of this store, ignored as entries outside the data path are; an inventory"
+                        + " of this store spells its files as local paths, file:///path or file://localhost/path");
             }
             if (s.listed == 0 && known.rows() > 0) {
                 // nothing can be deleted, so no brake applies; but an empty listing of a lake whose catalogs know files

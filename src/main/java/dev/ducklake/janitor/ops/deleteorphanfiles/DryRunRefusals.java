@@ -9,8 +9,8 @@ import java.time.Instant;
 /**
  * A dry run's file lines as the execute run would have them: a candidate the store's delete would refuse without
  * trying ({@link FileStore#refusal}: outside the data path, through a link or on a mount below it, as an inventory
- * entry can be) is listed as {@code would_fail} with the reason, not {@code would_delete}, and counted (JSON
- * {@code files_would_fail}, exit 13 as the execute run). One check per folder ({@link FolderRefusals}). Every other
+ * entry can be; {@link FileStore#objectRefusal}: a folder, not a file) is listed as {@code would_fail} with the reason, not {@code would_delete}, and counted (JSON
+ * {@code files_would_fail}, exit 13 as the execute run). One check per folder and one per file ({@link FolderRefusals}). Every other
  * event passes through.
  */
 final class DryRunRefusals implements FileListener {

@@ -75,6 +75,9 @@ final class Inventory {
         long read;
         /** Entries under the swept root (duplicates included). */
         long underRoot;
+        /** Entries that are {@code file://HOST/…} URIs of another host (no local address of this store: ignored), the first. */
+        long otherHost;
+        String otherHostExample;
     }
 
     /**
@@ -337,15 +340,25 @@ final class Inventory {
                 // a folder marker (S3 Inventory lists the console's zero-byte "dir/" objects): never a file, as in a listing
                 return;
             }
+            String spelled = address.strip();
+            if (StorageLocation.foreignFileHost(spelled) != null) { // parsed, it would be HOST/p below the working directory
+                counts.otherHostExample = counts.otherHost++ == 0 ? spelled : counts.otherHostExample;
+                return;
+            }
             StoredObject o;
             try {
-                String spelled = address.strip();
                 StorageLocation l = StorageLocation.parseFile(spelled);
                 // a file URI (file:///p, file:/p, file://localhost/p) names the local file a listing spells by its path:
                 // kept as that spelling, so that it is compared, judged canonical and deleted as the listed file is
                 // (else every such entry is kept unjudged)
                 o = new StoredObject(l, localUri(l, spelled) ? l.path() : spelled, size, time);
             } catch (IllegalArgumentException e) {
+                if (e.getMessage() != null && e.getMessage().contains("'..' segment")) { // a store's listing leaves it out
+                    throw bad(source, line, "the address " + CatalogInspector.printable(address) + " has a '..' segment,"
+                            + " which a file system resolves and an object store keeps as part of the key, so it may name"
+                            + " another file than it spells and is never taken for one. Write the inventory with resolved"
+                            + " addresses, without '..' segments (realpath, find from the data path itself), or remove the line");
+                }
                 throw bad(source, line, "the address " + CatalogInspector.printable(address) + " is not a file location ("
                         + e.getMessage() + ")");
             }

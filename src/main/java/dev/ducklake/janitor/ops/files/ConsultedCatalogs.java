@@ -5,6 +5,8 @@ import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.NestedSchemas;
 import dev.ducklake.janitor.ops.runtime.RunRecorder;
 import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.pg.SqlState;
 import dev.ducklake.janitor.storage.PathResolver;
 
 import java.sql.Connection;
@@ -48,6 +50,21 @@ public final class ConsultedCatalogs implements AutoCloseable {
      */
     public static final List<String> FILE_TABLES = List.of("ducklake_data_file", "ducklake_delete_file", "ducklake_table",
             "ducklake_schema", "ducklake_files_scheduled_for_deletion");
+
+    /**
+     * The columns of {@link #FILE_TABLES} (and {@code ducklake_metadata}) the sweeps read that every format version has
+     * (0.1 to 1.1: the paths of schema and table rows came with 0.2 and are read only where present): a catalog lacking
+     * one is refused as a half-built one is, instead of failing on the server's 42703.
+     */
+    static final Map<String, List<String>> FILE_COLUMNS = Map.of(
+            "ducklake_metadata", List.of("key", "value"),
+            "ducklake_data_file", List.of("data_file_id", "table_id", "begin_snapshot", "end_snapshot", "path",
+                    "path_is_relative", "file_size_bytes"),
+            "ducklake_delete_file", List.of("delete_file_id", "table_id", "begin_snapshot", "end_snapshot", "path",
+                    "path_is_relative", "file_size_bytes"),
+            "ducklake_table", List.of("table_id", "schema_id"),
+            "ducklake_schema", List.of("schema_id"),
+            "ducklake_files_scheduled_for_deletion", List.of("data_file_id", "path", "path_is_relative", "schedule_start"));
 
     /**
      * One consulted catalog.
@@ -317,5 +334,31 @@ public final class ConsultedCatalogs implements AutoCloseable {
             }
         }
         remotes.clear();
+    }
+
+    /**
+     * The error of a consulted catalog's read (the survey, the known-set load) that waited past the session's
+     * {@code lock_timeout} for a lock another session holds (SQLSTATE 55P03): it names the database and, when known, the
+     * schema where the lock is and the way out, instead of the server's bare "canceling statement due to lock timeout".
+     * Still {@link Reason#DATABASE_ERROR} (exit 9, as every catalog read that fails; exit 7 is the janitor's own advisory
+     * lock held by another run).
+     *
+     * @param e the failure
+     * @param database the database read
+     * @param schema the metadata schema read, or null when the failure came before one (the listing of its schemas)
+     * @return the error, or null when {@code e} is not a lock wait (the caller rethrows it as it is)
+     */
+    static JanitorException lockWait(SQLException e, String database, String schema) {
+        if (!SqlState.LOCK_NOT_AVAILABLE.is(e)) {
+            return null;
+        }
+        String what = schema == null ? "the DuckLake catalogs of database " + Sql.printable(database)
+                : "the DuckLake catalog in schema " + Sql.printable(schema) + " of database " + Sql.printable(database);
+        String server = e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
+        return new JanitorException(Reason.DATABASE_ERROR, "Reading " + what + " waited longer than --lock-timeout for a"
+                + " lock another session holds on one of its tables (" + server + "). Nothing was listed or deleted: its files"
+                + " are unknown until it is read. Find the holder in pg_locks and pg_stat_activity of database "
+                + Sql.printable(database) + " (a long DuckLake transaction, a migration, a LOCK TABLE) and rerun once it is"
+                + " done, or give the run a longer --lock-timeout.", e);
     }
 }

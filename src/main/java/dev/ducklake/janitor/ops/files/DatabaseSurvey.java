@@ -23,6 +23,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 
+import static dev.ducklake.janitor.ops.files.ConsultedCatalogs.FILE_COLUMNS;
 import static dev.ducklake.janitor.ops.files.ConsultedCatalogs.FILE_TABLES;
 import static dev.ducklake.janitor.ops.files.ConsultedCatalogs.WHOLE_DATABASE;
 
@@ -46,6 +47,8 @@ final class DatabaseSurvey {
     private StorageLocation mineReal;
     /** Catalogs surveyed so far, by {@link #key}: each is considered once. */
     private final Set<String> seen = new HashSet<>();
+    /** The swept catalog's {@link #key}. */
+    private String ownKey;
     /** The swept session's lock_timeout, once read ({@link #lockTimeout}). */
     private String sessionLockTimeout;
     /** The run's stop condition: interrupts a login to another database (null: none). */
@@ -141,7 +144,8 @@ final class DatabaseSurvey {
         String realPrefix = mineReal.asPrefix().canonical();
         cc.sweptAt(sweptPrefix, realPrefix.equals(sweptPrefix) ? null : realPrefix);
         String ownDb = currentDatabase(session);
-        seen.add(key(o.server(), ownDb, own));
+        ownKey = key(o.server(), ownDb, own);
+        seen.add(ownKey);
         return ownDb;
     }
 
@@ -267,8 +271,9 @@ final class DatabaseSurvey {
                     + " --no-consult-server.");
         }
         if (!incomplete.isEmpty()) {
-            throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, incomplete.size() + " DuckLake catalog(s) lack tables every"
-                    + " catalog format has (a catalog half created or half dropped, or damaged), so the files they reference"
+            throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, incomplete.size() + " DuckLake catalog(s) lack tables or"
+                    + " columns every catalog format has (a catalog half created or half dropped, damaged, or a layout no"
+                    + " DuckLake writes), so the files they reference"
                     + " cannot be read and they may reference files under " + mine.canonical() + ": "
                     + String.join("; ", incomplete) + ". Nothing was listed or deleted. Let DuckLake finish the catalog (ATTACH"
                     + " it once), drop the schema if it is debris, or pass --exclude-catalog-schema NAME (DATABASE/NAME for"
@@ -313,7 +318,12 @@ final class DatabaseSurvey {
             throws JanitorException, SQLException {
         ConnectionSpec server = o.server();
         boolean found = false;
-        List<CatalogDiscovery.Access> access = CatalogDiscovery.access(dc, FILE_TABLES);
+        List<CatalogDiscovery.Access> access;
+        try {
+            access = CatalogDiscovery.access(dc, FILE_TABLES, FILE_COLUMNS);
+        } catch (SQLException e) {
+            throw named(e, database, null);
+        }
         Set<String> schemas = new HashSet<>();
         for (CatalogDiscovery.Access a : access) {
             schemas.add(a.schema());
@@ -323,69 +333,10 @@ final class DatabaseSurvey {
             if (onlySchema != null && !onlySchema.equals(a.schema())) {
                 continue;
             }
-            String label = label(remote, server, database, a.schema());
-            if (!seen.add(key(remote == null ? server : remote, database, a.schema()))) {
-                found = true;
-                continue;
-            }
-            if (!a.readable()) {
-                found = true;
-                String exclusion = remote == null ? a.schema() : database + "/" + a.schema();
-                if (exclusions.contains(exclusion)) {
-                    usedExclusions.add(exclusion);
-                    cc.addExcluded(label);
-                } else {
-                    refusals.add("catalog " + Sql.printable(label) + " (missing: " + String.join(", ", a.missing()) + ")");
-                }
-                continue;
-            }
-            if (!a.isCatalog()) {
-                continue;
-            }
-            found = true;
-            if (a.incomplete()) {
-                // a version row without the file tables: half created or half dropped; what it references is unknown
-                String exclusion = remote == null ? a.schema() : database + "/" + a.schema();
-                if (exclusions.contains(exclusion)) {
-                    usedExclusions.add(exclusion);
-                    cc.addExcluded(label);
-                } else {
-                    incomplete.add("catalog " + Sql.printable(label) + " (no " + String.join(", ", a.absent()) + ")");
-                }
-                continue;
-            }
-            String p = CatalogFiles.option(dc, a.schema(), "data_path");
-            boolean named = explicit.contains("*") || explicit.contains(a.schema());
-            if (p == null || p.isEmpty()) {
-                if (named) {
-                    throw new JanitorException(Reason.NOT_A_CATALOG, "The catalog " + Sql.printable(label) + " named by"
-                            + " --also-catalog has no data_path in ducklake_metadata; its relative paths cannot be resolved.");
-                }
-                continue;
-            }
-            if (PathResolver.isRelative(p) && !named) {
-                String exclusion = remote == null ? a.schema() : database + "/" + a.schema();
-                if (exclusions.contains(exclusion)) {
-                    usedExclusions.add(exclusion);
-                    cc.addExcluded(label);
-                } else {
-                    unplaceable.add("catalog " + Sql.printable(label) + " (data_path " + Sql.printable(p) + ")");
-                }
-                continue;
-            }
-            PathResolver r = new PathResolver(p).withRealDirectory();
-            boolean overlaps;
             try {
-                // as spelled, and with symbolic links resolved: one directory spelled two ways is one place
-                overlaps = r.dataLocation().overlaps(mine) || r.realDataLocation().overlaps(mineReal);
-            } catch (IllegalArgumentException e) {
-                overlaps = true; // an unparsable data path: its files are still known under their own spelling
-            }
-            if (overlaps || named) {
-                NestedSchemas.requireFlat(dc, a.schema());
-                cc.addConsulted(new Catalog(database, a.schema(), r, remote, label));
-            } else {
-                cc.addReachOnly(new Catalog(database, a.schema(), r, remote, label));
+                found |= consultSchema(dc, remote, database, a, explicit);
+            } catch (SQLException e) {
+                throw named(e, database, a.schema());
             }
         }
         if (onlySchema != null && !found) {
@@ -397,6 +348,94 @@ final class DatabaseSurvey {
             throw new JanitorException(Reason.NOT_A_CATALOG, "--also-catalog names database " + Sql.printable(label(remote,
                     server, database, "")) + ", which holds no DuckLake catalog.");
         }
+    }
+
+    /**
+     * Consults one schema of a database holding a ducklake_metadata relation ({@link #consultDatabase}).
+     *
+     * @return whether it holds a catalog (or must be assumed to: unreadable)
+     */
+    private boolean consultSchema(Connection dc, ConnectionSpec remote, String database, CatalogDiscovery.Access a,
+                                  Set<String> explicit) throws JanitorException, SQLException {
+        String label = label(remote, o.server(), database, a.schema());
+        String key = key(remote == null ? o.server() : remote, database, a.schema());
+        if (!seen.add(key)) {
+            if (key.equals(ownKey) && a.incomplete()) {
+                // the swept catalog itself: nothing to waive, its own reads would fail on the server's "does not exist"
+                throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, "The catalog " + Sql.printable(label) + " lacks"
+                        + " tables or columns every DuckLake catalog format has (no " + String.join(", ", a.absent()) + "):"
+                        + " half created, half dropped, damaged, or a layout no DuckLake writes, so the files it references"
+                        + " cannot be read. Nothing was listed or deleted. Let DuckLake finish or migrate the catalog (ATTACH"
+                        + " it once) or restore what is missing.");
+            }
+            return true;
+        }
+        String exclusion = remote == null ? a.schema() : database + "/" + a.schema();
+        if (!a.readable()) {
+            if (exclusions.contains(exclusion)) {
+                usedExclusions.add(exclusion);
+                cc.addExcluded(label);
+            } else {
+                refusals.add("catalog " + Sql.printable(label) + " (missing: " + String.join(", ", a.missing()) + ")");
+            }
+            return true;
+        }
+        if (!a.isCatalog()) {
+            return false;
+        }
+        if (a.incomplete()) {
+            // a version row without the file tables or a column of them: half created or half dropped, or a layout no
+            // DuckLake writes; what it references is unknown
+            if (exclusions.contains(exclusion)) {
+                usedExclusions.add(exclusion);
+                cc.addExcluded(label);
+            } else {
+                incomplete.add("catalog " + Sql.printable(label) + " (no " + String.join(", ", a.absent()) + ")");
+            }
+            return true;
+        }
+        String p = CatalogFiles.option(dc, a.schema(), "data_path");
+        boolean named = explicit.contains("*") || explicit.contains(a.schema());
+        if (p == null || p.isEmpty()) {
+            if (named) {
+                throw new JanitorException(Reason.NOT_A_CATALOG, "The catalog " + Sql.printable(label) + " named by"
+                        + " --also-catalog has no data_path in ducklake_metadata; its relative paths cannot be resolved.");
+            }
+            return true;
+        }
+        if (PathResolver.isRelative(p) && !named) {
+            if (exclusions.contains(exclusion)) {
+                usedExclusions.add(exclusion);
+                cc.addExcluded(label);
+            } else {
+                unplaceable.add("catalog " + Sql.printable(label) + " (data_path " + Sql.printable(p) + ")");
+            }
+            return true;
+        }
+        PathResolver r = new PathResolver(p).withRealDirectory();
+        boolean overlaps;
+        try {
+            // as spelled, and with symbolic links resolved: one directory spelled two ways is one place
+            overlaps = r.dataLocation().overlaps(mine) || r.realDataLocation().overlaps(mineReal);
+        } catch (IllegalArgumentException e) {
+            overlaps = true; // an unparsable data path: its files are still known under their own spelling
+        }
+        if (overlaps || named) {
+            NestedSchemas.requireFlat(dc, a.schema());
+            cc.addConsulted(new Catalog(database, a.schema(), r, remote, label));
+        } else {
+            cc.addReachOnly(new Catalog(database, a.schema(), r, remote, label));
+        }
+        return true;
+    }
+
+    /** A read of the survey that failed: a lock wait named ({@link ConsultedCatalogs#lockWait}), else as it is. */
+    private static SQLException named(SQLException e, String database, String schema) throws JanitorException {
+        JanitorException lockWait = ConsultedCatalogs.lockWait(e, database, schema);
+        if (lockWait != null) {
+            throw lockWait;
+        }
+        return e;
     }
 
     private static String label(ConnectionSpec remote, ConnectionSpec server, String database, String schema) {

@@ -8,8 +8,9 @@ import java.util.Map;
 /**
  * What a dry run asks of each file it would delete: whether the store's delete would refuse it without trying
  * ({@link FileStore#refusal}: outside the data path, through a link or on a mount below it). The answer depends on
- * the file's folder only, so it is asked once per folder (the text before an address's last {@code /}). Not
- * thread-safe; one per dry run.
+ * the file's folder only, so it is asked once per folder (the text before an address's last {@code /}); then, per
+ * file, whether the delete would fail on what the address names ({@link FileStore#objectRefusal}: a folder in the
+ * file's place). Not thread-safe; one per dry run.
  */
 public final class FolderRefusals {
 
@@ -32,6 +33,6 @@ public final class FolderRefusals {
             String r = store.refusal(address);
             return r == null ? "" : r;
         });
-        return why.isEmpty() ? null : why;
+        return why.isEmpty() ? store.objectRefusal(address) : why;
     }
 }

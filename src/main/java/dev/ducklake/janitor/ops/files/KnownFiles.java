@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.files;
 
+import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.storage.LookAhead;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageLocation;
@@ -55,9 +56,11 @@ public final class KnownFiles {
      * @param tenants the catalogs and their resolvers
      * @param includeQueue whether queued files count as known (delete-orphan-files: yes; cleanup-old-files: no)
      * @return the loaded set
+     * @throws JanitorException as {@link #load(Connection, ConsultedCatalogs, boolean)}
      * @throws SQLException on database errors
      */
-    public static KnownFiles load(Connection c, List<CatalogFiles.Tenant> tenants, boolean includeQueue) throws SQLException {
+    public static KnownFiles load(Connection c, List<CatalogFiles.Tenant> tenants, boolean includeQueue)
+            throws JanitorException, SQLException {
         return load(c, ConsultedCatalogs.of(c, tenants), includeQueue);
     }
 
@@ -71,9 +74,12 @@ public final class KnownFiles {
      * @param catalogs the consulted catalogs
      * @param includeQueue whether queued files count as known (delete-orphan-files: yes; cleanup-old-files: no)
      * @return the loaded set
-     * @throws SQLException on database errors
+     * @throws JanitorException a catalog read that waited past the lock timeout, naming the catalog
+     *     ({@link ConsultedCatalogs#lockWait})
+     * @throws SQLException on other database errors
      */
-    public static KnownFiles load(Connection c, ConsultedCatalogs catalogs, boolean includeQueue) throws SQLException {
+    public static KnownFiles load(Connection c, ConsultedCatalogs catalogs, boolean includeQueue)
+            throws JanitorException, SQLException {
         try (Statement st = c.createStatement()) {
             st.execute("CREATE TEMPORARY TABLE IF NOT EXISTS ducklake_janitor_known_files (canon text NOT NULL)");
             st.execute("TRUNCATE " + TABLE);

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.files;
 
+import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageLocation;
@@ -60,36 +61,49 @@ final class KnownFilesLoader {
      * committed after each of its catalogs, the swept session is left to the caller.
      *
      * @param includeQueue whether queued files count as known
-     * @throws SQLException on database errors
+     * @throws JanitorException a read that waited past the lock timeout ({@link ConsultedCatalogs#lockWait})
+     * @throws SQLException on other database errors
      */
-    void loadAll(boolean includeQueue) throws SQLException {
+    void loadAll(boolean includeQueue) throws JanitorException, SQLException {
         for (ConsultedCatalogs.Catalog t : consulted.catalogs()) {
-            Connection source = consulted.connection(t);
-            loadFiles(source, t.schema(), t.resolver());
-            if (includeQueue) {
-                loadQueue(source, t.schema(), t.resolver());
-            }
-            loadFolders(source, t.schema(), t.resolver());
-            if (source != c) {
-                source.commit();
-            }
+            load(t, includeQueue, true);
         }
         under = consulted.sweptPrefix();
         nearUnder = under == null ? null : StorageLocation.pathsBelowAuthority(under).get(0);
         if (under != null) {
             for (ConsultedCatalogs.Catalog t : consulted.reachOnly()) {
-                Connection source = consulted.connection(t);
-                loadFiles(source, t.schema(), t.resolver());
-                if (includeQueue) {
-                    loadQueue(source, t.schema(), t.resolver());
-                }
-                if (source != c) {
-                    source.commit();
-                }
+                load(t, includeQueue, false);
             }
         }
         under = null;
         nearUnder = null;
+    }
+
+    /**
+     * Loads one catalog's files (and queue, and folders), committing the connection of another database after it.
+     *
+     * @throws JanitorException {@link ConsultedCatalogs#lockWait} when a read waited past the lock timeout, naming it
+     */
+    private void load(ConsultedCatalogs.Catalog t, boolean includeQueue, boolean folders) throws JanitorException, SQLException {
+        Connection source = consulted.connection(t);
+        try {
+            loadFiles(source, t.schema(), t.resolver());
+            if (includeQueue) {
+                loadQueue(source, t.schema(), t.resolver());
+            }
+            if (folders) {
+                loadFolders(source, t.schema(), t.resolver());
+            }
+        } catch (SQLException e) {
+            JanitorException named = ConsultedCatalogs.lockWait(e, t.database(), t.schema());
+            if (named != null) {
+                throw named;
+            }
+            throw e;
+        }
+        if (source != c) {
+            source.commit();
+        }
     }
 
     /** @return how many known addresses were inserted into the files table (a file under two spellings counts twice) */

@@ -21,9 +21,14 @@ public interface MaintenanceResult {
         return run().warnings();
     }
 
-    /** @return whether the run stopped because the run budget was spent (or a stop was requested) */
+    /** @return whether the run stopped because the run budget was spent (a stop request is {@link #stopRequested()}) */
     default boolean budgetExhausted() {
         return run().budgetExhausted();
+    }
+
+    /** @return whether the run stopped early because a stop was requested (SIGTERM/SIGINT, {@code requestStop()}) */
+    default boolean stopRequested() {
+        return run().stopRequested();
     }
 
     /** @return whether the run stopped because --max-batches was reached */

@@ -41,10 +41,20 @@ public record RunFigures(int batches, int retries, int reconnects,
         MAX_BATCHES
     }
 
-    /** @return whether the run stopped early because the run budget was spent or a stop was requested */
+    /**
+     * @return whether the run stopped early because the run budget was spent (also: a retry backoff would have passed
+     *     it). A stop request (SIGTERM/SIGINT, {@code requestStop()}) is not a spent budget: {@link #stopRequested()}
+     *     (until stop 39 both said true here, and a document after SIGTERM claimed the budget was exhausted)
+     */
     @JsonProperty("budget_exhausted")
     public boolean budgetExhausted() {
-        return stopReason == StopReason.RUN_BUDGET || stopReason == StopReason.STOP_REQUESTED;
+        return stopReason == StopReason.RUN_BUDGET;
+    }
+
+    /** @return whether the run stopped early because a stop was requested (SIGTERM/SIGINT, {@code requestStop()}) */
+    @JsonIgnore
+    public boolean stopRequested() {
+        return stopReason == StopReason.STOP_REQUESTED;
     }
 
     /** @return whether the run stopped because --max-batches was reached */

@@ -376,4 +376,68 @@ class CleanupOldFilesLocalTest {
         assertThat(r.filesDeleted()).isEqualTo(1);
         assertThat(cat.queueRows()).isZero();
     }
+
+    /**
+     * The trial of 2026-12-06 (stop 39): a queue row naming a folder ({@code main/t1/sub.parquet} is a directory): the
+     * dry run said would_delete, the execute run failed with "Is a directory". The dry run now predicts the refusal:
+     * would_fail with the reason, counted in files_would_fail (exit 13), its row not among the rows that would go.
+     */
+    @Test
+    void aQueuedFolderIsPredictedToFailByTheDryRun() throws Exception {
+        Path lake = dir.resolve("lake-folder");
+        FileCatalog cat = FileCatalog.create("cof_folder", lake + "/");
+        Files.createDirectories(lake.resolve("main/t1/sub.parquet"));
+        Path inside = FileCatalog.file(lake.resolve("main/t1/sub.parquet/keep.parquet"), OLD);
+        Path mine = FileCatalog.file(lake.resolve("main/t1/old.parquet"), OLD);
+        cat.queue("main/t1/sub.parquet", true, OLD);
+        cat.queue("main/t1/old.parquet", true, OLD);
+        for (FileStore store : List.of(new LocalFileStore(lake), new LocalFileStore())) {
+            List<String> events = new ArrayList<>();
+            CleanupOldFilesResult dry = run(cat, store, o -> o, events);
+            assertThat(dry.failed()).as("%s", events).isEqualTo(1);
+            assertThat(dry.filesDeleted()).as("would delete").isEqualTo(1);
+            assertThat(dry.queueRowsDeleted()).as("rows that would go").isEqualTo(1);
+            assertThat(dry.exitCode()).isEqualTo(13);
+            assertThat(events).anySatisfy(e -> assertThat(e).startsWith("would_fail ").contains("sub.parquet"))
+                    .noneSatisfy(e -> assertThat(e).startsWith("would_delete ").contains("sub.parquet"));
+            assertThat(dry.findings()).anySatisfy(f -> assertThat(f).startsWith("would fail: ").contains("Is a directory"));
+        }
+        CleanupOldFilesResult r = run(cat, new LocalFileStore(lake), o -> o.withDryRun(false), new ArrayList<>());
+        assertThat(r.failed()).as("the execute run does what the dry run said").isEqualTo(1);
+        assertThat(r.filesDeleted()).isEqualTo(1);
+        assertThat(inside).exists();
+        assertThat(mine).doesNotExist();
+        assertThat(cat.queueRows()).as("the folder's row stays").isEqualTo(1);
+    }
+
+    /**
+     * Stop 39: a queued absolute path {@code file://HOST/p} of another host was taken for the file {@code HOST/p} below
+     * the working directory, and deleted when that lay under the data path. It names no local file of this store: the
+     * dry run says would_fail, the execute run refuses it (its row stays), the file below the working directory stays.
+     */
+    @Test
+    void aQueuedFileUriOfAnotherHostIsNeverALocalFile() throws Exception {
+        Path lake = Path.of("target", "cof-host-" + System.nanoTime()).toAbsolutePath();
+        String relative = Path.of("").toAbsolutePath().relativize(lake).toString();
+        try {
+            FileCatalog cat = FileCatalog.create("cof_host", lake + "/");
+            Path theirs = FileCatalog.file(lake.resolve("main/t1/theirs.parquet"), OLD);
+            Path mine = FileCatalog.file(lake.resolve("main/t1/old.parquet"), OLD);
+            cat.queue("file://" + relative + "/main/t1/theirs.parquet", false, OLD);
+            cat.queue("main/t1/old.parquet", true, OLD);
+            List<String> events = new ArrayList<>();
+            CleanupOldFilesResult dry = run(cat, new LocalFileStore(lake), o -> o, events);
+            assertThat(events).as("%s", events).noneSatisfy(e -> assertThat(e).startsWith("would_delete file://"));
+            CleanupOldFilesResult r = run(cat, new LocalFileStore(lake), o -> o.withDryRun(false), new ArrayList<>());
+            assertThat(theirs).as("never taken for a file below the working directory").exists();
+            assertThat(mine).doesNotExist();
+            assertThat(r.filesDeleted()).isEqualTo(1);
+            assertThat(cat.queueRows()).as("the other host's row stays").isEqualTo(1);
+            assertThat(dry.exitCode()).isEqualTo(r.exitCode());
+        } finally {
+            try (var w = Files.walk(lake)) {
+                w.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
 }

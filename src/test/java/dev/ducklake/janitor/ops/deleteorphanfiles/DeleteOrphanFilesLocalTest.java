@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class DeleteOrphanFilesLocalTest {
 
@@ -437,5 +438,33 @@ class DeleteOrphanFilesLocalTest {
         assertThat(DeleteOrphanFiles.ducklakeFileName("x.PARQUET", true)).as("DuckLake's suffix rule is case-sensitive").isFalse();
         assertThat(DeleteOrphanFiles.ducklakeFileName("x.puffin", false)).isFalse();
         assertThat(DeleteOrphanFiles.ducklakeFileName("x.puffin", true)).isTrue();
+    }
+
+    /**
+     * Stop 39: a data path {@code file://HOST/lake/} of another host was read as {@code HOST/lake/} below the working
+     * directory, which was listed and swept. It is no location on this machine: refused (exit 14), nothing deleted.
+     */
+    @Test
+    void aDataPathOfAnotherHostIsRefused() throws Exception {
+        Path lake = Path.of("target", "dof-host-" + System.nanoTime()).toAbsolutePath();
+        String relative = Path.of("").toAbsolutePath().relativize(lake).toString();
+        try {
+            FileCatalog cat = FileCatalog.create("dof_host", "file://" + relative + "/");
+            for (int i = 0; i < 4; i++) {
+                FileCatalog.file(lake.resolve("main/test/k" + i + ".parquet"), Duration.ofDays(3));
+                cat.dataFile(1, "k" + i + ".parquet", true);
+            }
+            Path orphan = FileCatalog.file(lake.resolve("main/test/o0.parquet"), Duration.ofDays(3));
+            assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>()))
+                    .isInstanceOfSatisfying(JanitorException.class, e -> {
+                        assertThat(e.reason()).isEqualTo(JanitorException.Reason.BRAKE_ROOT_PATH);
+                        assertThat(e.getMessage()).contains("another host").contains("--data-path");
+                    });
+            assertThat(orphan).as("nothing below the working directory is swept").exists();
+        } finally {
+            try (var w = Files.walk(lake)) {
+                w.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
     }
 }

@@ -354,4 +354,119 @@ class InventorySweepTest {
         assertThat(r.failed()).as("the execute run does what the dry run said").isEqualTo(1);
         assertThat(theirs).exists();
     }
+
+    /**
+     * The trial of 2026-12-06 (stop 39): an inventory entry naming a folder ({@code main/test/dir.parquet} is a
+     * directory) was would_delete in the dry run and failed with "Is a directory" in the execute run. The dry run now
+     * predicts the refusal (would_fail with the reason, files_would_fail, exit 13), with or without confinement.
+     */
+    @Test
+    void anInventoryEntryNamingAFolderIsPredictedToFail() throws Exception {
+        Path b = dir.resolve("lake_dir");
+        FileCatalog cat = lake("inv_dir", b);
+        Path folder = Files.createDirectories(b.resolve("main/test/dir.parquet"));
+        Path inside = FileCatalog.file(folder.resolve("x.parquet"), OLD);
+        Files.setLastModifiedTime(folder, FileTime.from(Instant.now().minus(OLD))); // an old folder: the stat confirms it
+        String old = Instant.now().minus(OLD).toString();
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            lines.add(b.resolve("main/test/k" + i + ".parquet") + "\t7\t" + old);
+        }
+        lines.add(b.resolve("main/test/o0.parquet") + "\t7\t" + old);
+        lines.add(folder + "\t7\t" + old);
+        Path inv = dir.resolve("inv-dir.tsv");
+        Files.write(inv, lines);
+        for (FileStore store : List.of(new LocalFileStore(b), new LocalFileStore())) {
+            List<String> events = new ArrayList<>();
+            DeleteOrphanFilesResult dry = run(cat, store, o -> o.withInventory(inv), events);
+            assertThat(dry.doneOrWould()).as("%s", events).containsEntry("files_would_delete", 1L).containsEntry("files_would_fail", 1L);
+            assertThat(dry.exitCode()).isEqualTo(13);
+            assertThat(events).contains("would_fail " + folder).doesNotContain("would_delete " + folder);
+        }
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(b), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        assertThat(r.deleted()).isEqualTo(1);
+        assertThat(r.failed()).as("the execute run does what the dry run said").isEqualTo(1);
+        assertThat(inside).exists();
+    }
+
+    /**
+     * The trial of 2026-12-06 (stop 39): an inventory entry {@code file://HOST/p} with a host other than empty or
+     * {@code localhost} was read as the path {@code HOST/p} relative to the working directory, i.e. taken for a local
+     * file of this store when the working directory holds the lake. A file URI of another host is not a local address of
+     * this store: it is ignored as an entry outside the data path is, counted and warned about, and the local store
+     * refuses to delete or stat through one.
+     */
+    @Test
+    void anInventoryEntryOnAnotherHostIsNeverALocalFile() throws Exception {
+        // the lake lies under the working directory, so that "file://target/<lake>/…" read as a relative path reaches it
+        Path b = Path.of("target", "inv-host-" + System.nanoTime()).toAbsolutePath();
+        Path cwd = Path.of("").toAbsolutePath();
+        String relative = cwd.relativize(b).toString();
+        assertThat(relative).startsWith("target/");
+        try {
+            FileCatalog cat = lake("inv_host", b);
+            String old = Instant.now().minus(OLD).toString();
+            List<String> lines = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                lines.add(b.resolve("main/test/k" + i + ".parquet") + "\t7\t" + old);
+            }
+            lines.add(b.resolve("main/test/o3.parquet") + "\t7\t" + old);
+            lines.add(b.resolve("main/test/o4.parquet") + "\t7\t" + old);
+            lines.add("file://" + relative + "/main/test/o0.parquet\t7\t" + old); // host "target"
+            lines.add("file://otherhost" + b.resolve("main/test/o1.parquet") + "\t7\t" + old);
+            lines.add("file://LOCALHOST" + b.resolve("main/test/o2.parquet") + "\t7\t" + old);
+            Path inv = dir.resolve("inv-host.tsv");
+            Files.write(inv, lines);
+
+            DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+            assertThat(r.deleted()).isEqualTo(2);
+            assertThat(r.listed()).as("the entries of another host are not under this data path").isEqualTo(22);
+            assertThat(r.keptNonCanonical()).isZero();
+            assertThat(r.inventoryEntries()).isEqualTo(25);
+            assertThat(r.run().warnings()).anySatisfy(w -> assertThat(w).contains("3 entries").contains("another host")
+                    .contains("file://" + relative));
+            for (String o : List.of("o0", "o1", "o2")) {
+                assertThat(b.resolve("main/test/" + o + ".parquet")).exists();
+            }
+            assertThat(b.resolve("main/test/o3.parquet")).doesNotExist();
+
+            // the store itself: a file URI of another host names no file of it, even when its path would be one
+            String foreign = "file://" + relative + "/main/test/o0.parquet";
+            for (LocalFileStore store : List.of(new LocalFileStore(), new LocalFileStore(b))) {
+                assertThat(store.refusal(foreign)).contains("another host");
+                var out = store.delete(List.of(foreign));
+                assertThat(out.failed()).containsKey(foreign);
+                assertThatThrownBy(() -> store.stat(foreign)).hasMessageContaining("another host");
+            }
+            assertThat(b.resolve("main/test/o0.parquet")).exists();
+        } finally {
+            try (var w = Files.walk(b)) {
+                w.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /**
+     * The trial of 2026-12-06 (stop 39): an inventory line with a {@code ..} segment ended the run with exit 2 and a
+     * message that named the line but not what to do. A {@code ..} entry is never taken for a file (a file system
+     * resolves it, an object store keeps it in the key: the two name different objects); the error names the file, the
+     * line, the entry and the fix.
+     */
+    @Test
+    void anInventoryEntryWithADotDotSegmentIsRefusedNamingTheLineAndTheFix() throws Exception {
+        Path b = dir.resolve("lake_dots");
+        FileCatalog cat = lake("inv_dots", b);
+        String old = Instant.now().minus(OLD).toString();
+        String dots = b.resolve("main/test") + "/../test/o0.parquet";
+        Path inv = dir.resolve("inv-dots.tsv");
+        Files.write(inv, List.of("# header", b.resolve("main/test/o1.parquet") + "\t7\t" + old, dots + "\t7\t" + old));
+        assertThatThrownBy(() -> run(cat, new LocalFileStore(b), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>()))
+                .isInstanceOfSatisfying(JanitorException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(Reason.USAGE);
+                    assertThat(e.getMessage()).contains(inv.toString()).contains("line 3").contains(dots).contains("'..'")
+                            .contains("Nothing was deleted").contains("without '..'");
+                });
+        assertThat(b.resolve("main/test/o0.parquet")).exists();
+        assertThat(b.resolve("main/test/o1.parquet")).exists();
+    }
 }

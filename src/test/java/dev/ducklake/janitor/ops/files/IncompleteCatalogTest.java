@@ -107,4 +107,64 @@ class IncompleteCatalogTest {
             return CleanupOldFiles.run(c, new LocalFileStore(), o, FileListener.NONE);
         }
     }
+
+    /**
+     * The trial of 2026-12-06 (stop 39): a catalog lacking a column the sweeps read ({@code ducklake_data_file.path_is_relative}
+     * dropped: an old or odd layout) failed both with the server's raw 42703 (exit 9). Another catalog of the database
+     * lacking it is refused as a half-built one is (exit 6, naming schema, table and column, waived with
+     * {@code --exclude-catalog-schema}); the swept catalog lacking it is refused the same way (not waivable).
+     */
+    @Test
+    void aCatalogLackingAColumnTheSweepsReadIsRefusedNamingItUntilExcluded() throws Exception {
+        Path lake = dir.resolve("lake");
+        FileCatalog cat = FileCatalog.create("nocol_own", lake + "/");
+        for (int i = 0; i < 10; i++) {
+            FileCatalog.file(lake.resolve("main/test/k" + i + ".parquet"), OLD);
+            cat.dataFile(1, "k" + i + ".parquet", true);
+        }
+        Path orphan = FileCatalog.file(lake.resolve("main/test/ducklake-orphan.parquet"), OLD);
+        FileCatalog odd = FileCatalog.create("nocol_other", dir.resolve("elsewhere") + "/");
+        TestPostgres pg = TestPostgres.get();
+        try (Connection c = pg.connect()) {
+            Catalogs.exec(c, "ALTER TABLE " + Sql.qualified(odd.schema, "ducklake_data_file") + " DROP COLUMN path_is_relative");
+        }
+        try {
+            assertThatThrownBy(() -> orphans(cat, List.of()))
+                    .isInstanceOfSatisfying(JanitorException.class, e -> {
+                        assertThat(e.reason()).isEqualTo(Reason.UNSAFE_CATALOG_STATE);
+                        assertThat(e.getMessage()).contains(odd.schema).contains("ducklake_data_file.path_is_relative")
+                                .contains("--exclude-catalog-schema").doesNotContain("does not exist");
+                    });
+            assertThatThrownBy(() -> cleanup(cat, List.of()))
+                    .isInstanceOfSatisfying(JanitorException.class, e ->
+                            assertThat(e.reason()).isEqualTo(Reason.UNSAFE_CATALOG_STATE));
+            assertThat(orphan).as("nothing deleted").exists();
+            DeleteOrphanFilesResult r = orphans(cat, List.of(odd.schema));
+            assertThat(r.deleted()).as("waived: the sweep runs").isEqualTo(1);
+
+            // the swept catalog itself lacking the column: refused the same way, naming it
+            assertThatThrownBy(() -> orphans(odd, List.of()))
+                    .isInstanceOfSatisfying(JanitorException.class, e -> {
+                        assertThat(e.reason()).isEqualTo(Reason.UNSAFE_CATALOG_STATE);
+                        assertThat(e.getMessage()).contains(odd.schema).contains("ducklake_data_file.path_is_relative")
+                                .doesNotContain("does not exist");
+                    });
+            assertThatThrownBy(() -> cleanup(odd, List.of()))
+                    .isInstanceOfSatisfying(JanitorException.class, e -> {
+                        assertThat(e.reason()).isEqualTo(Reason.UNSAFE_CATALOG_STATE);
+                        assertThat(e.getMessage()).contains("ducklake_data_file.path_is_relative");
+                    });
+            // through the command, whose inspection runs first: the same refusal, not the server's 42703 (exit 9)
+            for (String command : List.of("delete-orphan-files", "cleanup-old-files")) {
+                dev.ducklake.janitor.testsupport.CliRun run = dev.ducklake.janitor.testsupport.CliRun.run(command, "--catalog",
+                        pg.url(), "--metadata-schema", odd.schema, "--dry-run", "--output", "json");
+                assertThat(run.exitCode()).as(run.toString()).isEqualTo(6);
+                assertThat(run.json().get("message").asText()).contains("ducklake_data_file.path_is_relative");
+            }
+        } finally {
+            try (Connection c = pg.connect()) {
+                Catalogs.exec(c, "DROP SCHEMA " + Sql.ident(odd.schema) + " CASCADE"); // other tests' sweeps consult this database
+            }
+        }
+    }
 }

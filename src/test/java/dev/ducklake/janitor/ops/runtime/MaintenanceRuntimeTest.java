@@ -168,7 +168,8 @@ class MaintenanceRuntimeTest {
             f = run.figures();
         }
         assertThat(f.stopReason()).isEqualTo(RunFigures.StopReason.STOP_REQUESTED);
-        assertThat(f.budgetExhausted()).isTrue();
+        assertThat(f.stopRequested()).isTrue();
+        assertThat(f.budgetExhausted()).as("a stop request is not a spent budget (stop 39)").isFalse();
         assertThat(phases).containsSubsequence(ProgressListener.Phase.STOPPED, ProgressListener.Phase.FINISHED);
     }
 
