@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.files;
 
+import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.pg.Sql;
 
 import java.sql.Connection;
@@ -36,6 +37,9 @@ import java.util.Map;
 public final class CatalogWatermark {
 
     private final Map<Connection, List<ConsultedCatalogs.Catalog>> byConnection = new LinkedHashMap<>();
+    /** A catalog of the database being read (for a lock wait's message), and its schema when one catalog is read. */
+    private ConsultedCatalogs.Catalog reading;
+    private String readingSchema;
     /** The reading's statement of each connection, built on first use. */
     private final Map<Connection, String> statements = new IdentityHashMap<>();
     /** The highest file ids of each catalog whose file tables could be read at the reading, by identity. */
@@ -93,6 +97,8 @@ public final class CatalogWatermark {
     private void readIds(ConsultedCatalogs consulted, List<ConsultedCatalogs.Catalog> all) throws SQLException {
         for (ConsultedCatalogs.Catalog cat : all) {
             Connection c = consulted.connection(cat);
+            reading = cat;
+            readingSchema = cat.schema();
             if (!readable(c, cat.schema(), "ducklake_data_file") || !readable(c, cat.schema(), "ducklake_delete_file")) {
                 continue; // re-checked by a scan of all its rows
             }
@@ -126,14 +132,25 @@ public final class CatalogWatermark {
      * @param session the swept session (autocommit off; its transaction is committed)
      * @param consulted the catalogs the known set is loaded from
      * @return the watermark
-     * @throws SQLException on database errors
+     * @throws JanitorException {@link JanitorException.Reason#DATABASE_ERROR} naming the database (and catalog) when a
+     *     read waited past the lock timeout ({@link ConsultedCatalogs#lockWait})
+     * @throws SQLException on other database errors
      */
-    public static CatalogWatermark read(Connection session, ConsultedCatalogs consulted) throws SQLException {
+    public static CatalogWatermark read(Connection session, ConsultedCatalogs consulted) throws JanitorException, SQLException {
         CatalogWatermark w = new CatalogWatermark(session, consulted);
-        w.atLoad = w.now();
-        List<ConsultedCatalogs.Catalog> all = new ArrayList<>(consulted.catalogs());
-        all.addAll(consulted.reachOnly());
-        w.readIds(consulted, all);
+        try {
+            w.atLoad = w.now();
+            List<ConsultedCatalogs.Catalog> all = new ArrayList<>(consulted.catalogs());
+            all.addAll(consulted.reachOnly());
+            w.readIds(consulted, all);
+        } catch (SQLException e) {
+            JanitorException named = w.reading == null ? null
+                    : ConsultedCatalogs.lockWait(e, w.reading.database(), w.readingSchema);
+            if (named != null) {
+                throw named;
+            }
+            throw e;
+        }
         return w;
     }
 
@@ -170,6 +187,8 @@ public final class CatalogWatermark {
         for (Map.Entry<Connection, List<ConsultedCatalogs.Catalog>> e : byConnection.entrySet()) {
             Connection c = e.getKey();
             List<ConsultedCatalogs.Catalog> cats = e.getValue();
+            reading = cats.get(0);
+            readingSchema = cats.size() == 1 ? reading.schema() : null;
             String sql = statements.computeIfAbsent(c, k -> statement(cats));
             c.commit();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
