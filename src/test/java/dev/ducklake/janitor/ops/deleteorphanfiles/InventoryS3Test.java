@@ -7,6 +7,7 @@ import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.StorageLocation;
 import dev.ducklake.janitor.testsupport.FileCatalog;
+import dev.ducklake.janitor.testsupport.JanitorProcess;
 import dev.ducklake.janitor.testsupport.S3TestServer;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
@@ -28,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.zip.GZIPOutputStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -321,6 +323,52 @@ class InventoryS3Test {
                         assertThat(e.getMessage()).contains("'ORC'").contains("CSV or Parquet");
                     });
         }
+    }
+
+    /**
+     * The command line on a host without DuckDB's JDBC driver (a real JVM whose classpath lacks {@code duckdb_jdbc}),
+     * with the S3 flags every storage command takes: a Parquet manifest is exit 21 naming the jar and deletes nothing;
+     * a CSV manifest sweeps.
+     */
+    @Test
+    void withoutDuckDbTheCliRefusesAParquetManifestWithExit21AndStillSweepsFromACsvOne() throws Exception {
+        String lake = S3TestServer.runBucket("invcli");
+        String dest = S3TestServer.runBucket("invclidest");
+        FileCatalog cat = lake(lake);
+        s3.createBucket(dest);
+        List<String> all = keys(lake);
+        String pq = publish(lake, dest, "Parquet", List.of(Files.readAllBytes(parquet(lake, all, false))), true, ".parquet");
+        Thread.sleep(20);
+
+        JanitorProcess p = cli(cat, pq);
+        try {
+            assertThat(p.waitFor(120)).as("stderr: %s", p.err()).isEqualTo(21);
+            assertThat(p.err() + p.out()).contains("duckdb_jdbc-1.5.5.0.jar").contains("Parquet");
+        } finally {
+            p.cleanup();
+        }
+        assertThat(keys(lake)).as("nothing deleted").containsExactlyInAnyOrderElementsOf(all);
+
+        String csv = publish(lake, dest, "CSV", List.of(gzip(csvRows(lake))), true, ".csv.gz");
+        JanitorProcess q = cli(cat, csv);
+        try {
+            assertThat(q.waitFor(120)).as("stderr: %s", q.err()).isZero();
+        } finally {
+            q.cleanup();
+        }
+        List<String> left = keys(lake);
+        assertThat(left).hasSize(10 + KNOWN.size());
+        for (String o : ORPHANS) {
+            assertThat(left).doesNotContain("lake/main/test/" + o);
+        }
+    }
+
+    private static JanitorProcess cli(FileCatalog cat, String inventory) throws Exception {
+        return JanitorProcess.startWithout("duckdb_jdbc", Map.of("LC_ALL", "C.UTF-8", "AWS_ACCESS_KEY_ID", "janitor-test",
+                        "AWS_SECRET_ACCESS_KEY", "janitor-test-secret"), "delete-orphan-files", "--catalog", TestPostgres.get().url(),
+                "--metadata-schema", cat.schema, "--inventory", inventory, "--s3-endpoint", s3.endpoint().toString(),
+                "--s3-path-style", "--s3-region", "us-east-1", "--older-than", "0s", "--min-age", "0s", "--allow-short-retention",
+                "--yes");
     }
 
     /** An s3:// inventory is read through the store of an s3:// data path; a local lake is told to copy it. */
