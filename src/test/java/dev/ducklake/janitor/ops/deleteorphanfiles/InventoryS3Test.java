@@ -371,6 +371,51 @@ class InventoryS3Test {
                 "--yes");
     }
 
+    /**
+     * Memory: listings of more entries than a sort chunk, in random order, a gzip'd CSV and a Parquet file from the
+     * store, come out complete and in byte order (streamed, sorted chunk by chunk and merged).
+     */
+    @Test
+    void listingsOfMoreEntriesThanAChunkAreStreamedAndComeOutInByteOrder() throws Exception {
+        String dest = S3TestServer.runBucket("invbig");
+        s3.createBucket(dest);
+        int n = Inventory.CHUNK * 2 + 17;
+        StringBuilder rows = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            rows.append("\"src\",\"lake/main/t/f%20").append((i * 7919L) % n).append(".parquet\",\"1\",\"2026-01-01T00:00:00.000Z\"\n");
+        }
+        Path pq = tmp.resolve("big.parquet");
+        try (Connection d = DriverManager.getConnection("jdbc:duckdb:"); Statement st = d.createStatement()) {
+            st.execute("COPY (SELECT 'src' AS bucket, 'lake/main/t/g+' || ((i * 7919) % " + n + ") || '.parquet' AS key,"
+                    + " 1::BIGINT AS size, TIMESTAMP_MS '2026-01-01 00:00:00' AS last_modified_date FROM range(" + n + ") r(i))"
+                    + " TO '" + pq + "' (FORMAT parquet)");
+        }
+        for (String format : List.of("CSV", "Parquet")) {
+            byte[] listing = format.equals("CSV") ? gzip(rows.toString()) : Files.readAllBytes(pq);
+            String manifest = publish("src-" + format, dest, format, List.of(listing), true, format.equals("CSV") ? ".csv.gz" : ".parquet");
+            Inventory.Counts counts = new Inventory.Counts();
+            long seen = 0;
+            String prev = null;
+            try (FileStore store = s3.store(); FileStore.Listing l = Inventory.open(manifest, store,
+                    StorageLocation.parse("s3://src/lake/"), tmp, counts)) {
+                while (l.hasNext()) {
+                    String c = l.next().location().canonical();
+                    if (prev != null) {
+                        assertThat(StorageLocation.compareCodePoints(prev, c)).as(format).isNegative();
+                    }
+                    prev = c;
+                    seen++;
+                }
+            }
+            assertThat(seen).as(format).isEqualTo(n);
+            assertThat(prev).as(format + ": keys decoded for CSV only").contains(format.equals("CSV") ? "/f " : "/g+");
+        }
+        try (var s = Files.list(tmp)) {
+            assertThat(s.map(p -> p.getFileName().toString())).as("the chunks and listing copies are removed")
+                    .noneMatch(f -> f.startsWith("ducklake-janitor-inventory-"));
+        }
+    }
+
     /** An s3:// inventory is read through the store of an s3:// data path; a local lake is told to copy it. */
     @Test
     void anS3InventoryForALocalDataPathIsAUsageError() {
