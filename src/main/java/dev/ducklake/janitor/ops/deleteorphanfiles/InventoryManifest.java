@@ -32,9 +32,9 @@ import java.util.zip.GZIPInputStream;
  * a listing file that is missing, shorter, longer or other than the manifest says refuses the run (nothing deleted).
  *
  * <ul>
- *   <li>CSV listings (gzip'd or not, streamed): the columns named by {@code fileSchema}; S3 Inventory URL-encodes the
- *   key of a CSV listing ("When you use the CSV file format, the key name is URL-encoded and must be decoded before you
- *   can use it", Amazon S3 User Guide, Inventory list contents): decoded here;</li>
+ *   <li>CSV listings (gzip'd or not, streamed): the columns named by {@code fileSchema}; the Amazon S3 User Guide's
+ *   inventory list contents say the key of a CSV listing is URL-encoded and must be decoded: decoded here (a space as
+ *   {@code %20} or {@code +}, a '+' as {@code %2B});</li>
  *   <li>Parquet listings ({@link InventoryParquet}, DuckDB in process): columns {@code bucket}, {@code key},
  *   {@code size}, {@code last_modified_date}; keys are stored as they are, never decoded;</li>
  *   <li>ORC listings are refused.</li>
