@@ -86,15 +86,18 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
     boolean allowUnknownTableFolders;
 
     @StepOptions.CliOnly
-    @Option(names = "--inventory", paramLabel = "FILE",
-            description = "Read the store's objects from this inventory instead of listing the data path: a plain list (one "
-                    + "address per line as the store spells it: a local path, file:// or s3://bucket/key; optionally a tab, the "
-                    + "size in bytes, a tab and the last-modified ISO-8601 instant) or a local copy of an S3 Inventory "
-                    + "manifest.json with CSV listings (gzip'd or not, looked up beside the manifest; Parquet and ORC refused). "
+    @Option(names = "--inventory", paramLabel = "FILE|s3://KEY",
+            description = "Read the store's objects from this inventory instead of listing the data path, a local file or an "
+                    + "s3://bucket/key read with the data path's S3 settings: a plain list (one address per line as the store "
+                    + "spells it: a local path, file:// or s3://bucket/key; optionally a tab, the size in bytes, a tab and the "
+                    + "last-modified ISO-8601 instant) or an S3 Inventory manifest.json with CSV (gzip'd or not) or Parquet "
+                    + "listings (Parquet needs DuckDB's JDBC driver, exit 21 without it; ORC refused). The listing files come "
+                    + "from the manifest's destination bucket (a local manifest: beside it) and must match the manifest's size "
+                    + "and MD5, else exit 2 and nothing is deleted. "
                     + "Entries outside the data path are ignored; every brake applies as to a listing, and every candidate is "
                     + "confirmed with a stat of the store just before its delete round (gone: skipped; modified since the "
                     + "cutoff: kept). A dry run reports the inventory's view. Default: none (list the store).")
-    java.nio.file.Path inventory;
+    String inventory;
 
     private DeleteOrphanFilesOptions base;
 

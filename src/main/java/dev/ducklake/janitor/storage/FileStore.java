@@ -76,6 +76,22 @@ public interface FileStore extends Closeable {
      */
     Optional<StoredObject> stat(String address) throws StorageException;
 
+    /**
+     * Opens one object for reading, streamed (for {@code delete-orphan-files --inventory s3://…}: an S3 Inventory manifest
+     * and its listing files, which may lie in another bucket than the data path). The request goes through the store's
+     * retry loop and the run's bounds; the bytes are read by the caller, each read bounded by the client's read timeout.
+     * By default a store reads nothing.
+     *
+     * @param address the exact address of an object of this store's scheme ({@code s3://bucket/key})
+     * @return the object's bytes (close it)
+     * @throws StorageException kind {@link StorageException.Kind#NOT_FOUND} when there is no such object; kind OTHER
+     *     when this store cannot read objects
+     */
+    default java.io.InputStream read(String address) throws StorageException {
+        throw new StorageException(StorageException.Kind.OTHER, "This store (" + getClass().getSimpleName() + ") does not read "
+                + address + ": an s3:// object is read through the S3 store of an s3:// data path", null);
+    }
+
     /** The largest batch {@link #delete} accepts (S3 DeleteObjects: 1,000 keys). */
     int maxDeleteBatch();
 

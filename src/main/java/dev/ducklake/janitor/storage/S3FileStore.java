@@ -394,6 +394,14 @@ public final class S3FileStore extends AbstractFileStore {
         }
     }
 
+    /** GetObject through the retry loop; the body is streamed (the call's timeout ends with the answer's headers). */
+    @Override
+    public java.io.InputStream read(String address) throws StorageException {
+        String[] bk = split(address);
+        return retry().call("read " + address,
+                () -> call(ov -> requests.client().getObject(r -> r.bucket(bk[0]).key(bk[1]).overrideConfiguration(ov)), address));
+    }
+
     @Override
     public void close() {
         sizes.close();

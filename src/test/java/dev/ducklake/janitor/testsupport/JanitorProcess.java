@@ -33,13 +33,33 @@ public final class JanitorProcess {
      * @throws IOException when the JVM cannot be started
      */
     public static JanitorProcess start(Map<String, String> env, String... args) throws IOException {
+        return startWithout(null, env, args);
+    }
+
+    /**
+     * As {@link #start}, with the classpath entries whose file name contains {@code missing} left out (a jar the product
+     * loads by name, such as DuckDB's JDBC driver, absent as on a host that did not install it).
+     *
+     * @param missing part of the file name of the entries to leave out, or null for none
+     */
+    public static JanitorProcess startWithout(String missing, Map<String, String> env, String... args) throws IOException {
+        String classpath = System.getProperty("java.class.path");
+        if (missing != null) {
+            List<String> kept = new ArrayList<>();
+            for (String e : classpath.split(java.io.File.pathSeparator)) {
+                if (!Path.of(e).getFileName().toString().contains(missing)) {
+                    kept.add(e);
+                }
+            }
+            classpath = String.join(java.io.File.pathSeparator, kept);
+        }
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
         cmd.add("-XX:TieredStopAtLevel=1");
         cmd.add("-Xshare:auto");
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classpath);
         cmd.add("dev.ducklake.janitor.cli.Main");
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd);

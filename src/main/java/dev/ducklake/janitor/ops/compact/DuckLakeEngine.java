@@ -2,6 +2,7 @@ package dev.ducklake.janitor.ops.compact;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.ops.runtime.DuckDbDriver;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.retry.Bounds;
 import dev.ducklake.janitor.retry.CallWatch;
@@ -35,12 +36,12 @@ public final class DuckLakeEngine implements AutoCloseable {
 
     /** The DuckDB catalog alias of the attached DuckLake catalog in every planned call. */
     public static final String ALIAS = "lake";
-    /** The driver's class. */
-    public static final String DRIVER_CLASS = "org.duckdb.DuckDBDriver";
-    /** The driver artifact the janitor is proven with (DuckDB 1.5.5, DuckLake d8a1881e). */
-    public static final String DRIVER_ARTIFACT = "org.duckdb:duckdb_jdbc:1.5.5.0";
-    /** The file name the jar's manifest Class-Path names, next to ducklake-janitor.jar. */
-    public static final String DRIVER_JAR = "duckdb_jdbc-1.5.5.0.jar";
+    /** The driver's class ({@link DuckDbDriver#CLASS_NAME}). */
+    public static final String DRIVER_CLASS = DuckDbDriver.CLASS_NAME;
+    /** The driver artifact the janitor is proven with ({@link DuckDbDriver#ARTIFACT}). */
+    public static final String DRIVER_ARTIFACT = DuckDbDriver.ARTIFACT;
+    /** The file name the jar's manifest Class-Path names ({@link DuckDbDriver#JAR}). */
+    public static final String DRIVER_JAR = DuckDbDriver.JAR;
     /** The catalog format DuckLake 1.5.5 writes without migrating it ({@code ducklake_initializer.cpp}: anything else needs AUTOMATIC_MIGRATION). */
     public static final String WRITABLE_FORMAT = "1.0";
 
@@ -72,22 +73,14 @@ public final class DuckLakeEngine implements AutoCloseable {
     }
 
     /**
-     * Loads the DuckDB JDBC driver by class name.
+     * Loads the DuckDB JDBC driver by class name ({@link DuckDbDriver}, the one loader).
      *
      * @param className the driver class ({@link #DRIVER_CLASS})
      * @return the driver
      * @throws JanitorException ENGINE_UNAVAILABLE naming the artifact to add
      */
     static Driver loadDriver(String className) throws JanitorException {
-        try {
-            Class<?> k = Class.forName(className, true, DuckLakeEngine.class.getClassLoader());
-            return (Driver) k.getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
-            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "DuckDB's JDBC driver (" + className + ") is not on the classpath: "
-                    + "flush-inlined-data and compact run DuckLake's own functions in an in-process DuckDB. Add " + DRIVER_ARTIFACT
-                    + " (the file " + DRIVER_JAR + " next to ducklake-janitor.jar, which its manifest names, or on the -cp of a "
-                    + "classpath launch). Nothing was changed.", e);
-        }
+        return DuckDbDriver.load(className, "flush-inlined-data and compact run DuckLake's own functions in an in-process DuckDB");
     }
 
     /**

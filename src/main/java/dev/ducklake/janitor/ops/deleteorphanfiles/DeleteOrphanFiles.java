@@ -355,14 +355,15 @@ public final class DeleteOrphanFiles {
      * RunControl)}, from an inventory instead of the store's listing when one is given: an entry without a last-modified
      * time is then a candidate too (its delete round stats it first, as every inventory candidate).
      */
-    static Survey survey(Connection c, FileStore store, Path inventory, StorageLocation root, Instant cutoff, KnownFiles known,
+    static Survey survey(Connection c, FileStore store, String inventory, StorageLocation root, Instant cutoff, KnownFiles known,
                          Path spill, boolean includePuffin, FileListener listener, List<String> leftToOthers, RunControl control)
             throws JanitorException, SQLException, IOException {
         String prefix = root.asPrefix().canonical();
         Survey s = new Survey(prefix, leftToOthers);
         boolean confirmLater = inventory != null;
         try (KnownFiles.Cursor<String> k = known.ordered(prefix);
-             FileStore.Listing listing = confirmLater ? Inventory.open(inventory, root, spill.toAbsolutePath().getParent(), s.inventory)
+             FileStore.Listing listing = confirmLater ? Inventory.open(inventory, store, root, spill.toAbsolutePath().getParent(),
+                     s.inventory)
                      : store.list(root);
              DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(spill)))) {
             String kc = k.hasNext() ? k.next() : null;

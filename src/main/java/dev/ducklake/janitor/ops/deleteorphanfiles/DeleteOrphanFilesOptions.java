@@ -32,14 +32,15 @@ import java.time.Duration;
  * @param deleteConcurrency {@code --delete-concurrency}: delete calls in flight at once ({@link
  *     dev.ducklake.janitor.ops.files.ParallelDeletes}); 0 = the store's default (8 on an object store, 4 on a local
  *     file system), 1 = one call at a time
- * @param inventory {@code --inventory}: a file list or an S3 Inventory manifest read instead of listing the store
+ * @param inventory {@code --inventory}: a file list or an S3 Inventory manifest (CSV or Parquet listings), a local path
+ *     or an {@code s3://bucket/key} read through the data path's S3 store, read instead of listing the store
  *     ({@link Inventory}; every candidate is confirmed with a stat before its delete round); null (default) = list the store
  */
 public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, AgeThreshold olderThan, Duration minAge,
                                        double maxOrphanRatio, boolean allowRootPath, boolean includePuffin,
                                        ConsultOptions consult, boolean allowUnknownTableFolders,
                                        boolean allowShortRetention, int deleteConcurrency,
-                                       java.nio.file.Path inventory) implements StorageRunOptions {
+                                       String inventory) implements StorageRunOptions {
 
     /** The floor under which --min-age needs --allow-short-retention. */
     public static final Duration FLOOR = Duration.ofHours(24);
@@ -144,10 +145,18 @@ public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, 
                 allowUnknownTableFolders, allowShortRetention, n, inventory);
     }
 
-    /** @return a copy that reads this inventory instead of listing the store (null = list the store) */
-    public DeleteOrphanFilesOptions withInventory(java.nio.file.Path file) {
+    /**
+     * @param location a local path or {@code s3://bucket/key} (null = list the store)
+     * @return a copy that reads this inventory instead of listing the store
+     */
+    public DeleteOrphanFilesOptions withInventory(String location) {
         return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin, consult,
-                allowUnknownTableFolders, allowShortRetention, deleteConcurrency, file);
+                allowUnknownTableFolders, allowShortRetention, deleteConcurrency, location);
+    }
+
+    /** @return a copy that reads this local inventory instead of listing the store (null = list the store) */
+    public DeleteOrphanFilesOptions withInventory(java.nio.file.Path file) {
+        return withInventory(file == null ? null : file.toString());
     }
 
     /** @return a copy that deletes (false) or only lists (true) */

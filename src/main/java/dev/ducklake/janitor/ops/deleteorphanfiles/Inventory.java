@@ -1,10 +1,9 @@
 package dev.ducklake.janitor.ops.deleteorphanfiles;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInspector;
+import dev.ducklake.janitor.ops.runtime.DuckDbDriver;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.StorageLocation;
 import dev.ducklake.janitor.storage.StoredObject;
@@ -16,10 +15,8 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,10 +25,8 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
-import java.util.zip.GZIPInputStream;
 
 /**
  * An inventory of the store ({@code delete-orphan-files --inventory}), read instead of listing the store, as Iceberg's
@@ -39,16 +34,16 @@ import java.util.zip.GZIPInputStream;
  * {@link StorageLocation#BYTE_ORDER} of their canonical form as a store listing is, so that the one merge with the
  * catalog's known files serves both.
  *
- * <p>Two forms, told apart by content (a JSON object is a manifest):
+ * <p>Two forms, told apart by content (a JSON object is a manifest), each a local file or an {@code s3://bucket/key}
+ * object read through the run's S3 store ({@link InventoryOrigin}):
  * <ul>
  *   <li>a plain list: one object per line, its address as the store spells it (an absolute local path, a
  *   {@code file://} URI, {@code s3://bucket/key}), optionally followed by a tab, its size in bytes, a tab and its
  *   last-modified instant (ISO-8601); blank lines and lines starting with {@code #} are skipped;</li>
- *   <li>an Amazon S3 Inventory {@code manifest.json} ({@code sourceBucket}, {@code fileFormat}, {@code fileSchema},
- *   {@code files[].key}) with CSV listing files, gzip'd or not, read from the local file system: each {@code files[].key}
- *   is looked up under the manifest's folder and its parents (the destination bucket's layout copied down), then in the
- *   {@code data/} folder beside the manifest's. Keys are URL-decoded as S3 Inventory writes them. Parquet and ORC
- *   listings are refused (this tool reads no Parquet).</li>
+ *   <li>an Amazon S3 Inventory {@code manifest.json} with CSV or Parquet listing files ({@link InventoryManifest}), each
+ *   checked against the manifest's size and MD5: a local copy finds them under the manifest's folder and its parents
+ *   (the destination bucket's layout copied down), then in the {@code data/} folder beside the manifest's; an S3
+ *   manifest fetches them from its {@code destinationBucket}. ORC listings are refused.</li>
  * </ul>
  *
  * <p>An inventory is stale by nature: the sweep confirms every candidate with a stat of the store just before its
@@ -64,7 +59,6 @@ final class Inventory {
     static final int CHUNK = 50_000;
     /** Written for an entry without a last-modified time. */
     private static final long NO_TIME = Long.MIN_VALUE;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private Inventory() {
     }
@@ -81,19 +75,50 @@ final class Inventory {
     }
 
     /**
+     * Reads, filters and sorts a local inventory (as {@link #open(String, FileStore, StorageLocation, Path, Counts)}).
+     */
+    static FileStore.Listing open(Path file, StorageLocation root, Path tempDir, Counts counts) throws JanitorException {
+        return open(file.toString(), null, root, tempDir, counts);
+    }
+
+    /**
      * Reads, filters and sorts an inventory.
      *
-     * @param file the plain list or the manifest
+     * @param inventory the plain list or the manifest: a local path or an {@code s3://bucket/key} read through the store
+     * @param store the run's store (reads an {@code s3://} inventory and its listing files; null for a local one)
      * @param root the swept root (a prefix)
      * @param tempDir where the sorted chunks go (removed when the listing is closed)
      * @param counts filled while reading
      * @return the entries under the root, in byte order of their canonical form, duplicates collapsed; a size of -1 and a
      *     null time where the inventory did not say
-     * @throws JanitorException USAGE for an unreadable inventory (a line that does not parse: named with its number; a
-     *     Parquet or ORC manifest; a listing file not found), STORAGE when the temporary chunks cannot be written
+     * @throws JanitorException USAGE for an unreadable inventory (a line that does not parse: named with its number; an
+     *     ORC manifest; a listing file not found or other than its manifest's size and MD5), ENGINE_UNAVAILABLE for a
+     *     Parquet manifest without DuckDB's driver, STORAGE when the store fails or the temporary chunks cannot be written
      */
-    static FileStore.Listing open(Path file, StorageLocation root, Path tempDir, Counts counts) throws JanitorException {
+    static FileStore.Listing open(String inventory, FileStore store, StorageLocation root, Path tempDir, Counts counts)
+            throws JanitorException {
+        return open(inventory, store, root, tempDir, counts, DuckDbDriver.CLASS_NAME);
+    }
+
+    /** As {@link #open(String, FileStore, StorageLocation, Path, Counts)}, with DuckDB's driver class named. */
+    static FileStore.Listing open(String inventory, FileStore store, StorageLocation root, Path tempDir, Counts counts,
+                                  String duckdbDriver) throws JanitorException {
         String prefix = root.asPrefix().canonical();
+        InventoryOrigin origin;
+        if (InventoryOrigin.isS3(inventory)) {
+            if (store == null || !root.scheme().equals("s3")) {
+                throw new JanitorException(Reason.USAGE, "--inventory " + CatalogInspector.printable(inventory) + " is read"
+                        + " through the S3 store of an s3:// data path, and this data path is " + root.canonical() + ": copy"
+                        + " the inventory to a local file.");
+            }
+            origin = InventoryOrigin.s3(inventory, store);
+        } else {
+            Path file = Path.of(inventory);
+            if (!Files.isRegularFile(file)) {
+                throw new JanitorException(Reason.USAGE, "--inventory " + file + " is not a readable file.");
+            }
+            origin = InventoryOrigin.local(file);
+        }
         Path dir;
         try {
             dir = Files.createTempDirectory(tempDir, "ducklake-janitor-inventory-");
@@ -103,14 +128,12 @@ final class Inventory {
         }
         Sorter sorter = new Sorter(dir, prefix, counts);
         try {
-            if (!Files.isRegularFile(file)) {
-                throw new JanitorException(Reason.USAGE, "--inventory " + file + " is not a readable file.");
-            }
-            if (isManifest(file)) {
-                readManifest(file, sorter);
-            } else {
-                try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-                    readPlain(r, file.toString(), sorter);
+            try (BufferedInputStream in = new BufferedInputStream(origin.open(), 1 << 16)) {
+                if (isManifest(in)) {
+                    InventoryManifest.read(in, origin, sorter, dir, duckdbDriver);
+                } else {
+                    readPlain(new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8.newDecoder()), 1 << 16),
+                            inventory, sorter);
                 }
             }
             sorter.flush();
@@ -118,25 +141,32 @@ final class Inventory {
         } catch (java.nio.charset.CharacterCodingException e) {
             sorter.delete();
             // the decoder reads ahead, so the line is not known exactly: name the encoding and the fix instead
-            throw new JanitorException(Reason.USAGE, "The inventory " + file + " is not UTF-8 text (a byte sequence that is"
+            throw new JanitorException(Reason.USAGE, "The inventory " + inventory + " is not UTF-8 text (a byte sequence that is"
                     + " not UTF-8, e.g. a UTF-16 or Latin-1 file). Convert it to UTF-8 (iconv -t UTF-8) and run again;"
                     + " nothing was deleted.", e);
-        } catch (IOException e) {
+        } catch (IOException | UncheckedIOException e) {
             sorter.delete();
-            throw new JanitorException(Reason.USAGE, "The inventory " + file + " could not be read: " + e.getMessage(), e);
+            throw new JanitorException(Reason.USAGE, "The inventory " + inventory + " could not be read: " + e.getMessage()
+                    + ". Nothing was deleted.", e);
         } catch (JanitorException | RuntimeException e) {
             sorter.delete();
             throw e;
         }
     }
 
-    private static boolean isManifest(Path file) throws IOException {
-        try (InputStream in = Files.newInputStream(file)) {
+    /** Whether the bytes are a JSON object (a manifest): the first one after blanks and a byte-order mark is '{'. */
+    private static boolean isManifest(BufferedInputStream in) throws IOException {
+        int limit = 1 << 16;
+        in.mark(limit);
+        try {
             int b;
+            int n = 0;
             do {
                 b = in.read();
-            } while (b == ' ' || b == '\t' || b == '\r' || b == '\n' || b == 0xEF || b == 0xBB || b == 0xBF);
+            } while (++n < limit && (b == ' ' || b == '\t' || b == '\r' || b == '\n' || b == 0xEF || b == 0xBB || b == 0xBF));
             return b == '{';
+        } finally {
+            in.reset();
         }
     }
 
@@ -157,97 +187,6 @@ final class Inventory {
             Instant time = f.length > 2 && !f[2].isEmpty() ? instant(source, n, f[2]) : null;
             sorter.add(source, n, f[0], size, time);
         }
-    }
-
-    private static void readManifest(Path manifest, Sorter sorter) throws IOException, JanitorException {
-        JsonNode m;
-        try {
-            m = JSON.readTree(manifest.toFile());
-        } catch (IOException e) {
-            throw new JanitorException(Reason.USAGE, "The inventory manifest " + manifest + " is not valid JSON: " + e.getMessage(), e);
-        }
-        String format = m.path("fileFormat").asText("");
-        if (!format.equalsIgnoreCase("CSV")) {
-            throw new JanitorException(Reason.USAGE, "The inventory manifest " + manifest + " lists " + (format.isEmpty()
-                    ? "no fileFormat" : "files of format " + CatalogInspector.printable(format)) + "; only CSV inventories are read"
-                    + " (this tool reads no Parquet or ORC). Configure the S3 Inventory with output format CSV, or pass a plain"
-                    + " file list. Nothing was deleted.");
-        }
-        String[] columns = m.path("fileSchema").asText("").split(",");
-        int bucketCol = -1;
-        int keyCol = -1;
-        int sizeCol = -1;
-        int timeCol = -1;
-        for (int i = 0; i < columns.length; i++) {
-            switch (columns[i].strip().toLowerCase(Locale.ROOT)) {
-                case "bucket" -> bucketCol = i;
-                case "key" -> keyCol = i;
-                case "size" -> sizeCol = i;
-                case "lastmodifieddate" -> timeCol = i;
-                default -> {
-                }
-            }
-        }
-        String sourceBucket = m.path("sourceBucket").asText("");
-        if (keyCol < 0 || bucketCol < 0 && sourceBucket.isEmpty()) {
-            throw new JanitorException(Reason.USAGE, "The inventory manifest " + manifest + " has no Key column (or neither a Bucket"
-                    + " column nor sourceBucket) in its fileSchema " + CatalogInspector.printable(m.path("fileSchema").asText("")) + ".");
-        }
-        JsonNode files = m.path("files");
-        if (!files.isArray() || files.isEmpty()) {
-            throw new JanitorException(Reason.USAGE, "The inventory manifest " + manifest + " lists no files.");
-        }
-        for (JsonNode f : files) {
-            String key = f.path("key").asText("");
-            Path data = locate(manifest, key);
-            try (InputStream raw = new BufferedInputStream(Files.newInputStream(data));
-                 BufferedReader r = new BufferedReader(new InputStreamReader(key.endsWith(".gz") ? new GZIPInputStream(raw) : raw,
-                         StandardCharsets.UTF_8))) {
-                String line;
-                long n = 0;
-                while ((line = r.readLine()) != null) {
-                    n++;
-                    if (line.isEmpty()) {
-                        continue;
-                    }
-                    List<String> cells = csv(line, data.toString(), n);
-                    int need = Math.max(keyCol, Math.max(bucketCol, Math.max(sizeCol, timeCol)));
-                    if (cells.size() <= need) {
-                        throw bad(data.toString(), n, "expected " + columns.length + " CSV columns (" + String.join(",", columns)
-                                + "), found " + cells.size());
-                    }
-                    String bucket = bucketCol >= 0 ? cells.get(bucketCol) : sourceBucket;
-                    String objectKey = URLDecoder.decode(cells.get(keyCol), StandardCharsets.UTF_8);
-                    long size = sizeCol >= 0 && !cells.get(sizeCol).isEmpty() ? size(data.toString(), n, cells.get(sizeCol)) : -1;
-                    Instant time = timeCol >= 0 && !cells.get(timeCol).isEmpty() ? instant(data.toString(), n, cells.get(timeCol)) : null;
-                    sorter.add(data.toString(), n, "s3://" + bucket + "/" + objectKey, size, time);
-                }
-            }
-        }
-    }
-
-    /** A manifest's listing file on the local file system. */
-    private static Path locate(Path manifest, String key) throws JanitorException {
-        if (key.isEmpty() || key.contains("..")) {
-            throw new JanitorException(Reason.USAGE, "The inventory manifest " + manifest + " names a listing file "
-                    + CatalogInspector.printable(key) + " that cannot be looked up.");
-        }
-        Path dir = manifest.toAbsolutePath().getParent();
-        for (Path d = dir; d != null; d = d.getParent()) {
-            Path p = d.resolve(key);
-            if (Files.isRegularFile(p)) {
-                return p;
-            }
-        }
-        String name = key.substring(key.lastIndexOf('/') + 1);
-        for (Path p : new Path[] {dir.resolveSibling("data").resolve(name), dir.resolve("data").resolve(name), dir.resolve(name)}) {
-            if (Files.isRegularFile(p)) {
-                return p;
-            }
-        }
-        throw new JanitorException(Reason.USAGE, "The inventory listing file " + CatalogInspector.printable(key) + " named by "
-                + manifest + " was found neither under the manifest's folder or its parents nor in data/ beside it. Copy the"
-                + " inventory with its data/ folder. Nothing was deleted.");
     }
 
     /** One CSV line as S3 Inventory writes it (fields in double quotes, {@code ""} inside). */
@@ -287,7 +226,7 @@ final class Inventory {
         return out;
     }
 
-    private static long size(String source, long n, String v) throws JanitorException {
+    static long size(String source, long n, String v) throws JanitorException {
         try {
             long s = Long.parseLong(v.strip());
             if (s < 0) {
@@ -299,7 +238,7 @@ final class Inventory {
         }
     }
 
-    private static Instant instant(String source, long n, String v) throws JanitorException {
+    static Instant instant(String source, long n, String v) throws JanitorException {
         try {
             return Instant.parse(v.strip());
         } catch (DateTimeParseException e) {
@@ -308,7 +247,7 @@ final class Inventory {
         }
     }
 
-    private static JanitorException bad(String source, long line, String what) {
+    static JanitorException bad(String source, long line, String what) {
         return new JanitorException(Reason.USAGE, "The inventory " + source + ", line " + line + ": " + what + ". Nothing was deleted.");
     }
 
@@ -400,11 +339,11 @@ final class Inventory {
         }
 
         void delete() {
-            try (var s = Files.list(dir)) {
-                for (Path p : s.toList()) {
+            // deepest first: DuckDB's temporary folder of a Parquet inventory too
+            try (var s = Files.walk(dir)) {
+                for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
                     Files.deleteIfExists(p);
                 }
-                Files.deleteIfExists(dir);
             } catch (IOException ignored) {
                 // temporary files left behind
             }

@@ -201,7 +201,7 @@ class InventorySweepTest {
 
     /** An S3 Inventory manifest with gzip'd CSV listings, laid out as the destination bucket holds it. */
     @Test
-    void anS3InventoryManifestIsReadSortedAndDecodedAndParquetIsRefused() throws Exception {
+    void anS3InventoryManifestIsReadSortedAndDecodedAndOrcIsRefused() throws Exception {
         Path dest = dir.resolve("dest/src-bucket/cfg");
         Files.createDirectories(dest.resolve("data"));
         Files.createDirectories(dest.resolve("2026-12-01T01-00Z"));
@@ -233,12 +233,12 @@ class InventorySweepTest {
             assertThat(s.map(p -> p.getFileName().toString())).as("the sorted chunks are removed").noneMatch(n -> n.startsWith("ducklake-janitor-inventory-"));
         }
 
-        Path parquet = dir.resolve("pq/manifest.json");
-        Files.createDirectories(parquet.getParent());
-        Files.writeString(parquet, "{\"sourceBucket\":\"src-bucket\",\"fileFormat\":\"Parquet\",\"fileSchema\":\"message s3.inventory {}\","
-                + "\"files\":[{\"key\":\"x.parquet\"}]}");
-        assertThatThrownBy(() -> Inventory.open(parquet, StorageLocation.parse("s3://src-bucket/lake/"), dir, new Inventory.Counts()))
-                .isInstanceOf(JanitorException.class).hasMessageContaining("Parquet").hasMessageContaining("CSV");
+        Path orc = dir.resolve("orc/manifest.json");
+        Files.createDirectories(orc.getParent());
+        Files.writeString(orc, "{\"sourceBucket\":\"src-bucket\",\"fileFormat\":\"ORC\",\"fileSchema\":\"struct<bucket:string>\","
+                + "\"files\":[{\"key\":\"x.orc\"}]}");
+        assertThatThrownBy(() -> Inventory.open(orc, StorageLocation.parse("s3://src-bucket/lake/"), dir, new Inventory.Counts()))
+                .isInstanceOf(JanitorException.class).hasMessageContaining("ORC").hasMessageContaining("CSV");
     }
 
     /** Memory: the entries are sorted chunk by chunk; more entries than a chunk still come out in order. */
