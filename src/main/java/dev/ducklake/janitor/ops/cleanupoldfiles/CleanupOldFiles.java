@@ -43,17 +43,16 @@ import java.util.Set;
  * {@code schedule_start < cutoff}, default cutoff from {@code delete_older_than} else 2 days) with these
  * differences, all on the side of keeping:
  * <ul>
- *   <li>bounded batches in keyset order instead of the whole queue at once; each batch commits on its own; a batch's
- *       files are deleted by {@link ParallelDeletes} ({@code --delete-concurrency} calls in flight), their sizes
- *       (bytes_deleted) taken from a listing where the store has one cheaper than a stat per file
- *       ({@link FileStore#listedSizes}, S3), else stat-ed just before each delete;</li>
+ *   <li>bounded batches in keyset order, each committed on its own; a batch's files deleted by {@link ParallelDeletes}
+ *       ({@code --delete-concurrency} calls in flight), their sizes (bytes_deleted) from a listing where the store has
+ *       one cheaper than a stat per file ({@link FileStore#listedSizes}, S3), else stat-ed just before each delete;</li>
  *   <li>a queue row is deleted (matched on all its values, not by id alone) only once its object is gone (that
  *       delete, the batch's transaction, is retried after a transient failure: {@code ops.files.CatalogRetry}); an
  *       object the store cannot delete keeps its row, is reported, and the run goes on (DuckLake: all or
  *       nothing);</li>
  *   <li>a missing object counts as deleted (its row goes, as in DuckLake), but is counted apart
- *       ({@code files_not_found}) with a warning naming it: a wrong data path must not look like a clean run; queue
- *       rows of one location (two spellings, duplicate rows) collapse into one delete;</li>
+ *       ({@code files_not_found}) with a warning naming it, and a data path holding no file at all stops the run first
+ *       ({@link DataPathPresence}); queue rows of one location (two spellings, duplicate rows) collapse into one delete;</li>
  *   <li>a queued location that a {@code ducklake_data_file} / {@code ducklake_delete_file} row (of this or any
  *       consulted catalog, {@link ConsultedCatalogs}: the overlapping catalogs of this database and of the server's other
  *       databases, and those of --also-catalog) still resolves to is never deleted: the row stays and is reported as a
@@ -121,6 +120,7 @@ public final class CleanupOldFiles {
         Transactions.setSessionLockTimeout(c, control.lockTimeout());
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
+        DataPathPresence.require(c, o.schema(), store, resolver); // an unmounted volume must not empty the queue
         try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control.recorder(),
                 control::stopRequested)) {
             c.setAutoCommit(false);

@@ -440,4 +440,42 @@ class CleanupOldFilesLocalTest {
             }
         }
     }
+
+    /**
+     * The trial of 2026-12-06 (stop 39): with a data path that is not where the lake is (a typo in --data-path, a volume
+     * not mounted: an empty directory), every queued file was "not found", every queue row was deleted and the run
+     * exited 0 with files_deleted = N, forgetting files still in storage. Now such a data path, while the catalog has
+     * live data files, stops the run before anything is deleted (exit 15), dry runs too; a catalog with no live data
+     * file is cleaned as before.
+     */
+    @Test
+    void aDataPathHoldingNoFileStopsTheRunWhileTheCatalogHasLiveFiles() throws Exception {
+        Path lake = dir.resolve("unmounted");
+        Files.createDirectories(lake);
+        FileCatalog cat = FileCatalog.create("cof_unmounted", lake + "/");
+        cat.dataFile(1, "live.parquet", true);
+        cat.queue("main/test/gone1.parquet", true, Duration.ofDays(10));
+        cat.queue("main/test/gone2.parquet", true, Duration.ofDays(10));
+        for (boolean dryRun : new boolean[] {true, false}) {
+            assertThatThrownBy(() -> run(cat, new LocalFileStore(lake), o -> o.withDryRun(dryRun), new ArrayList<>()))
+                    .isInstanceOfSatisfying(JanitorException.class, e -> {
+                        assertThat(e.reason()).isEqualTo(JanitorException.Reason.BRAKE_NO_KNOWN_FILES);
+                        assertThat(e.getMessage()).contains(lake.toString()).contains("holds no file");
+                    });
+        }
+        assertThat(cat.queueRows()).as("nothing forgotten").isEqualTo(2);
+        // a --data-path that does not exist at all
+        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false)
+                .withDataPath(dir.resolve("typo") + "/"), new ArrayList<>()))
+                .isInstanceOfSatisfying(JanitorException.class,
+                        e -> assertThat(e.reason()).isEqualTo(JanitorException.Reason.BRAKE_NO_KNOWN_FILES));
+        assertThat(cat.queueRows()).isEqualTo(2);
+
+        // no live data file: an empty data path is plausible, and the rows of files not found go as in DuckLake
+        FileCatalog empty = FileCatalog.create("cof_emptylake", lake + "/");
+        empty.queue("main/test/gone3.parquet", true, Duration.ofDays(10));
+        CleanupOldFilesResult r = run(empty, new LocalFileStore(lake), o -> o.withDryRun(false), new ArrayList<>());
+        assertThat(r.filesNotFound()).isEqualTo(1);
+        assertThat(empty.queueRows()).isZero();
+    }
 }
