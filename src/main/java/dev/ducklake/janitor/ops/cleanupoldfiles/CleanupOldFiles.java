@@ -19,6 +19,7 @@ import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.KnownFiles;
 import dev.ducklake.janitor.ops.files.RunControl;
+import dev.ducklake.janitor.ops.files.StorageAction;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageException;
@@ -120,8 +121,7 @@ public final class CleanupOldFiles {
         Transactions.setSessionLockTimeout(c, control.lockTimeout());
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
-        try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control.recorder(),
-                control::stopRequested)) {
+        try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control)) {
             c.setAutoCommit(false);
             // before the known set: a catalog that commits after this reading is re-checked before each batch's deletes
             CatalogWatermark watermark = CatalogWatermark.read(c, consulted);
@@ -211,6 +211,14 @@ public final class CleanupOldFiles {
             try (ParallelDeletes pool = new ParallelDeletes(store, o.deleteConcurrency(), control)) {
                 deletes = pool;
                 runBatches();
+            } catch (SQLException e) {
+                if (!control.cancelledByBounds(e)) {
+                    throw e;
+                }
+                // the run's watchdog cancelled a statement between the batches' deletes: a stop as between batches
+                c.rollback();
+                t.stoppedDuring = StorageAction.STOPPED_DURING_CATALOG;
+                control.stoppedByBounds();
             } finally {
                 queueCursor.close();
             }
