@@ -8,9 +8,7 @@ import dev.ducklake.janitor.pg.TablePrivileges;
 import dev.ducklake.janitor.pg.Pooling;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.pg.Sql;
-import dev.ducklake.janitor.ops.files.CatalogCensus;
 import dev.ducklake.janitor.ops.files.CatalogFiles;
-import dev.ducklake.janitor.ops.files.CatalogRecheck;
 import dev.ducklake.janitor.ops.files.CatalogRetry;
 import dev.ducklake.janitor.ops.files.CatalogWatermark;
 import dev.ducklake.janitor.ops.files.DeleteProgress;
@@ -20,6 +18,7 @@ import dev.ducklake.janitor.ops.files.FileAges;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.KnownFiles;
 import dev.ducklake.janitor.ops.files.RunControl;
+import dev.ducklake.janitor.ops.files.StorageAction;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.PathResolver;
 import dev.ducklake.janitor.storage.StorageException;
@@ -121,8 +120,7 @@ public final class CleanupOldFiles {
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
         DataPathPresence.require(c, o.schema(), store, resolver); // an unmounted volume must not empty the queue
-        try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control.recorder(),
-                control::stopRequested)) {
+        try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control)) {
             c.setAutoCommit(false);
             // before the known set: a catalog that commits after this reading is re-checked before each batch's deletes
             CatalogWatermark watermark = CatalogWatermark.read(c, consulted);
@@ -163,18 +161,13 @@ public final class CleanupOldFiles {
         /** A dry run's batches: what would go, counted. */
         final DryRunBatch dryRunBatch;
         final DeleteProgress progress;
-        /** The consulted catalogs' newest snapshots when the known set was read. */
-        final CatalogWatermark watermark;
-        /** Which of a batch's files a catalog registered during the run ({@link #registeredDuringRun}). */
-        final CatalogRecheck recheck;
-        /** Whether a consulted catalog committed since the known set was read: every batch is re-checked from then on. */
-        boolean stale;
+        /** The last look at the catalogs before each batch's deletes. */
+        final LiveRecheck liveRecheck;
 
         Run(Connection c, FileStore store, CleanupOldFilesOptions o, FileListener listener, PathResolver resolver,
             FileAges.Cutoff cutoff, KnownFiles known, RunControl control, ConsultedCatalogs consulted,
             CatalogWatermark watermark) {
-            this.watermark = watermark;
-            this.recheck = CatalogRecheck.ofLiveFiles(c, consulted, watermark);
+            this.liveRecheck = new LiveRecheck(c, control, consulted, watermark, t, listener);
             this.control = control;
             this.consulted = consulted;
             this.c = c;
@@ -212,6 +205,14 @@ public final class CleanupOldFiles {
             try (ParallelDeletes pool = new ParallelDeletes(store, o.deleteConcurrency(), control)) {
                 deletes = pool;
                 runBatches();
+            } catch (SQLException e) {
+                if (!control.cancelledByBounds(e)) {
+                    throw e;
+                }
+                // the run's watchdog cancelled a statement between the batches' deletes: a stop as between batches
+                c.rollback();
+                t.stoppedDuring = StorageAction.STOPPED_DURING_CATALOG;
+                control.stoppedByBounds();
             } finally {
                 queueCursor.close();
             }
@@ -320,7 +321,7 @@ public final class CleanupOldFiles {
                 dryRunBatch.count(candidates, toDelete, doneCanonical);
                 return;
             }
-            if (!registeredDuringRun(candidates, toDelete)) {
+            if (!liveRecheck.keep(candidates, toDelete)) {
                 return; // stopped before the deletes: the batch's rows stay
             }
             Set<String> gone = new HashSet<>(doneCanonical);
@@ -399,66 +400,6 @@ public final class CleanupOldFiles {
             t.rowsDeleted += commitRows(rows);
         }
 
-        /**
-         * The last look at the catalogs before a batch's deletes: a catalog created since the survey stops the run
-         * ({@link CatalogCensus}); once a consulted catalog committed since the known set was read ({@link CatalogWatermark}),
-         * which of the batch's files a data or delete file row names now ({@link CatalogRecheck#ofLiveFiles}) is kept, its
-         * rows too, as {@code kept_live}. One catalog transaction, retried as a whole ({@link CatalogRetry}).
-         *
-         * @param candidates the batch's entries whose files would go; those kept are removed
-         * @param toDelete canonical location to address; those kept are removed
-         * @return false for a clean stop before the deletes (a catalog appeared; the bounds refused a retry's wait)
-         */
-        private boolean registeredDuringRun(List<QueueCursor.Entry> candidates, Map<String, String> toDelete)
-                throws JanitorException, SQLException {
-            if (toDelete.isEmpty()) {
-                return true;
-            }
-            Set<String> live;
-            List<String> appeared = new ArrayList<>();
-            try {
-                live = CatalogRetry.run(c, control, "re-checking the files of batch " + t.batches + " against the catalogs",
-                        () -> {
-                            // a catalog created during the run is in neither the known set nor the re-check
-                            appeared.clear();
-                            appeared.addAll(consulted.census().appeared(consulted));
-                            // once a catalog moved, the known set is stale for every batch after (no further reading)
-                            stale = stale || appeared.isEmpty() && watermark.moved(watermark.now());
-                            return stale && appeared.isEmpty() ? recheck.named(toDelete.values()) : Set.<String>of();
-                        });
-            } catch (CatalogRetry.Stopped stopped) {
-                t.stoppedDuring = "deleting";
-                t.finding("stopped before the deletes of batch " + t.batches + " (" + stopped.getCause().getMessage()
-                        + "): its rows are kept");
-                return false;
-            }
-            if (!appeared.isEmpty()) {
-                t.stoppedDuring = "deleting";
-                String why = CatalogCensus.stopLine("the deletes of batch " + t.batches, appeared, "its rows are kept");
-                t.finding(why);
-                control.recorder().warn(why);
-                return false;
-            }
-            if (live.isEmpty()) {
-                return true;
-            }
-            Set<String> kept = new HashSet<>();
-            for (Map.Entry<String, String> d : toDelete.entrySet()) {
-                if (live.contains(d.getValue())) {
-                    kept.add(d.getKey());
-                    t.finding("kept (registered in a catalog during the run): " + d.getValue());
-                    listener.file("kept", d.getValue(), -1, null, "registered in a catalog during the run");
-                }
-            }
-            toDelete.keySet().removeAll(kept);
-            for (QueueCursor.Entry e : candidates) {
-                if (kept.contains(e.canonical())) {
-                    t.keptLive += e.rows();
-                }
-            }
-            candidates.removeIf(e -> kept.contains(e.canonical()));
-            return true;
-        }
 
         /**
          * Deletes the queue rows of entries whose files are gone and commits: the batch's transaction, retried as a

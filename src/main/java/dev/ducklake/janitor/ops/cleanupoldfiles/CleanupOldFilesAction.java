@@ -45,4 +45,11 @@ public final class CleanupOldFilesAction extends StorageAction<CleanupOldFilesOp
                 ? options.withConsult(options.consult().withServer(spec())) : options;
         return CleanupOldFiles.execute(c, store, o, files, control);
     }
+
+    @Override
+    protected CleanupOldFilesResult stoppedBeforeWork(CleanupOldFilesOptions o, String dataPath, RunControl control) {
+        return new CleanupOldFilesResult(o.schema(), dataPath, null, null, o.dryRun(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false,
+                o.allowShortRetention(), java.util.List.of(), 0, control.figures(), java.util.List.of(), java.util.List.of(),
+                java.util.List.of(), STOPPED_DURING_CATALOG);
+    }
 }

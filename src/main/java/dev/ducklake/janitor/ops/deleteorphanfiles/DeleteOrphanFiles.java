@@ -163,8 +163,7 @@ public final class DeleteOrphanFiles {
         StorageLocation root = checkRoot(resolver, o);
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
         Path spill = null;
-        try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control.recorder(),
-                control::stopRequested)) {
+        try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control)) {
             List<String> leftToOthers = RunPasses.leftToOtherPasses(c, o.schema(), root, o.consult().runSchemas(),
                     o.dataPathOverride());
             c.setAutoCommit(false);

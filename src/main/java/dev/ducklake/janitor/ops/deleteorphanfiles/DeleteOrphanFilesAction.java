@@ -49,4 +49,12 @@ public final class DeleteOrphanFilesAction extends StorageAction<DeleteOrphanFil
                 ? options.withConsult(options.consult().withServer(spec())) : options;
         return DeleteOrphanFiles.execute(c, store, o, files, control);
     }
+
+    @Override
+    protected DeleteOrphanFilesResult stoppedBeforeWork(DeleteOrphanFilesOptions o, String dataPath, RunControl control) {
+        return new DeleteOrphanFilesResult(o.schema(), dataPath, null, null, o.dryRun(), java.util.List.of(), 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, o.allowShortRetention(), java.util.List.of(), 0, control.figures(), java.util.List.of(),
+                java.util.List.of(), java.util.List.of(), 0, 0, STOPPED_DURING_CATALOG,
+                o.inventory() == null ? "store" : "inventory", 0, 0, 0, 0);
+    }
 }

@@ -109,6 +109,8 @@ public final class ConsultedCatalogs implements AutoCloseable {
     private final Map<String, Connection> remotes = new LinkedHashMap<>();
     /** The catalog schemas of each surveyed database, to tell one that appears during the run. */
     private final CatalogCensus census = new CatalogCensus();
+    /** The run whose watchdog cancels the other databases' statements too, or null. */
+    private RunControl control;
 
     private ConsultedCatalogs(Connection session) {
         this.session = session;
@@ -159,7 +161,27 @@ public final class ConsultedCatalogs implements AutoCloseable {
      */
     public static ConsultedCatalogs find(Connection c, String own, PathResolver ownResolver, ConsultOptions o,
                                          RunRecorder recorder, BooleanSupplier stop) throws JanitorException, SQLException {
+        return find(c, own, ownResolver, o, recorder, stop, null);
+    }
+
+    /**
+     * As {@link #find(Connection, String, PathResolver, ConsultOptions, RunRecorder, BooleanSupplier)}, for a run with
+     * bounds: the other databases' connections are registered with the run's watchdog ({@link RunControl#watch}), so
+     * that a stop request or the spent budget cancels their statements in flight, and a login to one of them ends
+     * with the budget as with a stop request.
+     *
+     * @param control the run's control
+     */
+    public static ConsultedCatalogs find(Connection c, String own, PathResolver ownResolver, ConsultOptions o,
+                                         RunControl control) throws JanitorException, SQLException {
+        return find(c, own, ownResolver, o, control.recorder(), control::exhausted, control);
+    }
+
+    private static ConsultedCatalogs find(Connection c, String own, PathResolver ownResolver, ConsultOptions o,
+                                          RunRecorder recorder, BooleanSupplier stop, RunControl control)
+            throws JanitorException, SQLException {
         ConsultedCatalogs cc = new ConsultedCatalogs(c);
+        cc.control = control;
         try {
             new DatabaseSurvey(cc, c, o, recorder, stop).run(own, ownResolver);
             return cc;
@@ -200,6 +222,19 @@ public final class ConsultedCatalogs implements AutoCloseable {
         sweptRealPrefix = realPrefix;
     }
 
+    /** Registers another database's connection just opened (the survey) with the run's watchdog, if any. */
+    void opened(Connection rc) {
+        if (control != null) {
+            control.watch(rc);
+        }
+    }
+
+    private void closing(Connection rc) {
+        if (control != null) {
+            control.forget(rc);
+        }
+    }
+
     /** @return how many catalogs were added so far, consulted and reach-only together */
     int size() {
         return catalogs.size() + reachOnly.size();
@@ -218,6 +253,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
         if (size() > before && !remotes.containsKey(spec.describe())) {
             remotes.put(spec.describe(), rc);
         } else {
+            closing(rc);
             rc.close();
         }
     }
@@ -326,6 +362,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
     @Override
     public void close() {
         for (Connection rc : remotes.values()) {
+            closing(rc);
             try {
                 rc.rollback();
                 rc.close();

@@ -161,6 +161,7 @@ final class DatabaseSurvey {
         for (ConnectionSpec.CatalogReference ref : remoteRefs) {
             ConnectionSpec spec = ref.spec();
             Connection rc = ServerDatabases.openExplicit(spec, stop, lockTimeout());
+            cc.opened(rc);
             Set<String> explicit = Set.of(ref.metadataSchema() == null ? "*" : ref.metadataSchema());
             int before = cc.size();
             ServerDatabases.consultOrClose(rc, () -> consultDatabase(rc, spec, spec.database(), ref.metadataSchema(), explicit));
@@ -246,6 +247,7 @@ final class DatabaseSurvey {
             }
             return;
         }
+        cc.opened(rc);
         int before = cc.size();
         ServerDatabases.consultOrClose(rc, () -> consultDatabase(rc, spec, name, null, Set.of()));
         cc.keepOrClose(spec, rc, before);

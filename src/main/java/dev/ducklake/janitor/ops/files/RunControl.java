@@ -1,12 +1,16 @@
 package dev.ducklake.janitor.ops.files;
 
+import dev.ducklake.janitor.ops.runtime.MaintenanceRun;
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.runtime.RunBudget;
 import dev.ducklake.janitor.ops.runtime.RunFigures;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.ops.runtime.RunRecorder;
+import dev.ducklake.janitor.ops.runtime.RunWatchdog;
 import dev.ducklake.janitor.storage.CallBounds;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -15,7 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * warnings, stop reason, figures) and the run's one clock, {@link RunBudget} (the stop flag of SIGTERM/SIGINT and
  * --run-budget, counted from the run's start), with --max-batches. It is also the {@link CallBounds} of the run's store
  * ({@link StorageAction} binds it), so that every store call, its timeout and its retries end with the budget or on the
- * stop.
+ * stop. The catalog connections the run opens besides its session (the consulted catalogs' other databases) are
+ * registered with the run's {@link RunWatchdog} through it, so that a stop or the budget cancels their statements too.
  */
 public final class RunControl implements CallBounds {
 
@@ -24,6 +29,7 @@ public final class RunControl implements CallBounds {
     private final int maxBatches;
     private final Duration statementTimeout;
     private final Duration lockTimeout;
+    private final RunWatchdog watchdog;
 
     /**
      * @param recorder the run's recorder
@@ -34,6 +40,12 @@ public final class RunControl implements CallBounds {
      * @param lockTimeout --lock-timeout of each catalog transaction, zero = none, null = the session's
      */
     public RunControl(RunRecorder recorder, RunBudget budget, int maxBatches, Duration statementTimeout, Duration lockTimeout) {
+        this(recorder, budget, maxBatches, statementTimeout, lockTimeout, null);
+    }
+
+    private RunControl(RunRecorder recorder, RunBudget budget, int maxBatches, Duration statementTimeout, Duration lockTimeout,
+                       RunWatchdog watchdog) {
+        this.watchdog = watchdog;
         this.recorder = recorder;
         this.budget = budget;
         this.maxBatches = maxBatches;
@@ -44,6 +56,49 @@ public final class RunControl implements CallBounds {
     /** @return the run options' bounds: --max-batches, and the statement and lock timeouts of each catalog transaction */
     public static RunControl of(RunRecorder recorder, RunBudget budget, RunOptions options) {
         return new RunControl(recorder, budget, options.maxBatches(), options.statementTimeout(), options.lockTimeout());
+    }
+
+    /**
+     * The control of a run on the shared runtime: its recorder, its one clock, its watchdog and its options' bounds.
+     *
+     * @param run the open run
+     * @return the control
+     */
+    public static RunControl of(MaintenanceRun run) {
+        RunOptions options = run.options();
+        return new RunControl(run.recorder(), run.budget(), options.maxBatches(), options.statementTimeout(),
+                options.lockTimeout(), run.watchdog());
+    }
+
+    /**
+     * Registers a connection of the run besides its session with the run's watchdog (none for a direct engine call).
+     *
+     * @param c the connection
+     */
+    public void watch(Connection c) {
+        if (watchdog != null) {
+            watchdog.watch(c);
+        }
+    }
+
+    /**
+     * Forgets a connection {@link #watch} registered, about to be closed.
+     *
+     * @param c the connection
+     */
+    public void forget(Connection c) {
+        if (watchdog != null) {
+            watchdog.forget(c);
+        }
+    }
+
+    /**
+     * @param e a catalog statement's failure
+     * @return whether it is the statement the stop request or the spent budget cancelled ({@link RunWatchdog#cancelledBy}):
+     *     the run stops by its bounds, the statement is not retried
+     */
+    public boolean cancelledByBounds(SQLException e) {
+        return RunWatchdog.cancelledBy(this, e);
     }
 
     /** @return statement_timeout of each catalog transaction, or null for the session's */

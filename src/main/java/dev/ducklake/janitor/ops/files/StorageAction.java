@@ -87,6 +87,22 @@ public abstract class StorageAction<O extends StorageRunOptions, R extends Maint
     protected abstract R work(Connection c, FileStore store, O options, FileListener files, RunControl control)
             throws JanitorException, SQLException;
 
+    /**
+     * The result of a run stopped by its bounds (a stop request, the spent run budget) before its work got going: the
+     * run's watchdog cancelled a catalog statement of its preparation (the consulted catalogs' survey, the known-file
+     * set) or a login to a consulted database. Nothing was listed or deleted; {@code stopped_during} is
+     * {@value #STOPPED_DURING_CATALOG}.
+     *
+     * @param options the options
+     * @param dataPath the data path
+     * @param control the run's control (its figures)
+     * @return the result
+     */
+    protected abstract R stoppedBeforeWork(O options, String dataPath, RunControl control);
+
+    /** {@code stopped_during} of a run whose catalog statement in flight its stop or its budget cancelled. */
+    public static final String STOPPED_DURING_CATALOG = "catalog_statement";
+
     @Override
     protected final R run() throws JanitorException {
         options.validate();
@@ -103,14 +119,34 @@ public abstract class StorageAction<O extends StorageRunOptions, R extends Maint
             checkPath(resolver, options);
             String dataPath = resolver.dataPath();
             // --max-batches, and --statement-timeout and --lock-timeout for the catalog transactions (CatalogRetry)
-            RunControl control = RunControl.of(run.recorder(), run.budget(), options.run());
+            // the run's watchdog: the consulted catalogs' connections are registered with it through the control
+            RunControl control = RunControl.of(run);
+            // from here a statement the budget cancels is a clean stop (stopped_during catalog_statement)
+            run.watchdog().boundByBudget();
             try (FileStore store = opener.open(dataPath)) {
                 // every store call ends with the run budget or on the stop request, whatever its own timeouts
                 store.bound(control);
                 return work(c, store, options, StorageFailures.withProgress(files, run.recorder()), control);
+            } catch (SQLException e) {
+                if (!control.cancelledByBounds(e)) {
+                    throw e;
+                }
+                return stoppedBy(control, dataPath, "a catalog statement (SQLSTATE 57014) was cancelled");
+            } catch (JanitorException e) {
+                if (!(control.exhausted() && ConnectionSpec.loginStopped(e))) {
+                    throw e;
+                }
+                return stoppedBy(control, dataPath, "the login to a consulted catalog's database was interrupted");
             }
         } catch (SQLException e) {
             throw StorageFailures.database(e, spec);
         }
+    }
+
+    private R stoppedBy(RunControl control, String dataPath, String what) {
+        control.stoppedByBounds();
+        control.recorder().warn((control.stopRequested() ? "stopped (SIGTERM/SIGINT)" : "the run budget ran out") + " while "
+                + command() + " was reading the catalogs: " + what + "; nothing was listed or deleted, the next run starts over");
+        return stoppedBeforeWork(options, dataPath, control);
     }
 }

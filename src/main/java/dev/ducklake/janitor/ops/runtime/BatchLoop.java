@@ -76,6 +76,8 @@ public final class BatchLoop<I, O extends BatchOutcome> {
                     rec.stopped(stopReason());
                     break;
                 }
+                // after the first batch the budget also cuts a batch's statement in flight (a clean stop, rolled back)
+                run.watchdog().boundByBudget();
                 consumed += o.consumed();
                 handled += o.consumed();
                 if (o.truncated()) {
@@ -163,7 +165,9 @@ public final class BatchLoop<I, O extends BatchOutcome> {
             @Override
             public <V> V waitRefused(SQLException e, RetryPolicy.Decision d) {
                 rec.warn((run.budget().stopRequested() ? "stop requested" : "run budget would run out")
-                        + " during the retry backoff (SQLSTATE " + SqlState.codeOf(e) + "); abandoning this batch instead of retrying");
+                        + (RunWatchdog.cancelledBy(run.budget(), e) ? ": batch " + (rec.batches() + 1) + " was cancelled (SQLSTATE 57014)"
+                        + " and rolled back" : " during the retry backoff (SQLSTATE " + SqlState.codeOf(e) + ")")
+                        + "; abandoning this batch instead of retrying");
                 return null;
             }
 

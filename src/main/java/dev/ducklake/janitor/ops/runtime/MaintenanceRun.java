@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * One run of one operation on one metadata schema: the frame every operation's {@code run()} opens in a
  * try-with-resources. It owns the {@link MaintenanceSession}, the {@link RunRecorder} (figures, warnings,
- * progress), the {@link RunBudget} (clock, deadline, stop flag), the read-only {@link QueryRunner} and makes
- * {@link BatchLoop}s.
+ * progress), the {@link RunBudget} (clock, deadline, stop flag), the {@link RunWatchdog} (a stop request or the budget
+ * spent cancels the statement in flight), the read-only {@link QueryRunner} and makes {@link BatchLoop}s.
  *
  * <pre>{@code
  * protected MyResult run() throws JanitorException {
@@ -36,6 +36,7 @@ public final class MaintenanceRun implements AutoCloseable {
     private final RunBudget budget;
     private final MaintenanceSession session;
     private final QueryRunner queries;
+    private final RunWatchdog watchdog;
 
     private MaintenanceRun(RunOptions options, RunRecorder recorder, RunBudget budget, MaintenanceSession session) {
         this.options = options;
@@ -43,6 +44,8 @@ public final class MaintenanceRun implements AutoCloseable {
         this.budget = budget;
         this.session = session;
         this.queries = new QueryRunner(session, recorder, options.lockTimeout(), budget);
+        // from here to close(): a stop request or the budget spent cancels the statement in flight
+        this.watchdog = RunWatchdog.start(session::connection, budget);
     }
 
     /**
@@ -165,6 +168,11 @@ public final class MaintenanceRun implements AutoCloseable {
         return budget;
     }
 
+    /** @return the run's watchdog: register the run's other connections with it ({@link RunWatchdog#watch}) */
+    public RunWatchdog watchdog() {
+        return watchdog;
+    }
+
     /** @return the generic options */
     public RunOptions options() {
         return options;
@@ -176,9 +184,10 @@ public final class MaintenanceRun implements AutoCloseable {
         return recorder.figures(budget.elapsedSeconds());
     }
 
-    /** Releases the advisory lock and closes the session. */
+    /** Stops the watchdog, releases the advisory lock and closes the session. */
     @Override
     public void close() {
+        watchdog.close();
         session.close();
     }
 }

@@ -1,0 +1,145 @@
+package dev.ducklake.janitor.ops.runtime;
+
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.SqlState;
+import dev.ducklake.janitor.retry.Bounds;
+import dev.ducklake.janitor.retry.CallWatch;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * The run's one watchdog over its PostgreSQL statements: started with the run ({@link MaintenanceRun#open}), it
+ * looks at the run's one clock and stop flag ({@link RunBudget}, through a {@link CallWatch}: every 50 ms) and, once a
+ * stop is requested or (from {@link #boundByBudget()} on) the run budget is spent, cancels the statement in flight on every connection registered with
+ * it (pgJDBC's cancel request, {@code PGConnection.cancelQuery()}: the session's current connection and the consulted
+ * catalogs' connections to other databases), once, and interrupts a login of the run in progress whose stop condition
+ * is the bounds ({@link ConnectionSpec#abortStoppedConnects()}). A statement waiting on a writer's lock with
+ * {@code --lock-timeout 0} / {@code --statement-timeout 0} then ends at once with SQLSTATE 57014 instead of when the
+ * lock goes; {@link #cancelledBy} tells the callers that such a failure is the stop or the budget, never retried.
+ *
+ * <p>The budget cuts statements only from the point the operation says a cut is a clean stop there
+ * ({@link #boundByBudget()}): a storage command from the start of its work, the batch loop after its first committed
+ * batch (at least one batch always runs, so a tiny budget still makes progress; until then the run's lock and statement
+ * timeouts bound it). A stop request cuts them from the start.
+ *
+ * <p>A cancel request reaching a connection between statements is dropped by the server (an idle backend ignores
+ * it); one that arrives late may cancel the statement after, which the run, stopping, reports the same way. Each
+ * cancel is sent from a thread of its own, so that an unanswering server of one connection delays no other.
+ * Closed with the run.
+ */
+public final class RunWatchdog implements AutoCloseable {
+
+    private final Supplier<Connection> session;
+    private final Set<Connection> others = ConcurrentHashMap.newKeySet();
+    private final CallWatch watch;
+    private volatile boolean budgetBound;
+
+    private RunWatchdog(Supplier<Connection> session, Bounds bounds) {
+        this.session = session;
+        // the run's clock, its budget counted only once the operation bound its statements by it
+        Bounds watched = new Bounds() {
+            @Override
+            public java.time.Duration remaining() {
+                return budgetBound ? bounds.remaining() : null;
+            }
+
+            @Override
+            public boolean stopRequested() {
+                return bounds.stopRequested();
+            }
+        };
+        this.watch = CallWatch.start(watched, this::cancelAll);
+    }
+
+    /**
+     * From now on the spent run budget cancels the statement in flight too (a stop request always does): called where
+     * a cancelled statement ends the run as a clean stop by its budget.
+     */
+    public void boundByBudget() {
+        budgetBound = true;
+    }
+
+    /**
+     * Starts watching.
+     *
+     * @param session the run's session connection as it is now (a reconnect replaces it)
+     * @param bounds the run's clock and stop flag ({@link MaintenanceRun#budget()})
+     * @return the watchdog; close it at the end of the run
+     */
+    static RunWatchdog start(Supplier<Connection> session, Bounds bounds) {
+        return new RunWatchdog(session, bounds);
+    }
+
+    /**
+     * A SQLSTATE 57014 (query_canceled) once the bounds are exhausted is this watchdog's cancel (or a statement
+     * timeout at the same moment): the run stops, and the statement is not retried.
+     *
+     * @param bounds the run's bounds
+     * @param e a failure
+     * @return whether the failure is the run's stop or budget
+     */
+    public static boolean cancelledBy(Bounds bounds, SQLException e) {
+        return SqlState.QUERY_CANCELED.code().equals(SqlState.codeOf(e)) && bounds.exhausted();
+    }
+
+    /**
+     * Registers another connection of the run (a consulted catalog's, to another database); its statement in flight is
+     * cancelled too.
+     *
+     * @param c the connection
+     */
+    public void watch(Connection c) {
+        others.add(c);
+    }
+
+    /**
+     * Forgets a connection about to be closed.
+     *
+     * @param c the connection
+     */
+    public void forget(Connection c) {
+        others.remove(c);
+    }
+
+    /** @return whether the cancel was sent (a stop request or the budget spent while the run was open) */
+    public boolean fired() {
+        return watch.fired();
+    }
+
+    private void cancelAll() {
+        // a login of the run in progress (a consulted database, a reconnect) whose stop condition is now true ends
+        ConnectionSpec.abortStoppedConnects();
+        List<Connection> targets = new ArrayList<>(others);
+        Connection current = session.get();
+        if (current != null) {
+            targets.add(current);
+        }
+        for (Connection c : targets) {
+            Thread t = new Thread(() -> cancel(c), "ducklake-janitor-cancel");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private static void cancel(Connection c) {
+        try {
+            if (!c.isClosed()) {
+                c.unwrap(org.postgresql.PGConnection.class).cancelQuery();
+            }
+        } catch (SQLException | RuntimeException e) {
+            // not a pgJDBC connection, or the server unreachable: the statement ends at its own timeouts
+        }
+    }
+
+    /** Stops watching; a cancel being sent at that moment has been handed to its thread. */
+    @Override
+    public void close() {
+        watch.close();
+    }
+}
