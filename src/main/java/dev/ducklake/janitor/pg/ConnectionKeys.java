@@ -128,7 +128,9 @@ final class ConnectionKeys {
         String port = kv.getOrDefault("port", "5432");
         for (String p : port.split(",")) {
             if (!p.matches("[0-9]{1,5}") || Integer.parseInt(p) < 1 || Integer.parseInt(p) > 65535) {
-                throw new JanitorException(Reason.USAGE, "Invalid port '" + Secrets.redact(p) + "' in the catalog connection: expected 1 to 65535.");
+                // the value is not shown: in a mangled URI it is a piece of a password
+                throw new JanitorException(Reason.USAGE, "Invalid port in the catalog connection (or PGPORT; the value is not shown): "
+                        + "expected a number from 1 to 65535. In a postgresql:// URI, " + UriPasswordCheck.FIX);
             }
         }
         String sslmode = kv.get("sslmode");
