@@ -54,7 +54,7 @@ final class ConnectionKeys {
         ConnectionStrings.fillFromEnv(kv, env);
         String pgPassword = env.get("PGPASSWORD");
         PasswordSource source = PasswordSource.choose(kv.remove("password"), passwordFile, pgPassword,
-                env.get(ConnectionSpec.PASSWORD_VARIABLE));
+                env.get(ConnectionSpec.PASSWORD_VARIABLE)).passFile(PassFile.locate(env));
         return build(kv, env, source, ConnectionSpec.SOCKET_TIMEOUT_FLOOR_SECONDS);
     }
 
@@ -90,7 +90,8 @@ final class ConnectionKeys {
         ConnectionStrings.fillFromEnv(kv, env);
         String inString = kv.remove("password");
         PasswordSource source = inString != null || base == null
-                ? PasswordSource.choose(inString, null, env.get("PGPASSWORD"), env.get(ConnectionSpec.PASSWORD_VARIABLE)) : base.passwordSource();
+                ? PasswordSource.choose(inString, null, env.get("PGPASSWORD"), env.get(ConnectionSpec.PASSWORD_VARIABLE))
+                        .passFile(PassFile.locate(env)) : base.passwordSource();
         ConnectionSpec spec = build(kv, env, source,
                 base == null ? ConnectionSpec.SOCKET_TIMEOUT_FLOOR_SECONDS : base.socketTimeoutSeconds());
         return new ConnectionSpec.CatalogReference(spec, schema);

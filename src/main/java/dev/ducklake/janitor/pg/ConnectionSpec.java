@@ -329,8 +329,12 @@ public final class ConnectionSpec {
         if (dataSource != null) {
             return Logins.dataSource(dataSource, user, socketTimeoutSeconds);
         }
-        Properties props = Logins.driverProperties(jdbcParams, user, password.resolve(), connectTimeoutSeconds,
-                socketTimeoutSeconds);
+        String pw = password.resolve();
+        Properties props = Logins.driverProperties(jdbcParams, user, pw, connectTimeoutSeconds, socketTimeoutSeconds);
+        if (pw == null && password.passFileIgnored()) {
+            // pgJDBC reads the password file whatever its mode; libpq ignores a file others can read, and so do we
+            props.setProperty("authenticationPluginClassName", IgnoredPassFile.class.getName());
+        }
         return Logins.driver(jdbcUrl(), props, socketTimeoutSeconds, user, stop);
     }
 
