@@ -120,6 +120,14 @@ class PasswordTest {
                 .contains("chmod 0600 " + pgpass)
                 .contains("no password was given").contains(pgpass + " is ignored").doesNotContain(RIGHT);
         open.cleanup();
+        Path cfg = tmp.resolve("m.yaml");
+        Files.writeString(cfg, "catalogs:\n  - name: lake\n    connection: postgresql://" + USER + "@" + hostPort() + "/postgres\n"
+                + "    metadata_schema: " + cat.schema + "\nmaintain:\n  - check\n");
+        JanitorProcess maintain = JanitorProcess.start(Map.of("PGPASSFILE", pgpass.toString()), "maintain", "--config", cfg.toString());
+        assertThat(maintain.waitFor(120)).as("maintain: stderr %s", maintain.err()).isNotZero();
+        assertThat(maintain.err()).contains("WARN: the password file " + pgpass + " is ignored").contains("chmod 0600 " + pgpass)
+                .doesNotContain(RIGHT);
+        maintain.cleanup();
         Files.setPosixFilePermissions(pgpass, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         JanitorProcess closed = JanitorProcess.start(Map.of("PGPASSFILE", pgpass.toString()), args);
         assertThat(closed.waitFor(120)).as("0600 is used; stderr %s", closed.err()).isZero();
