@@ -76,6 +76,12 @@ public final class CatalogOptions {
             warned = true;
             mixee.commandLine().getErr().println("WARN: " + PASSWORD_ON_COMMAND_LINE);
         }
+        String passFile = spec.passwordSource().passFileWarning();
+        if (passFile != null && !passFileWarned && mixee != null) {
+            // as libpq warns; once per run, on stderr only
+            passFileWarned = true;
+            mixee.commandLine().getErr().println("WARN: " + passFile + ".");
+        }
         return spec;
     }
 
@@ -88,4 +94,5 @@ public final class CatalogOptions {
     CommandSpec mixee;
 
     private boolean warned;
+    private boolean passFileWarned;
 }

@@ -131,6 +131,9 @@ public final class MaintainCommand implements Callable<Integer> {
         try {
             cfg = prepare(registry);
             cfg.catalogs().forEach(c -> StructuredLog.addRedactor(c.connection()::redact));
+            // as libpq warns (and as every single command does): a password file others can read is not used
+            cfg.catalogs().stream().map(c -> c.connection().passwordSource().passFileWarning()).filter(java.util.Objects::nonNull)
+                    .distinct().forEach(w -> err.println("WARN: " + w + "."));
             run = newRun(cfg, registry, err);
             confirm(run, cfg);
         } catch (JanitorException e) {

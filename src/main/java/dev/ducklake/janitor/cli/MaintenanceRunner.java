@@ -86,7 +86,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
         } catch (JanitorException e) {
             if (signalled.get() && ConnectionSpec.loginStopped(e)) {
                 // SIGTERM/SIGINT while logging in: nothing was done, a stop and not a connection failure
-                return stoppedWhileLoggingIn(conn, catalog.metadataSchema);
+                return stoppedWhileLoggingIn(conn, catalog.metadataSchema, ConnectionSpec.stoppedLoginTarget(e));
             }
             if (json) {
                 Map<String, Object> doc = Render.error(adapter.operation(), conn, catalog.metadataSchema, e);
@@ -108,11 +108,15 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
      * The end of a run that SIGTERM/SIGINT stopped while it was logging in to the catalog: the document (status
      * {@code stopped}, the signal's exit code, {@code stopped_by_signal}) or a text line, nothing else done.
      *
+     * @param target the database whose login was stopped ({@link ConnectionSpec#stoppedLoginTarget}), or null for the
+     *     run's catalog
      * @return the signal's exit code (143 or 130)
      */
-    private int stoppedWhileLoggingIn(ConnectionSpec conn, String schema) {
+    private int stoppedWhileLoggingIn(ConnectionSpec conn, String schema, String target) {
         int exit = SignalExit.exitCode();
-        String message = "SIGTERM/SIGINT received while logging in to the catalog " + conn.describe()
+        String where = target == null || target.equals(conn.describe()) ? "the catalog " + conn.describe()
+                : target + " (a database the run consults, e.g. by --also-catalog; the catalog is " + conn.describe() + ")";
+        String message = "SIGTERM/SIGINT received while logging in to " + where
                 + ": the login was interrupted by a stop request and nothing was done; rerun to do the work.";
         if (json) {
             Map<String, Object> doc = new java.util.LinkedHashMap<>();

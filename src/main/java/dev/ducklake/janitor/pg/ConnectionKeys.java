@@ -54,7 +54,7 @@ final class ConnectionKeys {
         ConnectionStrings.fillFromEnv(kv, env);
         String pgPassword = env.get("PGPASSWORD");
         PasswordSource source = PasswordSource.choose(kv.remove("password"), passwordFile, pgPassword,
-                env.get(ConnectionSpec.PASSWORD_VARIABLE));
+                env.get(ConnectionSpec.PASSWORD_VARIABLE)).passFile(PassFile.locate(env));
         return build(kv, env, source, ConnectionSpec.SOCKET_TIMEOUT_FLOOR_SECONDS);
     }
 
@@ -90,7 +90,8 @@ final class ConnectionKeys {
         ConnectionStrings.fillFromEnv(kv, env);
         String inString = kv.remove("password");
         PasswordSource source = inString != null || base == null
-                ? PasswordSource.choose(inString, null, env.get("PGPASSWORD"), env.get(ConnectionSpec.PASSWORD_VARIABLE)) : base.passwordSource();
+                ? PasswordSource.choose(inString, null, env.get("PGPASSWORD"), env.get(ConnectionSpec.PASSWORD_VARIABLE))
+                        .passFile(PassFile.locate(env)) : base.passwordSource();
         ConnectionSpec spec = build(kv, env, source,
                 base == null ? ConnectionSpec.SOCKET_TIMEOUT_FLOOR_SECONDS : base.socketTimeoutSeconds());
         return new ConnectionSpec.CatalogReference(spec, schema);
@@ -128,7 +129,9 @@ final class ConnectionKeys {
         String port = kv.getOrDefault("port", "5432");
         for (String p : port.split(",")) {
             if (!p.matches("[0-9]{1,5}") || Integer.parseInt(p) < 1 || Integer.parseInt(p) > 65535) {
-                throw new JanitorException(Reason.USAGE, "Invalid port '" + Secrets.redact(p) + "' in the catalog connection: expected 1 to 65535.");
+                // the value is not shown: in a mangled URI it is a piece of a password
+                throw new JanitorException(Reason.USAGE, "Invalid port in the catalog connection (or PGPORT; the value is not shown): "
+                        + "expected a number from 1 to 65535. In a postgresql:// URI, " + UriPasswordCheck.FIX);
             }
         }
         String sslmode = kv.get("sslmode");

@@ -268,6 +268,17 @@ public final class ConnectionSpec {
         return Logins.stopped(e);
     }
 
+    /**
+     * The database a stopped login ({@link #loginStopped}) was for: the run's catalog or another database it consults
+     * ({@code --also-catalog}), so that the report names the login that was actually stopped.
+     *
+     * @param e an exception from {@link #open} or {@link #openRaw}, or one caused by either
+     * @return {@code user@host:port/database} ({@link #describe()}, never a password), or null when no login was stopped
+     */
+    public static String stoppedLoginTarget(Throwable e) {
+        return Logins.stoppedTarget(e);
+    }
+
     /** The JDBC URL, without user and password. */
     public String jdbcUrl() {
         return ConnectionKeys.jdbcUrl(host, port, database);
@@ -326,11 +337,26 @@ public final class ConnectionSpec {
      * @throws SQLException as thrown by the driver, or for a stopped login
      */
     public Connection openRaw(BooleanSupplier stop) throws SQLException {
+        try {
+            return login(stop);
+        } catch (SQLException e) {
+            if (Logins.stopped(e) && Logins.stoppedTarget(e) == null) {
+                throw new Logins.StoppedLogin(describe(), e);
+            }
+            throw e;
+        }
+    }
+
+    private Connection login(BooleanSupplier stop) throws SQLException {
         if (dataSource != null) {
             return Logins.dataSource(dataSource, user, socketTimeoutSeconds);
         }
-        Properties props = Logins.driverProperties(jdbcParams, user, password.resolve(), connectTimeoutSeconds,
-                socketTimeoutSeconds);
+        String pw = password.resolve();
+        Properties props = Logins.driverProperties(jdbcParams, user, pw, connectTimeoutSeconds, socketTimeoutSeconds);
+        if (pw == null && password.passFileIgnored()) {
+            // pgJDBC reads the password file whatever its mode; libpq ignores a file others can read, and so do we
+            props.setProperty("authenticationPluginClassName", IgnoredPassFile.class.getName());
+        }
         return Logins.driver(jdbcUrl(), props, socketTimeoutSeconds, user, stop);
     }
 

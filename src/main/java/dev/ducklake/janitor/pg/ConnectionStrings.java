@@ -35,11 +35,15 @@ final class ConnectionStrings {
     static void requireKnownKeys(Map<String, String> kv) throws JanitorException {
         for (String key : kv.keySet()) {
             if (!KNOWN_KEYS.contains(key)) {
-                throw new JanitorException(Reason.USAGE, "Unsupported connection parameter '" + Secrets.redact(key) + "'; supported: "
+                throw new JanitorException(Reason.USAGE, "Unsupported connection parameter " + (SHOWN_KEY.matcher(key).matches()
+                        ? "'" + Secrets.redact(key) + "'" : "(its name is not shown: it may be a piece of a password)") + "; supported: "
                         + String.join(", ", new java.util.TreeSet<>(KNOWN_KEYS)) + ".");
             }
         }
     }
+
+    /** A parameter name that is quoted in messages: a plain identifier (a mangled password piece rarely is one). */
+    private static final java.util.regex.Pattern SHOWN_KEY = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
 
     /** libpq environment variables and the key each one fills (PGPASSWORD is handled by {@link PasswordSource}). */
     private static final Map<String, String> ENV_KEYS = Map.ofEntries(
@@ -142,12 +146,12 @@ final class ConnectionStrings {
     }
 
     static void parseUri(String s, Map<String, String> kv, boolean jdbc) throws JanitorException {
+        UriPasswordCheck.check(s);
         URI uri;
         try {
             uri = new URI(s);
         } catch (URISyntaxException e) {
-            throw new JanitorException(Reason.USAGE, "The catalog URI is malformed at character " + e.getIndex()
-                    + ": " + e.getReason() + ".");
+            throw UriPasswordCheck.unreadable(s, e);
         }
         String authority = uri.getRawAuthority();
         if (authority != null && !authority.isEmpty()) {
@@ -200,14 +204,21 @@ final class ConnectionStrings {
         }
         String query = uri.getRawQuery();
         if (query != null && !query.isEmpty()) {
+            boolean afterPassword = false;
             for (String pair : query.split("&")) {
                 if (pair.isEmpty()) {
                     continue;
                 }
                 int eq = pair.indexOf('=');
-                String key = decode(eq >= 0 ? pair.substring(0, eq) : pair);
-                String value = eq >= 0 ? decode(pair.substring(eq + 1)) : "";
-                kv.put(jdbc ? fromJdbcKey(key) : key, value);
+                String raw = decode(eq >= 0 ? pair.substring(0, eq) : pair);
+                String key = jdbc ? fromJdbcKey(raw) : raw;
+                if (afterPassword && (eq < 0 || !KNOWN_KEYS.contains(key) && !key.equals("metadata_schema"))) {
+                    // most likely the rest of a password with a raw '&': never echo it
+                    throw new JanitorException(Reason.USAGE, "Malformed catalog URI after the password value in its query (not "
+                            + "shown): write a '&' in a password as %26; or " + UriPasswordCheck.FIX);
+                }
+                kv.put(key, eq >= 0 ? decode(pair.substring(eq + 1)) : "");
+                afterPassword = key.equals("password") || key.equals("sslpassword");
             }
         }
     }
@@ -224,8 +235,14 @@ final class ConnectionStrings {
         }
     }
 
-    private static String decode(String s) {
-        return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+    private static String decode(String s) throws JanitorException {
+        try {
+            return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            // a '%' not followed by two hex digits; the message would quote the value
+            throw new JanitorException(Reason.USAGE, "The catalog URI has a '%' that is not followed by two hexadecimal digits: "
+                    + "write a '%' in a password or another value as %25; or " + UriPasswordCheck.FIX);
+        }
     }
 
     /** libpq key/value grammar: {@code key = value}, values optionally single-quoted with backslash escapes. */
@@ -251,7 +268,8 @@ final class ConnectionStrings {
             if (previousIsPassword && (i >= n || s.charAt(i) != '=' || !KNOWN_KEYS.contains(key) && !key.equals("metadata_schema"))) {
                 // most likely the rest of an unquoted password with a space: never echo it
                 throw new JanitorException(Reason.USAGE, "Malformed catalog connection string after the password value "
-                        + "(position " + keyStart + "; not shown): quote a password that contains spaces, e.g. password='...'.");
+                        + "(position " + keyStart + "; not shown): quote a password that contains spaces, e.g. password='...', "
+                        + "and write a quote or a backslash in it as \\' or \\\\.");
             }
             if (i >= n || s.charAt(i) != '=') {
                 throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: expected 'key=value' "
@@ -297,7 +315,9 @@ final class ConnectionStrings {
                 throw new JanitorException(Reason.USAGE, "Malformed catalog connection string: empty key at position " + keyStart + ".");
             }
             kv.put(key, value.toString());
-            previousIsPassword = !quoted && (key.equals("password") || key.equals("sslpassword"));
+            // a quoted password followed at once by more text (password='it's'): that text is a piece of it too
+            previousIsPassword = (key.equals("password") || key.equals("sslpassword"))
+                    && (!quoted || i < n && !Character.isWhitespace(s.charAt(i)));
         }
     }
 }

@@ -46,8 +46,9 @@ final class LoginFailure {
                     + ": the login was interrupted before the server answered it.", e);
         } else if ("08004".equals(state) && spec.passwordSource().kind() == PasswordSource.Kind.NONE
                 && message.contains("no password was provided")) {
+            String ignored = spec.passwordSource().passFileWarning();
             what = "the server asks for a password and no password was given (use --password-file, PGPASSWORD, "
-                    + "~/.pgpass or PGPASSFILE, or the connection string)";
+                    + "~/.pgpass or PGPASSFILE, or the connection string)" + (ignored == null ? "" : "; " + ignored);
         } else if ("08004".equals(state)) {
             what = "the server rejected the connection";
         } else if ("3D000".equals(state)) {

@@ -25,6 +25,34 @@ final class Logins {
      */
     static final String STOPPED_MESSAGE = "Interrupted while attempting to connect: a stop was requested";
 
+    /**
+     * A login a stop request ended ({@link #STOPPED_MESSAGE}, 08001), naming the database it was for, so that the
+     * report names the database actually being logged in to (a consulted {@code --also-catalog} one, not the run's).
+     */
+    static final class StoppedLogin extends SQLException {
+        private static final long serialVersionUID = 1L;
+        /** {@code user@host:port/database} of the login ({@link ConnectionSpec#describe()}); never a password. */
+        final String target;
+
+        StoppedLogin(String target, SQLException cause) {
+            super(STOPPED_MESSAGE, "08001", cause);
+            this.target = target;
+        }
+    }
+
+    /**
+     * @param e an exception from a login, or one caused by it
+     * @return the database a stopped login was for ({@link StoppedLogin#target}), or null
+     */
+    static String stoppedTarget(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof StoppedLogin s) {
+                return s.target;
+            }
+        }
+        return null;
+    }
+
     /** Threads inside a driver login now, each with the stop condition of its caller, so a stop can interrupt it. */
     private static final Map<Thread, BooleanSupplier> CONNECTING = new ConcurrentHashMap<>();
     /** Threads whose login a stop interrupted (pgJDBC reports the interrupt in several ways). */

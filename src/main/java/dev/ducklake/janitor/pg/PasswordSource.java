@@ -40,6 +40,10 @@ public final class PasswordSource {
     private final Path file;
     /** The last value read from the file (for redaction only). */
     private volatile String lastRead;
+    /** For {@link Kind#NONE}: the libpq password file pgJDBC would read ({@link PassFile#locate}), or null. */
+    private volatile Path passFile;
+    /** Why {@link #passFile} is ignored ({@link PassFile#problem}), as last checked; null when it is not. */
+    private volatile String passFileProblem;
     /** The environment variable a {@link Kind#PGPASSWORD} password came from, as the operator named it. */
     private String variable = "PGPASSWORD";
 
@@ -92,6 +96,36 @@ public final class PasswordSource {
         return new PasswordSource(Kind.NONE, null, null);
     }
 
+    /**
+     * For a source without a password: the libpq password file pgJDBC would read, checked now (and at every
+     * {@link #resolve()}) as libpq checks it.
+     *
+     * @param file the file ({@link PassFile#locate}), or null
+     * @return this source
+     */
+    PasswordSource passFile(Path file) {
+        if (kind == Kind.NONE) {
+            passFile = file;
+            passFileProblem = PassFile.problem(file);
+        }
+        return this;
+    }
+
+    /** Whether the password file is ignored (as libpq ignores it): then no login may use it. */
+    boolean passFileIgnored() {
+        return passFileProblem != null;
+    }
+
+    /**
+     * The warning for an ignored password file, naming it and the fix, or null when none is ignored.
+     *
+     * @return e.g. "the password file /home/j/.pgpass is ignored: it has group or world access (…); chmod 0600 /home/j/.pgpass"
+     */
+    public String passFileWarning() {
+        String problem = passFileProblem;
+        return problem == null ? null : "the password file " + passFile + " is ignored: " + problem + "; chmod 0600 " + passFile;
+    }
+
     /** Which source this is. */
     public Kind kind() {
         return kind;
@@ -105,6 +139,9 @@ public final class PasswordSource {
      *     when the password file cannot be read now or its first line is empty
      */
     public String resolve() throws SQLException {
+        if (kind == Kind.NONE && passFile != null) {
+            passFileProblem = PassFile.problem(passFile);
+        }
         if (kind != Kind.PASSWORD_FILE) {
             return fixed;
         }
@@ -128,7 +165,8 @@ public final class PasswordSource {
             case CONNECTION_STRING -> "password from the connection string";
             case PASSWORD_FILE -> "password from the password file " + file;
             case PGPASSWORD -> "password from the " + variable + " environment variable";
-            case NONE -> "no password given (~/.pgpass or PGPASSFILE consulted)";
+            case NONE -> passFileProblem == null ? "no password given (~/.pgpass or PGPASSFILE consulted)"
+                    : "no password given; " + passFileWarning();
         };
     }
 

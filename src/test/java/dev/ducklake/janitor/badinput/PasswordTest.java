@@ -102,6 +102,39 @@ class PasswordTest {
         assertThat(run.all()).doesNotContain(RIGHT);
     }
 
+    /**
+     * Trial finding: a PGPASSFILE readable by group and others (mode 0644) was used silently; libpq ignores such a file
+     * with a warning. A real process (pgJDBC reads PGPASSFILE from the process's own environment): 0644 is ignored,
+     * with a WARN naming the file and chmod 0600, and the refused login says why; 0600 is used.
+     */
+    @Test
+    void aPasswordFileOthersCanReadIsIgnoredWithAWarningAsLibpqDoes(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path pgpass = tmp.resolve("pgpass");
+        Files.writeString(pgpass, "*:*:*:" + USER + ":" + RIGHT + "\n");
+        Files.setPosixFilePermissions(pgpass, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        String[] args = {"drop-orphan-inline-tables", "--catalog", "postgresql://" + USER + "@" + hostPort() + "/postgres",
+            "--metadata-schema", cat.schema, "--dry-run"};
+        JanitorProcess open = JanitorProcess.start(Map.of("PGPASSFILE", pgpass.toString()), args);
+        assertThat(open.waitFor(120)).as("ignored: no password, login refused; stderr %s", open.err()).isEqualTo(3);
+        assertThat(open.err()).contains("WARN: the password file " + pgpass + " is ignored: it has group or world access")
+                .contains("chmod 0600 " + pgpass)
+                .contains("no password was given").contains(pgpass + " is ignored").doesNotContain(RIGHT);
+        open.cleanup();
+        Path cfg = tmp.resolve("m.yaml");
+        Files.writeString(cfg, "catalogs:\n  - name: lake\n    connection: postgresql://" + USER + "@" + hostPort() + "/postgres\n"
+                + "    metadata_schema: " + cat.schema + "\nmaintain:\n  - check\n");
+        JanitorProcess maintain = JanitorProcess.start(Map.of("PGPASSFILE", pgpass.toString()), "maintain", "--config", cfg.toString());
+        assertThat(maintain.waitFor(120)).as("maintain: stderr %s", maintain.err()).isNotZero();
+        assertThat(maintain.err()).contains("WARN: the password file " + pgpass + " is ignored").contains("chmod 0600 " + pgpass)
+                .doesNotContain(RIGHT);
+        maintain.cleanup();
+        Files.setPosixFilePermissions(pgpass, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        JanitorProcess closed = JanitorProcess.start(Map.of("PGPASSFILE", pgpass.toString()), args);
+        assertThat(closed.waitFor(120)).as("0600 is used; stderr %s", closed.err()).isZero();
+        assertThat(closed.err()).doesNotContain("WARN: the password file").doesNotContain(RIGHT);
+        closed.cleanup();
+    }
+
     @Test
     void malformedConnectionStringNeverEchoesPartOfThePassword() {
         // an unquoted password with a space: the second half looks like a key; the error must not print it

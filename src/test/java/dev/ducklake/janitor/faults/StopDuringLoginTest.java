@@ -145,6 +145,31 @@ class StopDuringLoginTest {
         }
     }
 
+    /**
+     * Trial finding: SIGTERM during a hanging login to an {@code --also-catalog} database said "while logging in to the
+     * catalog …/lake1" (the swept catalog, logged in to long before); the message names the database being logged in to.
+     */
+    @Test
+    void sigtermWhileLoggingInToAnAlsoCatalogNamesThatDatabase(@TempDir Path tmp) throws Exception {
+        dev.ducklake.janitor.testsupport.FileCatalog cat = dev.ducklake.janitor.testsupport.FileCatalog.create("stop_also",
+                tmp.resolve("lake") + "/");
+        ConnectionSpec main = dev.ducklake.janitor.testsupport.TestPostgres.get().spec();
+        Stopped s = stopWhileLoggingIn("TERM", "delete-orphan-files", "--catalog", dev.ducklake.janitor.testsupport.TestPostgres.get().url(),
+                "--metadata-schema", cat.schema, "--no-consult-server", "--also-catalog",
+                "postgresql://janitor@127.0.0.1:" + peer.port() + "/other_lake?connect_timeout=60&metadata_schema=m",
+                "--dry-run", "--output", "json");
+        try {
+            assertThat(s.exitCode()).as("stderr: %s", s.process().err()).isEqualTo(143);
+            JsonNode doc = new ObjectMapper().readTree(s.process().out());
+            assertThat(doc.get("status").asText()).isEqualTo("stopped");
+            assertThat(doc.get("message").asText()).as("the login being stopped was the also-catalog's")
+                    .contains("while logging in to janitor@" + hostPort() + "/other_lake")
+                    .doesNotContain("while logging in to the catalog " + main.describe());
+        } finally {
+            s.process().cleanup();
+        }
+    }
+
     @Test
     void sigtermWhileMaintainIsLoggingInEndsPromptlyAsStopped(@TempDir Path tmp) throws Exception {
         Path cfg = tmp.resolve("maintain.yaml");

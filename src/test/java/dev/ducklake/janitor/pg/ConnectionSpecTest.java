@@ -170,4 +170,39 @@ class ConnectionSpecTest {
                 .hasMessageContaining("PGSSLMODE");
         assertThat(ConnectionSpec.parse("host=h sslmode=verify-full", java.util.Map.of(), null).host()).isEqualTo("h");
     }
+
+    /**
+     * Every special character in a password works when the password is written as each form wants it
+     * (percent-encoded in a URI, quoted in a key/value string), and an '@' in a known query value (a user name such as
+     * {@code jan@corp}, a raw password in the query) is still read; a raw '/', '?' or '#' in the user:password part is
+     * refused, naming the fix (SpecialCharacterPasswordTest checks every output for pieces of the password).
+     */
+    @Test
+    void everySpecialCharacterOfAPasswordWorksEncodedOrQuotedAndARawOneIsRefused() throws Exception {
+        for (String p : dev.ducklake.janitor.badinput.SpecialCharacterPasswordTest.PASSWORDS) {
+            String enc = dev.ducklake.janitor.badinput.SpecialCharacterPasswordTest.encoded(p);
+            String q = dev.ducklake.janitor.badinput.SpecialCharacterPasswordTest.quoted(p);
+            for (String text : new String[] {"postgresql://jan:" + enc + "@h:5433/lake1", "postgres://jan@h/lake1?password=" + enc,
+                "jdbc:postgresql://h:5433/lake1?user=jan&password=" + enc, "host=h user=jan dbname=lake1 password=" + q,
+                "ducklake:postgres:host=h user=jan dbname=lake1 password=" + q, "ducklake:postgres:postgresql://jan:" + enc + "@h/lake1"}) {
+                ConnectionSpec s = ConnectionSpec.parse(text, NO_ENV, null);
+                assertThat(s.passwordSource().lastKnown()).as(text).isEqualTo(p);
+                assertThat(s.user()).as(text).isEqualTo("jan");
+                assertThat(s.host()).as(text).isEqualTo("h");
+                assertThat(s.database()).as(text).isEqualTo("lake1");
+            }
+        }
+        ConnectionSpec corp = ConnectionSpec.parse("postgresql://h/lake1?user=jan@corp&password=a@b/c?d", NO_ENV, null);
+        assertThat(corp.user()).isEqualTo("jan@corp");
+        assertThat(corp.passwordSource().lastKnown()).isEqualTo("a@b/c?d");
+        assertThat(ConnectionSpec.parse("postgresql://jan:Xy7@kLm:Q9@h/lake1", NO_ENV, null).passwordSource().lastKnown())
+                .as("a raw '@' or ':' in the password: the last '@' ends it").isEqualTo("Xy7@kLm:Q9");
+        for (String raw : new String[] {"postgresql://jan:Xy7/kLm@h/lake1", "postgresql://jan:Xy7?kLm@h/lake1",
+            "postgresql://jan:Xy7#kLm@h/lake1", "postgresql://jan:Xy7 kLm@h/lake1", "postgresql://jan:Xy7%kLm@h/lake1",
+            "postgresql://jan:Xy7[kLm@h/lake1", "postgresql://h/lake1?password=Xy7&kLm=1", "postgresql://h/lake1?password=Xy7#kLm"}) {
+            assertThatThrownBy(() -> ConnectionSpec.parse(raw, NO_ENV, null)).as(raw).isInstanceOf(JanitorException.class)
+                    .satisfies(e -> assertThat(((JanitorException) e).reason()).isEqualTo(JanitorException.Reason.USAGE))
+                    .message().contains("%").contains("PGPASSWORD").doesNotContain("Xy7").doesNotContain("kLm");
+        }
+    }
 }

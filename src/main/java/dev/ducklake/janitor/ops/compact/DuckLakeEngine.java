@@ -241,6 +241,11 @@ public final class DuckLakeEngine implements AutoCloseable {
             st.execute("ATTACH " + DuckLakeCalls.literal("ducklake:postgres:" + conninfo) + " AS " + ALIAS + " (METADATA_SCHEMA "
                     + DuckLakeCalls.literal(metadataSchema) + (dataPath == null ? "" : ", DATA_PATH " + DuckLakeCalls.literal(dataPath)) + ")");
         } catch (SQLException e) {
+            // an option DuckLake refuses is the catalog's contents, not the connection (exit 6, not 3)
+            JanitorException badOption = CatalogOptionValues.invalid(spec, metadataSchema, e);
+            if (badOption != null) {
+                throw badOption;
+            }
             throw new JanitorException(Reason.CONNECTION, "DuckLake could not attach the catalog " + spec.describe() + " schema '"
                     + metadataSchema + "': " + spec.redact(e.getMessage()), e);
         }
