@@ -40,15 +40,13 @@ final class DataPathPresence {
      * @throws SQLException on database errors
      */
     static void require(Connection c, String schema, FileStore store, PathResolver resolver) throws JanitorException, SQLException {
-        long live;
-        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM (SELECT 1 FROM "
-                + Sql.qualified(schema, "ducklake_data_file") + " WHERE end_snapshot IS NULL AND path_is_relative LIMIT 1000) f");
+        try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM "
+                + Sql.qualified(schema, "ducklake_data_file") + " WHERE end_snapshot IS NULL AND path_is_relative)");
              ResultSet rs = ps.executeQuery()) {
             rs.next();
-            live = rs.getLong(1);
-        }
-        if (live == 0) {
-            return;
+            if (!rs.getBoolean(1)) {
+                return;
+            }
         }
         StorageLocation root = resolver.dataLocation();
         boolean empty;
@@ -60,8 +58,7 @@ final class DataPathPresence {
         }
         if (empty) {
             throw new JanitorException(Reason.BRAKE_NO_KNOWN_FILES, "The data path " + Sql.printable(root.canonical())
-                    + " holds no file, yet the catalog has " + (live >= 1000 ? "at least 1000" : String.valueOf(live))
-                    + " live data file(s) there: a wrong --data-path, a volume that is not mounted or a bucket prefix that"
+                    + " holds no file, yet the catalog has live data files there: a wrong --data-path, a volume that is not mounted or a bucket prefix that"
                     + " moved. Every queued file would be counted not found and its queue row deleted, forgetting files"
                     + " that may still be in storage. Nothing was deleted.");
         }

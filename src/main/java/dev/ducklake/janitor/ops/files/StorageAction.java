@@ -136,7 +136,9 @@ public abstract class StorageAction<O extends StorageRunOptions, R extends Maint
                 if (!(control.exhausted() && ConnectionSpec.loginStopped(e))) {
                     throw e;
                 }
-                return stoppedBy(control, dataPath, "the login to a consulted catalog's database was interrupted");
+                String target = ConnectionSpec.stoppedLoginTarget(e);
+                return stoppedBy(control, dataPath, "the login to a consulted catalog's database"
+                        + (target == null ? "" : " (" + target + ")") + " was interrupted");
             }
         } catch (SQLException e) {
             throw StorageFailures.database(e, spec);
