@@ -24,18 +24,8 @@ import java.util.concurrent.Callable;
  * {@code ducklake-janitor bench}: the scale benchmark of drop-orphan-inline-tables ({@link ScaleBenchmark}),
  * on an embedded PostgreSQL started with a larger lock table, or on a server given by URL.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Measures how drop-orphan-inline-tables scales, on a throwaway database, never on your catalog: how "
-                + "long it takes and how much memory it needs to clean a leak of N inlined tables (default 20,000; --full: "
-                + "230,000), compared with plain DROP TABLE. Use it to size --batch-size, --run-budget and the job's memory "
-                + "before the first production run. Takes about 10 minutes (--full: 25 to 45).",
-            "Each variant runs on a freshly built DuckLake catalog with N leaked inlined tables: a) the janitor, b) the "
-                + "seed design (full orphan anti-join per batch; first batch size only), c) plain DROP TABLE per table and "
-                + "c') one multi-table DROP per transaction, with no checks (the floor), d) the dry run and the orphan metric "
-                + "query. Prints a Markdown table and writes results.csv, batches.csv and per-batch PNG plots into --out. "
-                + "Run with -Xmx256m to prove the heap bound.",
-            "Uses an embedded PostgreSQL unless --url is given; there it creates and drops the database "
-                + "ducklake_janitor_bench_run (needs CREATEDB; CHECKPOINT needs superuser or pg_checkpoint)."})
+@Command(name = OptionalCommands.BENCH, mixinStandardHelpOptions = true, description = {OptionalCommands.BENCH_DESCRIPTION_WHAT,
+        OptionalCommands.BENCH_DESCRIPTION_VARIANTS, OptionalCommands.BENCH_DESCRIPTION_SERVER})
 public final class BenchCommand implements Callable<Integer> {
 
     @CommandLine.Spec

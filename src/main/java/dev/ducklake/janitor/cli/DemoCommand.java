@@ -24,11 +24,7 @@ import java.util.concurrent.Callable;
  * {@code ducklake-janitor demo}: starts an embedded PostgreSQL, writes a leaked DuckLake catalog into it, and
  * runs drop-orphan-inline-tables as a dry run and then for real, printing both summaries.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Starts an embedded PostgreSQL holding a leaked DuckLake 1.0 catalog (live tables with several schema "
-                + "versions, a recently dropped table still in the retained snapshot range, a non-empty orphan, and many leaked "
-                + "inlined tables of dropped tables), then runs drop-orphan-inline-tables as a dry run and as an execute run. "
-                + "Needs no database of yours; everything is deleted at exit.")
+@Command(name = OptionalCommands.DEMO, mixinStandardHelpOptions = true, description = OptionalCommands.DEMO_DESCRIPTION)
 public final class DemoCommand implements Callable<Integer> {
 
     @CommandLine.Spec

@@ -78,9 +78,12 @@ final class Operations {
             new Operation(FlushInlinedDataCommand.class, 4, BatchUnit.TABLES),
             new Operation(CompactCommand.class, 5, BatchUnit.TABLES));
 
-    /** The commands that are not operations, after them in {@code --help}. */
+    /**
+     * The commands that are not operations, after them in {@code --help}; {@code demo} and {@code bench} (from the demo
+     * module, {@link OptionalCommands}) come between these and {@code help}.
+     */
     private static final List<Class<?>> OTHER_COMMANDS = List.of(MaintainCommand.class, MetricsCommand.class,
-            ServeCommand.class, DemoCommand.class, BenchCommand.class, CommandLine.HelpCommand.class);
+            ServeCommand.class);
 
     private Operations() {
     }
@@ -114,6 +117,10 @@ final class Operations {
             for (Class<?> c : OTHER_COMMANDS) {
                 spec.addSubcommand(null, new CommandLine(c));
             }
+            for (CommandLine c : OptionalCommands.commands()) {
+                spec.addSubcommand(null, c);
+            }
+            spec.addSubcommand(null, new CommandLine(CommandLine.HelpCommand.class));
             CommandLine.Model.UsageMessageSpec maintain = spec.subcommands().get(MaintainCommand.OPERATION).getCommandSpec().usageMessage();
             String steps = String.join(", ", steps().stream().map(Operation::name).toList());
             maintain.description(java.util.Arrays.stream(maintain.description()).map(line -> line.replace(MaintainCommand.STEPS, steps))
