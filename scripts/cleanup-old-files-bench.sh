@@ -2,7 +2,7 @@
 # cleanup-old-files as whole processes (issue 27), interleaved on identical trees made anew before every run: this build
 # (JAR, default target/), optionally another build (BEFORE_JAR: the commit before a change), the same build at -Xmx128m
 # (G1, the JVM's default collector, and the serial collector: the one-shot profile of docs/operating.md),
-# DuckLake's own ducklake_cleanup_old_files (through src/test/python/ducklake_driver.py: python, DuckDB, ATTACH and the
+# DuckLake's own ducklake_cleanup_old_files (through demo/src/test/python/ducklake_driver.py: python, DuckDB, ATTACH and the
 # call) and find -delete (the unlink floor). Each tree: N files of 16 bytes in one folder, N queue rows 3 days old.
 # Usage (after mvn package and scripts/install-ducklake-test-env.sh, a PostgreSQL on PORT with trust auth for postgres):
 #   DUCKLAKE_JANITOR_JIT_PG_PORT=55501 scripts/jit-postgres.sh
@@ -12,7 +12,7 @@ set -u
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PORT="${PORT:-55501}"; SIZES="${1:-50000,100000}"; RUNS="${2:-3}"
 JAR="${JAR:-$ROOT/target/ducklake-janitor.jar}"; BEFORE_JAR="${BEFORE_JAR:-}"
-PY="$ROOT/.venv-interop/bin/python"; DRV="$ROOT/src/test/python/ducklake_driver.py"
+PY="$ROOT/.venv-interop/bin/python"; DRV="$ROOT/demo/src/test/python/ducklake_driver.py"
 W="${WORK:-$(mktemp -d /tmp/cof-bench-XXXXXX)}"
 P="psql -X -q -h 127.0.0.1 -p $PORT -U postgres"
 for d in cof_bench_jan cof_bench_duck; do

@@ -2,7 +2,7 @@
 # compact on a table of N small files written by real DuckLake (issue 26's bound), against DuckLake's own CHECKPOINT on
 # an identical copy, in one run. Usage (after mvn package and scripts/install-ducklake-test-env.sh):
 #   DUCKLAKE_JANITOR_JIT_PG_PORT=55501 scripts/jit-postgres.sh
-#   createdb many_100000; .venv-interop/bin/python src/test/python/many_files_catalog.py \
+#   createdb many_100000; .venv-interop/bin/python demo/src/test/python/many_files_catalog.py \
 #       "host=127.0.0.1 port=55501 dbname=many_100000 user=postgres" lake_meta /tmp/many-data/100000/ 100000
 #   PORT=55501 scripts/compact-many-files-bench.sh 100000 [25000 ...]
 # CAP=500 sets the capped run's --max-input-files; JAR=/path/ducklake-janitor.jar runs another build (e.g. the commit

@@ -4,9 +4,9 @@
 #   scripts/install-ducklake-test-env.sh              # every environment below
 #   scripts/install-ducklake-test-env.sh 1.5.2 1.4.4  # only these releases ("current" = the 1.5.5 one)
 #
-#   current (1.5.5)  src/test/python/requirements-interop.txt        -> .venv-interop/
+#   current (1.5.5)  demo/src/test/python/requirements-interop.txt        -> .venv-interop/
 #                    (DUCKLAKE_JANITOR_INTEROP_VENV overrides the location)
-#   old, leaking     src/test/python/requirements-interop-<rel>.txt  -> .venv-interop-releases/<rel>/
+#   old, leaking     demo/src/test/python/requirements-interop-<rel>.txt  -> .venv-interop-releases/<rel>/
 #                    (DUCKLAKE_JANITOR_INTEROP_RELEASES overrides the folder), today 1.5.2 and 1.4.4
 #   format-1.1       a DuckLake build for DuckDB 2.x (writes format 1.1), if the package index has one:
 #                    asks `pip index versions` for duckdb-extension-ducklake and duckdb; when both have a 2.x
@@ -23,7 +23,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PYDIR="$ROOT/src/test/python"
+PYDIR="$ROOT/demo/src/test/python"
 DRIVER="$PYDIR/ducklake_driver.py"
 RELEASES_DIR="${DUCKLAKE_JANITOR_INTEROP_RELEASES:-$ROOT/.venv-interop-releases}"
 PY="${PYTHON:-python3}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # JIT on vs off on the churned real-DuckLake catalog (issue 23): check, metrics, one serve collection.
-# Usage: scripts/jit-postgres.sh; createdb churn; .venv-interop/bin/python src/test/python/churn_catalog.py
+# Usage: scripts/jit-postgres.sh; createdb churn; .venv-interop/bin/python demo/src/test/python/churn_catalog.py
 #   "host=127.0.0.1 port=$PORT dbname=churn user=postgres" churn_bench /tmp/churn-data/ 900; then this script
 #   (after mvn package). Prints wall time per command (serve: its first collection) and pg_stat_statements' jit_functions.
 set -u
