@@ -119,8 +119,8 @@ public final class CleanupOldFiles {
         Transactions.setSessionLockTimeout(c, control.lockTimeout());
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
-        DataPathPresence.require(c, o.schema(), store, resolver); // an unmounted volume must not empty the queue
         try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control)) {
+            DataPathPresence.require(c, o.schema(), store, resolver); // an unmounted volume must not empty the queue
             c.setAutoCommit(false);
             // before the known set: a catalog that commits after this reading is re-checked before each batch's deletes
             CatalogWatermark watermark = CatalogWatermark.read(c, consulted);
