@@ -48,8 +48,14 @@ class StatementCancelTest {
         return "janitor-cancel-" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet();
     }
 
+    /**
+     * The test server's URL with the run's application name: a JDBC URL (the embedded server) takes pgJDBC's
+     * {@code ApplicationName}, a libpq URI (an external server, e.g. the JIT one of .ci/run, which prints
+     * {@code postgresql://…} without a query) libpq's {@code application_name}.
+     */
     private static String url(String app) {
-        return TestPostgres.get().url() + "&ApplicationName=" + app;
+        String u = TestPostgres.get().url();
+        return u + (u.contains("?") ? "&" : "?") + (u.startsWith("jdbc:") ? "ApplicationName=" : "application_name=") + app;
     }
 
     private static long count(String sql, String app) throws SQLException {
