@@ -29,7 +29,7 @@ import java.util.Map;
             "Exit codes: 0 done; 12 done, rows kept for a live file (findings); 13 some files could not be deleted, or "
                 + "the store failed; 8 a DuckLake catalog that could reference the files cannot be read (nothing deleted; "
                 + "--exclude-catalog-schema for one proven disjoint); 2 bad flags. With several schemas, the worst schema's."})
-public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFilesResult> {
+public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFilesResult, CleanupOldFilesOptions> {
 
     static final String OPERATION = "cleanup-old-files";
 
@@ -37,22 +37,9 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
         super(OPERATION, CleanupOldFilesResult.class);
     }
 
-    private CleanupOldFilesOptions base;
-
     @Override
-    public Integer call() throws JanitorException {
-        prepare();
-        return runOperation();
-    }
-
-    @Override
-    public void prepare() throws JanitorException {
-        base = CleanupOldFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.store.dataPath)
-                .withOlderThan(storage.olderThan()).withMinAge(storage.minAge(CleanupOldFilesOptions.FLOOR))
-                .withAllowShortRetention(storage.allowShortRetention)
-                .withDeleteConcurrency(storage.deleteConcurrency());
-        base.validate();
-        validateConsult();
+    CleanupOldFilesOptions options() throws JanitorException {
+        return storage.applyTo(CleanupOldFilesOptions.builder(catalog.metadataSchema)).build();
     }
 
     @Override

@@ -37,7 +37,7 @@ import java.util.Map;
                 + "Exit 8 when a DuckLake catalog of the database (or of a consulted database) "
                 + "cannot be read: its data path is unknown, so it may hold live files here (--exclude-catalog-schema for one "
                 + "proven disjoint). Exit 12 when catalog rows with an unresolvable location stopped the deletion; 13 on storage failures."})
-public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanFilesResult> {
+public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanFilesResult, DeleteOrphanFilesOptions> {
 
     static final String OPERATION = "delete-orphan-files";
 
@@ -99,24 +99,11 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
                     + "cutoff: kept). A dry run reports the inventory's view. Default: none (list the store).")
     String inventory;
 
-    private DeleteOrphanFilesOptions base;
-
     @Override
-    public Integer call() throws JanitorException {
-        prepare();
-        return runOperation();
-    }
-
-    @Override
-    public void prepare() throws JanitorException {
-        base = DeleteOrphanFilesOptions.defaults(catalog.metadataSchema).withDataPath(storage.store.dataPath)
-                .withOlderThan(storage.olderThan()).withMinAge(storage.minAge(DeleteOrphanFilesOptions.FLOOR))
-                .withAllowShortRetention(storage.allowShortRetention)
-                .withDeleteConcurrency(storage.deleteConcurrency()).withMaxOrphanRatio(maxOrphanRatio)
-                .withAllowRootPath(allowRoot).withIncludePuffin(includePuffin)
-                .withAllowUnknownTableFolders(allowUnknownTableFolders).withInventory(inventory);
-        base.validate();
-        validateConsult();
+    DeleteOrphanFilesOptions options() throws JanitorException {
+        return storage.applyTo(DeleteOrphanFilesOptions.builder(catalog.metadataSchema)).maxOrphanRatio(maxOrphanRatio)
+                .allowRootPath(allowRoot).includePuffin(includePuffin).allowUnknownTableFolders(allowUnknownTableFolders)
+                .inventory(inventory).build();
     }
 
     @Override

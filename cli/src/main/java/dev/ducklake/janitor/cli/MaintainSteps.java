@@ -367,9 +367,9 @@ final class MaintainSteps {
             AtomicReference<String> noStore = new AtomicReference<>();
             if (storage) {
                 // a store that cannot be used (no S3 credentials) makes the step skipped, checked before it changes anything
-                ((StorageCommand<?>) adapter).storage.store.beforeOpen = location -> requireCredentials(location, noStore);
+                ((StorageCommand<?, ?>) adapter).storage.store.beforeOpen = location -> requireCredentials(location, noStore);
                 // the catalog's consult settings and the schemas of this run, as the command's flags would give them
-                ((StorageCommand<?>) adapter).configConsult = ctx.consult();
+                ((StorageCommand<?, ?>) adapter).configConsult = ctx.consult();
                 adapter.runSchemas(ctx.consult().runSchemas());
             }
             adapter.prepare();

@@ -7,6 +7,7 @@ import dev.ducklake.janitor.ops.files.ConsultOptions;
 import dev.ducklake.janitor.ops.files.ConsultedCatalogs;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.ops.files.StorageRunOptions;
 import picocli.CommandLine.Mixin;
 
 import java.io.PrintWriter;
@@ -19,8 +20,9 @@ import java.util.Map;
  * the {@link StorageOptions} flags to {@link MaintenanceCommand}'s, and prints each file event in text output.
  *
  * @param <R> the operation's result
+ * @param <O> the operation's options
  */
-abstract class StorageCommand<R extends MaintenanceResult> extends MaintenanceCommand<R> {
+abstract class StorageCommand<R extends MaintenanceResult, O extends StorageRunOptions> extends MaintenanceCommand<R> {
 
     @Mixin
     StorageOptions storage;
@@ -38,8 +40,32 @@ abstract class StorageCommand<R extends MaintenanceResult> extends MaintenanceCo
      */
     ConsultOptions configConsult;
 
+    /** The options from the flags ({@link #prepare()}); each run adds its own run options and consulted catalogs. */
+    O base;
+
     StorageCommand(String operation, Class<R> resultType) {
         super(operation, resultType);
+    }
+
+    /**
+     * The command's options from its flags: the shared storage flags ({@link StorageOptions#applyTo}) and its own.
+     *
+     * @return the options, not yet validated
+     * @throws JanitorException USAGE for a malformed flag
+     */
+    abstract O options() throws JanitorException;
+
+    @Override
+    public final Integer call() throws JanitorException {
+        prepare();
+        return runOperation();
+    }
+
+    @Override
+    public final void prepare() throws JanitorException {
+        base = options();
+        base.validate();
+        validateConsult();
     }
 
     @Override

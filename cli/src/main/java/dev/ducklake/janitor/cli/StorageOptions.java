@@ -5,6 +5,7 @@ import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.maintain.OptionKind;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
 import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.ops.files.StorageOptionsBuilder;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.FileStores;
@@ -53,21 +54,32 @@ public final class StorageOptions {
     Integer deleteConcurrency;
 
     /**
-     * @return --delete-concurrency, or 0 for the store's default
-     * @throws JanitorException USAGE for a value under 1 (the options refuse one above the maximum)
+     * Sets the shared storage options of a command's options builder from these flags; an option whose flag was not
+     * given keeps the builder's default (the catalog's data path and age limit, the command's floor, the store's
+     * concurrency).
+     *
+     * @param b the command's options builder
+     * @param <B> its type
+     * @return {@code b}
+     * @throws JanitorException USAGE for a malformed --older-than or --min-age, or a --delete-concurrency under 1 (the
+     *     options refuse one above the maximum)
      */
-    int deleteConcurrency() throws JanitorException {
+    <B extends StorageOptionsBuilder<B, ?>> B applyTo(B b) throws JanitorException {
+        if (olderThan != null) {
+            b.olderThan(olderThan());
+        }
+        if (minAge != null) {
+            b.minAge(minAge());
+        }
         if (deleteConcurrency != null && deleteConcurrency < 1) {
             throw new JanitorException(Reason.USAGE, "--delete-concurrency must be between 1 and "
                     + dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY + ", got " + deleteConcurrency + ".");
         }
-        return deleteConcurrency == null ? 0 : deleteConcurrency;
+        b.dataPath(store.dataPath).allowShortRetention(allowShortRetention).deleteConcurrency(deleteConcurrency == null ? 0 : deleteConcurrency);
+        return b;
     }
 
-    AgeThreshold olderThan() throws JanitorException {
-        if (olderThan == null) {
-            return null;
-        }
+    private AgeThreshold olderThan() throws JanitorException {
         try {
             return AgeThreshold.parse(olderThan);
         } catch (IllegalArgumentException e) {
@@ -75,14 +87,8 @@ public final class StorageOptions {
         }
     }
 
-    /**
-     * @param floor the command's floor, used when --min-age is not given
-     * @return the floor in use
-     */
-    Duration minAge(Duration floor) throws JanitorException {
-        if (minAge == null) {
-            return floor;
-        }
+    /** @return --min-age as a duration of 0 or more */
+    private Duration minAge() throws JanitorException {
         try {
             AgeThreshold t = AgeThreshold.parse(minAge);
             if (t.instant() != null || t.months() != 0) {

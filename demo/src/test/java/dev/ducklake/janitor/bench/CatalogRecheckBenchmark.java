@@ -113,9 +113,9 @@ class CatalogRecheckBenchmark {
         long t0 = System.nanoTime();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false)
-                    .withMinAge(java.time.Duration.ZERO).withAllowShortRetention(true).withOlderThan(AgeThreshold.parse("0s"))
-                    .withMaxOrphanRatio(1.0), FileListener.NONE);
+            r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(cat.schema).dryRun(false)
+                    .minAge(java.time.Duration.ZERO).allowShortRetention(true).olderThan(AgeThreshold.parse("0s"))
+                    .maxOrphanRatio(1.0).build(), FileListener.NONE);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
         assertThat(r.deleted()).isEqualTo(n);
@@ -164,8 +164,8 @@ class CatalogRecheckBenchmark {
         long t0 = System.nanoTime();
         CleanupOldFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false)
-                    .withBatchSize(1000), FileListener.NONE);
+            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
+                    .batchSize(1000).build(), FileListener.NONE);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
         assertThat(r.filesDeleted()).isEqualTo(n);

@@ -86,8 +86,8 @@ class StorageBenchmark {
         long t0 = System.nanoTime();
         CleanupOldFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false)
-                    .withBatchSize(2000), FileListener.NONE);
+            r = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
+                    .batchSize(2000).build(), FileListener.NONE);
         }
         double ours = (System.nanoTime() - t0) / 1e9;
         assertThat(r.filesDeleted()).isEqualTo(n);
@@ -149,8 +149,8 @@ class StorageBenchmark {
         long t0 = System.nanoTime();
         CleanupOldFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false)
-                    .withBatchSize(2000).withDeleteConcurrency(concurrency), FileListener.NONE);
+            r = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
+                    .batchSize(2000).deleteConcurrency(concurrency).build(), FileListener.NONE);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
         assertThat(r.filesDeleted()).isEqualTo(n);
@@ -168,9 +168,9 @@ class StorageBenchmark {
         long t0 = System.nanoTime();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false)
-                    .withMinAge(Duration.ZERO).withAllowShortRetention(true).withOlderThan(AgeThreshold.parse("0s"))
-                    .withMaxOrphanRatio(1.0).withDeleteConcurrency(concurrency), FileListener.NONE);
+            r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(cat.schema).dryRun(false)
+                    .minAge(Duration.ZERO).allowShortRetention(true).olderThan(AgeThreshold.parse("0s"))
+                    .maxOrphanRatio(1.0).deleteConcurrency(concurrency).build(), FileListener.NONE);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
         assertThat(r.deleted()).isEqualTo(n);
@@ -256,8 +256,8 @@ class StorageBenchmark {
                 long t0 = System.nanoTime();
                 CleanupOldFilesResult r;
                 try (Connection c = TestPostgres.get().connect(); FileStore store = s3.faultyStore()) {
-                    r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false)
-                            .withBatchSize(2000).withDeleteConcurrency(conc[k]), FileListener.NONE);
+                    r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
+                            .batchSize(2000).deleteConcurrency(conc[k]).build(), FileListener.NONE);
                 } finally {
                     s3.latencyMillis = 0;
                 }
@@ -276,9 +276,9 @@ class StorageBenchmark {
                 t0 = System.nanoTime();
                 DeleteOrphanFilesResult o;
                 try (Connection c = TestPostgres.get().connect(); FileStore store = s3.faultyStore()) {
-                    o = DeleteOrphanFiles.run(c, store, DeleteOrphanFilesOptions.defaults(cat2.schema).withDryRun(false)
-                            .withMinAge(Duration.ZERO).withAllowShortRetention(true).withOlderThan(AgeThreshold.parse("0s"))
-                            .withMaxOrphanRatio(1.0).withDeleteConcurrency(conc[k]), FileListener.NONE);
+                    o = DeleteOrphanFiles.run(c, store, DeleteOrphanFilesOptions.builder(cat2.schema).dryRun(false)
+                            .minAge(Duration.ZERO).allowShortRetention(true).olderThan(AgeThreshold.parse("0s"))
+                            .maxOrphanRatio(1.0).deleteConcurrency(conc[k]).build(), FileListener.NONE);
                 } finally {
                     s3.latencyMillis = 0;
                 }
@@ -533,8 +533,8 @@ class StorageBenchmark {
         long t0 = System.nanoTime();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = DeleteOrphanFiles.run(c, synthetic, DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false)
-                    .withOlderThan(AgeThreshold.parse("2d")), FileListener.NONE);
+            r = DeleteOrphanFiles.run(c, synthetic, DeleteOrphanFilesOptions.builder(cat.schema).dryRun(false)
+                    .olderThan(AgeThreshold.parse("2d")).build(), FileListener.NONE);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
         assertThat(r.listed()).isEqualTo(n);

@@ -548,9 +548,9 @@ class TenantIsolationTest {
             }
             Thread.sleep(20);
             ConnectionSpec janitor = ConnectionSpec.parse(url(db), Map.of(), null);
-            DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults("lake").withMinAge(Duration.ZERO).withAllowShortRetention(true)
-                    .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false).withMaxOrphanRatio(0.9)
-                    .withConsult(ConsultOptions.defaults().withServer(janitor));
+            DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.builder("lake").minAge(Duration.ZERO).allowShortRetention(true)
+                    .olderThan(AgeThreshold.parse("0s")).dryRun(false).maxOrphanRatio(0.9)
+                    .consult(ConsultOptions.defaults().withServer(janitor)).build();
             try (Connection c = janitor.openRaw(); FileStore store = s3.store()) {
                 assertThat(reason(() -> DeleteOrphanFiles.run(c, store, o, FileListener.NONE))).isEqualTo(Reason.PERMISSION_DENIED);
             }

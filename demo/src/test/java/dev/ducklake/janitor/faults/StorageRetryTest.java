@@ -98,8 +98,8 @@ class StorageRetryTest {
 
     private static CleanupOldFilesResult cleanup(FileCatalog cat, int batchSize) throws Exception {
         try (Connection c = TestPostgres.get().connect()) {
-            return CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false)
-                    .withBatchSize(batchSize), FileListener.NONE);
+            return CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
+                    .batchSize(batchSize).build(), FileListener.NONE);
         }
     }
 

@@ -97,8 +97,8 @@ class CleanupRegisteredDuringRunInteropTest {
         };
         CleanupOldFilesResult r;
         try (Connection c = mine.connect()) {
-            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(mine.schema()).withDryRun(false)
-                    .withBatchSize(1).withDeleteConcurrency(1), FileListener.NONE);
+            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.builder(mine.schema()).dryRun(false)
+                    .batchSize(1).deleteConcurrency(1).build(), FileListener.NONE);
         }
 
         assertThat(added.get()).isNotNull();

@@ -118,8 +118,8 @@ class OrphanSweepPathsInteropTest {
 
         DeleteOrphanFilesResult r;
         try (Connection c = lake.connect()) {
-            r = DeleteOrphanFiles.run(c, store, DeleteOrphanFilesOptions.defaults(lake.schema())
-                    .withOlderThan(AgeThreshold.parse("2d")).withMaxOrphanRatio(1.0).withDryRun(false), FileListener.NONE);
+            r = DeleteOrphanFiles.run(c, store, DeleteOrphanFilesOptions.builder(lake.schema())
+                    .olderThan(AgeThreshold.parse("2d")).maxOrphanRatio(1.0).dryRun(false).build(), FileListener.NONE);
         }
         assertThat(added.get()).as("DuckLake committed the registration during the listing").isNotNull();
         assertThat(r.candidates()).as("the staged file was unknown when the known set was read").isEqualTo(2501);
@@ -172,12 +172,12 @@ class OrphanSweepPathsInteropTest {
         Files.move(lake.dataDir(), other);
         try (Connection c = lake.connect()) {
             DeleteOrphanFilesResult r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions
-                    .defaults(lake.schema()).withDataPath(other.toString()).withOlderThan(AgeThreshold.parse("2d"))
-                    .withMaxOrphanRatio(1.0).withDryRun(false), FileListener.NONE);
+                    .defaults(lake.schema()).toBuilder().dataPath(other.toString()).olderThan(AgeThreshold.parse("2d"))
+                    .maxOrphanRatio(1.0).dryRun(false).build(), FileListener.NONE);
             assertThat(r.deleted()).as("the stray file only").isEqualTo(1);
             CleanupOldFilesResult cr = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions
-                    .defaults(lake.schema()).withDataPath(other + "/").withOlderThan(AgeThreshold.parse("2d"))
-                    .withDryRun(false), FileListener.NONE);
+                    .defaults(lake.schema()).toBuilder().dataPath(other + "/").olderThan(AgeThreshold.parse("2d"))
+                    .dryRun(false).build(), FileListener.NONE);
             assertThat(cr.filesNotFound()).as("found at the override location").isZero();
             assertThat(cr.queueRowsDeleted()).isEqualTo(1);
         } finally {

@@ -120,12 +120,12 @@ class StorageDifferentialInteropTest {
             try (Connection c = TestPostgres.get().connect()) {
                 Migrate11.apply(c, schemaB);
                 long nested = Migrate11.addNestedSchema(c, schemaB, "europe", 0);
-                assertThatThrownBy(() -> CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(schemaB)
-                        .withOlderThan(AgeThreshold.parse("1d")).withDryRun(false), FileListener.NONE))
+                assertThatThrownBy(() -> CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(schemaB)
+                        .olderThan(AgeThreshold.parse("1d")).dryRun(false).build(), FileListener.NONE))
                         .isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason().exitCode()).isEqualTo(5))
                         .hasMessageContaining("nested schema");
-                assertThatThrownBy(() -> DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.defaults(schemaB)
-                        .withOlderThan(AgeThreshold.parse("1d")).withDryRun(false), FileListener.NONE))
+                assertThatThrownBy(() -> DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(schemaB)
+                        .olderThan(AgeThreshold.parse("1d")).dryRun(false).build(), FileListener.NONE))
                         .isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason().exitCode()).isEqualTo(5))
                         .hasMessageContaining("nested schema");
                 Catalogs.exec(c, "DELETE FROM " + Sql.qualified(schemaB, "ducklake_schema") + " WHERE schema_id = " + nested);
@@ -144,10 +144,10 @@ class StorageDifferentialInteropTest {
         CleanupOldFilesResult cr;
         DeleteOrphanFilesResult orr;
         try (Connection c = TestPostgres.get().connect()) {
-            cr = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(schemaB)
-                    .withOlderThan(AgeThreshold.parse("1d")).withDryRun(false).withBatchSize(2), FileListener.NONE);
-            orr = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.defaults(schemaB)
-                    .withOlderThan(AgeThreshold.parse("1d")).withDryRun(false), FileListener.NONE);
+            cr = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(schemaB)
+                    .olderThan(AgeThreshold.parse("1d")).dryRun(false).batchSize(2).build(), FileListener.NONE);
+            orr = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(schemaB)
+                    .olderThan(AgeThreshold.parse("1d")).dryRun(false).build(), FileListener.NONE);
         }
         assertThat(cr.queueRowsDeleted()).isEqualTo(queued);
         assertThat(cr.keptLive()).isZero();

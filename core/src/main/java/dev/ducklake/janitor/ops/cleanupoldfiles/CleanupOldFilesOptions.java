@@ -4,12 +4,13 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
 import dev.ducklake.janitor.ops.files.ConsultOptions;
+import dev.ducklake.janitor.ops.files.StorageOptionsBuilder;
 import dev.ducklake.janitor.ops.files.StorageRunOptions;
 
 import java.time.Duration;
 
 /**
- * Options of {@link CleanupOldFiles}. Build with {@link #defaults(String)} and the {@code with…} methods.
+ * Options of {@link CleanupOldFiles}. Build with {@link #builder(String)}.
  *
  * @param run the generic run options: schema, dry run, batch size (distinct queue entries per batch; S3 deletes go
  *     out in requests of at most 1,000 keys), max batches, run budget, timeouts, lock name
@@ -42,24 +43,19 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
                 ConsultOptions.defaults(), false, 0);
     }
 
+    /** @return a builder from the {@link #defaults(String) defaults} of a schema: the way to set the options */
+    public static Builder builder(String schema) {
+        return defaults(schema).toBuilder();
+    }
+
+    /** @return a builder from these options */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
     /** @throws JanitorException USAGE for a bad value */
     public void validate() throws JanitorException {
-        run.validate();
-        if (deleteConcurrency < 0 || deleteConcurrency > dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY) {
-            throw new JanitorException(JanitorException.Reason.USAGE, "--delete-concurrency must be between 1 and "
-                    + dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY + ", got " + deleteConcurrency + ".");
-        }
-        dev.ducklake.janitor.ops.files.FileAges.checkFloor(minAge, FLOOR, allowShortRetention, "cleanup-old-files");
-    }
-
-    /** @return the metadata schema */
-    public String schema() {
-        return run.metadataSchema();
-    }
-
-    /** @return whether nothing is changed */
-    public boolean dryRun() {
-        return run.dryRun();
+        validateShared(FLOOR, "cleanup-old-files");
     }
 
     /** @return distinct queue entries per batch */
@@ -67,52 +63,40 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
         return run.batchSize();
     }
 
-    /** @return a copy with other run options */
+    /** @return a copy with other run options (a run's own: its schema, dry run, timeouts) */
     public CleanupOldFilesOptions withRun(RunOptions r) {
-        return new CleanupOldFilesOptions(r, dataPathOverride, olderThan, minAge, consult, allowShortRetention, deleteConcurrency);
-    }
-
-    /** @return a copy with the data path override */
-    public CleanupOldFilesOptions withDataPath(String p) {
-        return new CleanupOldFilesOptions(run, p, olderThan, minAge, consult, allowShortRetention, deleteConcurrency);
-    }
-
-    /** @return a copy with the age limit */
-    public CleanupOldFilesOptions withOlderThan(AgeThreshold t) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, t, minAge, consult, allowShortRetention, deleteConcurrency);
-    }
-
-    /** @return a copy with the floor */
-    public CleanupOldFilesOptions withMinAge(Duration d) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, d, consult, allowShortRetention, deleteConcurrency);
+        return toBuilder().run(r).build();
     }
 
     /** @return a copy with other consulted catalogs */
     public CleanupOldFilesOptions withConsult(ConsultOptions c) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, c, allowShortRetention, deleteConcurrency);
-    }
-
-    /** @return a copy that may (true) or may not go below {@link #FLOOR} */
-    public CleanupOldFilesOptions withAllowShortRetention(boolean a) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, consult, a, deleteConcurrency);
-    }
-
-    /** @return a copy with the batch size */
-    public CleanupOldFilesOptions withBatchSize(int n) {
-        return withRun(run.withBatchSize(n));
-    }
-
-    /**
-     * @param n delete calls in flight at once, 1 to {@value dev.ducklake.janitor.ops.files.ParallelDeletes#MAX_CONCURRENCY};
-     *     0 = the store's default
-     * @return a copy with that concurrency
-     */
-    public CleanupOldFilesOptions withDeleteConcurrency(int n) {
-        return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, consult, allowShortRetention, n);
+        return toBuilder().consult(c).build();
     }
 
     /** @return a copy that deletes (false) or only lists (true) */
     public CleanupOldFilesOptions withDryRun(boolean d) {
-        return withRun(run.withDryRun(d));
+        return toBuilder().dryRun(d).build();
+    }
+
+    /** The builder of {@link CleanupOldFilesOptions}: the shared storage options and the batch size. */
+    public static final class Builder extends StorageOptionsBuilder<Builder, CleanupOldFilesOptions> {
+
+        private Builder(CleanupOldFilesOptions from) {
+            super(from);
+        }
+
+        /**
+         * @param n distinct queue entries per batch
+         * @return this builder
+         */
+        public Builder batchSize(int n) {
+            run = run.withBatchSize(n);
+            return this;
+        }
+
+        @Override
+        public CleanupOldFilesOptions build() {
+            return new CleanupOldFilesOptions(run, dataPathOverride, olderThan, minAge, consult, allowShortRetention, deleteConcurrency);
+        }
     }
 }

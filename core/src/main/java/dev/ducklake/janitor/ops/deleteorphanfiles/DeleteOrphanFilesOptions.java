@@ -4,12 +4,13 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
 import dev.ducklake.janitor.ops.files.ConsultOptions;
+import dev.ducklake.janitor.ops.files.StorageOptionsBuilder;
 import dev.ducklake.janitor.ops.files.StorageRunOptions;
 
 import java.time.Duration;
 
 /**
- * Options of {@link DeleteOrphanFiles}. Build with {@link #defaults(String)} and the {@code with…} methods.
+ * Options of {@link DeleteOrphanFiles}. Build with {@link #builder(String)}.
  *
  * @param run the generic run options (schema, dry run, lock name, timeouts; the batch size is the store's: S3
  *     deletes at most 1,000 keys per request)
@@ -51,116 +52,115 @@ public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, 
                 FLOOR, 0.5, false, false, ConsultOptions.defaults(), false, false, 0, null);
     }
 
+    /** @return a builder from the {@link #defaults(String) defaults} of a schema: the way to set the options */
+    public static Builder builder(String schema) {
+        return defaults(schema).toBuilder();
+    }
+
+    /** @return a builder from these options */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
     /** @throws JanitorException USAGE for a bad value */
     public void validate() throws JanitorException {
-        run.validate();
-        if (deleteConcurrency < 0 || deleteConcurrency > dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY) {
-            throw new JanitorException(JanitorException.Reason.USAGE, "--delete-concurrency must be between 1 and "
-                    + dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY + ", got " + deleteConcurrency + ".");
-        }
-        dev.ducklake.janitor.ops.files.FileAges.checkFloor(minAge, FLOOR, allowShortRetention, "delete-orphan-files");
+        validateShared(FLOOR, "delete-orphan-files");
         if (!(maxOrphanRatio >= 0 && maxOrphanRatio <= 1)) {
             throw new JanitorException(JanitorException.Reason.USAGE, "--max-orphan-ratio must be between 0 and 1, got "
                     + maxOrphanRatio + ".");
         }
     }
 
-    /** @return the metadata schema */
-    public String schema() {
-        return run.metadataSchema();
-    }
-
-    /** @return whether nothing is deleted */
-    public boolean dryRun() {
-        return run.dryRun();
-    }
-
-    /** @return a copy with other run options */
+    /** @return a copy with other run options (a run's own: its schema, dry run, timeouts) */
     public DeleteOrphanFilesOptions withRun(RunOptions r) {
-        return new DeleteOrphanFilesOptions(r, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
-    }
-
-    /** @return a copy with the data path override */
-    public DeleteOrphanFilesOptions withDataPath(String p) {
-        return new DeleteOrphanFilesOptions(run, p, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
-    }
-
-    /** @return a copy with the age limit */
-    public DeleteOrphanFilesOptions withOlderThan(AgeThreshold t) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, t, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
-    }
-
-    /** @return a copy with the floor */
-    public DeleteOrphanFilesOptions withMinAge(Duration d) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, d, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
-    }
-
-    /** @return a copy with the ratio brake */
-    public DeleteOrphanFilesOptions withMaxOrphanRatio(double r) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, r, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
-    }
-
-    /** @return a copy that may sweep a root */
-    public DeleteOrphanFilesOptions withAllowRootPath(boolean a) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, a, includePuffin,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
-    }
-
-    /** @return a copy that also sweeps unknown .puffin files */
-    public DeleteOrphanFilesOptions withIncludePuffin(boolean p) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, p,
-                consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
+        return toBuilder().run(r).build();
     }
 
     /** @return a copy with other consulted catalogs */
     public DeleteOrphanFilesOptions withConsult(ConsultOptions c) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                c, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
-    }
-
-    /** @return a copy that deletes (true) or stops at (false) unknown DuckLake table folders */
-    public DeleteOrphanFilesOptions withAllowUnknownTableFolders(boolean a) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, a, allowShortRetention, deleteConcurrency, inventory);
-    }
-
-    /** @return a copy that may (true) or may not go below {@link #FLOOR} */
-    public DeleteOrphanFilesOptions withAllowShortRetention(boolean a) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin,
-                consult, allowUnknownTableFolders, a, deleteConcurrency, inventory);
-    }
-
-    /**
-     * @param n delete calls in flight at once, 1 to {@value dev.ducklake.janitor.ops.files.ParallelDeletes#MAX_CONCURRENCY};
-     *     0 = the store's default
-     * @return a copy with that concurrency
-     */
-    public DeleteOrphanFilesOptions withDeleteConcurrency(int n) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin, consult,
-                allowUnknownTableFolders, allowShortRetention, n, inventory);
-    }
-
-    /**
-     * @param location a local path or {@code s3://bucket/key} (null = list the store)
-     * @return a copy that reads this inventory instead of listing the store
-     */
-    public DeleteOrphanFilesOptions withInventory(String location) {
-        return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath, includePuffin, consult,
-                allowUnknownTableFolders, allowShortRetention, deleteConcurrency, location);
-    }
-
-    /** @return a copy that reads this local inventory instead of listing the store (null = list the store) */
-    public DeleteOrphanFilesOptions withInventory(java.nio.file.Path file) {
-        return withInventory(file == null ? null : file.toString());
+        return toBuilder().consult(c).build();
     }
 
     /** @return a copy that deletes (false) or only lists (true) */
     public DeleteOrphanFilesOptions withDryRun(boolean d) {
-        return withRun(run.withDryRun(d));
+        return toBuilder().dryRun(d).build();
+    }
+
+    /** The builder of {@link DeleteOrphanFilesOptions}: the shared storage options and delete-orphan-files' own. */
+    public static final class Builder extends StorageOptionsBuilder<Builder, DeleteOrphanFilesOptions> {
+
+        private double maxOrphanRatio;
+        private boolean allowRootPath;
+        private boolean includePuffin;
+        private boolean allowUnknownTableFolders;
+        private String inventory;
+
+        private Builder(DeleteOrphanFilesOptions from) {
+            super(from);
+            maxOrphanRatio = from.maxOrphanRatio;
+            allowRootPath = from.allowRootPath;
+            includePuffin = from.includePuffin;
+            allowUnknownTableFolders = from.allowUnknownTableFolders;
+            inventory = from.inventory;
+        }
+
+        /**
+         * @param r abort when candidates exceed this fraction of the listed files, 0 to 1
+         * @return this builder
+         */
+        public Builder maxOrphanRatio(double r) {
+            maxOrphanRatio = r;
+            return this;
+        }
+
+        /**
+         * @param a whether a data path that is a root may be swept
+         * @return this builder
+         */
+        public Builder allowRootPath(boolean a) {
+            allowRootPath = a;
+            return this;
+        }
+
+        /**
+         * @param p whether unknown .puffin files are swept too
+         * @return this builder
+         */
+        public Builder includePuffin(boolean p) {
+            includePuffin = p;
+            return this;
+        }
+
+        /**
+         * @param a whether candidates making up whole unknown DuckLake table folders are deleted (true) or stop the run
+         * @return this builder
+         */
+        public Builder allowUnknownTableFolders(boolean a) {
+            allowUnknownTableFolders = a;
+            return this;
+        }
+
+        /**
+         * @param location a local path or {@code s3://bucket/key} read instead of listing the store; null = list the store
+         * @return this builder
+         */
+        public Builder inventory(String location) {
+            inventory = location;
+            return this;
+        }
+
+        /**
+         * @param file a local inventory read instead of listing the store; null = list the store
+         * @return this builder
+         */
+        public Builder inventory(java.nio.file.Path file) {
+            return inventory(file == null ? null : file.toString());
+        }
+
+        @Override
+        public DeleteOrphanFilesOptions build() {
+            return new DeleteOrphanFilesOptions(run, dataPathOverride, olderThan, minAge, maxOrphanRatio, allowRootPath,
+                    includePuffin, consult, allowUnknownTableFolders, allowShortRetention, deleteConcurrency, inventory);
+        }
     }
 }

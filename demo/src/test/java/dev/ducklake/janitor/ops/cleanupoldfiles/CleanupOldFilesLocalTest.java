@@ -88,10 +88,10 @@ class CleanupOldFilesLocalTest {
         cat.queue("lake1/main/test/live.parquet", true, OLD); // relative to the override: the live file
         cat.queue("lake1/main/test/old.parquet", true, OLD);
         List<String> events = new ArrayList<>();
-        CleanupOldFilesResult dry = run(cat, new LocalFileStore(), o -> o.withDataPath(root.toString()), events);
+        CleanupOldFilesResult dry = run(cat, new LocalFileStore(), o -> o.toBuilder().dataPath(root.toString()).build(), events);
         assertThat(dry.keptLive()).isEqualTo(1);
         assertThat(events).noneMatch(e -> e.startsWith("would_delete " + live));
-        CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withDataPath(root + "/"),
+        CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).dataPath(root + "/").build(),
                 new ArrayList<>());
         assertThat(r.keptLive()).isEqualTo(1);
         assertThat(r.filesDeleted()).isEqualTo(1);
@@ -129,7 +129,7 @@ class CleanupOldFilesLocalTest {
         assertThat(cat.queueRows()).isEqualTo(7);
 
         events.clear();
-        CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withBatchSize(2), events);
+        CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).batchSize(2).build(), events);
         assertThat(r.filesDeleted()).isEqualTo(3 + 1).as("b's second spelling is in another batch: missing counts as deleted");
         assertThat(r.queueRowsDeleted()).isEqualTo(5);
         assertThat(r.keptLive()).isEqualTo(1);
@@ -301,8 +301,8 @@ class CleanupOldFilesLocalTest {
                 cat.queue("main/test/m" + i + ".parquet", true, OLD);
             }
             cat.queue("main/test/missing.parquet", true, OLD);
-            CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withBatchSize(4)
-                    .withDeleteConcurrency(conc), new ArrayList<>());
+            CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).batchSize(4)
+                    .deleteConcurrency(conc).build(), new ArrayList<>());
             assertThat(r.filesDeleted()).as("concurrency %d", conc).isEqualTo(10);
             assertThat(r.bytes()).as("concurrency %d", conc).isEqualTo(9 * 7L);
             assertThat(r.filesNotFound()).isEqualTo(1);
@@ -329,7 +329,7 @@ class CleanupOldFilesLocalTest {
         FaultyStore store = new FaultyStore(new LocalFileStore(), a -> a.endsWith("/p5.parquet") || a.endsWith("/p999.parquet")
                 || a.endsWith("/p1100.parquet"));
         List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
-        CleanupOldFilesResult r = run(cat, store, o -> o.withDryRun(false).withBatchSize(500).withDeleteConcurrency(4), events);
+        CleanupOldFilesResult r = run(cat, store, o -> o.toBuilder().dryRun(false).batchSize(500).deleteConcurrency(4).build(), events);
         assertThat(r.failed()).isEqualTo(3);
         assertThat(r.filesDeleted()).isEqualTo(1_197);
         assertThat(r.queueRowsDeleted()).isEqualTo(1_197);
@@ -343,14 +343,14 @@ class CleanupOldFilesLocalTest {
         assertThat(r.findings()).anyMatch(f -> f.contains("p1100.parquet") && f.contains("injected failure"));
 
         // the rerun (one at a time) finds the three files again; they still fail and keep their rows
-        CleanupOldFilesResult again = run(cat, store, o -> o.withDryRun(false).withDeleteConcurrency(1), new ArrayList<>());
+        CleanupOldFilesResult again = run(cat, store, o -> o.toBuilder().dryRun(false).deleteConcurrency(1).build(), new ArrayList<>());
         assertThat(again.failed()).isEqualTo(3);
         assertThat(cat.queueRows()).isEqualTo(3);
     }
 
     @Test
     void aDeleteConcurrencyOutsideOneToSixtyFourIsRefused() {
-        assertThatThrownBy(() -> CleanupOldFilesOptions.defaults("s").withDeleteConcurrency(65).validate())
+        assertThatThrownBy(() -> CleanupOldFilesOptions.builder("s").deleteConcurrency(65).build().validate())
                 .isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.getMessage()).contains("--delete-concurrency"));
     }
 
@@ -360,7 +360,7 @@ class CleanupOldFilesLocalTest {
         FileCatalog cat = FileCatalog.create("cof_age", lake + "/");
         FileCatalog.file(lake.resolve("main/test/f.parquet"), OLD);
         cat.queue("main/test/f.parquet", true, OLD);
-        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.withOlderThan(AgeThreshold.parse("10m")), new ArrayList<>()))
+        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.toBuilder().olderThan(AgeThreshold.parse("10m")).build(), new ArrayList<>()))
                 .isInstanceOf(JanitorException.class).hasMessageContaining("--min-age");
         // the trial of 2026-12-06: an unreadable option was exit 11, which names the janitor's configuration file
         cat.setOption("delete_older_than", "a fortnight-ish");
@@ -372,7 +372,7 @@ class CleanupOldFilesLocalTest {
         CleanupOldFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false), new ArrayList<>());
         assertThat(r.cutoffSource()).isEqualTo("delete_older_than option");
         assertThat(r.filesDeleted()).as("3 days is younger than the catalog's 1 week").isZero();
-        r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withOlderThan(AgeThreshold.parse("2d")), new ArrayList<>());
+        r = run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).olderThan(AgeThreshold.parse("2d")).build(), new ArrayList<>());
         assertThat(r.filesDeleted()).isEqualTo(1);
         assertThat(cat.queueRows()).isZero();
     }
@@ -465,8 +465,8 @@ class CleanupOldFilesLocalTest {
         }
         assertThat(cat.queueRows()).as("nothing forgotten").isEqualTo(2);
         // a --data-path that does not exist at all
-        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false)
-                .withDataPath(dir.resolve("typo") + "/"), new ArrayList<>()))
+        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false)
+                .dataPath(dir.resolve("typo") + "/").build(), new ArrayList<>()))
                 .isInstanceOfSatisfying(JanitorException.class,
                         e -> assertThat(e.reason()).isEqualTo(JanitorException.Reason.BRAKE_NO_KNOWN_FILES));
         assertThat(cat.queueRows()).isEqualTo(2);

@@ -74,8 +74,8 @@ class RegisteredDuringCleanupTest {
             }
         };
         List<String> events = new ArrayList<>();
-        CleanupOldFilesResult r = CleanupOldFilesLocalTest.run(mine, store, o -> o.withDryRun(false).withBatchSize(1)
-                .withDeleteConcurrency(1), events);
+        CleanupOldFilesResult r = CleanupOldFilesLocalTest.run(mine, store, o -> o.toBuilder().dryRun(false).batchSize(1)
+                .deleteConcurrency(1).build(), events);
 
         assertThat(registered).isTrue();
         assertThat(filler).doesNotExist();
@@ -128,8 +128,8 @@ class RegisteredDuringCleanupTest {
             }
         };
         List<String> events = new ArrayList<>();
-        CleanupOldFilesResult r = CleanupOldFilesLocalTest.run(mine, store, o -> o.withDryRun(false).withBatchSize(1)
-                .withDeleteConcurrency(1), events);
+        CleanupOldFilesResult r = CleanupOldFilesLocalTest.run(mine, store, o -> o.toBuilder().dryRun(false).batchSize(1)
+                .deleteConcurrency(1).build(), events);
 
         assertThat(created).isTrue();
         assertThat(files.get(0)).as("the first batch's file, deleted before the catalog appeared").doesNotExist();

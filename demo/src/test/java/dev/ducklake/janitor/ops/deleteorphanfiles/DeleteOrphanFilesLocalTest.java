@@ -120,7 +120,7 @@ class DeleteOrphanFilesLocalTest {
         };
         FaultyStore store = new FaultyStore(hooked, a -> a.endsWith("/o42.parquet"));
         List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
-        DeleteOrphanFilesResult r = run(cat, store, o -> o.withDryRun(false).withDeleteConcurrency(4), events);
+        DeleteOrphanFilesResult r = run(cat, store, o -> o.toBuilder().dryRun(false).deleteConcurrency(4).build(), events);
         assertThat(r.candidates()).isEqualTo(2_500);
         assertThat(r.deleted()).isEqualTo(2_498);
         assertThat(r.failed()).isEqualTo(1);
@@ -178,7 +178,7 @@ class DeleteOrphanFilesLocalTest {
         assertThat(r.deleted()).isEqualTo(1);
         assertThat(Files.exists(stray)).isFalse();
         assertThat(Files.exists(strayPuffin)).isTrue();
-        r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withIncludePuffin(true), new ArrayList<>());
+        r = run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).includePuffin(true).build(), new ArrayList<>());
         assertThat(r.deleted()).as("the stray deletion vector; the live one stays").isEqualTo(1);
         assertThat(Files.exists(strayPuffin)).isFalse();
         for (Path p : List.of(known, spelled, shared, dv, queued, young, catalogFile, wal, txt, sibling)) {
@@ -237,7 +237,7 @@ class DeleteOrphanFilesLocalTest {
         Path stray = FileCatalog.file(lake.resolve("main/test/stray.parquet"), OLD);
         a.dataFile(1, "mine.parquet", true);
         b.dataFile(1, "theirs.parquet", true);
-        DeleteOrphanFilesResult r = run(a, new LocalFileStore(), o -> o.withDryRun(false).withMaxOrphanRatio(0.9), new ArrayList<>());
+        DeleteOrphanFilesResult r = run(a, new LocalFileStore(), o -> o.toBuilder().dryRun(false).maxOrphanRatio(0.9).build(), new ArrayList<>());
         assertThat(r.catalogsConsulted()).contains(a.schema, b.schema);
         assertThat(r.deleted()).isEqualTo(1);
         assertThat(Files.exists(stray)).isFalse();
@@ -274,7 +274,7 @@ class DeleteOrphanFilesLocalTest {
             }
         };
         List<String> events = new ArrayList<>();
-        DeleteOrphanFilesResult r = run(a, store, o -> o.withDryRun(false).withMaxOrphanRatio(0.9), events);
+        DeleteOrphanFilesResult r = run(a, store, o -> o.toBuilder().dryRun(false).maxOrphanRatio(0.9).build(), events);
         assertThat(created).isTrue();
         assertThat(adopted).as("registered by a catalog created during the sweep\n%s", events).exists();
         assertThat(mine).exists();
@@ -331,7 +331,7 @@ class DeleteOrphanFilesLocalTest {
         }
 
         List<String> events = new ArrayList<>();
-        DeleteOrphanFilesResult dry = run(cat, new LocalFileStore(), o -> o.withDataPath(root + "/"), events);
+        DeleteOrphanFilesResult dry = run(cat, new LocalFileStore(), o -> o.toBuilder().dataPath(root + "/").build(), events);
         assertThat(events).as("the dry run lists the strays only")
                 .containsExactlyInAnyOrder("would_delete " + stray, "would_delete " + stray1);
         assertThat(dry.keptKnown()).isEqualTo(live.size());
@@ -370,7 +370,7 @@ class DeleteOrphanFilesLocalTest {
         // the override inside the stored data path: relative paths resolve to lake1/main/main/..., yet name lake1/main/...
         Path stray2 = FileCatalog.file(lake1.resolve("main/test/leftover-2.parquet"), OLD);
         events.clear();
-        DeleteOrphanFilesResult inside = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withDataPath(lake1 + "/main"),
+        DeleteOrphanFilesResult inside = run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).dataPath(lake1 + "/main").build(),
                 events);
         assertThat(inside.deleted()).isEqualTo(1);
         assertThat(Files.exists(stray2)).isFalse();
@@ -395,19 +395,19 @@ class DeleteOrphanFilesLocalTest {
         FileCatalog.file(elsewhere.resolve("main/test/a.parquet"), OLD);
         FileCatalog.file(elsewhere.resolve("main/test/b.txt"), OLD);
         FileCatalog.file(elsewhere.resolve("main/test/c.txt"), OLD);
-        assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false).withDataPath(elsewhere.toString()),
+        assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).dataPath(elsewhere.toString()).build(),
                 new ArrayList<>()))).as("wrong override: no known file there").isEqualTo(Reason.BRAKE_NO_KNOWN_FILES);
         assertThat(Files.exists(elsewhere.resolve("main/test/a.parquet"))).isTrue();
 
-        assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false).withDataPath("/"), new ArrayList<>())))
+        assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).dataPath("/").build(), new ArrayList<>())))
                 .isEqualTo(Reason.BRAKE_ROOT_PATH);
-        assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o.withDataPath("file:///"), new ArrayList<>())))
+        assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o.toBuilder().dataPath("file:///").build(), new ArrayList<>())))
                 .as("also in a dry run").isEqualTo(Reason.BRAKE_ROOT_PATH);
         cat.setOption("data_path", "");
         assertThat(reason(() -> run(cat, new LocalFileStore(), o -> o, new ArrayList<>()))).isEqualTo(Reason.BRAKE_ROOT_PATH);
         cat.setOption("data_path", lake.toString());
 
-        DeleteOrphanFilesResult ok = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withMaxOrphanRatio(0.7), new ArrayList<>());
+        DeleteOrphanFilesResult ok = run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).maxOrphanRatio(0.7).build(), new ArrayList<>());
         assertThat(ok.deleted()).isEqualTo(2);
     }
 

@@ -138,8 +138,8 @@ class InventoryS3Test {
     }
 
     private static DeleteOrphanFilesResult run(FileCatalog cat, String inventory) throws Exception {
-        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO)
-                .withAllowShortRetention(true).withOlderThan(AgeThreshold.parse("0s")).withDryRun(false).withInventory(inventory);
+        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.builder(cat.schema).minAge(Duration.ZERO)
+                .allowShortRetention(true).olderThan(AgeThreshold.parse("0s")).dryRun(false).inventory(inventory).build();
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
             return DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
         }

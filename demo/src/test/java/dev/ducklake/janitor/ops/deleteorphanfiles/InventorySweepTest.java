@@ -106,13 +106,13 @@ class InventorySweepTest {
         FileCatalog.file(outside, OLD);
 
         List<String> events = new ArrayList<>();
-        DeleteOrphanFilesResult dry = run(catB, new LocalFileStore(), o -> o.withInventory(inv), events);
+        DeleteOrphanFilesResult dry = run(catB, new LocalFileStore(), o -> o.toBuilder().inventory(inv).build(), events);
         assertThat(dry.listingSource()).isEqualTo("inventory");
         assertThat(dry.listed()).as("entries under the data path, duplicates once").isEqualTo(29);
         assertThat(dry.candidates()).as("the inventory's view: o0..o4, gone, rewritten").isEqualTo(7);
         assertThat(files(b)).as("a dry run deletes nothing").contains("main/test/o0.parquet", "main/test/o4.parquet");
 
-        DeleteOrphanFilesResult r = run(catB, new LocalFileStore(), o -> o.withDryRun(false).withInventory(inv), events);
+        DeleteOrphanFilesResult r = run(catB, new LocalFileStore(), o -> o.toBuilder().dryRun(false).inventory(inv).build(), events);
         assertThat(r.deleted()).isEqualTo(5);
         assertThat(r.failed()).isZero();
         assertThat(r.inventoryGone()).isEqualTo(1);
@@ -140,7 +140,7 @@ class InventorySweepTest {
         Files.write(inv, lines);
         // o1 registered after the inventory was taken
         cat.dataFile(1, "o1.parquet", true);
-        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).inventory(inv).build(), new ArrayList<>());
         assertThat(r.deleted()).isEqualTo(1);
         assertThat(Files.exists(b.resolve("main/test/o1.parquet"))).isTrue();
         assertThat(Files.exists(b.resolve("main/test/o0.parquet"))).isFalse();
@@ -150,7 +150,7 @@ class InventorySweepTest {
 
         Path bad = dir.resolve("bad.tsv");
         Files.write(bad, List.of(b.resolve("main/test/o2.parquet") + "\t7\t" + old, b.resolve("main/test/o3.parquet") + "\tseven\t" + old));
-        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(bad), new ArrayList<>()))
+        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).inventory(bad).build(), new ArrayList<>()))
                 .isInstanceOf(JanitorException.class).hasMessageContaining("line 2").hasMessageContaining("seven")
                 .extracting(e -> ((JanitorException) e).reason()).isEqualTo(Reason.USAGE);
         assertThat(Files.exists(b.resolve("main/test/o2.parquet"))).as("nothing deleted").isTrue();
@@ -163,7 +163,7 @@ class InventorySweepTest {
         FileCatalog cat = lake("inv_u16", b);
         Path u16 = dir.resolve("inv-utf16.tsv");
         Files.write(u16, (b.resolve("main/test/o0.parquet") + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_16));
-        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(u16), new ArrayList<>()))
+        assertThatThrownBy(() -> run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).inventory(u16).build(), new ArrayList<>()))
                 .isInstanceOf(JanitorException.class).hasMessageContaining("is not UTF-8 text").hasMessageContaining("iconv")
                 .extracting(e -> ((JanitorException) e).reason()).isEqualTo(Reason.USAGE);
         assertThat(Files.exists(b.resolve("main/test/o0.parquet"))).as("nothing deleted").isTrue();
@@ -192,7 +192,7 @@ class InventorySweepTest {
         lines.add(b.resolve("main/test/vlink/stray.parquet") + "\t7\t" + old);
         Path inv = dir.resolve("inv-link.tsv");
         Files.write(inv, lines);
-        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(b), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(b), o -> o.toBuilder().dryRun(false).inventory(inv).build(), new ArrayList<>());
         assertThat(Files.exists(victim)).as("the other lake's live file stays").isTrue();
         assertThat(Files.exists(stray)).isTrue();
         assertThat(Files.exists(b.resolve("main/test/o0.parquet"))).as("the true orphan goes").isFalse();
@@ -280,7 +280,7 @@ class InventorySweepTest {
         Files.write(inv, List.of());
         TreeSet<String> before = files(b);
 
-        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).inventory(inv).build(), new ArrayList<>());
         assertThat(r.listed()).isZero();
         assertThat(r.deleted()).isZero();
         assertThat(files(b)).isEqualTo(before);
@@ -311,7 +311,7 @@ class InventorySweepTest {
         Path inv = dir.resolve("uris.txt");
         Files.write(inv, lines);
 
-        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).inventory(inv).build(), new ArrayList<>());
         assertThat(r.keptKnown()).isEqualTo(20);
         assertThat(r.keptNonCanonical()).as("only the entry with a '.' segment").isEqualTo(1);
         assertThat(r.deleted()).isEqualTo(5);
@@ -342,14 +342,14 @@ class InventorySweepTest {
         Files.write(inv, lines);
 
         List<String> events = new ArrayList<>();
-        DeleteOrphanFilesResult dry = run(cat, new LocalFileStore(b), o -> o.withInventory(inv), events);
+        DeleteOrphanFilesResult dry = run(cat, new LocalFileStore(b), o -> o.toBuilder().inventory(inv).build(), events);
         assertThat(dry.candidates()).isEqualTo(2);
         assertThat(dry.doneOrWould()).containsEntry("files_would_delete", 1L).containsEntry("files_would_fail", 1L);
         assertThat(dry.exitCode()).isEqualTo(13);
         assertThat(events).contains("would_delete " + b.resolve("main/test/o0.parquet"))
                 .contains("would_fail " + b.resolve("main/test/lnk/ducklake-theirs.parquet"));
 
-        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(b), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(b), o -> o.toBuilder().dryRun(false).inventory(inv).build(), new ArrayList<>());
         assertThat(r.deleted()).isEqualTo(1);
         assertThat(r.failed()).as("the execute run does what the dry run said").isEqualTo(1);
         assertThat(theirs).exists();
@@ -378,12 +378,12 @@ class InventorySweepTest {
         Files.write(inv, lines);
         for (FileStore store : List.of(new LocalFileStore(b), new LocalFileStore())) {
             List<String> events = new ArrayList<>();
-            DeleteOrphanFilesResult dry = run(cat, store, o -> o.withInventory(inv), events);
+            DeleteOrphanFilesResult dry = run(cat, store, o -> o.toBuilder().inventory(inv).build(), events);
             assertThat(dry.doneOrWould()).as("%s", events).containsEntry("files_would_delete", 1L).containsEntry("files_would_fail", 1L);
             assertThat(dry.exitCode()).isEqualTo(13);
             assertThat(events).contains("would_fail " + folder).doesNotContain("would_delete " + folder);
         }
-        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(b), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+        DeleteOrphanFilesResult r = run(cat, new LocalFileStore(b), o -> o.toBuilder().dryRun(false).inventory(inv).build(), new ArrayList<>());
         assertThat(r.deleted()).isEqualTo(1);
         assertThat(r.failed()).as("the execute run does what the dry run said").isEqualTo(1);
         assertThat(inside).exists();
@@ -418,7 +418,7 @@ class InventorySweepTest {
             Path inv = dir.resolve("inv-host.tsv");
             Files.write(inv, lines);
 
-            DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>());
+            DeleteOrphanFilesResult r = run(cat, new LocalFileStore(), o -> o.toBuilder().dryRun(false).inventory(inv).build(), new ArrayList<>());
             assertThat(r.deleted()).isEqualTo(2);
             assertThat(r.listed()).as("the entries of another host are not under this data path").isEqualTo(22);
             assertThat(r.keptNonCanonical()).isZero();
@@ -460,7 +460,7 @@ class InventorySweepTest {
         String dots = b.resolve("main/test") + "/../test/o0.parquet";
         Path inv = dir.resolve("inv-dots.tsv");
         Files.write(inv, List.of("# header", b.resolve("main/test/o1.parquet") + "\t7\t" + old, dots + "\t7\t" + old));
-        assertThatThrownBy(() -> run(cat, new LocalFileStore(b), o -> o.withDryRun(false).withInventory(inv), new ArrayList<>()))
+        assertThatThrownBy(() -> run(cat, new LocalFileStore(b), o -> o.toBuilder().dryRun(false).inventory(inv).build(), new ArrayList<>()))
                 .isInstanceOfSatisfying(JanitorException.class, e -> {
                     assertThat(e.reason()).isEqualTo(Reason.USAGE);
                     assertThat(e.getMessage()).contains(inv.toString()).contains("line 3").contains(dots).contains("'..'")

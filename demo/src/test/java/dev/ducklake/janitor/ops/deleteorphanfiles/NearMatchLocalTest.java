@@ -37,7 +37,7 @@ class NearMatchLocalTest {
     }
 
     private static DeleteOrphanFilesOptions opts(FileCatalog cat) {
-        return DeleteOrphanFilesOptions.defaults(cat.schema).withOlderThan(AgeThreshold.parse("1d"));
+        return DeleteOrphanFilesOptions.builder(cat.schema).olderThan(AgeThreshold.parse("1d")).build();
     }
 
     private static JanitorException refusal(FileCatalog cat, boolean dryRun) {

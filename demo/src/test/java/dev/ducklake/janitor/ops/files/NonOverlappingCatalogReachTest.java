@@ -53,8 +53,8 @@ class NonOverlappingCatalogReachTest {
 
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.defaults(mine.schema).withDryRun(false)
-                    .withMaxOrphanRatio(0.9).withConsult(ConsultOptions.defaults().withConsultServer(false)), FileListener.NONE);
+            r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(mine.schema).dryRun(false)
+                    .maxOrphanRatio(0.9).consult(ConsultOptions.defaults().withConsultServer(false)).build(), FileListener.NONE);
         }
         assertThat(r.deleted()).as("only the stray").isEqualTo(1);
         assertThat(Files.exists(stray)).isFalse();
@@ -68,8 +68,8 @@ class NonOverlappingCatalogReachTest {
         mine.queue("main/test/added.parquet", true, OLD);
         CleanupOldFilesResult cr;
         try (Connection c = TestPostgres.get().connect()) {
-            cr = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(mine.schema).withDryRun(false)
-                    .withOlderThan(AgeThreshold.parse("1d")).withConsult(ConsultOptions.defaults().withConsultServer(false)),
+            cr = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(mine.schema).dryRun(false)
+                    .olderThan(AgeThreshold.parse("1d")).consult(ConsultOptions.defaults().withConsultServer(false)).build(),
                     FileListener.NONE);
         }
         assertThat(cr.keptLive()).isEqualTo(1);

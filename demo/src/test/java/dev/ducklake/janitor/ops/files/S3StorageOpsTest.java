@@ -73,7 +73,7 @@ class S3StorageOpsTest {
         CleanupOldFilesResult r;
         try (Connection c = TestPostgres.get().connect();
              FileStore store = new FaultyStore(s3.faultyStore(), a -> a.endsWith("/q7.parquet"))) {
-            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false).withBatchSize(10),
+            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false).batchSize(10).build(),
                     FileListener.NONE);
         } finally {
             s3.rejectBatchDelete = false;
@@ -120,8 +120,8 @@ class S3StorageOpsTest {
         CleanupOldFilesResult r;
         FaultyStore store = new FaultyStore(s3.faultyStore(), a -> a.endsWith("/f00077.parquet"));
         try (Connection c = TestPostgres.get().connect(); store) {
-            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false).withBatchSize(2_000)
-                    .withDeleteConcurrency(8), FileListener.NONE);
+            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false).batchSize(2_000)
+                    .deleteConcurrency(8).build(), FileListener.NONE);
         } finally {
             s3.latencyMillis = 0;
         }
@@ -153,8 +153,8 @@ class S3StorageOpsTest {
         s3.put(ORPHANS, "lake2/main/test/sibling.parquet", 10);
         cat.deleteFile(1, "s3a://" + ORPHANS + "/lake//main/test/k0.parquet", false); // second spelling of a known file
         Thread.sleep(20);
-        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO).withAllowShortRetention(true)
-                .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false);
+        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.builder(cat.schema).minAge(Duration.ZERO).allowShortRetention(true)
+                .olderThan(AgeThreshold.parse("0s")).dryRun(false).build();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
             r = DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
@@ -171,7 +171,7 @@ class S3StorageOpsTest {
 
         assertThatThrownBy(() -> {
             try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
-                DeleteOrphanFiles.run(c, store, o.withDataPath("s3://" + ORPHANS), FileListener.NONE);
+                DeleteOrphanFiles.run(c, store, o.toBuilder().dataPath("s3://" + ORPHANS).build(), FileListener.NONE);
             }
         }).isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BRAKE_ROOT_PATH));
         assertThat(s3.exists(ORPHANS, "lake2/main/test/sibling.parquet")).isTrue();
@@ -207,8 +207,8 @@ class S3StorageOpsTest {
         java.nio.file.Files.writeString(manifest, "{\"sourceBucket\":\"" + INVENTORY + "\",\"fileFormat\":\"CSV\","
                 + "\"fileSchema\":\"Bucket, Key, Size, LastModifiedDate\",\"files\":[{\"key\":\"" + INVENTORY + "/cfg/data/a.csv.gz\"}]}");
         Thread.sleep(20);
-        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO).withAllowShortRetention(true)
-                .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false).withInventory(manifest);
+        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.builder(cat.schema).minAge(Duration.ZERO).allowShortRetention(true)
+                .olderThan(AgeThreshold.parse("0s")).dryRun(false).inventory(manifest).build();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
             r = DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
@@ -243,8 +243,8 @@ class S3StorageOpsTest {
         }
         s3.put(STRAYS, "lake/main/test/stray.parquet", 10);
         Thread.sleep(20);
-        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO).withAllowShortRetention(true)
-                .withOlderThan(AgeThreshold.parse("0s")).withDryRun(false);
+        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.builder(cat.schema).minAge(Duration.ZERO).allowShortRetention(true)
+                .olderThan(AgeThreshold.parse("0s")).dryRun(false).build();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
             r = DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
@@ -281,8 +281,8 @@ class S3StorageOpsTest {
         cat.dataFile(1, "s3://" + NEARB.toUpperCase() + "/lake/main/test/case.parquet", false);
         s3.put(NEARB, "lake/main/test/stray.parquet", 10);
         Thread.sleep(20);
-        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO)
-                .withAllowShortRetention(true).withOlderThan(AgeThreshold.parse("0s"));
+        DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.builder(cat.schema).minAge(Duration.ZERO)
+                .allowShortRetention(true).olderThan(AgeThreshold.parse("0s")).build();
         for (boolean dry : List.of(true, false)) {
             assertThatThrownBy(() -> {
                 try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
