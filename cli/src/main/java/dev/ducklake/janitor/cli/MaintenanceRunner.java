@@ -7,6 +7,7 @@ import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
 import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunWatchdog;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 
 import java.io.Console;
@@ -88,6 +89,13 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                 // SIGTERM/SIGINT while logging in: nothing was done, a stop and not a connection failure
                 return stoppedWhileLoggingIn(conn, catalog.metadataSchema, ConnectionSpec.stoppedLoginTarget(e));
             }
+            if (signalled.get() && RunWatchdog.cancelled(e)) {
+                // SIGTERM/SIGINT: the run's watchdog cancelled the statement in flight (a read of an operation that has
+                // no stopped result of its own): a stop, not a database error
+                return stopped(conn, catalog.metadataSchema, "SIGTERM/SIGINT received while " + adapter.operation()
+                        + " was running a catalog statement: the statement was cancelled (SQLSTATE 57014) and the run"
+                        + " stopped; work committed before it is kept, rerun to do the rest.");
+            }
             if (json) {
                 Map<String, Object> doc = Render.error(adapter.operation(), conn, catalog.metadataSchema, e);
                 if (signalled.get()) {
@@ -113,11 +121,21 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
      * @return the signal's exit code (143 or 130)
      */
     private int stoppedWhileLoggingIn(ConnectionSpec conn, String schema, String target) {
-        int exit = SignalExit.exitCode();
         String where = target == null || target.equals(conn.describe()) ? "the catalog " + conn.describe()
                 : target + " (a database the run consults, e.g. by --also-catalog; the catalog is " + conn.describe() + ")";
-        String message = "SIGTERM/SIGINT received while logging in to " + where
-                + ": the login was interrupted by a stop request and nothing was done; rerun to do the work.";
+        return stopped(conn, schema, "SIGTERM/SIGINT received while logging in to " + where
+                + ": the login was interrupted by a stop request and nothing was done; rerun to do the work.");
+    }
+
+    /**
+     * The end of a run that SIGTERM/SIGINT stopped without a result: the document (status {@code stopped}, the
+     * signal's exit code, {@code stopped_by_signal}, no {@code reason}) or a text line.
+     *
+     * @param message what was stopped and what was done
+     * @return the signal's exit code (143 or 130)
+     */
+    private int stopped(ConnectionSpec conn, String schema, String message) {
+        int exit = SignalExit.exitCode();
         if (json) {
             Map<String, Object> doc = new java.util.LinkedHashMap<>();
             doc.put("operation", adapter.operation());

@@ -180,6 +180,72 @@ class StatementCancelTest {
         }
     }
 
+    /**
+     * A read of the run's read-only path ({@code QueryRunner}: the catalog inspection, the data path) waiting on a
+     * writer's lock on the swept catalog itself: the watchdog's cancel (SQLSTATE 57014) ended the run as a database
+     * error (exit 9 in the document, {@code reason: database_error}) instead of a stop.
+     */
+    @Test
+    void sigtermCancelsAStorageCommandsReadOfItsOwnCatalog() throws Exception {
+        FileCatalog cat = sweptCatalog(dir.resolve("read"), "cancel_read");
+        String app = appName();
+        try (Connection holder = TestPostgres.get().connect()) {
+            holder.setAutoCommit(false);
+            Catalogs.exec(holder, "LOCK TABLE " + Sql.qualified(cat.schema, "ducklake_snapshot") + " IN ACCESS EXCLUSIVE MODE");
+            Stopped s = sigtermWhileWaiting(app, "delete-orphan-files", "--catalog", url(app), "--metadata-schema", cat.schema,
+                    "--yes", "--lock-timeout", "60", "--output", "json");
+            assertThat(s.exitCode()).as(s.err()).isEqualTo(143);
+            assertThat(s.seconds()).as("seconds from SIGTERM to the exit").isLessThan(5);
+            assertThat(s.doc().has("reason")).as("a stop, not a database error: %s", s.doc()).isFalse();
+            assertThat(s.doc().path("status").asText()).isEqualTo("stopped");
+            assertThat(s.doc().path("exit_code").asInt()).isEqualTo(143);
+            assertThat(s.doc().path("stopped_by_signal").asBoolean()).isTrue();
+            assertThat(s.doc().path("stopped_during").asText()).isEqualTo("catalog_statement");
+            assertNoSessionLeft(app);
+            holder.rollback();
+        }
+    }
+
+    /** The same through an operation without a stopped result of its own (expire-snapshots' inspection). */
+    @Test
+    void sigtermCancelsExpireSnapshotsReadAsAStop() throws Exception {
+        FileCatalog cat = sweptCatalog(dir.resolve("expire"), "cancel_expire");
+        String app = appName();
+        try (Connection holder = TestPostgres.get().connect()) {
+            holder.setAutoCommit(false);
+            Catalogs.exec(holder, "LOCK TABLE " + Sql.qualified(cat.schema, "ducklake_snapshot") + " IN ACCESS EXCLUSIVE MODE");
+            Stopped s = sigtermWhileWaiting(app, "expire-snapshots", "--catalog", url(app), "--metadata-schema", cat.schema,
+                    "--retain-last", "1", "--yes", "--lock-timeout", "60", "--output", "json");
+            assertThat(s.exitCode()).as(s.err()).isEqualTo(143);
+            assertThat(s.doc().has("reason")).as("a stop, not a database error: %s", s.doc()).isFalse();
+            assertThat(s.doc().path("status").asText()).isEqualTo("stopped");
+            assertThat(s.doc().path("exit_code").asInt()).isEqualTo(143);
+            assertThat(s.doc().path("stopped_by_signal").asBoolean()).isTrue();
+            assertNoSessionLeft(app);
+            holder.rollback();
+        }
+    }
+
+    /** A statement timeout (57014 with no stop and no spent budget) stays a database error, retried first. */
+    @Test
+    void aStatementTimeoutOfARunsReadIsADatabaseErrorNotAStop() throws Exception {
+        FileCatalog cat = sweptCatalog(dir.resolve("timeout"), "cancel_timeout");
+        String app = appName();
+        try (Connection holder = TestPostgres.get().connect()) {
+            holder.setAutoCommit(false);
+            Catalogs.exec(holder, "LOCK TABLE " + Sql.qualified(cat.schema, "ducklake_snapshot") + " IN ACCESS EXCLUSIVE MODE");
+            CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(120), () -> CliRun.run("delete-orphan-files", "--catalog",
+                    url(app), "--metadata-schema", cat.schema, "--yes", "--output", "json", "--lock-timeout", "0",
+                    "--statement-timeout", "1"));
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(9);
+            assertThat(run.json().path("reason").asText()).isEqualTo("database_error");
+            assertThat(run.json().path("message").asText()).contains("57014");
+            assertThat(run.json().path("status").asText()).isNotEqualTo("stopped");
+            assertNoSessionLeft(app);
+            holder.rollback();
+        }
+    }
+
     @Test
     void runBudgetCancelsCleanupsReadWithNoLockOrStatementTimeout() throws Exception {
         Path lake = dir.resolve("budget");

@@ -97,7 +97,7 @@ public final class RunControl implements CallBounds {
      * @return whether it is the statement the stop request or the spent budget cancelled ({@link RunWatchdog#cancelledBy}):
      *     the run stops by its bounds, the statement is not retried
      */
-    public boolean cancelledByBounds(SQLException e) {
+    public boolean cancelledByBounds(Throwable e) {
         return RunWatchdog.cancelledBy(this, e);
     }
 

@@ -111,16 +111,25 @@ public abstract class StorageAction<O extends StorageRunOptions, R extends Maint
             // queue through a WITH HOLD cursor, dry runs too; neither survives a transaction-mode pooler
             Pooling.requireSessionBound(run.session().connection(), spec, command() + (options.run().dryRun() ? " (also a dry run)" : ""),
                     "temporary tables, a cursor held across transactions (WITH HOLD) and, to execute, a session advisory lock");
-            run.inspectAndLock();
-            // the one read of the data path, retried and reconnected by the run's read-only path
-            PathResolver resolver = run.queries().withRetries("reading the data path",
-                    c -> CatalogFiles.resolver(c, options.schema(), options.dataPathOverride()));
-            Connection c = run.session().connection();
-            checkPath(resolver, options);
-            String dataPath = resolver.dataPath();
             // --max-batches, and --statement-timeout and --lock-timeout for the catalog transactions (CatalogRetry)
             // the run's watchdog: the consulted catalogs' connections are registered with it through the control
             RunControl control = RunControl.of(run);
+            PathResolver resolver;
+            try {
+                run.inspectAndLock();
+                // the one read of the data path, retried and reconnected by the run's read-only path
+                resolver = run.queries().withRetries("reading the data path",
+                        c -> CatalogFiles.resolver(c, options.schema(), options.dataPathOverride()));
+            } catch (JanitorException e) {
+                // a read the stop request cancelled (the budget cuts statements only from boundByBudget on)
+                if (!control.cancelledByBounds(e)) {
+                    throw e;
+                }
+                return stoppedBy(control, options.dataPathOverride(), "a catalog read (SQLSTATE 57014) was cancelled");
+            }
+            Connection c = run.session().connection();
+            checkPath(resolver, options);
+            String dataPath = resolver.dataPath();
             // from here a statement the budget cancels is a clean stop (stopped_during catalog_statement)
             run.watchdog().boundByBudget();
             try (FileStore store = opener.open(dataPath)) {

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.runtime;
 
+import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.SqlState;
 import dev.ducklake.janitor.retry.Bounds;
@@ -78,14 +79,30 @@ public final class RunWatchdog implements AutoCloseable {
 
     /**
      * A SQLSTATE 57014 (query_canceled) once the bounds are exhausted is this watchdog's cancel (or a statement
-     * timeout at the same moment): the run stops, and the statement is not retried.
+     * timeout at the same moment): the run stops, and the statement is not retried. A 57014 while the bounds are not
+     * exhausted is a statement timeout: a failure like any other.
      *
      * @param bounds the run's bounds
-     * @param e a failure
+     * @param e a failure: the statement's, or one caused by it (the {@link JanitorException} of a read of the
+     *     {@link QueryRunner} that ended with it)
      * @return whether the failure is the run's stop or budget
      */
-    public static boolean cancelledBy(Bounds bounds, SQLException e) {
-        return SqlState.QUERY_CANCELED.code().equals(SqlState.codeOf(e)) && bounds.exhausted();
+    public static boolean cancelledBy(Bounds bounds, Throwable e) {
+        return bounds.exhausted() && cancelled(e);
+    }
+
+    /**
+     * @param e a failure
+     * @return whether it is, or was caused by, a statement cancelled (SQLSTATE 57014): by this watchdog when the run
+     *     was asked to stop (the caller knows), else by a statement timeout
+     */
+    public static boolean cancelled(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException s && SqlState.QUERY_CANCELED.code().equals(SqlState.codeOf(s))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
