@@ -181,49 +181,48 @@ class StatementCancelTest {
     }
 
     /**
-     * A read of the run's read-only path ({@code QueryRunner}: the catalog inspection, the data path) waiting on a
-     * writer's lock on the swept catalog itself: the watchdog's cancel (SQLSTATE 57014) ended the run as a database
-     * error (exit 9 in the document, {@code reason: database_error}) instead of a stop.
+     * Runs the command (after {@code --catalog URL --metadata-schema SCHEMA}) while another session holds ACCESS
+     * EXCLUSIVE on the swept catalog's {@code ducklake_snapshot}, so that the run's first read waits on it, and sends
+     * SIGTERM: the run must end as a clean stop by the signal.
      */
-    @Test
-    void sigtermCancelsAStorageCommandsReadOfItsOwnCatalog() throws Exception {
-        FileCatalog cat = sweptCatalog(dir.resolve("read"), "cancel_read");
+    private Stopped sigtermWhileReadingOwnCatalog(String prefix, String command, String... args) throws Exception {
+        FileCatalog cat = sweptCatalog(dir.resolve(prefix), prefix);
         String app = appName();
         try (Connection holder = TestPostgres.get().connect()) {
             holder.setAutoCommit(false);
             Catalogs.exec(holder, "LOCK TABLE " + Sql.qualified(cat.schema, "ducklake_snapshot") + " IN ACCESS EXCLUSIVE MODE");
-            Stopped s = sigtermWhileWaiting(app, "delete-orphan-files", "--catalog", url(app), "--metadata-schema", cat.schema,
-                    "--yes", "--lock-timeout", "60", "--output", "json");
+            java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(command, "--catalog", url(app),
+                    "--metadata-schema", cat.schema, "--yes", "--lock-timeout", "60", "--output", "json"));
+            all.addAll(java.util.List.of(args));
+            Stopped s = sigtermWhileWaiting(app, all.toArray(String[]::new));
             assertThat(s.exitCode()).as(s.err()).isEqualTo(143);
             assertThat(s.seconds()).as("seconds from SIGTERM to the exit").isLessThan(5);
             assertThat(s.doc().has("reason")).as("a stop, not a database error: %s", s.doc()).isFalse();
             assertThat(s.doc().path("status").asText()).isEqualTo("stopped");
             assertThat(s.doc().path("exit_code").asInt()).isEqualTo(143);
             assertThat(s.doc().path("stopped_by_signal").asBoolean()).isTrue();
-            assertThat(s.doc().path("stopped_during").asText()).isEqualTo("catalog_statement");
             assertNoSessionLeft(app);
             holder.rollback();
+            return s;
         }
+    }
+
+    /**
+     * A read of the run's read-only path ({@code QueryRunner}: the catalog inspection, the data path) waiting on a
+     * writer's lock on the swept catalog itself: the watchdog's cancel (SQLSTATE 57014) ended the run as a database
+     * error ({@code reason: database_error}) instead of a stop.
+     */
+    @Test
+    void sigtermCancelsAStorageCommandsReadOfItsOwnCatalog() throws Exception {
+        Stopped s = sigtermWhileReadingOwnCatalog("cancel_read", "delete-orphan-files");
+        assertThat(s.doc().path("stopped_during").asText()).isEqualTo("catalog_statement");
     }
 
     /** The same through an operation without a stopped result of its own (expire-snapshots' inspection). */
     @Test
     void sigtermCancelsExpireSnapshotsReadAsAStop() throws Exception {
-        FileCatalog cat = sweptCatalog(dir.resolve("expire"), "cancel_expire");
-        String app = appName();
-        try (Connection holder = TestPostgres.get().connect()) {
-            holder.setAutoCommit(false);
-            Catalogs.exec(holder, "LOCK TABLE " + Sql.qualified(cat.schema, "ducklake_snapshot") + " IN ACCESS EXCLUSIVE MODE");
-            Stopped s = sigtermWhileWaiting(app, "expire-snapshots", "--catalog", url(app), "--metadata-schema", cat.schema,
-                    "--retain-last", "1", "--yes", "--lock-timeout", "60", "--output", "json");
-            assertThat(s.exitCode()).as(s.err()).isEqualTo(143);
-            assertThat(s.doc().has("reason")).as("a stop, not a database error: %s", s.doc()).isFalse();
-            assertThat(s.doc().path("status").asText()).isEqualTo("stopped");
-            assertThat(s.doc().path("exit_code").asInt()).isEqualTo(143);
-            assertThat(s.doc().path("stopped_by_signal").asBoolean()).isTrue();
-            assertNoSessionLeft(app);
-            holder.rollback();
-        }
+        Stopped s = sigtermWhileReadingOwnCatalog("cancel_expire", "expire-snapshots", "--retain-last", "1");
+        assertThat(s.doc().path("message").asText()).contains("57014").contains("stopped");
     }
 
     /** A statement timeout (57014 with no stop and no spent budget) stays a database error, retried first. */
