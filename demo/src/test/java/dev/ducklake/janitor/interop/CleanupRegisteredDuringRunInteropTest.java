@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.interop;
 
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
 import dev.ducklake.janitor.ops.files.FileListener;
@@ -97,7 +97,7 @@ class CleanupRegisteredDuringRunInteropTest {
         };
         CleanupOldFilesResult r;
         try (Connection c = mine.connect()) {
-            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(mine.schema()).withDryRun(false)
+            r = QueueSweep.run(c, store, CleanupOldFilesOptions.defaults(mine.schema()).withDryRun(false)
                     .withBatchSize(1).withDeleteConcurrency(1), FileListener.NONE);
         }
 

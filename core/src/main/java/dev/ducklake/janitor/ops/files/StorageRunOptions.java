@@ -3,7 +3,7 @@ package dev.ducklake.janitor.ops.files;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
 
-/** What {@link StorageAction} needs from the options of an operation that works on the catalog's files in storage. */
+/** What {@link StorageOperation} needs from the options of an operation that works on the catalog's files in storage. */
 public interface StorageRunOptions {
 
     /** @return the generic run options (schema, dry run, batches, timeouts, lock) */

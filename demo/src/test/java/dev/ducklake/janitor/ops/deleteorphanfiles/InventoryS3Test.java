@@ -141,7 +141,7 @@ class InventoryS3Test {
         DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withMinAge(Duration.ZERO)
                 .withAllowShortRetention(true).withOlderThan(AgeThreshold.parse("0s")).withDryRun(false).withInventory(inventory);
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
-            return DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
+            return OrphanSweep.run(c, store, o, FileListener.NONE);
         }
     }
 
