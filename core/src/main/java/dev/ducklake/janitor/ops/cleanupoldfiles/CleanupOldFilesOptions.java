@@ -45,6 +45,8 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
     /** @throws JanitorException USAGE for a bad value */
     public void validate() throws JanitorException {
         run.validate();
+        consult.validate();
+        dev.ducklake.janitor.ops.files.FileAges.checkOlderThan(olderThan);
         if (deleteConcurrency < 0 || deleteConcurrency > dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY) {
             throw new JanitorException(JanitorException.Reason.USAGE, "--delete-concurrency must be between 1 and "
                     + dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY + ", got " + deleteConcurrency + ".");
