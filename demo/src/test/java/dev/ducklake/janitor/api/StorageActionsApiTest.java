@@ -12,7 +12,9 @@ import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.CliRun;
+import dev.ducklake.janitor.storage.FileStores;
 import dev.ducklake.janitor.testsupport.FileCatalog;
+import dev.ducklake.janitor.testsupport.S3TestServer;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,6 +96,12 @@ class StorageActionsApiTest {
      * path and schema read {@code LAKE} and {@code SCHEMA}; returns how many were compared.
      */
     private static int assertSameFigures(Object apiResult, Lake api, CliRun cli, Lake viaCli) {
+        return assertSameFigures(apiResult, api.root().toString(), api.cat().schema, cli, viaCli.root().toString(),
+                viaCli.cat().schema);
+    }
+
+    private static int assertSameFigures(Object apiResult, String apiPlace, String apiSchema, CliRun cli, String cliPlace,
+                                         String cliSchema) {
         JsonNode doc = cli.json();
         int compared = 0;
         for (Iterator<Map.Entry<String, JsonNode>> it = JSON.valueToTree(apiResult).fields(); it.hasNext(); ) {
@@ -101,10 +109,9 @@ class StorageActionsApiTest {
             if (VOLATILE.matcher(f.getKey()).matches() || !doc.has(f.getKey())) {
                 continue;
             }
-            assertThat(f.getValue().toString().replace(api.root().toString(), "LAKE").replace(api.cat().schema, "SCHEMA"))
+            assertThat(f.getValue().toString().replace(apiPlace, "LAKE").replace(apiSchema, "SCHEMA"))
                     .as("member %s of the API's result against the CLI's JSON\n%s", f.getKey(), cli)
-                    .isEqualTo(doc.get(f.getKey()).toString().replace(viaCli.root().toString(), "LAKE")
-                            .replace(viaCli.cat().schema, "SCHEMA"));
+                    .isEqualTo(doc.get(f.getKey()).toString().replace(cliPlace, "LAKE").replace(cliSchema, "SCHEMA"));
             compared++;
         }
         return compared;
@@ -167,6 +174,40 @@ class StorageActionsApiTest {
         for (Lake l : List.of(viaCli, viaApi)) {
             assertThat(Files.exists(l.file("o1.parquet")) || Files.exists(l.file("o2.parquet"))).as("orphans gone").isFalse();
             assertThat(Files.exists(l.file("k3.parquet")) && Files.exists(l.file("q1.parquet"))).as("known, queued").isTrue();
+        }
+    }
+
+    /** On S3 (the in-process S3Proxy), the library's {@code s3(...)} settings reach the store as the CLI's --s3-* flags. */
+    @Test
+    void cleanupOldFilesReachesS3WithTheGivenSettings() throws Exception {
+        try (S3TestServer s3 = new S3TestServer()) {
+            Map<String, FileCatalog> cats = new java.util.LinkedHashMap<>();
+            Map<String, String> buckets = new java.util.LinkedHashMap<>();
+            for (String side : List.of("cli", "api")) {
+                String bucket = S3TestServer.runBucket("api-cof-" + side);
+                s3.createBucket(bucket);
+                FileCatalog cat = FileCatalog.create("api_s3_" + side, "s3://" + bucket + "/");
+                s3.put(bucket, "main/test/k.parquet", 7);
+                cat.dataFile(1, "k.parquet", true);
+                s3.put(bucket, "main/test/q.parquet", 9);
+                cat.queue("main/test/q.parquet", true, OLD);
+                cats.put(side, cat);
+                buckets.put(side, bucket);
+            }
+            CliRun cli = CliRun.run("cleanup-old-files", "--catalog", pg.url(), "--metadata-schema", cats.get("cli").schema,
+                    "--s3-region", "us-east-1", "--s3-endpoint", s3.endpoint().toString(), "--s3-path-style", "--yes",
+                    "--output", "json");
+            assertThat(cli.exitCode()).as(cli.toString()).isZero();
+            CleanupOldFilesResult r = Janitor.on(pg.url(), cats.get("api").schema).cleanupOldFiles()
+                    .s3(new FileStores.Options("us-east-1", s3.endpoint(), true)).dryRun(false).execute();
+            assertThat(r.filesDeleted()).isEqualTo(1);
+            assertThat(r.bytes()).as("sized from the listing").isEqualTo(9);
+            assertSameFigures(r, buckets.get("api"), cats.get("api").schema, cli, buckets.get("cli"), cats.get("cli").schema);
+            for (String side : List.of("cli", "api")) {
+                assertThat(s3.exists(buckets.get(side), "main/test/q.parquet")).as(side).isFalse();
+                assertThat(s3.exists(buckets.get(side), "main/test/k.parquet")).as(side).isTrue();
+                assertThat(cats.get(side).queueRows()).isZero();
+            }
         }
     }
 
