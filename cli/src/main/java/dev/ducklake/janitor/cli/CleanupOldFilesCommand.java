@@ -5,7 +5,7 @@ import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesAction;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
@@ -44,7 +44,7 @@ public final class CleanupOldFilesCommand extends StorageCommand<CleanupOldFiles
 
     @Override
     public MaintenanceOperation<CleanupOldFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
-        return new CleanupOldFilesAction(conn, base.withRun(options).withConsult(consultOptions(conn)), storage.store::open, filePrinter(),
+        return new CleanupOldFiles(conn, base.withRun(options).withConsult(consultOptions(conn)), storage.store::open, filePrinter(),
                 listener);
     }
 

@@ -54,11 +54,7 @@ public final class ConsultFlags {
                 throw new JanitorException(e.reason(), "--also-catalog: " + e.getMessage(), e);
             }
         }
-        for (String x : excludeCatalogSchemas) {
-            if (x == null || x.isBlank()) {
-                throw new JanitorException(JanitorException.Reason.USAGE, "--exclude-catalog-schema needs a schema name.");
-            }
-        }
+        ConsultOptions.defaults().withExcludedSchemas(excludeCatalogSchemas).validate();
     }
 
     /**

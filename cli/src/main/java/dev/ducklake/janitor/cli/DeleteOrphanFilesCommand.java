@@ -5,7 +5,7 @@ import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesAction;
+import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.pg.ConnectionSpec;
@@ -108,7 +108,7 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Override
     public MaintenanceOperation<DeleteOrphanFilesResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
-        return new DeleteOrphanFilesAction(conn, base.withRun(options).withConsult(consultOptions(conn)), storage.store::open, filePrinter(),
+        return new DeleteOrphanFiles(conn, base.withRun(options).withConsult(consultOptions(conn)), storage.store::open, filePrinter(),
                 listener);
     }
 

@@ -1,11 +1,8 @@
 package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.ops.files.StoreOpener;
 import dev.ducklake.janitor.storage.FileStore;
-import dev.ducklake.janitor.storage.FileStores;
-import dev.ducklake.janitor.storage.PathResolver;
-import dev.ducklake.janitor.storage.StorageException;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -38,20 +35,12 @@ public final class StoreOptions {
     }
 
     FileStore open(String catalogDataPath) throws JanitorException {
-        String p = dataPath != null ? dataPath : catalogDataPath;
-        try {
-            dev.ducklake.janitor.storage.StorageLocation location = new PathResolver(p).dataLocation();
-            if (beforeOpen != null) {
-                beforeOpen.check(location);
-            }
-            return FileStores.open(location, s3.options());
-        } catch (IllegalArgumentException e) {
-            throw new JanitorException(Reason.BRAKE_ROOT_PATH, "The data path cannot be used: " + e.getMessage());
-        } catch (StorageException e) {
-            throw new JanitorException(Reason.STORAGE, e.getMessage(), e);
+        dev.ducklake.janitor.storage.StorageLocation location = StoreOpener.location(dataPath != null ? dataPath : catalogDataPath);
+        if (beforeOpen != null) {
+            beforeOpen.check(location);
         }
+        return StoreOpener.open(location, s3.options());
     }
-
 
     /** Whether any of these flags was given. */
     boolean given() {

@@ -20,11 +20,13 @@ import java.util.Objects;
  *         .runBudget(Duration.ofMinutes(30))
  *         .execute();                                   // an execute run: dryRun(true) only reports
  * DropOrphanInlineTablesResult dropped = lake.dropOrphanInlineTables().execute();
+ * CleanupOldFilesResult cleaned = lake.cleanupOldFiles().dryRun(false).execute();  // storage: a dry run by default
  * CheckResult health = lake.check().execute();          // read-only
  * }</pre>
  *
  * <p>Every action runs one operation of the engine with the engine's own options records, defaults and validation:
- * a setting left alone keeps the default the engine (and the CLI) uses. Execute runs take the advisory lock
+ * a setting left alone keeps the default the engine (and the CLI) uses. The two actions that delete files from storage
+ * ({@link #cleanupOldFiles()}, {@link #deleteOrphanFiles()}) are dry runs until {@code dryRun(false)} is called. Execute runs take the advisory lock
  * {@code ducklake-maintenance} (see {@link MaintenanceAction#lockName(String)}) for the whole run; dry runs change
  * nothing and take no lock.
  *
@@ -120,6 +122,26 @@ public final class Janitor {
      */
     public PurgeOrphanStatsAction purgeOrphanStats() {
         return new PurgeOrphanStatsAction(this);
+    }
+
+    /**
+     * Deletes the files DuckLake scheduled for deletion once they are old enough, then their queue rows
+     * (docs/storage-maintenance.md). A dry run unless {@code dryRun(false)} is called.
+     *
+     * @return a new action
+     */
+    public CleanupOldFilesAction cleanupOldFiles() {
+        return new CleanupOldFilesAction(this);
+    }
+
+    /**
+     * Deletes the files under the data path that no consulted catalog knows, behind the brakes of
+     * docs/storage-safety.md. A dry run unless {@code dryRun(false)} is called.
+     *
+     * @return a new action
+     */
+    public DeleteOrphanFilesAction deleteOrphanFiles() {
+        return new DeleteOrphanFilesAction(this);
     }
 
     /**

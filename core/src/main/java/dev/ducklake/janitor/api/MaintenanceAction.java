@@ -48,8 +48,10 @@ public abstract class MaintenanceAction<A extends MaintenanceAction<A, R>, R ext
 
     /**
      * Report only (true) or change the catalog (false). Default false for expire-snapshots, drop-orphan-inline-tables
-     * and purge-orphan-stats (the engine's default): an execute run, as the CLI with {@code --yes}. A dry run changes
-     * nothing, takes no advisory lock and returns what an execute run would do.
+     * and purge-orphan-stats (the engine's default): an execute run, as the CLI with {@code --yes}. Default true for
+     * cleanup-old-files and delete-orphan-files ({@link StorageMaintenanceAction}), which delete files from storage: they
+     * delete only after an explicit {@code dryRun(false)}. A dry run changes nothing, takes no advisory lock and returns
+     * what an execute run would do.
      *
      * @param dryRun whether to report only
      * @return this action
@@ -200,8 +202,15 @@ public abstract class MaintenanceAction<A extends MaintenanceAction<A, R>, R ext
      * @param schema the metadata schema
      * @param listener the progress listener
      * @return the operation, not started
+     * @throws JanitorException {@link Reason#USAGE} for a setting refused before the run starts
      */
-    abstract MaintenanceOperation<R> operation(ConnectionSpec spec, String schema, ProgressListener listener);
+    abstract MaintenanceOperation<R> operation(ConnectionSpec spec, String schema, ProgressListener listener)
+            throws JanitorException;
+
+    /** @return whether {@link #batchSize} or {@link #maxBatches} was called (an operation without batches refuses them) */
+    final boolean batchesSet() {
+        return batchSize != null || maxBatches != null;
+    }
 
     /**
      * The generic run options: the operation's defaults with the schema and every setting made here.

@@ -151,6 +151,11 @@ public final class ConnectionSpec {
                 null);
     }
 
+    /** @return false for a {@link #fromDataSource DataSource}'s connection, which reaches its one database only */
+    public boolean reachesOtherDatabases() {
+        return dataSource == null;
+    }
+
     /**
      * The same connection with a socket timeout (pgJDBC {@code socketTimeout}: the longest wait for any read once
      * logged in) of {@code statementTimeout} plus {@link #SOCKET_TIMEOUT_MARGIN_SECONDS}, at least

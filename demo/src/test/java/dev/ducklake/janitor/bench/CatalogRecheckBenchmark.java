@@ -1,9 +1,9 @@
 package dev.ducklake.janitor.bench;
 
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
@@ -113,7 +113,7 @@ class CatalogRecheckBenchmark {
         long t0 = System.nanoTime();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(cat.schema).dryRun(false)
+            r = OrphanSweep.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(cat.schema).dryRun(false)
                     .minAge(java.time.Duration.ZERO).allowShortRetention(true).olderThan(AgeThreshold.parse("0s"))
                     .maxOrphanRatio(1.0).build(), FileListener.NONE);
         }
@@ -164,7 +164,7 @@ class CatalogRecheckBenchmark {
         long t0 = System.nanoTime();
         CleanupOldFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
+            r = QueueSweep.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
                     .batchSize(1000).build(), FileListener.NONE);
         }
         double secs = (System.nanoTime() - t0) / 1e9;

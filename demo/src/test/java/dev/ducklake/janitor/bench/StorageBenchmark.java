@@ -2,10 +2,10 @@ package dev.ducklake.janitor.bench;
 
 import dev.ducklake.janitor.interop.InteropCatalog;
 import dev.ducklake.janitor.interop.RealDuckLake;
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
@@ -86,7 +86,7 @@ class StorageBenchmark {
         long t0 = System.nanoTime();
         CleanupOldFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
+            r = QueueSweep.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
                     .batchSize(2000).build(), FileListener.NONE);
         }
         double ours = (System.nanoTime() - t0) / 1e9;
@@ -149,7 +149,7 @@ class StorageBenchmark {
         long t0 = System.nanoTime();
         CleanupOldFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
+            r = QueueSweep.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
                     .batchSize(2000).deleteConcurrency(concurrency).build(), FileListener.NONE);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
@@ -168,7 +168,7 @@ class StorageBenchmark {
         long t0 = System.nanoTime();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(cat.schema).dryRun(false)
+            r = OrphanSweep.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(cat.schema).dryRun(false)
                     .minAge(Duration.ZERO).allowShortRetention(true).olderThan(AgeThreshold.parse("0s"))
                     .maxOrphanRatio(1.0).deleteConcurrency(concurrency).build(), FileListener.NONE);
         }
@@ -256,7 +256,7 @@ class StorageBenchmark {
                 long t0 = System.nanoTime();
                 CleanupOldFilesResult r;
                 try (Connection c = TestPostgres.get().connect(); FileStore store = s3.faultyStore()) {
-                    r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
+                    r = QueueSweep.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
                             .batchSize(2000).deleteConcurrency(conc[k]).build(), FileListener.NONE);
                 } finally {
                     s3.latencyMillis = 0;
@@ -276,7 +276,7 @@ class StorageBenchmark {
                 t0 = System.nanoTime();
                 DeleteOrphanFilesResult o;
                 try (Connection c = TestPostgres.get().connect(); FileStore store = s3.faultyStore()) {
-                    o = DeleteOrphanFiles.run(c, store, DeleteOrphanFilesOptions.builder(cat2.schema).dryRun(false)
+                    o = OrphanSweep.run(c, store, DeleteOrphanFilesOptions.builder(cat2.schema).dryRun(false)
                             .minAge(Duration.ZERO).allowShortRetention(true).olderThan(AgeThreshold.parse("0s"))
                             .maxOrphanRatio(1.0).deleteConcurrency(conc[k]).build(), FileListener.NONE);
                 } finally {
@@ -533,7 +533,7 @@ class StorageBenchmark {
         long t0 = System.nanoTime();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = DeleteOrphanFiles.run(c, synthetic, DeleteOrphanFilesOptions.builder(cat.schema).dryRun(false)
+            r = OrphanSweep.run(c, synthetic, DeleteOrphanFilesOptions.builder(cat.schema).dryRun(false)
                     .olderThan(AgeThreshold.parse("2d")).build(), FileListener.NONE);
         }
         double secs = (System.nanoTime() - t0) / 1e9;

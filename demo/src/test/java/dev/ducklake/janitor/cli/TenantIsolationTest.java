@@ -3,7 +3,7 @@ package dev.ducklake.janitor.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
@@ -552,12 +552,12 @@ class TenantIsolationTest {
                     .olderThan(AgeThreshold.parse("0s")).dryRun(false).maxOrphanRatio(0.9)
                     .consult(ConsultOptions.defaults().withServer(janitor)).build();
             try (Connection c = janitor.openRaw(); FileStore store = s3.store()) {
-                assertThat(reason(() -> DeleteOrphanFiles.run(c, store, o, FileListener.NONE))).isEqualTo(Reason.PERMISSION_DENIED);
+                assertThat(reason(() -> OrphanSweep.run(c, store, o, FileListener.NONE))).isEqualTo(Reason.PERMISSION_DENIED);
             }
             assertThat(s3.exists(TENANTS, theirs)).isTrue();
             DeleteOrphanFilesResult r;
             try (Connection c = janitor.openRaw(); FileStore store = s3.store()) {
-                r = DeleteOrphanFiles.run(c, store, o.withConsult(o.consult().withExcludedSchemas(List.of("tenant_priv"))),
+                r = OrphanSweep.run(c, store, o.withConsult(o.consult().withExcludedSchemas(List.of("tenant_priv"))),
                         FileListener.NONE);
             } catch (JanitorException e) {
                 assertThat(e.reason()).as(e.getMessage()).isEqualTo(Reason.BRAKE_UNKNOWN_TABLE_FOLDERS);
@@ -566,7 +566,7 @@ class TenantIsolationTest {
             }
             assertThat(r).as("the excluded nested catalog's folder stops the run").isNull();
             try (Connection c = janitor.openRaw(); FileStore store = s3.store()) {
-                assertThat(reason(() -> DeleteOrphanFiles.run(c, store, o.withConsult(o.consult()
+                assertThat(reason(() -> OrphanSweep.run(c, store, o.withConsult(o.consult()
                         .withExcludedSchemas(List.of("tenant_priv")).withConsultServer(false)), FileListener.NONE)))
                         .as("without the server's other databases their folder is unknown too")
                         .isEqualTo(Reason.BRAKE_UNKNOWN_TABLE_FOLDERS);

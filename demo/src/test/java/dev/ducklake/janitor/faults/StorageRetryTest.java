@@ -3,10 +3,10 @@ package dev.ducklake.janitor.faults;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.ops.files.FileListener;
@@ -98,7 +98,7 @@ class StorageRetryTest {
 
     private static CleanupOldFilesResult cleanup(FileCatalog cat, int batchSize) throws Exception {
         try (Connection c = TestPostgres.get().connect()) {
-            return CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
+            return QueueSweep.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
                     .batchSize(batchSize).build(), FileListener.NONE);
         }
     }
@@ -413,7 +413,7 @@ class StorageRetryTest {
             }, done);
             DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false);
             DeleteOrphanFilesOptions withLockTimeout = o.withRun(o.run().withLockTimeout(Duration.ofMillis(300)));
-            r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> DeleteOrphanFiles.run(c, store, withLockTimeout,
+            r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> OrphanSweep.run(c, store, withLockTimeout,
                     FileListener.NONE));
         }
         done.get(0).get(20, TimeUnit.SECONDS);
@@ -453,7 +453,7 @@ class StorageRetryTest {
             DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false);
             DeleteOrphanFilesOptions bounded = o.withRun(o.run().withLockTimeout(Duration.ofSeconds(1))
                     .withRunBudget(Duration.ofSeconds(5)));
-            r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> DeleteOrphanFiles.run(c, store, bounded,
+            r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> OrphanSweep.run(c, store, bounded,
                     FileListener.NONE));
         }
         done.get(0).get(30, TimeUnit.SECONDS);
@@ -491,7 +491,7 @@ class StorageRetryTest {
                 Catalogs.scalar(holder, "SELECT count(*) FROM (SELECT pg_terminate_backend(" + pid + ")) t");
                 holder.rollback();
             }, done);
-            assertThatThrownBy(() -> assertTimeoutPreemptively(Duration.ofSeconds(60), () -> DeleteOrphanFiles.run(c, store,
+            assertThatThrownBy(() -> assertTimeoutPreemptively(Duration.ofSeconds(60), () -> OrphanSweep.run(c, store,
                     DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false), FileListener.NONE)))
                     .isInstanceOfSatisfying(SQLException.class, e -> {
                         JanitorException j = StorageFailures.database(e, null);

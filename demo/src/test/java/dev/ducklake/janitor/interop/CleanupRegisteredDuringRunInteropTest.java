@@ -1,6 +1,6 @@
 package dev.ducklake.janitor.interop;
 
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
 import dev.ducklake.janitor.ops.files.FileListener;
@@ -97,7 +97,7 @@ class CleanupRegisteredDuringRunInteropTest {
         };
         CleanupOldFilesResult r;
         try (Connection c = mine.connect()) {
-            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.builder(mine.schema()).dryRun(false)
+            r = QueueSweep.run(c, store, CleanupOldFilesOptions.builder(mine.schema()).dryRun(false)
                     .batchSize(1).deleteConcurrency(1).build(), FileListener.NONE);
         }
 

@@ -1,9 +1,9 @@
 package dev.ducklake.janitor.interop;
 
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
@@ -118,7 +118,7 @@ class OrphanSweepPathsInteropTest {
 
         DeleteOrphanFilesResult r;
         try (Connection c = lake.connect()) {
-            r = DeleteOrphanFiles.run(c, store, DeleteOrphanFilesOptions.builder(lake.schema())
+            r = OrphanSweep.run(c, store, DeleteOrphanFilesOptions.builder(lake.schema())
                     .olderThan(AgeThreshold.parse("2d")).maxOrphanRatio(1.0).dryRun(false).build(), FileListener.NONE);
         }
         assertThat(added.get()).as("DuckLake committed the registration during the listing").isNotNull();
@@ -171,11 +171,11 @@ class OrphanSweepPathsInteropTest {
         Path other = mount.resolve("lake");
         Files.move(lake.dataDir(), other);
         try (Connection c = lake.connect()) {
-            DeleteOrphanFilesResult r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions
+            DeleteOrphanFilesResult r = OrphanSweep.run(c, new LocalFileStore(), DeleteOrphanFilesOptions
                     .defaults(lake.schema()).toBuilder().dataPath(other.toString()).olderThan(AgeThreshold.parse("2d"))
                     .maxOrphanRatio(1.0).dryRun(false).build(), FileListener.NONE);
             assertThat(r.deleted()).as("the stray file only").isEqualTo(1);
-            CleanupOldFilesResult cr = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions
+            CleanupOldFilesResult cr = QueueSweep.run(c, new LocalFileStore(), CleanupOldFilesOptions
                     .defaults(lake.schema()).toBuilder().dataPath(other + "/").olderThan(AgeThreshold.parse("2d"))
                     .dryRun(false).build(), FileListener.NONE);
             assertThat(cr.filesNotFound()).as("found at the override location").isZero();

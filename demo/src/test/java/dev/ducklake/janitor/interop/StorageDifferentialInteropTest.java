@@ -1,9 +1,9 @@
 package dev.ducklake.janitor.interop;
 
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
@@ -120,11 +120,11 @@ class StorageDifferentialInteropTest {
             try (Connection c = TestPostgres.get().connect()) {
                 Migrate11.apply(c, schemaB);
                 long nested = Migrate11.addNestedSchema(c, schemaB, "europe", 0);
-                assertThatThrownBy(() -> CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(schemaB)
+                assertThatThrownBy(() -> QueueSweep.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(schemaB)
                         .olderThan(AgeThreshold.parse("1d")).dryRun(false).build(), FileListener.NONE))
                         .isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason().exitCode()).isEqualTo(5))
                         .hasMessageContaining("nested schema");
-                assertThatThrownBy(() -> DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(schemaB)
+                assertThatThrownBy(() -> OrphanSweep.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(schemaB)
                         .olderThan(AgeThreshold.parse("1d")).dryRun(false).build(), FileListener.NONE))
                         .isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason().exitCode()).isEqualTo(5))
                         .hasMessageContaining("nested schema");
@@ -144,9 +144,9 @@ class StorageDifferentialInteropTest {
         CleanupOldFilesResult cr;
         DeleteOrphanFilesResult orr;
         try (Connection c = TestPostgres.get().connect()) {
-            cr = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(schemaB)
+            cr = QueueSweep.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(schemaB)
                     .olderThan(AgeThreshold.parse("1d")).dryRun(false).batchSize(2).build(), FileListener.NONE);
-            orr = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(schemaB)
+            orr = OrphanSweep.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(schemaB)
                     .olderThan(AgeThreshold.parse("1d")).dryRun(false).build(), FileListener.NONE);
         }
         assertThat(cr.queueRowsDeleted()).isEqualTo(queued);

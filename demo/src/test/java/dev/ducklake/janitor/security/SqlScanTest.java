@@ -8,9 +8,9 @@ import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesOptions;
 import dev.ducklake.janitor.ops.droporphaninline.DropOrphanInlineTablesResult;
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.testsupport.CatalogInvariants;
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.storage.LocalFileStore;
@@ -224,9 +224,9 @@ class SqlScanTest {
         try (SqlCapture capture = SqlCapture.install()) {
             for (boolean dry : new boolean[] {true, false}) {
                 try (Connection c = pg.connect()) {
-                    CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(cat.schema).withDryRun(dry),
+                    QueueSweep.run(c, new LocalFileStore(), CleanupOldFilesOptions.defaults(cat.schema).withDryRun(dry),
                             FileListener.NONE);
-                    DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(dry),
+                    OrphanSweep.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(dry),
                             FileListener.NONE);
                 }
             }

@@ -18,7 +18,7 @@ import java.util.Set;
 
 /**
  * A dry run's batch of cleanup-old-files: counts what would go into the run's {@link CleanupTally}, changes nothing. Apart
- * from the execute path ({@link CleanupOldFiles}) so that the hot loop of an execute run stays small.
+ * from the execute path ({@link QueueSweep}) so that the hot loop of an execute run stays small.
  */
 final class DryRunBatch {
 

@@ -49,7 +49,7 @@ final class NearMatches {
      *
      * @param known the known set of the consulted catalogs
      * @param root the swept data path
-     * @param spill the candidates as {@link DeleteOrphanFiles} wrote them (address, size, mtime), in listing order
+     * @param spill the candidates as {@link OrphanSweep} wrote them (address, size, mtime), in listing order
      * @return the near matches
      * @throws IOException when the spill file cannot be read
      * @throws SQLException on database errors

@@ -49,11 +49,11 @@ final class OrphanDeletes {
      * run budget is spent.
      *
      * @return deleted, failed, kept because registered during the run, bytes deleted (the listed sizes), findings not
-     *     listed (beyond {@value DeleteOrphanFiles#MAX_FINDINGS})
+     *     listed (beyond {@value OrphanSweep#MAX_FINDINGS})
      */
     static long[] delete(FileStore store, Path spill, FileListener listener, List<String> findings, Connection c,
                                  ConsultedCatalogs consulted, CatalogRecheck recheck, RunControl control,
-                                 DeleteOrphanFiles.Survey s, int concurrency,
+                                 OrphanSweep.Survey s, int concurrency,
                                  AdvisoryLock lock, Instant confirmBefore)
             throws JanitorException, IOException, SQLException {
         long deleted = 0;
@@ -124,7 +124,7 @@ final class OrphanDeletes {
                                 long[] m = meta.get(a);
                                 listener.file("kept", a, m[0], m[1] == Long.MIN_VALUE ? null : Instant.ofEpochMilli(m[1]),
                                         "registered in a catalog during the run");
-                                if (findings.size() < DeleteOrphanFiles.MAX_FINDINGS) {
+                                if (findings.size() < OrphanSweep.MAX_FINDINGS) {
                                     findings.add("kept (registered in a catalog during the run): " + a);
                                 } else {
                                     overflow++;
@@ -158,7 +158,7 @@ final class OrphanDeletes {
                             failed++;
                             StorageException why = out.failed().get(a);
                             String reason = why == null ? "not confirmed by the store" : why.getMessage();
-                            if (findings.size() < DeleteOrphanFiles.MAX_FINDINGS) {
+                            if (findings.size() < OrphanSweep.MAX_FINDINGS) {
                                 findings.add("failed: " + a + ": " + reason);
                             } else {
                                 overflow++;
@@ -207,7 +207,7 @@ final class OrphanDeletes {
      * @return false when the run's bounds stopped the stats (nothing of this round is deleted)
      */
     private static boolean confirm(ParallelDeletes deletes, List<String> batch, Map<String, long[]> meta, Instant cutoff,
-                                   FileListener listener, List<String> findings, DeleteOrphanFiles.Survey s) {
+                                   FileListener listener, List<String> findings, OrphanSweep.Survey s) {
         List<ParallelDeletes.Stat> results;
         try {
             results = deletes.stat(batch);
@@ -227,7 +227,7 @@ final class OrphanDeletes {
                 }
                 s.inventoryStatFailed++;
                 listener.file("kept", a, m[0], null, "the store could not confirm it: " + e.getMessage());
-                if (findings.size() < DeleteOrphanFiles.MAX_FINDINGS) {
+                if (findings.size() < OrphanSweep.MAX_FINDINGS) {
                     findings.add("kept (the stat confirming an inventory entry failed): " + a + ": " + e.getMessage());
                 }
                 continue;

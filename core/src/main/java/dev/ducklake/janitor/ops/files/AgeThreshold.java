@@ -57,6 +57,27 @@ public record AgeThreshold(String text, Duration duration, Instant instant, long
     }
 
     /**
+     * A duration given as such (a library caller's), spelled in the grammar's compact form ({@code 3d}) for messages.
+     * Its range is checked where the runs check it ({@link FileAges#checkOlderThan}).
+     *
+     * @param age how old
+     * @return the threshold
+     */
+    public static AgeThreshold of(Duration age) {
+        return new AgeThreshold(Durations.format(age), age, null, 0);
+    }
+
+    /**
+     * An instant given as such (a library caller's), spelled in ISO-8601 for messages.
+     *
+     * @param cutoff things older than this instant are old
+     * @return the threshold
+     */
+    public static AgeThreshold of(Instant cutoff) {
+        return new AgeThreshold(cutoff.toString(), null, cutoff, 0);
+    }
+
+    /**
      * The instant before which things are old.
      *
      * @param now the current time

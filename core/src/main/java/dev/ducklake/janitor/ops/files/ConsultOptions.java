@@ -1,5 +1,7 @@
 package dev.ducklake.janitor.ops.files;
 
+import dev.ducklake.janitor.JanitorException;
+import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 
 import java.util.List;
@@ -33,6 +35,27 @@ public record ConsultOptions(List<String> excludedSchemas, List<ConnectionSpec.C
         excludedSchemas = List.copyOf(excludedSchemas);
         alsoCatalogs = List.copyOf(alsoCatalogs);
         runSchemas = List.copyOf(runSchemas);
+    }
+
+    /**
+     * Checks the values on their own: every exclusion names a schema, and the server's other databases can be reached
+     * when they are to be consulted (a {@link ConnectionSpec#reachesOtherDatabases DataSource's connection} reaches one
+     * database only, and a catalog of another database that shares the data path would go unread).
+     *
+     * @throws JanitorException {@link Reason#USAGE} naming the value and the way out
+     */
+    public void validate() throws JanitorException {
+        for (String x : excludedSchemas) {
+            if (x == null || x.isBlank()) {
+                throw new JanitorException(Reason.USAGE, "--exclude-catalog-schema needs a schema name.");
+            }
+        }
+        if (consultServer && server != null && !server.reachesOtherDatabases()) {
+            throw new JanitorException(Reason.USAGE, "The run's connections come from a DataSource, which reaches the catalog's"
+                    + " database only, so the server's other databases cannot be searched for DuckLake catalogs sharing the data"
+                    + " path; nothing was listed or deleted. Give the catalog as a connection string, or turn that search off"
+                    + " (--no-consult-server, consultServer(false)) once no catalog of another database can reach this data path.");
+        }
     }
 
     /** @return the defaults: nothing excluded, nothing added, the server consulted, no connection to reach it yet */

@@ -140,8 +140,8 @@ public final class ConsultedCatalogs implements AutoCloseable {
      * @param o what to consult
      * @param recorder receives the warnings (exclusions, databases not consulted)
      * @return the catalogs, the swept one first; close it to close the other databases' connections
-     * @throws JanitorException {@link Reason#PERMISSION_DENIED} naming every unreadable catalog and the grants it
-     *     lacks; {@link Reason#CONNECTION} when a catalog named by --also-catalog cannot be reached;
+     * @throws JanitorException {@link Reason#USAGE} for options {@link ConsultOptions#validate} refuses;
+     *     {@link Reason#PERMISSION_DENIED} naming every unreadable catalog and the grants it lacks; {@link Reason#CONNECTION} when a catalog named by --also-catalog cannot be reached;
      *     {@link Reason#NOT_A_CATALOG} when it names no DuckLake catalog
      *     ; {@link Reason#UNSUPPORTED_VERSION} when the swept catalog or an overlapping one has nested schemas
      *     ({@link NestedSchemas})
@@ -180,6 +180,7 @@ public final class ConsultedCatalogs implements AutoCloseable {
     private static ConsultedCatalogs find(Connection c, String own, PathResolver ownResolver, ConsultOptions o,
                                           RunRecorder recorder, BooleanSupplier stop, RunControl control)
             throws JanitorException, SQLException {
+        o.validate();
         ConsultedCatalogs cc = new ConsultedCatalogs(c);
         cc.control = control;
         try {

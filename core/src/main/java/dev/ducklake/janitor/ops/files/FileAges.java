@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.files;
 
+import dev.ducklake.janitor.Durations;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 
@@ -48,6 +49,27 @@ public final class FileAges {
     }
 
     /**
+     * The one check of an age limit on its own: a duration must be 0 or more and at most {@link Durations#MAX}
+     * (the grammar refuses both when the limit is spelled; a library caller gives it as a {@link Duration}).
+     *
+     * @param olderThan the limit, or null (the catalog's option, else the default)
+     * @throws JanitorException USAGE
+     */
+    public static void checkOlderThan(AgeThreshold olderThan) throws JanitorException {
+        if (olderThan == null || olderThan.duration() == null) {
+            return;
+        }
+        if (olderThan.duration().isNegative()) {
+            throw new JanitorException(Reason.USAGE, "--older-than " + olderThan.text() + " is negative; give a duration"
+                    + " of 0 or more.");
+        }
+        if (olderThan.duration().compareTo(Durations.MAX) > 0) {
+            throw new JanitorException(Reason.USAGE, "--older-than " + olderThan.text() + " is longer than 100 years, the"
+                    + " longest duration accepted.");
+        }
+    }
+
+    /**
      * The cutoff and where it came from.
      *
      * @param cutoff files / rows strictly older than this instant are acted on
@@ -75,10 +97,7 @@ public final class FileAges {
         Instant floor = now.minus(minAge);
         if (olderThan != null) {
             Instant cut = olderThan.cutoff(now);
-            if (olderThan.duration() != null && olderThan.duration().isNegative()) {
-                throw new JanitorException(Reason.USAGE, "--older-than " + olderThan.text() + " is negative; give a duration"
-                        + " of 0 or more.");
-            }
+            checkOlderThan(olderThan);
             if (cut.isAfter(floor)) {
                 throw new JanitorException(Reason.USAGE, "--older-than " + olderThan.text() + " reaches files younger than --min-age "
                         + dev.ducklake.janitor.Durations.format(minAge) + " (files still being written or committed); lower --min-age explicitly to go under it.");

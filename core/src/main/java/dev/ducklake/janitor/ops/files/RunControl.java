@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The runtime pieces a storage command's loop checks between batches: the shared {@link RunRecorder} (batches,
  * warnings, stop reason, figures) and the run's one clock, {@link RunBudget} (the stop flag of SIGTERM/SIGINT and
  * --run-budget, counted from the run's start), with --max-batches. It is also the {@link CallBounds} of the run's store
- * ({@link StorageAction} binds it), so that every store call, its timeout and its retries end with the budget or on the
+ * ({@link StorageOperation} binds it), so that every store call, its timeout and its retries end with the budget or on the
  * stop. The catalog connections the run opens besides its session (the consulted catalogs' other databases) are
  * registered with the run's {@link RunWatchdog} through it, so that a stop or the budget cancels their statements too.
  */

@@ -6,7 +6,7 @@ import dev.ducklake.janitor.ops.runtime.RunOptions;
 import java.time.Duration;
 
 /**
- * What {@link StorageAction} needs from the options of an operation that works on the catalog's files in storage, and
+ * What {@link StorageOperation} needs from the options of an operation that works on the catalog's files in storage, and
  * the part every such operation shares: where the files are, how old they must be, which other catalogs are read first
  * and how many deletes go out at once. Built with a {@link StorageOptionsBuilder}; checked by {@link #validateShared}.
  */
@@ -47,7 +47,8 @@ public interface StorageRunOptions {
     void validate() throws JanitorException;
 
     /**
-     * The checks of the shared part: the run options, {@code --delete-concurrency} and the {@code --min-age} floor.
+     * The checks of the shared part: the run options, the consulted catalogs ({@link ConsultOptions#validate}), the age
+     * limit on its own, {@code --delete-concurrency} and the {@code --min-age} floor.
      *
      * @param floor the operation's floor, under which {@link #minAge()} needs {@link #allowShortRetention()}
      * @param operation the operation's name, for the message
@@ -55,6 +56,8 @@ public interface StorageRunOptions {
      */
     default void validateShared(Duration floor, String operation) throws JanitorException {
         run().validate();
+        consult().validate();
+        FileAges.checkOlderThan(olderThan());
         if (deleteConcurrency() < 0 || deleteConcurrency() > ParallelDeletes.MAX_CONCURRENCY) {
             throw new JanitorException(JanitorException.Reason.USAGE, "--delete-concurrency must be between 1 and "
                     + ParallelDeletes.MAX_CONCURRENCY + ", got " + deleteConcurrency() + ".");

@@ -45,7 +45,7 @@
  *         (c, last, limit) -> Orphans.after(c, schema, last == null ? Long.MIN_VALUE : last, limit));
  * run.batchLoop(sizer, new PurgeWork(schema)).run(ids);     // or BatchSource.concat(List.of(ids, moreIds))
  *
- * // 3. a storage listing (cleanup-old-files, delete-orphan-files): files.StorageAction opens the store for the
+ * // 3. a storage listing (cleanup-old-files, delete-orphan-files): files.StorageOperation opens the store for the
  * //    catalog's data path, bound by files.RunControl over run.budget(); the work walks the listing
  * protected MyResult work(Connection c, FileStore store, MyOptions o, FileListener files, RunControl control) {
  *     try (FileStore.Listing listing = store.list(root)) {

@@ -33,7 +33,7 @@ class CleanupOldFilesLocalTest {
     static CleanupOldFilesResult run(FileCatalog cat, FileStore store, UnaryOperator<CleanupOldFilesOptions> opts,
                                      List<String> events) throws Exception {
         try (Connection c = TestPostgres.get().connect()) {
-            return CleanupOldFiles.run(c, store, opts.apply(CleanupOldFilesOptions.defaults(cat.schema)), new FileListener() {
+            return QueueSweep.run(c, store, opts.apply(CleanupOldFilesOptions.defaults(cat.schema)), new FileListener() {
                 @Override
                 public void file(String action, String address, long size, Instant mtime, String reason) {
                     events.add(action + " " + address + " " + size);

@@ -36,7 +36,7 @@ class DeleteOrphanFilesLocalTest {
     static DeleteOrphanFilesResult run(FileCatalog cat, FileStore store, UnaryOperator<DeleteOrphanFilesOptions> opts,
                                        List<String> events) throws Exception {
         try (Connection c = TestPostgres.get().connect()) {
-            return DeleteOrphanFiles.run(c, store, opts.apply(DeleteOrphanFilesOptions.defaults(cat.schema)), new FileListener() {
+            return OrphanSweep.run(c, store, opts.apply(DeleteOrphanFilesOptions.defaults(cat.schema)), new FileListener() {
                 @Override
                 public void file(String action, String address, long size, Instant mtime, String reason) {
                     events.add(action + " " + address);
@@ -435,9 +435,9 @@ class DeleteOrphanFilesLocalTest {
         assertThat(r.findings()).anyMatch(f -> f.contains("s1.parquet"));
         assertThat(Files.exists(s1)).isTrue();
         assertThat(Files.exists(s2)).isFalse();
-        assertThat(DeleteOrphanFiles.ducklakeFileName("x.PARQUET", true)).as("DuckLake's suffix rule is case-sensitive").isFalse();
-        assertThat(DeleteOrphanFiles.ducklakeFileName("x.puffin", false)).isFalse();
-        assertThat(DeleteOrphanFiles.ducklakeFileName("x.puffin", true)).isTrue();
+        assertThat(OrphanSweep.ducklakeFileName("x.PARQUET", true)).as("DuckLake's suffix rule is case-sensitive").isFalse();
+        assertThat(OrphanSweep.ducklakeFileName("x.puffin", false)).isFalse();
+        assertThat(OrphanSweep.ducklakeFileName("x.puffin", true)).isTrue();
     }
 
     /**

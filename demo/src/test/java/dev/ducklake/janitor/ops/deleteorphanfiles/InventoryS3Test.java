@@ -141,7 +141,7 @@ class InventoryS3Test {
         DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.builder(cat.schema).minAge(Duration.ZERO)
                 .allowShortRetention(true).olderThan(AgeThreshold.parse("0s")).dryRun(false).inventory(inventory).build();
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
-            return DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
+            return OrphanSweep.run(c, store, o, FileListener.NONE);
         }
     }
 

@@ -43,7 +43,7 @@ class NearMatchLocalTest {
     private static JanitorException refusal(FileCatalog cat, boolean dryRun) {
         Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> {
             try (Connection c = TestPostgres.get().connect()) {
-                DeleteOrphanFiles.run(c, new LocalFileStore(), opts(cat).withDryRun(dryRun), FileListener.NONE);
+                OrphanSweep.run(c, new LocalFileStore(), opts(cat).withDryRun(dryRun), FileListener.NONE);
             }
         });
         assertThat(t).as("the sweep must refuse").isInstanceOf(JanitorException.class);
@@ -90,7 +90,7 @@ class NearMatchLocalTest {
         try (Connection c = TestPostgres.get().connect()) {
             dev.ducklake.janitor.testsupport.Catalogs.exec(c, "UPDATE " + dev.ducklake.janitor.pg.Sql.qualified(cat.schema,
                     "ducklake_data_file") + " SET path = '" + twin + "' WHERE path = '" + other + "'");
-            DeleteOrphanFilesResult ok = DeleteOrphanFiles.run(c, new LocalFileStore(), opts(cat).withDryRun(false),
+            DeleteOrphanFilesResult ok = OrphanSweep.run(c, new LocalFileStore(), opts(cat).withDryRun(false),
                     FileListener.NONE);
             assertThat(ok.deleted()).isEqualTo(1);
         }

@@ -2,10 +2,10 @@ package dev.ducklake.janitor.ops.files;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.pg.Sql;
@@ -96,7 +96,7 @@ class IncompleteCatalogTest {
         try (Connection c = TestPostgres.get().connect()) {
             DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false)
                     .withConsult(ConsultOptions.defaults().withExcludedSchemas(excluded));
-            return DeleteOrphanFiles.run(c, new LocalFileStore(), o, FileListener.NONE);
+            return OrphanSweep.run(c, new LocalFileStore(), o, FileListener.NONE);
         }
     }
 
@@ -104,7 +104,7 @@ class IncompleteCatalogTest {
         try (Connection c = TestPostgres.get().connect()) {
             CleanupOldFilesOptions o = CleanupOldFilesOptions.defaults(cat.schema).withDryRun(false)
                     .withConsult(ConsultOptions.defaults().withExcludedSchemas(excluded));
-            return CleanupOldFiles.run(c, new LocalFileStore(), o, FileListener.NONE);
+            return QueueSweep.run(c, new LocalFileStore(), o, FileListener.NONE);
         }
     }
 

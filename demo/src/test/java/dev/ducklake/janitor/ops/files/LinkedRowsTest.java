@@ -1,9 +1,9 @@
 package dev.ducklake.janitor.ops.files;
 
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.storage.LocalFileStore;
@@ -50,7 +50,7 @@ class LinkedRowsTest {
 
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = DeleteOrphanFiles.run(c, new LocalFileStore(lake), DeleteOrphanFilesOptions.defaults(swept.schema).withDryRun(false),
+            r = OrphanSweep.run(c, new LocalFileStore(lake), DeleteOrphanFilesOptions.defaults(swept.schema).withDryRun(false),
                     FileListener.NONE);
         }
         assertThat(shared).as("named by the other catalog through the link").exists();
@@ -62,7 +62,7 @@ class LinkedRowsTest {
         swept.queue("main/test/queued-by-link.parquet", true, OLD);
         CleanupOldFilesResult cr;
         try (Connection c = TestPostgres.get().connect()) {
-            cr = CleanupOldFiles.run(c, new LocalFileStore(lake), CleanupOldFilesOptions.defaults(swept.schema).withDryRun(false),
+            cr = QueueSweep.run(c, new LocalFileStore(lake), CleanupOldFilesOptions.defaults(swept.schema).withDryRun(false),
                     FileListener.NONE);
         }
         assertThat(queued).as("a live row of the other catalog names it through the link").exists();

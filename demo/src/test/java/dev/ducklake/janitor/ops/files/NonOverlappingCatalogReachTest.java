@@ -1,9 +1,9 @@
 package dev.ducklake.janitor.ops.files;
 
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.storage.LocalFileStore;
@@ -53,7 +53,7 @@ class NonOverlappingCatalogReachTest {
 
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect()) {
-            r = DeleteOrphanFiles.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(mine.schema).dryRun(false)
+            r = OrphanSweep.run(c, new LocalFileStore(), DeleteOrphanFilesOptions.builder(mine.schema).dryRun(false)
                     .maxOrphanRatio(0.9).consult(ConsultOptions.defaults().withConsultServer(false)).build(), FileListener.NONE);
         }
         assertThat(r.deleted()).as("only the stray").isEqualTo(1);
@@ -68,7 +68,7 @@ class NonOverlappingCatalogReachTest {
         mine.queue("main/test/added.parquet", true, OLD);
         CleanupOldFilesResult cr;
         try (Connection c = TestPostgres.get().connect()) {
-            cr = CleanupOldFiles.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(mine.schema).dryRun(false)
+            cr = QueueSweep.run(c, new LocalFileStore(), CleanupOldFilesOptions.builder(mine.schema).dryRun(false)
                     .olderThan(AgeThreshold.parse("1d")).consult(ConsultOptions.defaults().withConsultServer(false)).build(),
                     FileListener.NONE);
         }

@@ -2,10 +2,10 @@ package dev.ducklake.janitor.ops.files;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFiles;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
-import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFiles;
+import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
 import dev.ducklake.janitor.storage.FaultyStore;
@@ -63,7 +63,7 @@ class S3StorageOpsTest {
 
         CleanupOldFilesResult dry;
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
-            dry = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.defaults(cat.schema), FileListener.NONE);
+            dry = QueueSweep.run(c, store, CleanupOldFilesOptions.defaults(cat.schema), FileListener.NONE);
         }
         assertThat(dry.filesDeleted()).isEqualTo(30);
         assertThat(dry.bytes()).as("sizes from HeadObject").isEqualTo(300);
@@ -73,7 +73,7 @@ class S3StorageOpsTest {
         CleanupOldFilesResult r;
         try (Connection c = TestPostgres.get().connect();
              FileStore store = new FaultyStore(s3.faultyStore(), a -> a.endsWith("/q7.parquet"))) {
-            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false).batchSize(10).build(),
+            r = QueueSweep.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false).batchSize(10).build(),
                     FileListener.NONE);
         } finally {
             s3.rejectBatchDelete = false;
@@ -120,7 +120,7 @@ class S3StorageOpsTest {
         CleanupOldFilesResult r;
         FaultyStore store = new FaultyStore(s3.faultyStore(), a -> a.endsWith("/f00077.parquet"));
         try (Connection c = TestPostgres.get().connect(); store) {
-            r = CleanupOldFiles.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false).batchSize(2_000)
+            r = QueueSweep.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false).batchSize(2_000)
                     .deleteConcurrency(8).build(), FileListener.NONE);
         } finally {
             s3.latencyMillis = 0;
@@ -157,7 +157,7 @@ class S3StorageOpsTest {
                 .olderThan(AgeThreshold.parse("0s")).dryRun(false).build();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
-            r = DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
+            r = OrphanSweep.run(c, store, o, FileListener.NONE);
         }
         assertThat(r.listed()).isEqualTo(9);
         assertThat(r.candidates()).isEqualTo(1);
@@ -171,7 +171,7 @@ class S3StorageOpsTest {
 
         assertThatThrownBy(() -> {
             try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
-                DeleteOrphanFiles.run(c, store, o.toBuilder().dataPath("s3://" + ORPHANS).build(), FileListener.NONE);
+                OrphanSweep.run(c, store, o.toBuilder().dataPath("s3://" + ORPHANS).build(), FileListener.NONE);
             }
         }).isInstanceOfSatisfying(JanitorException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BRAKE_ROOT_PATH));
         assertThat(s3.exists(ORPHANS, "lake2/main/test/sibling.parquet")).isTrue();
@@ -211,7 +211,7 @@ class S3StorageOpsTest {
                 .olderThan(AgeThreshold.parse("0s")).dryRun(false).inventory(manifest).build();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
-            r = DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
+            r = OrphanSweep.run(c, store, o, FileListener.NONE);
         }
         assertThat(r.listingSource()).isEqualTo("inventory");
         assertThat(r.listed()).isEqualTo(8);
@@ -247,7 +247,7 @@ class S3StorageOpsTest {
                 .olderThan(AgeThreshold.parse("0s")).dryRun(false).build();
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
-            r = DeleteOrphanFiles.run(c, store, o, FileListener.NONE);
+            r = OrphanSweep.run(c, store, o, FileListener.NONE);
         }
         assertThat(r.keptNonCanonical()).isEqualTo(strays.size());
         assertThat(r.deleted()).isEqualTo(1);
@@ -286,7 +286,7 @@ class S3StorageOpsTest {
         for (boolean dry : List.of(true, false)) {
             assertThatThrownBy(() -> {
                 try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
-                    DeleteOrphanFiles.run(c, store, o.withDryRun(dry), FileListener.NONE);
+                    OrphanSweep.run(c, store, o.withDryRun(dry), FileListener.NONE);
                 }
             }).isInstanceOfSatisfying(JanitorException.class, e -> {
                 assertThat(e.reason()).as(e.getMessage()).isEqualTo(Reason.BRAKE_NEAR_MATCH);
@@ -306,7 +306,7 @@ class S3StorageOpsTest {
         }
         DeleteOrphanFilesResult r;
         try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
-            r = DeleteOrphanFiles.run(c, store, o.withDryRun(false), FileListener.NONE);
+            r = OrphanSweep.run(c, store, o.withDryRun(false), FileListener.NONE);
         }
         assertThat(r.deleted()).isEqualTo(1);
         assertThat(s3.exists(NEARB, "lake/main/test/stray.parquet")).isFalse();

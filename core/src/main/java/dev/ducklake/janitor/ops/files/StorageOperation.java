@@ -31,7 +31,7 @@ import java.sql.SQLException;
  * @param <O> the operation's options
  * @param <R> the operation's result
  */
-public abstract class StorageAction<O extends StorageRunOptions, R extends MaintenanceResult> extends StoppableOperation<R> {
+public abstract class StorageOperation<O extends StorageRunOptions, R extends MaintenanceResult> extends StoppableOperation<R> {
 
     private final ConnectionSpec spec;
     private final O options;
@@ -46,7 +46,7 @@ public abstract class StorageAction<O extends StorageRunOptions, R extends Maint
      * @param files receives each file
      * @param listener receives progress
      */
-    protected StorageAction(ConnectionSpec spec, O options, StoreOpener opener, FileListener files, ProgressListener listener) {
+    protected StorageOperation(ConnectionSpec spec, O options, StoreOpener opener, FileListener files, ProgressListener listener) {
         this.spec = spec;
         this.options = options;
         this.opener = opener;
