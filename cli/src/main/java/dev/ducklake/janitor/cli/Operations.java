@@ -1,6 +1,7 @@
 package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.ops.runtime.RunOptions;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsOptions;
 import dev.ducklake.janitor.pg.LockBudget;
 import picocli.CommandLine;
@@ -71,7 +72,8 @@ final class Operations {
                     ExpireSnapshotsOptions.DEFAULT_BATCH_SIZE)),
             new Operation(CheckCommand.class, 8, null),
             new Operation(PurgeOrphanStatsCommand.class, 3, BatchUnit.counting("ids")),
-            new Operation(CleanupOldFilesCommand.class, 6, BatchUnit.counting("queue entries")),
+            new Operation(CleanupOldFilesCommand.class, 6, new BatchUnit("queue entries", BatchUnit.TABLES.maximum(),
+                    CleanupOldFilesOptions.DEFAULT_BATCH_SIZE)),
             new Operation(DeleteOrphanFilesCommand.class, 7, null),
             // the Parquet half of CHECKPOINT through DuckLake's own functions, after the drop step (a leaked schema is refused
             // before ATTACH, exit 20; a missing DuckDB driver or extension is this step's exit 21, not the run's)

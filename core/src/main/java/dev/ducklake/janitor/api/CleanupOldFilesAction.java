@@ -21,7 +21,7 @@ import dev.ducklake.janitor.pg.ConnectionSpec;
  * long freed = r.bytes();
  * }</pre>
  *
- * Batch unit: distinct queue entries (default {@value dev.ducklake.janitor.ops.runtime.RunOptions#DEFAULT_BATCH_SIZE},
+ * Batch unit: distinct queue entries (default {@value CleanupOldFilesOptions#DEFAULT_BATCH_SIZE},
  * as the CLI's {@code --batch-size}); age floor 1 hour ({@link CleanupOldFilesOptions#FLOOR}).
  */
 public final class CleanupOldFilesAction extends StorageMaintenanceAction<CleanupOldFilesAction, CleanupOldFilesResult> {

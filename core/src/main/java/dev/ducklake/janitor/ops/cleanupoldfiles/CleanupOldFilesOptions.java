@@ -33,10 +33,13 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
     /** The floor under which --min-age needs --allow-short-retention. */
     public static final Duration FLOOR = Duration.ofHours(1);
 
-    /** Default batch size, distinct queue entries. */
-    public static final int DEFAULT_BATCH_SIZE = 1000;
+    /**
+     * Default batch size, distinct queue entries: the runtime's ({@link RunOptions#DEFAULT_BATCH_SIZE}), the one
+     * {@code --batch-size} default of the CLI, {@code maintain} and the library (it was 1,000 here while the others ran 500).
+     */
+    public static final int DEFAULT_BATCH_SIZE = RunOptions.DEFAULT_BATCH_SIZE;
 
-    /** Defaults for a schema: catalog age default, 1 h floor, batches of 1,000, dry run. */
+    /** Defaults for a schema: catalog age default, 1 h floor, batches of {@value #DEFAULT_BATCH_SIZE}, dry run. */
     public static CleanupOldFilesOptions defaults(String schema) {
         return new CleanupOldFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true)
                 .withBatchSize(DEFAULT_BATCH_SIZE), null, null, FLOOR,
