@@ -14,8 +14,8 @@ import picocli.CommandLine.Option;
                 + "is ATTACHed read-write with the same connection settings). The plan is made over JDBC from the catalog alone, "
                 + "no ATTACH: per table, live files below the target size grouped per schema version and partition as DuckLake "
                 + "groups them, and files whose deleted-row fraction reaches the threshold.",
-            "A dry run (--dry-run) prints the plan with its figures and the exact CALLs, and starts no DuckDB. An execute run "
-                + "holds the advisory lock (--lock-name), asks for confirmation on a terminal unless --yes, refuses a catalog that "
+            "A dry run (--dry-run) prints the plan with its figures and the exact CALLs, and ATTACHes nothing (it loads "
+                + "DuckDB and its extensions to warn when an execute run could not). An execute run holds the advisory lock (--lock-name), asks for confirmation on a terminal unless --yes, refuses a catalog that "
                 + "ATTACH would take too long to read (exit 20) and a catalog format the engine cannot write (exit 21).",
             "The replaced files stay readable at older snapshots; expire-snapshots and cleanup-old-files remove them later. "
                 + "Several catalogs: --metadata-schema several times, or --all-metadata-schemas; the exit code is then the worst "

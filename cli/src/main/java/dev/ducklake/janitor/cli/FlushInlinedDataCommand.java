@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
                 + "org.duckdb:duckdb_jdbc:1.5.5.0 with the ducklake and postgres extensions; the catalog is ATTACHed read-write "
                 + "with the same connection settings). Which tables need it is planned over JDBC from the catalog alone: exact "
                 + "inlined row counts per table, no ATTACH.",
-            "A dry run (--dry-run) prints the plan and the exact CALL of each table, and starts no DuckDB. An execute run holds "
+            "A dry run (--dry-run) prints the plan and the exact CALL of each table, and ATTACHes nothing (it loads DuckDB and its extensions to warn when an execute run could not). An execute run holds "
                 + "the advisory lock (--lock-name), asks for confirmation on a terminal unless --yes, refuses a catalog that "
                 + "ATTACH would take too long to read (exit 20) and a catalog format the engine cannot write (exit 21).",
             "Then run expire-snapshots and cleanup-old-files: the flushed rows stay readable at older snapshots until those "

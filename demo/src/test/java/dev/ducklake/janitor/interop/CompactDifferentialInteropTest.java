@@ -376,6 +376,14 @@ class CompactDifferentialInteropTest {
         String c2 = twins.copy("nx");
         Map<String, List<String>> before = twins.dump(c2);
         java.nio.file.Path empty = Files.createTempDirectory("no-extensions");
+        // trial 40: the dry run said nothing of an engine the execute run could not start; now it warns, and still ATTACHes nothing
+        CliRun dry = janitorWithout("flush-inlined-data", c2, "--dry-run", "--duckdb-extension-dir", empty.toString());
+        assertThat(dry.exitCode()).as(dry.err()).isZero();
+        assertThat(dry.json().path("warnings").toString()).contains("an execute run would stop before starting DuckDB (exit 21)")
+                .contains(empty.toString());
+        assertThat(dry.json().path("duckdb_version").isMissingNode()).isTrue();
+        assertThat(janitor("flush-inlined-data", c2, "--dry-run").json().path("warnings").toString())
+                .as("with the extensions at hand, no such warning").doesNotContain("would stop before starting DuckDB");
         CliRun missing = janitorWithout("compact", c2, "--duckdb-extension-dir", empty.toString());
         assertThat(missing.exitCode()).as(missing.err()).isEqualTo(21);
         assertThat(missing.out()).contains(empty.toString()).contains("ducklake");

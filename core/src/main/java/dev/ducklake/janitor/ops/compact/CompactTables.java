@@ -114,7 +114,7 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                 if (!work.isEmpty()) {
                     String dataPath = run.queries().readOnly("reading the data path", options.run().statementTimeout(), c -> dataPath(c, schema));
                     try {
-                        EngineStorage.resolve(dataPath, options.engine().s3());
+                        DuckLakeEngine.probe(options.engine(), dataPath);
                     } catch (JanitorException e) {
                         run.recorder().warn("an execute run would stop before starting DuckDB (exit " + e.reason().exitCode() + "): "
                                 + e.getMessage());

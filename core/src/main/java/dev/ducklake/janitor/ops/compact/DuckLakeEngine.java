@@ -98,22 +98,7 @@ public final class DuckLakeEngine implements AutoCloseable {
             throws JanitorException {
         String conninfo = conninfo(spec);
         EngineStorage.Access storage = EngineStorage.resolve(dataPath, settings.s3()); // refuses S3 without credentials first
-        Driver driver = loadDriver(DRIVER_CLASS);
-        Properties props = new Properties();
-        props.setProperty("memory_limit", settings.memoryLimit());
-        props.setProperty("threads", Integer.toString(settings.threads()));
-        Path temp = settings.tempDirectory() != null ? settings.tempDirectory()
-                : Path.of(System.getProperty("java.io.tmpdir"), "ducklake-janitor-duckdb");
-        props.setProperty("temp_directory", temp.toString());
-        props.setProperty("autoload_known_extensions", "false");
-        props.setProperty("autoinstall_known_extensions", "false");
-        Connection duck;
-        try {
-            duck = driver.connect("jdbc:duckdb:", props);
-        } catch (SQLException | RuntimeException | LinkageError e) {
-            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "DuckDB could not start in process (" + DRIVER_ARTIFACT + "): "
-                    + e.getMessage(), e);
-        }
+        Connection duck = start(settings);
         try {
             loadExtensions(duck, settings.extensionDir(), storage.needsHttpfs());
             String version = scalar(duck, "SELECT version()");
@@ -137,6 +122,45 @@ public final class DuckLakeEngine implements AutoCloseable {
             closeQuietly(duck);
             throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "DuckDB failed while starting: "
                     + mask(spec.redact(e.getMessage()), storage.secrets()), e);
+        }
+    }
+
+    /**
+     * What a dry run checks of the engine an execute run would start, without ATTACHing anything: the storage access
+     * of the data path, the DuckDB driver, an in-memory DuckDB and its extensions (from {@code --duckdb-extension-dir},
+     * else INSTALLed from DuckDB's repository, which may wait for the network as the execute run would).
+     *
+     * @param settings the engine settings of the run
+     * @param dataPath the catalog's data_path
+     * @throws JanitorException ENGINE_UNAVAILABLE (or the storage refusal of {@link EngineStorage#resolve}) naming what
+     *     an execute run would stop on
+     */
+    public static void probe(EngineSettings settings, String dataPath) throws JanitorException {
+        EngineStorage.Access storage = EngineStorage.resolve(dataPath, settings.s3());
+        Connection duck = start(settings);
+        try {
+            loadExtensions(duck, settings.extensionDir(), storage.needsHttpfs());
+        } finally {
+            closeQuietly(duck);
+        }
+    }
+
+    /** The in-process DuckDB with the run's memory, threads and temp directory, no extension loaded automatically. */
+    private static Connection start(EngineSettings settings) throws JanitorException {
+        Driver driver = loadDriver(DRIVER_CLASS);
+        Properties props = new Properties();
+        props.setProperty("memory_limit", settings.memoryLimit());
+        props.setProperty("threads", Integer.toString(settings.threads()));
+        Path temp = settings.tempDirectory() != null ? settings.tempDirectory()
+                : Path.of(System.getProperty("java.io.tmpdir"), "ducklake-janitor-duckdb");
+        props.setProperty("temp_directory", temp.toString());
+        props.setProperty("autoload_known_extensions", "false");
+        props.setProperty("autoinstall_known_extensions", "false");
+        try {
+            return driver.connect("jdbc:duckdb:", props);
+        } catch (SQLException | RuntimeException | LinkageError e) {
+            throw new JanitorException(Reason.ENGINE_UNAVAILABLE, "DuckDB could not start in process (" + DRIVER_ARTIFACT + "): "
+                    + e.getMessage(), e);
         }
     }
 
