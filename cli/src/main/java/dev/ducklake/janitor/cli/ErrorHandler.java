@@ -18,7 +18,7 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
                 || (parseResult.subcommand() != null && parseResult.subcommand().hasMatchedOption("--verbose"));
         String operation = Main.operationOf(cl);
         if (ex instanceof JanitorException je) {
-            err.println("error: " + je.getMessage());
+            err.println("error: " + StructuredLog.oneRecord(je.getMessage()));
             err.println("hint: " + je.reason().hint());
             if (verbose && je.getCause() != null) {
                 je.getCause().printStackTrace(err);
@@ -30,12 +30,12 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
         }
         if (ex instanceof CommandLine.ParameterException pe) {
             String message = Main.parameterMessage(pe);
-            err.println("error: " + message);
+            err.println("error: " + StructuredLog.oneRecord(message));
             err.flush();
             Main.errorDocument(cl.getOut(), operation, JanitorException.Reason.USAGE, message);
             return ExitCodes.USAGE;
         }
-        err.println("error: unexpected " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
+        err.println("error: unexpected " + ex.getClass().getSimpleName() + ": " + StructuredLog.oneRecord(ex.getMessage()));
         err.println("hint: " + JanitorException.Reason.INTERNAL.hint());
         if (verbose) {
             ex.printStackTrace(err);

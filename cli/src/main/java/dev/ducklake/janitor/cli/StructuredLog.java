@@ -75,6 +75,8 @@ public final class StructuredLog extends Writer {
 
     private final Writer target;
     private final ThreadLocal<StringBuilder> line = ThreadLocal.withInitial(StringBuilder::new);
+    /** The level of the line this thread wrote last: an indented line after it continues it (PostgreSQL's "  Position: …"). */
+    private final ThreadLocal<Level> lastLevel = new ThreadLocal<>();
     private static volatile Format format = Format.text;
     private static volatile Level level = Level.info;
 
@@ -101,6 +103,17 @@ public final class StructuredLog extends Writer {
     /** Adds a redactor applied to every line (e.g. a connection's {@code redact}, which removes its password). */
     public static void addRedactor(UnaryOperator<String> redactor) {
         REDACTORS.add(redactor);
+    }
+
+    /**
+     * A message as one log record: in json mode its line breaks become spaces (a PostgreSQL error's
+     * {@code "\n  Position: 19"} would otherwise be a second record, of level info); text mode keeps the lines.
+     *
+     * @param message a message that may span lines
+     * @return the message to print after its {@code error: } prefix
+     */
+    static String oneRecord(String message) {
+        return format == Format.json && message != null ? message.replaceAll("\\s*\\R\\s*", " ") : message;
     }
 
     /** The format in use (one per process: there is one stderr). */
@@ -277,7 +290,15 @@ public final class StructuredLog extends Writer {
         String text = redact(raw);
         Map<String, Object> fields = NEXT_FIELDS.get();
         NEXT_FIELDS.remove();
-        if (!level.keeps(levelOf(text))) {
+        Level lineLevel = levelOf(text);
+        Level previous = lastLevel.get();
+        if (previous != null && !text.isBlank() && Character.isWhitespace(text.charAt(0)) && !text.startsWith("\tat ")
+                && !text.startsWith("\t... ")) {
+            lineLevel = previous; // a continuation: kept or dropped with the line it continues
+        } else {
+            lastLevel.set(lineLevel);
+        }
+        if (!level.keeps(lineLevel)) {
             return;
         }
         Context ctx = CONTEXT.get();

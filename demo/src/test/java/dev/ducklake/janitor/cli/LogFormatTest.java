@@ -95,6 +95,37 @@ class LogFormatTest {
         assertThat(p.out()).contains("dropped").doesNotContain("batch 1:");
     }
 
+    /**
+     * Trial 40: PostgreSQL's multi-line error ({@code "…\n  Position: 19"}) became an error record and an info record in
+     * json mode, and {@code --quiet} dropped its second line.
+     */
+    @Test
+    void aMultiLineServerErrorIsOneRecordAndQuietKeepsItsLines() throws Exception {
+        String schema = TestPostgres.get().freshSchema("logml");
+        String role = "janitor_logml_probe";
+        try (Connection c = TestPostgres.get().connect(); java.sql.Statement st = c.createStatement()) {
+            DemoScenario.build(c, schema, 2);
+            st.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = '" + role + "') THEN"
+                    + " CREATE ROLE " + role + " LOGIN; END IF; END $$");
+        }
+        dev.ducklake.janitor.pg.ConnectionSpec s = TestPostgres.get().spec();
+        String url = "postgresql://" + role + "@" + s.host() + ":" + s.port() + "/" + s.database();
+        CliRun text = CliRun.run("expire-snapshots", "--catalog", url, "--metadata-schema", schema, "--older-than", "7d", "--quiet");
+        assertThat(text.exitCode()).as(text.err()).isNotZero();
+        String[] lines = text.err().split("\n");
+        assertThat(lines[0]).startsWith("error: ");
+        assertThat(text.err()).as("the server's error spans lines here").contains("\n  ");
+
+        CliRun json = CliRun.run("expire-snapshots", "--catalog", url, "--metadata-schema", schema, "--older-than", "7d",
+                "--log-format", "json");
+        assertThat(json.exitCode()).isEqualTo(text.exitCode());
+        List<JsonNode> records = jsonLines(json.err());
+        assertThat(records).as(json.err()).allSatisfy(o -> assertThat(o.path("level").asText()).isEqualTo("error"));
+        assertThat(records).hasSize(2); // the error and its hint
+        String continued = lines[1].strip();
+        assertThat(records.get(0).path("message").asText()).contains(continued);
+    }
+
     @Test
     void slf4jLinesBecomeJson() throws Exception {
         String line = StructuredLog.json("[main] WARN org.example.Thing - something odd", null, null);
