@@ -28,10 +28,13 @@ final class DeletionQueue {
      * {@code ducklake_table} or {@code ducklake_schema} (the batch's tables leave them afterwards). A table_id without a
      * row (or whose schema row is missing) gets no row here; {@link #schedule} refuses its files.
      *
+     * @param byAddress execute batches on the run's sets: read the tables' rows at the addresses the run recorded
+     *     ({@link TableRows#resolvePaths}: the same rows, without the pass over ducklake_table), by table_id when one
+     *     went stale
      * @return the catalog's data_path
      * @throws JanitorException {@link Reason#UNSAFE_CATALOG_STATE} when ducklake_metadata has no data_path
      */
-    static String resolveTablePaths(Connection c, ExpiryLayout layout) throws SQLException, JanitorException {
+    static String resolveTablePaths(Connection c, ExpiryLayout layout, boolean byAddress) throws SQLException, JanitorException {
         String dataPath = layout.globalOption(c, "data_path");
         if (dataPath == null) {
             throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, "ducklake_metadata has no data_path; DuckLake cannot "
@@ -43,6 +46,9 @@ final class DeletionQueue {
                     + " || t.path ELSE t.path END";
         } else {
             tablePath = "?::varchar";
+        }
+        if (byAddress && TableRows.resolvePaths(c, layout, tablePath, dataPath)) {
+            return dataPath;
         }
         String sql = "INSERT INTO pg_temp.dj_exp_tpath SELECT DISTINCT ON (t.table_id) t.table_id, " + tablePath + " FROM "
                 + layout.q("ducklake_table") + " t JOIN " + layout.q("ducklake_schema") + " sc ON sc.schema_id = t.schema_id"

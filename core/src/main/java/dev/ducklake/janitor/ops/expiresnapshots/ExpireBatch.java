@@ -59,7 +59,10 @@ import java.util.List;
  */
 final class ExpireBatch {
 
-    /** Catalog tables cleaned by table_id for removable tables (step 5), in DuckLake's order. */
+    /**
+     * Catalog tables cleaned by table_id for removable tables (step 5), in DuckLake's order; execute batches on the run's
+     * sets find these rows at the addresses the run recorded ({@link TableRows}).
+     */
     static final List<String> PER_TABLE = List.of("ducklake_table", "ducklake_table_stats", "ducklake_table_column_stats",
             "ducklake_partition_info", "ducklake_partition_column", "ducklake_column", "ducklake_column_tag",
             "ducklake_sort_info", "ducklake_sort_expression", "ducklake_schema_versions", "ducklake_inlined_data_tables",
@@ -128,6 +131,7 @@ final class ExpireBatch {
         exec("CREATE TEMP TABLE dj_exp_data (id bigint PRIMARY KEY, table_id bigint, path varchar, rel boolean) ON COMMIT DROP");
         exec("CREATE TEMP TABLE dj_exp_del (id bigint PRIMARY KEY, table_id bigint, path varchar, rel boolean) ON COMMIT DROP");
         exec("CREATE TEMP TABLE dj_exp_tpath (table_id bigint PRIMARY KEY, p varchar) ON COMMIT DROP");
+        exec("CREATE TEMP TABLE dj_exp_reg (table_id bigint, schema_version bigint, table_name varchar) ON COMMIT DROP");
     }
 
     /** Dry run: a private copy of the snapshot ids, from which each simulated batch removes its ids. */
@@ -183,6 +187,9 @@ final class ExpireBatch {
         List<String> warnings = new ArrayList<>();
         long removable = collectRemovable();
         boolean registry = layout.has("ducklake_inlined_data_tables", "table_id", "table_name");
+        if (registry && removable > 0) {
+            TableRows.registryRows(c, layout, runSets);
+        }
         if (dryRun || removable == 0) {
             exec("INSERT INTO pg_temp.dj_exp_tables SELECT table_id FROM pg_temp.dj_exp_removable");
         } else {
@@ -218,7 +225,7 @@ final class ExpireBatch {
         // ---- execute ----
         String dataPath = null;
         if (dataFiles > 0 || deleteFiles > 0) {
-            dataPath = DeletionQueue.resolveTablePaths(c, layout);
+            dataPath = DeletionQueue.resolveTablePaths(c, layout, runSets);
         }
         if (dataFiles > 0) {
             exec("DELETE FROM " + layout.q("ducklake_data_file") + " WHERE data_file_id = ANY (ARRAY(SELECT id FROM pg_temp.dj_exp_data))");
@@ -236,9 +243,15 @@ final class ExpireBatch {
             DeletionQueue.schedule(c, layout, "pg_temp.dj_exp_del", dataPath);
         }
         if (tables > 0) {
-            for (String t : PER_TABLE) {
-                if (layout.has(t, "table_id")) {
-                    exec("DELETE FROM " + layout.q(t) + " WHERE table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables)");
+            for (int k = 0; k < PER_TABLE.size(); k++) {
+                if (!layout.has(PER_TABLE.get(k), "table_id")) {
+                    continue;
+                }
+                if (runSets) {
+                    // at the addresses the run recorded (no pass over a table sized by the catalog's tables: issue 27)
+                    TableRows.delete(c, layout, k);
+                } else {
+                    exec("DELETE FROM " + layout.q(PER_TABLE.get(k)) + " WHERE table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables)");
                 }
             }
             if (!drops.isEmpty()) {
@@ -252,7 +265,7 @@ final class ExpireBatch {
         if (runSets) {
             // removed tables leave the run's list in this transaction (files need not: the next batch's release range
             // starts above this one's, and a file tied to a table or data file goes with it, once)
-            exec("DELETE FROM pg_temp.dj_run_tables WHERE table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables)");
+            exec("DELETE FROM pg_temp.dj_run_tables WHERE table_id = ANY (ARRAY(SELECT table_id FROM pg_temp.dj_exp_tables))");
         }
         if (!pending) {
             for (String t : closedVersioned()) {
@@ -430,6 +443,6 @@ final class ExpireBatch {
     /** Empties the per-batch temp tables (dry run keeps one transaction for all batches). */
     void resetForNextBatch() throws SQLException {
         exec("TRUNCATE pg_temp.dj_exp_snap, pg_temp.dj_exp_removable, pg_temp.dj_exp_tables, pg_temp.dj_exp_data, pg_temp.dj_exp_del,"
-                + " pg_temp.dj_exp_tpath");
+                + " pg_temp.dj_exp_tpath, pg_temp.dj_exp_reg");
     }
 }

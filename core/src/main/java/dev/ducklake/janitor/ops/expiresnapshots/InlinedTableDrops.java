@@ -17,7 +17,9 @@ import java.util.List;
  * drop-orphan-inline-tables, {@link dev.ducklake.janitor.pg.LockBudget}); the rest waits for a later batch. Guard beyond
  * DuckLake: a registry name that is not exactly {@code ducklake_inlined_data_<table_id>_<v>} or not a plain table of the
  * schema is never dropped. Both run inside the batch's transaction on its temporary tables ({@code pg_temp.dj_exp_removable}
- * in, {@code pg_temp.dj_exp_tables} chosen) and match each relation name in {@code pg_class} by one index probe.
+ * in, {@code pg_temp.dj_exp_tables} chosen), read the removable tables' registry rows from {@code pg_temp.dj_exp_reg}
+ * ({@link TableRows#registryRows}: no pass over the registry per batch) and match each relation name in {@code pg_class}
+ * by one index probe.
  */
 final class InlinedTableDrops {
 
@@ -34,7 +36,7 @@ final class InlinedTableDrops {
      */
     static void chooseWithinBudget(Connection c, ExpiryLayout layout, boolean registry, int tableBudget) throws SQLException {
         String names = registry
-                ? "SELECT g.table_id, g.table_name FROM " + layout.q("ducklake_inlined_data_tables") + " g"
+                ? "SELECT g.table_id, g.table_name FROM " + "pg_temp.dj_exp_reg g"
                     + " WHERE g.table_id IN (SELECT table_id FROM pg_temp.dj_exp_removable) UNION ALL "
                 : "";
         String sql = "WITH n AS (" + names + "SELECT r.table_id, 'ducklake_inlined_delete_' || r.table_id FROM pg_temp.dj_exp_removable r),"
@@ -65,7 +67,7 @@ final class InlinedTableDrops {
     static List<String> inlinedTablesToDrop(Connection c, ExpiryLayout layout, boolean registry, List<String> warnings)
             throws SQLException {
         String names = (registry
-                ? "SELECT g.table_id, g.schema_version, g.table_name FROM " + layout.q("ducklake_inlined_data_tables") + " g"
+                ? "SELECT g.table_id, g.schema_version, g.table_name FROM " + "pg_temp.dj_exp_reg g"
                     + " WHERE g.table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables) UNION ALL "
                 : "")
                 + "SELECT t.table_id, NULL::bigint, 'ducklake_inlined_delete_' || t.table_id FROM pg_temp.dj_exp_tables t";

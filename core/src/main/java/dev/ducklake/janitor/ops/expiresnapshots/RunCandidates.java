@@ -40,6 +40,9 @@ import java.time.Duration;
  *       planner guessed the rows per table_id from the list's statistics (where one live table may own every candidate),
  *       flattened the lookup into a hash join and read all entries of a kind in every batch that removed a table (issue
  *       27: 1,000,000 entries per batch at N = 1,000,000); this set holds only files that go with their tables.</li>
+ *   <li>{@code dj_run_rows(tab, table_id, row_ctid)}: the addresses of the per-table catalog rows of those tables, and of
+ *       the {@code ducklake_table} rows of the candidates' tables ({@link TableRows}), where a batch deletes and reads
+ *       them instead of a pass over each such table.</li>
  * </ul>
  * The file tables are read in keyset chunks over their primary key, {@value #CHUNK} ids per statement, so that no
  * statement of the build runs long on a catalog of tens of millions of files. Each batch deletes the entries it used in
@@ -98,7 +101,7 @@ final class RunCandidates {
 
     /** Drops the run's temporary tables (end of run). */
     static void drop(Connection c) throws SQLException {
-        exec(c, "DROP TABLE IF EXISTS pg_temp.dj_run_done, pg_temp.dj_run_tabfile, pg_temp.dj_run_cand, pg_temp.dj_run_tables,"
+        exec(c, "DROP TABLE IF EXISTS pg_temp.dj_run_done, pg_temp.dj_run_rows, pg_temp.dj_run_tabfile, pg_temp.dj_run_cand, pg_temp.dj_run_tables,"
                 + " pg_temp.dj_run_kept");
     }
 
@@ -142,6 +145,8 @@ final class RunCandidates {
                 ps.setLong(1, newest);
                 ps.executeUpdate();
             }
+            // a batch takes the tables released up to its newest snapshot: a range of this index, not a pass over the list
+            exec(c, "CREATE INDEX ON pg_temp.dj_run_tables (rel)");
             exec(c, "ANALYZE pg_temp.dj_run_tables");
             exec(c, "CREATE TEMP TABLE dj_run_cand (kind smallint, id bigint, table_id bigint, data_file_id bigint, rel bigint,"
                     + " PRIMARY KEY (kind, id))");
@@ -165,6 +170,10 @@ final class RunCandidates {
                     + " WHERE x.table_id IN (SELECT table_id FROM pg_temp.dj_run_tables)");
             exec(c, "CREATE INDEX ON pg_temp.dj_run_tabfile (kind, table_id)");
             exec(c, "ANALYZE pg_temp.dj_run_tabfile");
+            return null;
+        });
+        tx(() -> {
+            TableRows.record(c, layout);
             exec(c, "CREATE TEMP TABLE dj_run_done ()");
             return null;
         });
