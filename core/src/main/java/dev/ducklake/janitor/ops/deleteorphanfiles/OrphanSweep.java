@@ -221,7 +221,8 @@ public final class OrphanSweep {
                         + (unknownFolders.total() > unknownFolders.folders().size() ? ", …" : "");
                 if (!o.allowUnknownTableFolders()) {
                     throw new JanitorException(Reason.BRAKE_UNKNOWN_TABLE_FOLDERS, unknownFolders.total() + " folder(s) under "
-                            + root.canonical() + " hold only DuckLake data or delete files that no consulted catalog knows ("
+                            + root.canonical() + " hold DuckLake data or delete files among the candidates, no file a"
+                            + " consulted catalog knows, and are the table folder of no consulted catalog ("
                             + String.join(", ", consulted.labels()) + "): " + list + ". They look like the table folders of a"
                             + " catalog this run cannot see (another server sharing the storage, a database the role cannot"
                             + " connect to). Nothing was deleted. Name that catalog with --also-catalog, or pass"
