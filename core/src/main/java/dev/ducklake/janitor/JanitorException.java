@@ -49,8 +49,8 @@ public final class JanitorException extends Exception {
         /** delete-orphan-files refused: the candidates exceed --max-orphan-ratio of the listed files; exit code 16. */
         BRAKE_ORPHAN_RATIO(16, "Review the dry-run list; if the files really are orphans, raise --max-orphan-ratio for one run. Nothing was deleted."),
         /**
-         * delete-orphan-files refused: candidates make up whole DuckLake table folders that no consulted catalog knows
-         * (a catalog it cannot see, e.g. on another server, may own them); exit code 17.
+         * delete-orphan-files refused: DuckLake-named candidates lie in table folders that no consulted catalog knows and
+         * that hold no known file (a catalog it cannot see, e.g. on another server, may own them); exit code 17.
          */
         BRAKE_UNKNOWN_TABLE_FOLDERS(17, "Find the catalog that owns the folders named in the message and pass it with --also-catalog; "
                 + "if they really are orphans, pass --allow-unknown-table-folders for one run. Nothing was deleted."),

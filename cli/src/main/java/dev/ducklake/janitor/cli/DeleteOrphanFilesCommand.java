@@ -31,7 +31,7 @@ import java.util.Map;
             "Brakes (nothing is deleted, also in a dry run): exit 14 when the data path is empty or a root (/ or a bucket "
                 + "without a prefix) unless --allow-root-data-path; exit 15 when none of the listed files is known to the "
                 + "catalog (wrong location or --data-path); exit 16 when candidates exceed --max-orphan-ratio of the listed "
-                + "files; exit 17 when candidates make up whole DuckLake table folders no consulted catalog knows, unless "
+                + "files; exit 17 when ducklake-<uuid> candidates lie in a table folder no consulted catalog knows, unless "
                 + "--allow-unknown-table-folders; exit 18 when a candidate has the path of a file a consulted catalog names "
                 + "under another scheme, authority or host (s3:// listed, r2:// or https:// in the catalog: maybe one object). "
                 + "Exit 8 when a DuckLake catalog of the database (or of a consulted database) "
@@ -65,8 +65,9 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
     }
 
     @Option(names = "--max-orphan-ratio", paramLabel = "FRACTION", defaultValue = "0.5",
-            description = "Abort (exit 16) when candidates exceed this fraction of the files listed under the data path, "
-                    + "0 to 1. Default: ${DEFAULT-VALUE}.")
+            description = "Abort (exit 16) when candidates exceed this fraction of the files listed under the data path "
+                    + "(with --inventory: of its candidates and the entries a consulted catalog knows; other entries are not "
+                    + "checked against the store and do not count), 0 to 1. Default: ${DEFAULT-VALUE}.")
     double maxOrphanRatio;
 
     @Option(names = "--allow-root-data-path",
@@ -79,8 +80,8 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
     boolean includePuffin;
 
     @Option(names = "--allow-unknown-table-folders",
-            description = "Delete candidates that make up whole DuckLake table folders (only ducklake-<uuid> data or delete files, "
-                    + "none known) that no consulted catalog knows as a table folder; logged as a warning. Default: off (exit 17: "
+            description = "Delete candidates in DuckLake table folders that hold ducklake-<uuid> data or delete files as candidates "
+                    + "(whatever else they hold), no known file, and that no consulted catalog knows as a table folder; logged as a warning. Default: off (exit 17: "
                     + "such folders may belong to a catalog this run cannot see, e.g. on another server sharing the storage; name it "
                     + "with --also-catalog instead).")
     boolean allowUnknownTableFolders;

@@ -42,7 +42,8 @@ public final class DeleteOrphanFilesAction extends StorageMaintenanceAction<Dele
 
     /**
      * Abort ({@link Reason#BRAKE_ORPHAN_RATIO}) when candidates exceed this fraction of the files listed under the data
-     * path, because so many unknown files more likely mean a wrong data path than a leak. CLI {@code --max-orphan-ratio}.
+     * path (from an inventory: of its candidates and the entries a consulted catalog knows, other entries being
+     * unchecked), because so many unknown files more likely mean a wrong data path than a leak. CLI {@code --max-orphan-ratio}.
      * Default 0.5; outside 0 to 1 the run fails with {@link Reason#USAGE}.
      *
      * @param fraction the fraction, 0 to 1
@@ -79,7 +80,8 @@ public final class DeleteOrphanFilesAction extends StorageMaintenanceAction<Dele
     }
 
     /**
-     * Delete candidates that make up whole DuckLake table folders no consulted catalog knows (logged as a warning). CLI
+     * Delete the candidates of DuckLake table folders no consulted catalog knows (one DuckLake-named candidate and no
+     * known file make such a folder, whatever else it holds; logged as a warning). CLI
      * {@code --allow-unknown-table-folders}. Default false: they stop the run with
      * {@link Reason#BRAKE_UNKNOWN_TABLE_FOLDERS}, because a catalog this run cannot see (another server sharing the
      * storage) may own them; name it with {@link #alsoCatalog} instead.

@@ -133,6 +133,66 @@ class TenantCatalogsInteropTest {
         assertThat(readInner.rows("n1")).isEqualTo(List.of(List.of("2"), List.of("3")));
     }
 
+    /**
+     * Trial 40 (data lost) with DuckLake writing both catalogs: the inner catalog's table folder also holds a file it
+     * registered with {@code ducklake_add_data_files} under its own name ({@code import_2024.parquet}). Unseen
+     * ({@code --no-consult-server}), the folder used to pass the brake (not every file had a DuckLake name) and a
+     * listing deleted all the inner catalog's files; and an inventory of the real files plus one entry for a
+     * {@code _SUCCESS} that does not exist did the same. Both stop with exit 17 now; DuckLake reads the table after.
+     */
+    @Test
+    void anUnseenTableFolderHoldingAnAddedFileOrAPhantomEntryStillStopsTheRun() throws Exception {
+        TestPostgres pg = TestPostgres.get();
+        InteropCatalog outer = InteropCatalog.fresh("tn_outer_b");
+        Path lake = outer.dataDir();
+        dirs.add(lake);
+        otherDb = "tn_other_b_" + ProcessHandle.current().pid();
+        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + Sql.ident(otherDb) + " WITH (FORCE)");
+            st.execute("CREATE DATABASE " + Sql.ident(otherDb));
+        }
+        try (Connection c = pg.spec().withDatabase(otherDb).openRaw(); Statement st = c.createStatement()) {
+            st.execute("CREATE SCHEMA tn_inner");
+        }
+        String innerLibpq = pg.libpq().replace("dbname=" + pg.spec().database(), "dbname=" + otherDb);
+        RealDuckLake.Attach innerAttach = new RealDuckLake.Attach(innerLibpq, lake.resolve("tenantB") + "/")
+                .metadataSchema("tn_inner").inliningRowLimit(0);
+        Path imported = lake.resolve("tenantB/main/t2/import_2024.parquet");
+        outer.run(RealDuckLake.program().attach(outer.attach().inliningRowLimit(0))
+                .sql("CREATE TABLE lake.t(i INTEGER)", "INSERT INTO lake.t VALUES (1), (2)", "INSERT INTO lake.t VALUES (3)"));
+        outer.run(RealDuckLake.program().attach(innerAttach)
+                .sql("CREATE TABLE lake.t2(i INTEGER)", "INSERT INTO lake.t2 VALUES (1), (2)", "INSERT INTO lake.t2 VALUES (3)",
+                        "COPY (SELECT 42::INTEGER AS i) TO '" + imported + "' (FORMAT parquet)",
+                        "CALL ducklake_add_data_files('lake', 't2', '" + imported + "')"));
+        age(lake);
+        TreeSet<String> before = files(lake);
+        assertThat(before).contains("tenantB/main/t2/import_2024.parquet")
+                .anyMatch(f -> f.startsWith("tenantB/main/t2/ducklake-"));
+
+        String[] base = {"delete-orphan-files", "--catalog", pg.url(), "--metadata-schema", outer.schema(), "--older-than", "7d",
+                "--no-consult-server", "--max-orphan-ratio", "1", "--output", "json"};
+        CliRun listing = CliRun.run(concat(base, "--yes"));
+        assertThat(listing.exitCode()).as(listing.toString()).isEqualTo(17);
+        assertThat(listing.json().get("message").asText()).contains(lake.resolve("tenantB/main/t2") + "/");
+        assertThat(files(lake)).as("nothing deleted by the brake").isEqualTo(before);
+
+        List<String> entries = new ArrayList<>();
+        for (String f : before) {
+            entries.add(lake.resolve(f).toString());
+        }
+        entries.add(lake.resolve("tenantB/main/t2/_SUCCESS").toString()); // no such file
+        Path inv = Files.createTempFile("tn-inventory", ".txt");
+        dirs.add(inv);
+        Files.write(inv, entries);
+        CliRun inventory = CliRun.run(concat(base, "--inventory", inv.toString(), "--yes"));
+        assertThat(inventory.exitCode()).as(inventory.toString()).isEqualTo(17);
+        assertThat(files(lake)).as("nothing deleted by the brake").isEqualTo(before);
+
+        RealDuckLake.Result readInner = outer.run(RealDuckLake.program().attach(innerAttach)
+                .query("t2", "SELECT sum(i) FROM lake.t2"));
+        assertThat(readInner.rows("t2")).isEqualTo(List.of(List.of("48")));
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] out = new String[a.length + b.length];
         System.arraycopy(a, 0, out, 0, a.length);

@@ -26,8 +26,8 @@ import java.time.Duration;
  *     1.5.5 do; default false: DuckLake 1.5.5 considers only {@code .parquet}
  * @param consult which other catalogs must be read first (default: every overlapping catalog of the database and of
  *     the server's other databases; an unreadable one refuses the run), see {@link ConsultOptions}
- * @param allowUnknownTableFolders delete candidates that make up whole DuckLake table folders no consulted catalog
- *     knows (default false: such folders stop the run with {@code BRAKE_UNKNOWN_TABLE_FOLDERS}, because a catalog the
+ * @param allowUnknownTableFolders delete the candidates of DuckLake table folders no consulted catalog knows (one
+ *     DuckLake-named candidate and no known file make such a folder, whatever else it holds; default false: such folders stop the run with {@code BRAKE_UNKNOWN_TABLE_FOLDERS}, because a catalog the
  *     run cannot see, e.g. on another server sharing the bucket, may own them)
  * @param allowShortRetention whether {@code minAge} may go below {@link #FLOOR} ({@code --allow-short-retention})
  * @param deleteConcurrency {@code --delete-concurrency}: delete calls in flight at once ({@link

@@ -51,8 +51,10 @@ import java.util.List;
  *       temporary file named per run ({@link SpillFiles}; those of earlier runs that are gone are removed at start);</li>
  *   <li>brakes before anything is deleted: a root or empty data path ({@link Reason#BRAKE_ROOT_PATH}), a candidate
  *       whose path equals a known file's but for scheme or authority ({@link NearMatches}, {@link Reason#BRAKE_NEAR_MATCH}), no known
- *       file among the listed ones ({@link Reason#BRAKE_NO_KNOWN_FILES}), candidates above the ratio
- *       ({@link Reason#BRAKE_ORPHAN_RATIO}); catalog file rows whose location cannot be worked out stop the
+ *       file among the listed ones ({@link Reason#BRAKE_NO_KNOWN_FILES}), DuckLake-named candidates in a table folder
+ *       no consulted catalog knows ({@link TableFolders}, {@link Reason#BRAKE_UNKNOWN_TABLE_FOLDERS}), candidates above
+ *       the ratio ({@link Reason#BRAKE_ORPHAN_RATIO}); under an inventory brakes 15 and 16 rest only on what the store
+ *       or the catalog confirms ({@link ConfirmedBase}); catalog file rows whose location cannot be worked out stop the
  *       deletion (finding).</li>
  * </ul>
  */
@@ -209,11 +211,13 @@ public final class OrphanSweep {
                     throw nearMatch(near, root);
                 }
             }
-            if (s.candidates > 0 && s.keptKnown == 0) {
-                throw new JanitorException(Reason.BRAKE_NO_KNOWN_FILES, "None of the " + s.listed + " files listed under "
-                        + root.canonical() + " is known to the catalog (" + known.rows() + " known paths), yet "
-                        + s.candidates + " would be deleted: the data path or --data-path probably points at the wrong place."
-                        + " Nothing was deleted.");
+            if (s.candidates > 0 && (s.keptKnown == 0 || s.knownUnconfirmed != null)) {
+                throw new JanitorException(Reason.BRAKE_NO_KNOWN_FILES, (s.keptKnown == 0 ? "None of the " + s.listed
+                        + " files listed under " + root.canonical() + " is known to the catalog (" + known.rows() + " known paths)"
+                        : "Of the " + s.keptKnown + " inventory entries under " + root.canonical() + " that the catalog knows, "
+                        + s.knownUnconfirmed) + ", yet " + s.candidates + " would be deleted: the data path or --data-path"
+                        + " probably points at the wrong place" + (o.inventory() == null ? "" : ", or the inventory is not of this"
+                        + " store") + ". Nothing was deleted.");
             }
             TableFolders.Unknown unknownFolders = s.folders.unknown(known);
             if (unknownFolders.total() > 0) {
@@ -221,7 +225,8 @@ public final class OrphanSweep {
                         + (unknownFolders.total() > unknownFolders.folders().size() ? ", …" : "");
                 if (!o.allowUnknownTableFolders()) {
                     throw new JanitorException(Reason.BRAKE_UNKNOWN_TABLE_FOLDERS, unknownFolders.total() + " folder(s) under "
-                            + root.canonical() + " hold only DuckLake data or delete files that no consulted catalog knows ("
+                            + root.canonical() + " hold DuckLake data or delete files among the candidates, no file a"
+                            + " consulted catalog knows, and are the table folder of no consulted catalog ("
                             + String.join(", ", consulted.labels()) + "): " + list + ". They look like the table folders of a"
                             + " catalog this run cannot see (another server sharing the storage, a database the role cannot"
                             + " connect to). Nothing was deleted. Name that catalog with --also-catalog, or pass"
@@ -230,11 +235,7 @@ public final class OrphanSweep {
                 control.recorder().warn("--allow-unknown-table-folders: deleting the candidates of " + unknownFolders.total()
                         + " DuckLake table folder(s) no consulted catalog knows: " + list);
             }
-            if (s.candidates > o.maxOrphanRatio() * s.listed) {
-                throw new JanitorException(Reason.BRAKE_ORPHAN_RATIO, s.candidates + " of the " + s.listed + " files under "
-                        + root.canonical() + " would be deleted as orphans, more than --max-orphan-ratio " + o.maxOrphanRatio()
-                        + ". Nothing was deleted.");
-            }
+            ConfirmedBase.checkRatio(s, o, root);
             long[] df = {0, 0, 0, 0, 0};
             if (dryRun != null) {
                 // what would go and what the delete would refuse (exit 13, as the execute run)
@@ -313,6 +314,11 @@ public final class OrphanSweep {
         long keptNonCanonical;
         long candidates;
         long candidateBytes;
+        /** Known files, once per canonical address (the ratio's base under an inventory, {@link ConfirmedBase}). */
+        long knownDistinct;
+        /** The first known entries of an inventory, as it spells them, and why the store confirmed none (or null). */
+        final List<String> knownSample = new ArrayList<>();
+        String knownUnconfirmed;
         /** Where a stop or the run budget cut the run short ("listing", "deleting"), or null. */
         String stoppedDuring;
         /** What reading an inventory found (zero when the store was listed). */
@@ -404,6 +410,12 @@ public final class OrphanSweep {
                 }
                 prev = cur;
                 prevKnown = isKnown;
+                if (isKnown && order != 0) {
+                    s.knownDistinct++;
+                    if (confirmLater && s.knownSample.size() < ConfirmedBase.KNOWN_SAMPLE) {
+                        s.knownSample.add(obj.address());
+                    }
+                }
                 // from an inventory, an entry without a time is left to the stat of its delete round
                 boolean old = obj.lastModified() != null ? obj.lastModified().isBefore(cutoff) : confirmLater;
                 boolean candidate = !isKnown && ducklakeFileName(obj.address(), includePuffin) && old;
@@ -427,6 +439,10 @@ public final class OrphanSweep {
                 if (s.listed % 100_000 == 0) {
                     listener.progress(String.format("listed %d files: %d known, %d candidates", s.listed, s.keptKnown, s.candidates));
                 }
+            }
+            if (confirmLater && s.stoppedDuring == null && s.candidates > 0 && !s.knownSample.isEmpty()) {
+                // brake 15 under an inventory rests on a known file the store holds, not on the inventory's word
+                s.knownUnconfirmed = ConfirmedBase.confirmKnown(store, s.knownSample);
             }
             s.folders.finish();
         } catch (UncheckedIOException e) {

@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
 
 /**
  * The brake for catalogs no consulted catalog can see (another server's catalog sharing the bucket, a database the
- * role cannot connect to): candidates that make up a whole DuckLake table folder that no consulted catalog knows.
+ * role cannot connect to, a DuckDB-file catalog): DuckLake-named candidates in a table folder that no consulted
+ * catalog knows.
  *
  * <p>What "DuckLake-shaped" means follows DuckLake's own path rules (duckdb/ducklake at {@code 2ed0a0be}): a table's
  * files lie in its table folder, {@code <data_path><schema path><table path>} (default {@code <schema>/<table>/},
@@ -22,10 +23,15 @@ import java.util.regex.Pattern;
  * delete files {@code ducklake-<uuid>-delete.parquet} or {@code -delete.puffin} ({@code src/storage/ducklake_delete.cpp}).
  * So the table folder of a listed file is its directory with trailing {@code key=value} segments removed, at least two
  * levels below the swept data path (any catalog whose data path lies at or under it puts a schema and a table level
- * in between). A folder is reported when every listed file whose table folder it is has a DuckLake file name, none is
- * known, at least one is a candidate, and the folder is not the table folder of any {@code ducklake_table} row (any
- * snapshot) of a consulted catalog. Debris of a known table (files of a failed write in its folder) is therefore
- * still deleted; a folder holding a known file, or any file not named by DuckLake, never stops the run.
+ * in between). A folder is reported when at least one of its candidates has a DuckLake file name, none of its listed
+ * files is known, and it is not the table folder of any {@code ducklake_table} row (any snapshot) of a consulted
+ * catalog, whatever else it holds: a file under another name ({@code ducklake_add_data_files} registers any name, a
+ * writer leaves a {@code _SUCCESS}) or an inventory entry for a file that does not exist does not make a foreign
+ * table folder an orphan (trial 40: until then a folder was reported only when every listed file of it had a
+ * DuckLake name, and one such file or entry let another catalog's files be deleted). The brake errs on the side of
+ * stopping; {@code --allow-unknown-table-folders} is the way out. Debris of a known table (files of a failed write in
+ * its folder, whatever their names) is still deleted: a folder holding a known file, or that a {@code ducklake_table}
+ * row names, never stops the run.
  *
  * <p>The listing comes in byte order, in which all keys under one prefix are contiguous, so the open folders form a
  * chain of nested prefixes (a stack at most as deep as the path): memory does not grow with the number of files.
@@ -45,9 +51,9 @@ final class TableFolders {
 
     private static final class Folder {
         final String prefix;
-        boolean allDuckLake = true;
         boolean anyKnown;
-        long candidates;
+        /** Candidates with a DuckLake file name. */
+        long ducklakeCandidates;
 
         Folder(String prefix) {
             this.prefix = prefix;
@@ -124,16 +130,13 @@ final class TableFolders {
             open.push(top);
         }
         top.anyKnown |= known;
-        if (top.allDuckLake && !ducklakeName(canonical)) {
-            top.allDuckLake = false;
-        }
-        if (candidate) {
-            top.candidates++;
+        if (candidate && ducklakeName(canonical)) {
+            top.ducklakeCandidates++;
         }
     }
 
     private void close(Folder f) {
-        if (!f.anyKnown && f.allDuckLake && f.candidates > 0) {
+        if (!f.anyKnown && f.ducklakeCandidates > 0) {
             if (flagged.size() < MAX_HELD) {
                 flagged.add(f.prefix);
             } else {
