@@ -38,6 +38,12 @@ public final class CatalogCensus {
 
     /** Schemas with a ducklake_metadata relation per database at the survey: {@link #SWEPT}, or the spec's describe(). */
     private final Map<String, Set<String>> atSurvey = new HashMap<>();
+    /**
+     * The name the survey gave each other database it surveyed, by the spec's describe() (as {@link #atSurvey}): the
+     * check labels what appeared in a held connection's database with it, as the survey labels and waives that
+     * database's catalogs ({@code DATABASE/SCHEMA}), without asking the connection again.
+     */
+    private final Map<String, String> names = new HashMap<>();
     /** Databases of the swept server the check leaves alone (named whole by --also-catalog, waived, unreadable). */
     private final Set<String> leftAlone = new HashSet<>();
     private ConsultOptions options;
@@ -58,10 +64,15 @@ public final class CatalogCensus {
      * Records the catalog schemas of a surveyed database (the survey).
      *
      * @param remote the database's connection specification, or null for the swept database
+     * @param database the database's name as the survey labels its catalogs ({@code DATABASE/SCHEMA})
      * @param schemas the schemas holding a {@code ducklake_metadata} relation
      */
-    void saw(ConnectionSpec remote, Set<String> schemas) {
-        atSurvey.computeIfAbsent(remote == null ? SWEPT : remote.describe(), k -> new HashSet<>()).addAll(schemas);
+    void saw(ConnectionSpec remote, String database, Set<String> schemas) {
+        String key = remote == null ? SWEPT : remote.describe();
+        atSurvey.computeIfAbsent(key, k -> new HashSet<>()).addAll(schemas);
+        if (remote != null) {
+            names.put(key, database);
+        }
     }
 
     /** Records a database of the swept server the check leaves alone (the survey). */
@@ -95,7 +106,7 @@ public final class CatalogCensus {
             held.add(e.getKey());
             Connection rc = e.getValue();
             try {
-                diff(e.getKey(), CatalogDiscovery.metadataSchemas(rc), databaseOf(rc), out);
+                diff(e.getKey(), CatalogDiscovery.metadataSchemas(rc), names.get(e.getKey()), out);
             } finally {
                 rc.commit();
             }
@@ -161,13 +172,6 @@ public final class CatalogCensus {
             if (!before.contains(schema) && !options.excludedSchemas().contains(label)) {
                 out.add(Sql.printable(label));
             }
-        }
-    }
-
-    private static String databaseOf(Connection c) throws SQLException {
-        try (var ps = c.prepareStatement("SELECT current_database()::text"); var rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getString(1);
         }
     }
 }
