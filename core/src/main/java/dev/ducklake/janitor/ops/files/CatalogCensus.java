@@ -36,10 +36,12 @@ import static dev.ducklake.janitor.ops.files.ConsultedCatalogs.WHOLE_DATABASE;
  * in to at each check as before. A kept connection sits outside any transaction between checks (no snapshot, nothing
  * held back from vacuum); one that died (a {@code DROP DATABASE ... WITH (FORCE)}, {@code pg_terminate_backend}, an
  * {@code idle_session_timeout}) is replaced by a login at the same check, and a database dropped since is skipped as
- * before. While kept, it makes a plain {@code DROP DATABASE} or {@code ALTER DATABASE ... RENAME} of that database fail,
- * as the survey's connections to catalog databases do. Schemas and databases waived by {@code --exclude-catalog-schema} are not looked at again;
- * neither are the databases the survey could not read (the run stopped then unless they were waived) nor PostgreSQL's
- * pristine {@code template0}.
+ * before. A login refused while connections are kept (the server's {@code max_connections}, a pooler's
+ * {@code max_client_conn}) gives them all back and is tried once more; the run's later checks keep none. While kept, a
+ * connection makes a plain {@code DROP DATABASE} or {@code ALTER DATABASE ... RENAME} of that database fail, as the
+ * survey's connections to catalog databases do. Schemas and databases waived by {@code --exclude-catalog-schema} are
+ * not looked at again; neither are the databases the survey could not read (the run stopped then unless they were
+ * waived) nor PostgreSQL's pristine {@code template0}.
  */
 public final class CatalogCensus {
 
@@ -209,7 +211,22 @@ public final class CatalogCensus {
             if ("3D000".equals(e.getSQLState())) {
                 return null; // dropped since it was listed
             }
-            throw e;
+            if (kept.isEmpty()) {
+                throw e;
+            }
+            // refused while the census holds connections (the server's max_connections, a pooler's max_client_conn):
+            // they go back, and from now on each database is logged in to at each check, as without them
+            close(cc);
+            cap = 0;
+            try {
+                rc = ServerDatabases.openRemote(spec, stop, lockTimeout);
+            } catch (SQLException again) {
+                if ("3D000".equals(again.getSQLState())) {
+                    return null;
+                }
+                again.addSuppressed(e);
+                throw again;
+            }
         }
         boolean keep = false;
         try {
