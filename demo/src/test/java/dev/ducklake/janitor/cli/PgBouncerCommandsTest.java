@@ -5,6 +5,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.demo.DemoScenario;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
+import dev.ducklake.janitor.ops.files.ConsultOptions;
+import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.pg.ConnectionSpec;
+import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.storage.DeleteOutcome;
+import dev.ducklake.janitor.storage.ForwardingStore;
+import dev.ducklake.janitor.storage.LocalFileStore;
+import dev.ducklake.janitor.storage.StorageException;
 import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.FileCatalog;
@@ -19,11 +30,13 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -320,6 +333,87 @@ class PgBouncerCommandsTest {
             out.add(f.get());
         }
         return out;
+    }
+
+    /**
+     * The catalog census through a session pool: cleanup-old-files reaches the server's other databases through the
+     * pooler (its {@code *} entry passes each database name on). At the first batch's deletes a DuckLake catalog appears
+     * in a database that held none at the survey (probed through the census's kept pooled connection) and in a database
+     * created then (a new login through the pooler); the run stops before the second batch's deletes, naming both.
+     */
+    @Test
+    void sessionPoolingCatalogsThatAppearInOtherDatabasesStopCleanupBeforeTheNextDeletes() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        String quiet = "pgb_census_quiet_" + pid;
+        String born = "pgb_census_born_" + pid;
+        ConnectionSpec server = TestPostgres.get().spec();
+        try (Connection c = TestPostgres.get().connect(); Statement st = c.createStatement()) {
+            for (String db : List.of(quiet, born)) {
+                st.execute("DROP DATABASE IF EXISTS " + Sql.ident(db) + " WITH (FORCE)");
+            }
+            // from template0: the pooler keeps the server connections of earlier runs' logins to template1 (the
+            // survey's, the census's) for server_idle_timeout, and CREATE DATABASE from a template in use fails
+            st.execute("CREATE DATABASE " + Sql.ident(quiet) + " TEMPLATE template0");
+        }
+        try {
+            Path root = Files.createDirectories(dir.resolve("census"));
+            FileCatalog cat = FileCatalog.create("pgb_census", root + "/");
+            List<Path> files = new ArrayList<>();
+            for (String n : List.of("a", "b", "c", "d")) {
+                files.add(FileCatalog.file(root.resolve("main/test/" + n + ".parquet"), OLD));
+                cat.queue("main/test/" + n + ".parquet", true, OLD);
+            }
+            AtomicBoolean appeared = new AtomicBoolean();
+            ForwardingStore store = new ForwardingStore(new LocalFileStore(root)) {
+                @Override
+                public DeleteOutcome delete(List<String> addresses) throws StorageException {
+                    return delete(addresses, false);
+                }
+
+                @Override
+                public DeleteOutcome delete(List<String> addresses, boolean measure) throws StorageException {
+                    if (appeared.compareAndSet(false, true)) {
+                        try {
+                            try (Connection c = server.withDatabase(quiet).openRaw()) {
+                                Catalogs.loadFixture04(c, "late");
+                            }
+                            try (Connection c = TestPostgres.get().connect(); Statement st = c.createStatement()) {
+                                st.execute("CREATE DATABASE " + Sql.ident(born) + " TEMPLATE template0");
+                            }
+                            try (Connection c = server.withDatabase(born).openRaw()) {
+                                Catalogs.loadFixture04(c, "first");
+                            }
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                    return inner.delete(addresses, measure);
+                }
+            };
+            ConnectionSpec pooled = session.spec();
+            CleanupOldFilesResult r;
+            try (Connection c = pooled.openRaw()) {
+                r = QueueSweep.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false)
+                        .batchSize(1).deleteConcurrency(1).consult(ConsultOptions.defaults().withServer(pooled)).build(),
+                        FileListener.NONE);
+            }
+            assertThat(appeared).isTrue();
+            assertThat(files.get(0)).as("the first batch's file, checked before the catalogs appeared").doesNotExist();
+            for (Path f : files.subList(1, 4)) {
+                assertThat(f).exists();
+            }
+            assertThat(r.filesDeleted()).isEqualTo(1);
+            assertThat(r.stoppedDuring()).isEqualTo("deleting");
+            assertThat(r.findings()).anySatisfy(f -> assertThat(f).contains("appeared during the run")
+                    .contains(quiet + "/late").contains(born + "/first"));
+            assertThat(cat.queueRows()).as("the rows of the files not deleted stay").isEqualTo(3);
+        } finally {
+            try (Connection c = TestPostgres.get().connect(); Statement st = c.createStatement()) {
+                for (String db : List.of(quiet, born)) {
+                    st.execute("DROP DATABASE IF EXISTS " + Sql.ident(db) + " WITH (FORCE)");
+                }
+            }
+        }
     }
 
     @Test

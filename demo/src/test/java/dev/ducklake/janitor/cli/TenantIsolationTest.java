@@ -3,6 +3,9 @@ package dev.ducklake.janitor.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesResult;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.OrphanSweep;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesOptions;
 import dev.ducklake.janitor.ops.deleteorphanfiles.DeleteOrphanFilesResult;
@@ -11,7 +14,11 @@ import dev.ducklake.janitor.ops.files.ConsultOptions;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.storage.DeleteOutcome;
 import dev.ducklake.janitor.storage.FileStore;
+import dev.ducklake.janitor.storage.ForwardingStore;
+import dev.ducklake.janitor.storage.LocalFileStore;
+import dev.ducklake.janitor.storage.StorageException;
 import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.CliRun;
 import dev.ducklake.janitor.testsupport.DedicatedPostgres;
@@ -33,6 +40,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -453,6 +461,75 @@ class TenantIsolationTest {
         assertAllExist(registered);
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(run.out()).contains("appeared during the run").contains("iso_appearnew/fresh");
+    }
+
+    /**
+     * The census through a held connection: another database whose catalog the survey read (so its connection is held
+     * for the run) gains a second catalog during cleanup-old-files, which registers the queued files of later batches by
+     * their absolute paths. The run stops before the next batch's deletes and names the new catalog
+     * {@code DATABASE/SCHEMA}, with the database's name as the survey recorded it.
+     */
+    @Test
+    void aCatalogCreatedDuringCleanupInAConsultedDatabaseStopsItBeforeTheNextDeletes() throws Exception {
+        String db = database("iso_heldmain");
+        String db2 = database("iso_heldother");
+        Path lake = dir.resolve("lake");
+        List<Path> queued = new ArrayList<>();
+        try (Connection c = su(db)) {
+            sweptCatalog(c, lake);
+            for (int i = 0; i < 4; i++) {
+                queued.add(FileCatalog.file(lake.resolve("main/q/f" + i + ".parquet"), OLD));
+            }
+            Catalogs.exec(c, "INSERT INTO " + Sql.qualified("lake", "ducklake_files_scheduled_for_deletion")
+                    + " SELECT 900000 + g, 'main/q/f' || g || '.parquet', true, now() - interval '10 days'"
+                    + " FROM generate_series(0, 3) g");
+        }
+        try (Connection c = su(db2)) {
+            catalog(c, "first", dir.resolve("first") + "/");
+            grantRead(c, "first");
+        }
+        AtomicBoolean created = new AtomicBoolean();
+        ForwardingStore store = new ForwardingStore(new LocalFileStore(lake)) {
+            @Override
+            public DeleteOutcome delete(List<String> addresses) throws StorageException {
+                return delete(addresses, false);
+            }
+
+            @Override
+            public DeleteOutcome delete(List<String> addresses, boolean measure) throws StorageException {
+                if (created.compareAndSet(false, true)) {
+                    try (Connection c = su(db2)) {
+                        catalog(c, "second", dir.resolve("second") + "/");
+                        grantRead(c, "second");
+                        for (Path f : queued.subList(1, 4)) {
+                            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + Sql.qualified("second", "ducklake_data_file")
+                                    + " (data_file_id, table_id, begin_snapshot, path, path_is_relative, file_format)"
+                                    + " VALUES (?, 1, 1, ?, false, 'parquet')")) {
+                                ps.setLong(1, nextId++);
+                                ps.setString(2, f.toString());
+                                ps.executeUpdate();
+                            }
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                return inner.delete(addresses, measure);
+            }
+        };
+        ConnectionSpec janitor = ConnectionSpec.parse(url(db), Map.of(), null);
+        CleanupOldFilesResult r;
+        try (Connection c = janitor.openRaw()) {
+            r = QueueSweep.run(c, store, CleanupOldFilesOptions.builder("lake").dryRun(false).batchSize(1)
+                    .deleteConcurrency(1).consult(ConsultOptions.defaults().withServer(janitor)).build(), FileListener.NONE);
+        }
+        assertThat(created).isTrue();
+        assertThat(queued.get(0)).as("the first batch's file, deleted before the catalog appeared").doesNotExist();
+        assertAllExist(queued.subList(1, 4));
+        assertThat(r.filesDeleted()).isEqualTo(1);
+        assertThat(r.stoppedDuring()).isEqualTo("deleting");
+        assertThat(r.findings()).anySatisfy(f -> assertThat(f).contains("appeared during the run")
+                .contains(db2 + "/second").doesNotContain(db2 + "/first"));
     }
 
     @Test

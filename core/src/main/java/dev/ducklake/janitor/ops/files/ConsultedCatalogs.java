@@ -230,7 +230,8 @@ public final class ConsultedCatalogs implements AutoCloseable {
         }
     }
 
-    private void closing(Connection rc) {
+    /** Unregisters another database's connection about to be closed (the survey, the census) from the run's watchdog. */
+    void closing(Connection rc) {
         if (control != null) {
             control.forget(rc);
         }
@@ -359,9 +360,10 @@ public final class ConsultedCatalogs implements AutoCloseable {
         return java.util.Collections.unmodifiableMap(remotes);
     }
 
-    /** Closes the other databases' connections (the swept session stays open). */
+    /** Closes the other databases' connections, the census's too (the swept session stays open). */
     @Override
     public void close() {
+        census.close(this);
         for (Connection rc : remotes.values()) {
             closing(rc);
             try {

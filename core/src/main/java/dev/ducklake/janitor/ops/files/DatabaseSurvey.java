@@ -137,13 +137,13 @@ final class DatabaseSurvey {
      */
     private String sweptCatalog(String own, PathResolver ownResolver) throws JanitorException, SQLException {
         NestedSchemas.requireFlat(session, own);
-        cc.addConsulted(new Catalog(currentDatabase(session), own, ownResolver, null, own));
+        String ownDb = currentDatabase(session);
+        cc.addConsulted(new Catalog(ownDb, own, ownResolver, null, own));
         mine = ownResolver.dataLocation();
         mineReal = ownResolver.withRealDirectory().realDataLocation();
         String sweptPrefix = mine.asPrefix().canonical();
         String realPrefix = mineReal.asPrefix().canonical();
         cc.sweptAt(sweptPrefix, realPrefix.equals(sweptPrefix) ? null : realPrefix);
-        String ownDb = currentDatabase(session);
         ownKey = key(o.server(), ownDb, own);
         seen.add(ownKey);
         return ownDb;
@@ -330,7 +330,7 @@ final class DatabaseSurvey {
         for (CatalogDiscovery.Access a : access) {
             schemas.add(a.schema());
         }
-        cc.census().saw(remote, schemas);
+        cc.census().saw(remote, database, schemas);
         for (CatalogDiscovery.Access a : access) {
             if (onlySchema != null && !onlySchema.equals(a.schema())) {
                 continue;

@@ -2,10 +2,16 @@ package dev.ducklake.janitor.ops.files;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
+import dev.ducklake.janitor.ops.cleanupoldfiles.QueueSweep;
+import dev.ducklake.janitor.ops.cleanupoldfiles.CleanupOldFilesOptions;
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.runtime.RunRecorder;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.storage.DeleteOutcome;
+import dev.ducklake.janitor.storage.ForwardingStore;
+import dev.ducklake.janitor.storage.LocalFileStore;
+import dev.ducklake.janitor.storage.StorageException;
 import dev.ducklake.janitor.testsupport.FileCatalog;
 import dev.ducklake.janitor.testsupport.SilentPeer;
 import dev.ducklake.janitor.testsupport.TestPostgres;
@@ -17,6 +23,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -109,6 +117,140 @@ class SurveyConnectionsTest {
                         assertThat(ConnectionSpec.loginStopped(e)).as(e.getMessage()).isTrue();
                     });
             assertThat((System.nanoTime() - t0) / 1e9).as("seconds after the stop request").isLessThan(3);
+        }
+    }
+
+    /**
+     * The census ({@link CatalogCensus}) keeps its connection to a database of the server without a consulted catalog
+     * open from one batch of cleanup-old-files to the next (a login per database and batch was 90% of a cleanup on a
+     * server of 200 databases), and closes it at the run's end: after a run that completes, and after one whose store
+     * fails at the second batch.
+     */
+    @Test
+    void theCensusKeepsItsConnectionsForTheRunAndNoLonger() throws Exception {
+        TestPostgres pg = TestPostgres.get();
+        String db = "census_keep_" + ProcessHandle.current().pid();
+        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + Sql.ident(db));
+            st.execute("CREATE DATABASE " + Sql.ident(db));
+        }
+        try {
+            for (boolean fail : new boolean[] {false, true}) {
+                Path lake = dir.resolve("lake-" + fail);
+                FileCatalog cat = FileCatalog.create("census_keep", lake + "/");
+                for (int i = 0; i < 3; i++) {
+                    FileCatalog.file(lake.resolve("main/test/f" + i + ".parquet"), Duration.ofDays(10));
+                    cat.queue("main/test/f" + i + ".parquet", true, Duration.ofDays(10));
+                }
+                List<Long> during = new ArrayList<>();
+                ForwardingStore store = new ForwardingStore(new LocalFileStore(lake)) {
+                    @Override
+                    public DeleteOutcome delete(List<String> addresses) throws StorageException {
+                        return delete(addresses, false);
+                    }
+
+                    @Override
+                    public DeleteOutcome delete(List<String> addresses, boolean measure) throws StorageException {
+                        try (Connection c = pg.connect()) {
+                            during.add(sessionsOn(c, db));
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                        if (fail && during.size() == 2) {
+                            throw new IllegalStateException("the store fails at the second batch");
+                        }
+                        return inner.delete(addresses, measure);
+                    }
+                };
+                CleanupOldFilesOptions o = CleanupOldFilesOptions.builder(cat.schema).dryRun(false).batchSize(1)
+                        .deleteConcurrency(1).consult(ConsultOptions.defaults().withServer(pg.spec())).build();
+                try (Connection c = pg.connect()) {
+                    if (fail) {
+                        assertThatThrownBy(() -> QueueSweep.run(c, store, o, FileListener.NONE))
+                                .hasStackTraceContaining("the store fails at the second batch");
+                    } else {
+                        assertThat(QueueSweep.run(c, store, o, FileListener.NONE).filesDeleted()).isEqualTo(3);
+                    }
+                    assertThat(during).as("sessions on the catalog-less database at each batch's deletes (fail: %s)", fail)
+                            .startsWith(1L, 1L);
+                    long sessions = -1;
+                    for (int i = 0; i < 50 && sessions != 0; i++) {
+                        sessions = sessionsOn(c, db);
+                        if (sessions != 0) {
+                            Thread.sleep(100);
+                        }
+                    }
+                    assertThat(sessions).as("sessions left after the run (fail: %s)", fail).isZero();
+                }
+            }
+        } finally {
+            try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+                st.execute("DROP DATABASE IF EXISTS " + Sql.ident(db) + " WITH (FORCE)");
+            }
+        }
+    }
+
+    /**
+     * A connection the census kept whose session ends during the run is replaced, not a failure of the run: after
+     * {@code pg_terminate_backend} the next check logs in to the database again (and keeps that connection); after a
+     * {@code DROP DATABASE ... WITH (FORCE)} the database is gone from {@code pg_database} and nothing is looked at there.
+     */
+    @Test
+    void aKeptCensusConnectionThatEndsIsReplacedOrForgotten() throws Exception {
+        TestPostgres pg = TestPostgres.get();
+        String db = "census_end_" + ProcessHandle.current().pid();
+        try {
+            for (String end : List.of("terminate", "drop")) {
+                try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+                    st.execute("DROP DATABASE IF EXISTS " + Sql.ident(db) + " WITH (FORCE)");
+                    st.execute("CREATE DATABASE " + Sql.ident(db));
+                }
+                Path lake = dir.resolve("lake-" + end);
+                FileCatalog cat = FileCatalog.create("census_end", lake + "/");
+                for (int i = 0; i < 3; i++) {
+                    FileCatalog.file(lake.resolve("main/test/f" + i + ".parquet"), Duration.ofDays(10));
+                    cat.queue("main/test/f" + i + ".parquet", true, Duration.ofDays(10));
+                }
+                List<Long> during = new ArrayList<>();
+                ForwardingStore store = new ForwardingStore(new LocalFileStore(lake)) {
+                    @Override
+                    public DeleteOutcome delete(List<String> addresses) throws StorageException {
+                        return delete(addresses, false);
+                    }
+
+                    @Override
+                    public DeleteOutcome delete(List<String> addresses, boolean measure) throws StorageException {
+                        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+                            during.add(sessionsOn(c, db));
+                            if (during.size() == 1 && end.equals("drop")) {
+                                st.execute("DROP DATABASE " + Sql.ident(db) + " WITH (FORCE)");
+                            } else if (during.size() == 1) {
+                                try (PreparedStatement ps = c.prepareStatement("SELECT count(pg_terminate_backend(pid))"
+                                        + " FROM pg_catalog.pg_stat_activity WHERE datname = ?")) {
+                                    ps.setString(1, db);
+                                    ps.executeQuery().close();
+                                }
+                            }
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                        return inner.delete(addresses, measure);
+                    }
+                };
+                CleanupOldFilesOptions o = CleanupOldFilesOptions.builder(cat.schema).dryRun(false).batchSize(1)
+                        .deleteConcurrency(1).consult(ConsultOptions.defaults().withServer(pg.spec())).build();
+                try (Connection c = pg.connect()) {
+                    var r = QueueSweep.run(c, store, o, FileListener.NONE);
+                    assertThat(r.filesDeleted()).as("%s", r).isEqualTo(3);
+                    assertThat(r.stoppedDuring()).isNull();
+                }
+                assertThat(during).as("sessions on the database at each batch's deletes (%s)", end)
+                        .containsExactly(1L, end.equals("drop") ? 0L : 1L, end.equals("drop") ? 0L : 1L);
+            }
+        } finally {
+            try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+                st.execute("DROP DATABASE IF EXISTS " + Sql.ident(db) + " WITH (FORCE)");
+            }
         }
     }
 
