@@ -2,6 +2,7 @@ package dev.ducklake.janitor.ops.deleteorphanfiles;
 
 import dev.ducklake.janitor.ops.files.AgeThreshold;
 import dev.ducklake.janitor.ops.files.FileListener;
+import dev.ducklake.janitor.ops.files.MissingObjects;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.testsupport.FileCatalog;
 import dev.ducklake.janitor.testsupport.S3TestServer;
@@ -70,6 +71,23 @@ class S3SpelledDataPathTest {
         Assumptions.assumeTrue(s3.exists(upper, "probe") && !s3.exists(lower, "probe"),
                 "S3Proxy folds bucket names: no second bucket differing by case");
         sweepLeavesTheOtherPrefix("s3_sp_case", upper, "lake/", lower, "lake/");
+    }
+
+    /** The storage comparison ({@code check --storage}) lists the same prefix: the catalog's file there is not missing. */
+    @Test
+    void theStorageCheckFindsTheFilesUnderTheSpelledPrefix() throws Exception {
+        String b = S3TestServer.runBucket("spell-check");
+        s3.createBucket(b);
+        FileCatalog a = FileCatalog.create("s3_sp_check", "s3://" + b + "/p%7Eq/");
+        a.dataFile(1, "k0.parquet", true);
+        s3.put(b, "p%7Eq/main/test/k0.parquet", 10);
+        s3.put(b, "p~q/main/test/b1.parquet", 10);
+        MissingObjects.Result r;
+        try (Connection c = TestPostgres.get().connect()) {
+            r = MissingObjects.compare(c, a.schema, dataPath -> s3.store(), null, 5, st -> { });
+        }
+        assertThat(r.missingData()).as(String.valueOf(r.missingDataExamples())).isZero();
+        assertThat(r.listed()).isEqualTo(1);
     }
 
     /**
