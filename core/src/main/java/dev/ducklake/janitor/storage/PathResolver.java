@@ -242,6 +242,17 @@ public final class PathResolver {
     }
 
     /**
+     * The data path as its store spells the keys ({@link StorageLocation#spelled}): the prefix to list, never to
+     * compare ({@link #dataLocation()} is the one to compare).
+     *
+     * @return the prefix as spelled
+     * @throws IllegalArgumentException when the data path cannot be parsed
+     */
+    public StorageLocation listingLocation() {
+        return StorageLocation.spelled(dataPath);
+    }
+
+    /**
      * Full address of a queued file ({@code ducklake_files_scheduled_for_deletion}): where it is for this run, so an
      * absolute path under the stored data path is {@link #rebase rebased} onto the override.
      *

@@ -31,7 +31,9 @@ import java.util.regex.Pattern;
  *       {@code a%2Db} equals {@code a-b} but {@code a%2Fb} stays one segment. Decoding only ever merges spellings: a
  *       comparison may keep a file it could have deleted, never the reverse.</li>
  * </ul>
- * A prefix (a directory) ends in exactly one {@code /}; an object never does.
+ * A prefix (a directory) ends in exactly one {@code /}; an object never does. The canonical form is for comparing
+ * only: a data path is listed as its store spells the keys ({@link #spelled}), since DuckDB writes an object-store key
+ * byte for byte as the data path spells it ({@code s3://b/p%7Eq/} under {@code p%7Eq/}, not {@code p~q/}).
  *
  * @param scheme {@code file}, {@code s3}, {@code gs}, {@code az} ... (lower case)
  * @param bucket the bucket / container for object stores; empty for {@code file}
@@ -113,6 +115,44 @@ public record StorageLocation(String scheme, String bucket, String path) {
             throw new IllegalArgumentException("no bucket in " + raw);
         }
         return new StorageLocation(scheme, bucket.toLowerCase(Locale.ROOT), normalisePath(percentDecode(key), false, resolveDots));
+    }
+
+    /**
+     * A data path as the store spells its keys: the location a listing of it is made under. DuckDB hands an object-store
+     * key to the store as written (its S3 file system neither decodes {@code %XX} escapes nor collapses {@code //}, nor
+     * lower-cases the bucket), so {@code s3://bkt/p%7Eq/} holds its files under the key prefix {@code p%7Eq/}, while
+     * its canonical form {@code s3://bkt/p~q/} is another prefix, possibly another lake's. The scheme is the store's
+     * ({@code s3a://} is {@code s3://}); bucket and key stay byte for byte. A local path is its canonical form (a file
+     * system reads {@code //} and {@code .} as the same directory and never decodes an escape). Never compare this
+     * location: compare {@link #parse}'s canonical forms; list and delete under this one.
+     *
+     * @param raw a data path as DuckLake stores it or {@code --data-path} gives it
+     * @return the prefix as spelled (ending in {@code /} unless a bucket root)
+     * @throws IllegalArgumentException when {@link #parse} refuses it, or it has a backslash before its key
+     */
+    public static StorageLocation spelled(String raw) {
+        StorageLocation canonical = parse(raw).asPrefix();
+        if (canonical.scheme.equals("file")) {
+            return canonical;
+        }
+        Matcher m = SCHEME.matcher(raw);
+        int slash = m.matches() ? m.group(2).indexOf('/') : -1;
+        String bucket = slash < 0 ? (m.matches() ? m.group(2) : "") : m.group(2).substring(0, slash);
+        if (!m.matches() || bucket.isEmpty() || bucket.indexOf('\\') >= 0) {
+            throw new IllegalArgumentException("cannot tell the bucket and key prefix as spelled in " + raw);
+        }
+        String key = slash < 0 ? "" : m.group(2).substring(slash + 1);
+        return new StorageLocation(canonical.scheme, bucket, key.isEmpty() || key.endsWith("/") ? key : key + "/");
+    }
+
+    /**
+     * The address a store gives an object at this location: the local path, or {@code scheme://bucket/key}. For a
+     * canonical location it is the canonical spelling; for a {@link #spelled} prefix, the listing's addresses start with it.
+     *
+     * @return the address
+     */
+    public String spelling() {
+        return scheme.equals("file") ? path : scheme + "://" + bucket + "/" + path;
     }
 
     /**
@@ -305,9 +345,39 @@ public record StorageLocation(String scheme, String bucket, String path) {
         return other.canonical().startsWith(asPrefix().canonical());
     }
 
-    /** Whether one of two prefixes contains the other (two catalogs sharing files). */
+    /**
+     * Whether one of two prefixes contains the other (two catalogs sharing files). Object-store prefixes are compared
+     * twice: canonical, and with every {@code %XX} escape decoded (a reserved one such as {@code %2F} too), so that two
+     * spellings that some client could read as one prefix count as overlapping (erring toward keeping files).
+     */
     public boolean overlaps(StorageLocation other) {
-        return contains(other) || other.contains(this);
+        if (contains(other) || other.contains(this)) {
+            return true;
+        }
+        if (scheme.equals("file") || other.scheme.equals("file") || !scheme.equals(other.scheme)
+                || path.indexOf('%') < 0 && other.path.indexOf('%') < 0) {
+            return false;
+        }
+        String a = loose(this);
+        String b = loose(other);
+        return a.startsWith(b) || b.startsWith(a);
+    }
+
+    /** An object-store prefix with every escape decoded and slashes collapsed, as a prefix string. */
+    private static String loose(StorageLocation l) {
+        String p = l.asPrefix().path;
+        ByteArrayOutputStream out = new ByteArrayOutputStream(p.length());
+        byte[] in = p.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < in.length; i++) {
+            if (in[i] == '%' && i + 2 < in.length && hex(in[i + 1]) >= 0 && hex(in[i + 2]) >= 0) {
+                out.write(hex(in[i + 1]) * 16 + hex(in[i + 2]));
+                i += 2;
+            } else {
+                out.write(in[i]);
+            }
+        }
+        String decoded = out.toString(StandardCharsets.UTF_8).replaceAll("/{2,}", "/");
+        return l.bucket + "/" + (decoded.startsWith("/") ? decoded.substring(1) : decoded);
     }
 
     /** Appends a relative part (already in DuckLake's {@code /} form) to this prefix. */

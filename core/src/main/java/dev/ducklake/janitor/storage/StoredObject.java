@@ -27,4 +27,25 @@ public record StoredObject(StorageLocation location, String address, long sizeBy
                 : location.scheme() + "://" + location.bucket() + "/" + location.path();
         return expected.equals(address) && address.indexOf('\uFFFD') < 0;
     }
+
+    /**
+     * {@link #canonicalSpelling()} below a listed prefix that may itself be spelled otherwise than its canonical form
+     * ({@link StorageLocation#spelled}: {@code s3://bkt/p%7Eq/}, whose canonical form is {@code s3://bkt/p~q/}): the
+     * address starts with the prefix as spelled and the rest is spelled exactly as the canonical form's rest, so that
+     * the listing's byte order below the prefix is the canonical strings' order. An address under another spelling of
+     * the same canonical prefix (an inventory's entry under {@code p~q/}, another lake's) is not.
+     *
+     * @param spelledPrefix the listed prefix as spelled ({@link StorageLocation#spelling()})
+     * @param canonicalPrefix its canonical form ({@link StorageLocation#canonical()}, ending in {@code /})
+     * @return true when the object lies under the spelled prefix and the rest of its address is canonical
+     */
+    public boolean canonicalBelow(String spelledPrefix, String canonicalPrefix) {
+        if (!address.startsWith(spelledPrefix) || address.indexOf('\uFFFD') >= 0) {
+            return false;
+        }
+        String canon = location.canonical();
+        int rest = address.length() - spelledPrefix.length();
+        return canon.length() == canonicalPrefix.length() + rest && canon.startsWith(canonicalPrefix)
+                && canon.regionMatches(canonicalPrefix.length(), address, spelledPrefix.length(), rest);
+    }
 }

@@ -103,6 +103,11 @@ public final class InteropCatalog {
         return new RealDuckLake.Attach(pg.libpq(), dataDir.toString() + "/").metadataSchema(schema);
     }
 
+    /** ATTACH options for this catalog with another DATA_PATH (an object-store URL, spelled as given). */
+    public RealDuckLake.Attach attach(String dataPath) {
+        return new RealDuckLake.Attach(pg.libpq(), dataPath).metadataSchema(schema);
+    }
+
     /** Runs a DuckLake program and requires every step to succeed. */
     public RealDuckLake.Result run(RealDuckLake.Program program) {
         return duckLake.run(program).assertOk();

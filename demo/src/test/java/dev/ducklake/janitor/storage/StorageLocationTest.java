@@ -14,6 +14,56 @@ class StorageLocationTest {
         return StorageLocation.parse(s).canonical();
     }
 
+    /**
+     * DuckDB writes an S3 data path's keys as spelled (no escape decoded, {@code //} kept, the bucket's case kept): the
+     * prefix to list is that spelling; the canonical form only compares.
+     */
+    @Test
+    void anObjectStoreDataPathIsListedAsSpelledAndComparedCanonical() {
+        StorageLocation tilde = StorageLocation.spelled("s3://bkt4/p%7Eq/");
+        assertThat(tilde.bucket()).isEqualTo("bkt4");
+        assertThat(tilde.key()).isEqualTo("p%7Eq/");
+        assertThat(tilde.spelling()).isEqualTo("s3://bkt4/p%7Eq/");
+        assertThat(StorageLocation.spelled("s3a://bkt5/d//q").key()).isEqualTo("d//q/");
+        assertThat(StorageLocation.spelled("s3a://bkt5/d//q").scheme()).isEqualTo("s3");
+        assertThat(StorageLocation.spelled("s3://BKT/lake/").bucket()).isEqualTo("BKT");
+        assertThat(StorageLocation.spelled("s3://BKT/").isRoot()).isTrue();
+        assertThat(StorageLocation.spelled("/tmp/lake//p%7Eq/")).as("local: one directory, no escape decoded")
+                .isEqualTo(StorageLocation.parse("/tmp/lake/p%7Eq/"));
+        assertThatThrownBy(() -> StorageLocation.spelled("s3://b/a/../c/")).isInstanceOf(IllegalArgumentException.class);
+
+        String prefix = StorageLocation.parse("s3://bkt4/p%7Eq/").canonical();
+        assertThat(prefix).isEqualTo("s3://bkt4/p~q/");
+        StoredObject own = new StoredObject(StorageLocation.parse("s3://bkt4/p%7Eq/main/t/f.parquet"),
+                "s3://bkt4/p%7Eq/main/t/f.parquet", 1, null);
+        assertThat(own.canonicalSpelling()).isFalse();
+        assertThat(own.canonicalBelow("s3://bkt4/p%7Eq/", prefix)).as("canonical below the spelled prefix").isTrue();
+        StoredObject other = new StoredObject(StorageLocation.parse("s3://bkt4/p~q/main/t/f.parquet"),
+                "s3://bkt4/p~q/main/t/f.parquet", 1, null);
+        assertThat(other.canonicalBelow("s3://bkt4/p%7Eq/", prefix)).as("another spelling of the prefix").isFalse();
+        StoredObject stray = new StoredObject(StorageLocation.parse("s3://bkt4/p%7Eq/main//t/f.parquet"),
+                "s3://bkt4/p%7Eq/main//t/f.parquet", 1, null);
+        assertThat(stray.canonicalBelow("s3://bkt4/p%7Eq/", prefix)).as("not canonical below the prefix").isFalse();
+        StoredObject upper = new StoredObject(StorageLocation.parse("s3://BKT/lake/f.parquet"), "s3://BKT/lake/f.parquet", 1, null);
+        assertThat(upper.canonicalBelow("s3://BKT/lake/", "s3://bkt/lake/")).isTrue();
+    }
+
+    /** Two catalogs whose data paths could be read as one prefix overlap, whichever spelling each uses. */
+    @Test
+    void spellingsThatMayNameOnePrefixOverlap() {
+        StorageLocation tilde = StorageLocation.parse("s3://b/p%7Eq/");
+        assertThat(tilde.overlaps(StorageLocation.parse("s3://b/p~q/"))).isTrue();
+        assertThat(StorageLocation.parse("s3://b/d//q/").overlaps(StorageLocation.parse("s3://b/d/q/"))).isTrue();
+        assertThat(StorageLocation.parse("s3://BKT/lake/").overlaps(StorageLocation.parse("s3://bkt/lake/x/"))).isTrue();
+        assertThat(StorageLocation.parse("s3://b/a%2Fb/").overlaps(StorageLocation.parse("s3://b/a/b/"))).as("%2F read as /")
+                .isTrue();
+        assertThat(StorageLocation.parse("s3://b/a/b/c/").overlaps(StorageLocation.parse("s3://b/a%2fb/"))).isTrue();
+        assertThat(StorageLocation.parse("s3://b/a%2Fb/").overlaps(StorageLocation.parse("s3://b/a/c/"))).isFalse();
+        assertThat(StorageLocation.parse("s3://b/a%2Fb/").overlaps(StorageLocation.parse("s3://c/a/b/"))).isFalse();
+        assertThat(StorageLocation.parse("/tmp/a%2Fb/").overlaps(StorageLocation.parse("/tmp/a/b/"))).as("a local name is literal")
+                .isFalse();
+    }
+
     /** Issue 28 item 4: DuckDB writes file:///…/fdir%41x/ to the directory named fdir%41x; decoding it swept fdirAx/. */
     @Test
     void aFileUrlIsNotPercentDecodedBecauseDuckDbDoesNotDecodeIt() {

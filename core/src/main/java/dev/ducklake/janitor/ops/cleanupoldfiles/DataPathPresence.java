@@ -50,7 +50,7 @@ final class DataPathPresence {
         }
         StorageLocation root = resolver.dataLocation();
         boolean empty;
-        try (FileStore.Listing l = store.list(root.asPrefix())) {
+        try (FileStore.Listing l = store.list(resolver.listingLocation())) {
             empty = !l.hasNext();
         } catch (StorageException | UncheckedIOException e) {
             throw new JanitorException(Reason.STORAGE, "Listing the data path " + Sql.printable(root.canonical())

@@ -28,8 +28,9 @@ import java.util.Map;
  * @param keptKnown listed files a catalog knows
  * @param keptByName listed files DuckLake's rule would not consider (name not ending in .parquet, or .puffin with the option)
  * @param keptYoung unknown candidate-named files modified at or after the cutoff (or with no time)
- * @param keptNonCanonical listed objects whose key is not in canonical spelling (a doubled slash, a {@code .}
- *     segment, a backslash, a {@code %XX} escape of an unreserved character): never DuckLake files, never deleted
+ * @param keptNonCanonical listed objects whose key is not in canonical spelling below the data path as spelled (a
+ *     doubled slash, a {@code .} segment, a backslash, a {@code %XX} escape of an unreserved character), or (an
+ *     inventory's entries) lies under another spelling of the data path: never DuckLake files, never deleted
  * @param candidates orphans found
  * @param candidateBytes their total size in bytes
  * @param deleted orphans deleted; JSON {@code files_deleted}; in a dry run the candidates the delete would not refuse,

@@ -127,6 +127,7 @@ public final class OrphanSweep {
         StorageLocation root;
         try {
             root = resolver.dataLocation();
+            resolver.listingLocation(); // the prefix as spelled is what is listed: refused when it cannot be told
         } catch (IllegalArgumentException e) {
             throw new JanitorException(Reason.BRAKE_ROOT_PATH, "The data path " + CatalogInspector.printable(resolver.dataPath())
                     + " is not a location this tool can sweep: " + e.getMessage());
@@ -178,8 +179,8 @@ public final class OrphanSweep {
             spill = spills.create();
             // a dry run's lines say what the execute run would do, a refused delete included
             DryRunRefusals dryRun = o.dryRun() ? new DryRunRefusals(store, listener) : null;
-            Survey s = survey(c, store, o.inventory(), root, cutoff.cutoff(), known, spill, o.includePuffin(),
-                    dryRun != null ? dryRun : FileListener.NONE, leftToOthers, control);
+            Survey s = survey(c, store, o.inventory(), root, resolver.listingLocation(), cutoff.cutoff(), known, spill,
+                    o.includePuffin(), dryRun != null ? dryRun : FileListener.NONE, leftToOthers, control);
             List<String> findings = new ArrayList<>();
             if (s.stoppedDuring != null) {
                 // an incomplete listing proves nothing: no brake is judged, nothing is deleted
@@ -346,30 +347,23 @@ public final class OrphanSweep {
     }
 
     /**
-     * Merges the store's listing with the known addresses, both in byte order, and writes the candidates to the
-     * spill file (address, size, modification time in epoch milliseconds).
+     * Merges the store's listing (or an inventory, when one is given: an entry without a last-modified time is then a
+     * candidate too, its delete round stats it first) with the known addresses, both in byte order, and writes the
+     * candidates to the spill file (address, size, modification time in epoch milliseconds). The store lists
+     * {@code listRoot}, the data path as its keys are spelled ({@link PathResolver#listingLocation()}); addresses are
+     * compared in their canonical forms under {@code root}.
      */
-    static Survey survey(Connection c, FileStore store, StorageLocation root, Instant cutoff, KnownFiles known, Path spill,
-                         boolean includePuffin, FileListener listener, List<String> leftToOthers, RunControl control)
-            throws JanitorException, SQLException, IOException {
-        return survey(c, store, null, root, cutoff, known, spill, includePuffin, listener, leftToOthers, control);
-    }
-
-    /**
-     * As {@link #survey(Connection, FileStore, StorageLocation, Instant, KnownFiles, Path, boolean, FileListener, List,
-     * RunControl)}, from an inventory instead of the store's listing when one is given: an entry without a last-modified
-     * time is then a candidate too (its delete round stats it first, as every inventory candidate).
-     */
-    static Survey survey(Connection c, FileStore store, String inventory, StorageLocation root, Instant cutoff, KnownFiles known,
-                         Path spill, boolean includePuffin, FileListener listener, List<String> leftToOthers, RunControl control)
-            throws JanitorException, SQLException, IOException {
+    static Survey survey(Connection c, FileStore store, String inventory, StorageLocation root, StorageLocation listRoot,
+                         Instant cutoff, KnownFiles known, Path spill, boolean includePuffin, FileListener listener,
+                         List<String> leftToOthers, RunControl control) throws JanitorException, SQLException, IOException {
         String prefix = root.asPrefix().canonical();
+        String spelled = listRoot.spelling();
         Survey s = new Survey(prefix, leftToOthers);
         boolean confirmLater = inventory != null;
         try (KnownFiles.Cursor<String> k = known.ordered(prefix);
              FileStore.Listing listing = confirmLater ? Inventory.open(inventory, store, root, spill.toAbsolutePath().getParent(),
                      s.inventory)
-                     : store.list(root);
+                     : store.list(listRoot);
              DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(spill)))) {
             String kc = k.hasNext() ? k.next() : null;
             String prev = null;
@@ -388,9 +382,10 @@ public final class OrphanSweep {
                     continue;
                 }
                 s.listed++;
-                if (!canonicalSpelling(obj)) {
-                    // a key with a doubled slash, a '.' segment, a backslash or a %XX escape of an unreserved character:
-                    // DuckLake never writes one, and its canonical form sorts elsewhere than the listing put it
+                if (!obj.canonicalBelow(spelled, prefix)) {
+                    // below the data path as spelled, a key with a doubled slash, a '.' segment, a backslash or a %XX escape
+                    // of an unreserved character: DuckLake never writes one, and its canonical form sorts elsewhere than
+                    // the listing put it; or (an inventory's entry) a key under another spelling of the data path
                     s.keptNonCanonical++;
                     continue;
                 }
@@ -465,11 +460,4 @@ public final class OrphanSweep {
         return s;
     }
 
-    /**
-     * Whether a listed object's address is spelled exactly as its canonical form (so that the listing's byte order is
-     * the order of the canonical strings the merge compares).
-     */
-    static boolean canonicalSpelling(StoredObject obj) {
-        return obj.canonicalSpelling();
-    }
 }

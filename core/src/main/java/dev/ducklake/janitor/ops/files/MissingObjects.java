@@ -96,8 +96,10 @@ public final class MissingObjects {
             throws JanitorException, SQLException {
         boolean auto = c.getAutoCommit();
         StorageLocation root;
+        StorageLocation listRoot;
         try {
             root = r.dataLocation();
+            listRoot = r.listingLocation(); // listed as its keys are spelled, compared canonical
         } catch (IllegalArgumentException e) {
             throw new JanitorException(Reason.BRAKE_ROOT_PATH, "The data path " + CatalogInspector.printable(r.dataPath())
                     + " cannot be listed: " + e.getMessage());
@@ -106,7 +108,7 @@ public final class MissingObjects {
         c.setAutoCommit(false);
         try {
             long[] load = load(c, schema, r, prefix);
-            Merge m = merge(c, store, root, prefix, maxExamples);
+            Merge m = merge(c, store, root, listRoot, prefix, maxExamples);
             c.commit();
             List<String> md = examples(c, schema, m.missingData);
             List<String> mdel = examples(c, schema, m.missingDelete);
@@ -211,13 +213,15 @@ public final class MissingObjects {
         final List<String[]> sizes = new ArrayList<>();
     }
 
-    private static Merge merge(Connection c, FileStore store, StorageLocation root, String prefix, int maxExamples)
+    private static Merge merge(Connection c, FileStore store, StorageLocation root, StorageLocation listRoot, String prefix,
+                               int maxExamples)
             throws JanitorException, SQLException {
         Merge m = new Merge();
+        String spelled = listRoot.spelling();
         try (PreparedStatement ps = c.prepareStatement("SELECT canon COLLATE \"C\", kind, file_id, table_id, begin_snapshot,"
                 + " end_snapshot, size FROM " + TABLE + " ORDER BY 1")) {
             ps.setFetchSize(CHUNK);
-            try (ResultSet rs = ps.executeQuery(); FileStore.Listing listing = store.list(root)) {
+            try (ResultSet rs = ps.executeQuery(); FileStore.Listing listing = store.list(listRoot)) {
                 StoredObject obj = null;
                 String cur = null;
                 String prev = null;
@@ -231,7 +235,7 @@ public final class MissingObjects {
                         }
                         obj = listing.next();
                         String next = obj.location().canonical();
-                        if (!next.startsWith(prefix) || !obj.canonicalSpelling()) {
+                        if (!next.startsWith(prefix) || !obj.canonicalBelow(spelled, prefix)) {
                             continue;
                         }
                         m.listed++;
@@ -257,7 +261,7 @@ public final class MissingObjects {
                 }
                 while (listing.hasNext()) {
                     StoredObject o = listing.next();
-                    if (o.location().canonical().startsWith(prefix) && o.canonicalSpelling()) {
+                    if (o.location().canonical().startsWith(prefix) && o.canonicalBelow(spelled, prefix)) {
                         m.listed++;
                     }
                 }
