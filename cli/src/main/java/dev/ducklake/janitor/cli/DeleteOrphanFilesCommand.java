@@ -81,7 +81,8 @@ public final class DeleteOrphanFilesCommand extends StorageCommand<DeleteOrphanF
 
     @Option(names = "--allow-unknown-table-folders",
             description = "Delete candidates in DuckLake table folders that hold ducklake-<uuid> data or delete files as candidates "
-                    + "(whatever else they hold), no known file, and that no consulted catalog knows as a table folder; logged as a warning. Default: off (exit 17: "
+                    + "(whatever else they hold, known files included) and that no consulted catalog knows as a table folder; logged "
+                    + "as a warning. Default: off (exit 17: "
                     + "such folders may belong to a catalog this run cannot see, e.g. on another server sharing the storage; name it "
                     + "with --also-catalog instead).")
     boolean allowUnknownTableFolders;

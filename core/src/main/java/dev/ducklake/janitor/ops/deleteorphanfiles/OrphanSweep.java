@@ -414,7 +414,7 @@ public final class OrphanSweep {
                 // from an inventory, an entry without a time is left to the stat of its delete round
                 boolean old = obj.lastModified() != null ? obj.lastModified().isBefore(cutoff) : confirmLater;
                 boolean candidate = !isKnown && ducklakeFileName(obj.address(), includePuffin) && old;
-                s.folders.observe(cur, isKnown, candidate);
+                s.folders.observe(cur, candidate);
                 if (isKnown) {
                     s.keptKnown++;
                 } else if (!ducklakeFileName(obj.address(), includePuffin)) {

@@ -23,15 +23,17 @@ import java.util.regex.Pattern;
  * delete files {@code ducklake-<uuid>-delete.parquet} or {@code -delete.puffin} ({@code src/storage/ducklake_delete.cpp}).
  * So the table folder of a listed file is its directory with trailing {@code key=value} segments removed, at least two
  * levels below the swept data path (any catalog whose data path lies at or under it puts a schema and a table level
- * in between). A folder is reported when at least one of its candidates has a DuckLake file name, none of its listed
- * files is known, and it is not the table folder of any {@code ducklake_table} row (any snapshot) of a consulted
- * catalog, whatever else it holds: a file under another name ({@code ducklake_add_data_files} registers any name, a
- * writer leaves a {@code _SUCCESS}) or an inventory entry for a file that does not exist does not make a foreign
- * table folder an orphan (trial 40: until then a folder was reported only when every listed file of it had a
- * DuckLake name, and one such file or entry let another catalog's files be deleted). The brake errs on the side of
- * stopping; {@code --allow-unknown-table-folders} is the way out. Debris of a known table (files of a failed write in
- * its folder, whatever their names) is still deleted: a folder holding a known file, or that a {@code ducklake_table}
- * row names, never stops the run.
+ * in between). A folder is reported when at least one of its candidates has a DuckLake file name and it is not the
+ * table folder of any {@code ducklake_table} row (any snapshot) of a consulted catalog, whatever else it holds: a
+ * file under another name ({@code ducklake_add_data_files} registers any name, a writer leaves a {@code _SUCCESS}), an
+ * inventory entry for a file that does not exist (trial 40: until then a folder was reported only when every listed
+ * file of it had a DuckLake name), or a file a consulted catalog knows (trial 41: a catalog that imported one file of
+ * another catalog's table in place, with {@code ducklake_add_data_files}, knew a file in that folder, which then
+ * vouched for the whole folder and let the other catalog's live files be deleted) does not make a foreign table
+ * folder an orphan. Only a {@code ducklake_table} row makes a folder known. The brake errs on the side of stopping;
+ * {@code --allow-unknown-table-folders} is the way out. Debris of a known table (files of a failed write in its
+ * folder, whatever their names) is still deleted: a folder that a {@code ducklake_table} row names never stops the
+ * run.
  *
  * <p>The listing comes in byte order, in which all keys under one prefix are contiguous, so the open folders form a
  * chain of nested prefixes (a stack at most as deep as the path): memory does not grow with the number of files.
@@ -51,7 +53,6 @@ final class TableFolders {
 
     private static final class Folder {
         final String prefix;
-        boolean anyKnown;
         /** Candidates with a DuckLake file name. */
         long ducklakeCandidates;
 
@@ -102,13 +103,13 @@ final class TableFolders {
     }
 
     /**
-     * One listed file, in listing (byte) order.
+     * One listed file, in listing (byte) order (whether a catalog knows it does not matter: a known file does not make
+     * its folder known, only a {@code ducklake_table} row does).
      *
      * @param canonical its canonical address
-     * @param known whether a consulted catalog knows it
      * @param candidate whether it is an orphan candidate
      */
-    void observe(String canonical, boolean known, boolean candidate) {
+    void observe(String canonical, boolean candidate) {
         while (!open.isEmpty() && !canonical.startsWith(open.peek().prefix)) {
             close(open.pop());
         }
@@ -129,14 +130,13 @@ final class TableFolders {
             top = new Folder(f);
             open.push(top);
         }
-        top.anyKnown |= known;
         if (candidate && ducklakeName(canonical)) {
             top.ducklakeCandidates++;
         }
     }
 
     private void close(Folder f) {
-        if (!f.anyKnown && f.ducklakeCandidates > 0) {
+        if (f.ducklakeCandidates > 0) {
             if (flagged.size() < MAX_HELD) {
                 flagged.add(f.prefix);
             } else {

@@ -122,6 +122,23 @@ class UnknownTableFolderBrakeTest {
         assertAllExist(theirs);
     }
 
+    /**
+     * Trial 41: tenant A imported one of B's files ({@code ducklake_add_data_files} with B's absolute path), so A's
+     * catalog knew a file in B's table folder, and that one known file made the folder count as known: B's other live
+     * files were deleted. A known file does not vouch for its folder; only a {@code ducklake_table} row does.
+     */
+    @Test
+    void oneImportedFileDoesNotVouchForAForeignTableFolder() throws Exception {
+        Path lake = dir.resolve("lakeI");
+        FileCatalog cat = tenantA("ueb_vouch", lake);
+        List<Path> theirs = tenantB(lake);
+        cat.dataFile(1, theirs.get(0).toString(), false); // A reads one of B's files in place
+        assertThat(reason(cat, o -> o.withDryRun(false)))
+                .as("B's other DuckLake-named files are in a folder no ducklake_table row names")
+                .isEqualTo(Reason.BRAKE_UNKNOWN_TABLE_FOLDERS);
+        assertAllExist(theirs);
+    }
+
     @Test
     void debrisOfAKnownTableIsStillDeletedWhateverElseItsFolderHolds() throws Exception {
         Path lake = dir.resolve("lakeK");
