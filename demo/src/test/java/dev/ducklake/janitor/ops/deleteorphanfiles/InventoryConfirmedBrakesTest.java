@@ -1,21 +1,22 @@
 package dev.ducklake.janitor.ops.deleteorphanfiles;
 
-import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
-import dev.ducklake.janitor.storage.LocalFileStore;
 import dev.ducklake.janitor.testsupport.FileCatalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
-import java.util.function.UnaryOperator;
 
+import static dev.ducklake.janitor.ops.deleteorphanfiles.UnknownTableFolderBrakeTest.OLD;
+import static dev.ducklake.janitor.ops.deleteorphanfiles.UnknownTableFolderBrakeTest.assertAllExist;
+import static dev.ducklake.janitor.ops.deleteorphanfiles.UnknownTableFolderBrakeTest.ducklakeName;
+import static dev.ducklake.janitor.ops.deleteorphanfiles.UnknownTableFolderBrakeTest.inventoryOf;
+import static dev.ducklake.janitor.ops.deleteorphanfiles.UnknownTableFolderBrakeTest.reason;
+import static dev.ducklake.janitor.ops.deleteorphanfiles.UnknownTableFolderBrakeTest.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -28,43 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class InventoryConfirmedBrakesTest {
 
 
-    private static final Duration OLD = Duration.ofDays(3);
-
     @TempDir
     Path dir;
-
-    private static String ducklakeName() {
-        return "ducklake-" + UUID.randomUUID() + ".parquet";
-    }
-
-    private static DeleteOrphanFilesResult run(FileCatalog cat, UnaryOperator<DeleteOrphanFilesOptions> opts) throws Exception {
-        return DeleteOrphanFilesLocalTest.run(cat, new LocalFileStore(), opts, new ArrayList<>());
-    }
-
-    private static Reason reason(FileCatalog cat, UnaryOperator<DeleteOrphanFilesOptions> opts) throws Exception {
-        try {
-            run(cat, opts);
-            return null;
-        } catch (JanitorException e) {
-            return e.reason();
-        }
-    }
-
-    /** Every regular file under the lake, one line each as the inventory spells it: address, size, old time. */
-    private static List<String> inventoryOf(Path lake) throws Exception {
-        String old = Instant.now().minus(OLD).toString();
-        List<String> lines = new ArrayList<>();
-        try (var s = Files.walk(lake)) {
-            s.filter(Files::isRegularFile).forEach(p -> lines.add(p + "\t7\t" + old));
-        }
-        return lines;
-    }
-
-    private static void assertAllExist(List<Path> files) {
-        for (Path p : files) {
-            assertThat(p).as("tenant B's file").exists();
-        }
-    }
 
     /** A lake with 2 known files and 5 DuckLake-named orphans in the same folder: 5/7 is above the default ratio. */
     private static FileCatalog ratioLake(String name, Path lake) throws Exception {

@@ -30,20 +30,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 class UnknownTableFolderBrakeTest {
 
 
-    private static final Duration OLD = Duration.ofDays(3);
+    static final Duration OLD = Duration.ofDays(3);
 
     @TempDir
     Path dir;
 
-    private static String ducklakeName() {
+    static String ducklakeName() {
         return "ducklake-" + UUID.randomUUID() + ".parquet";
     }
 
-    private static DeleteOrphanFilesResult run(FileCatalog cat, UnaryOperator<DeleteOrphanFilesOptions> opts) throws Exception {
+    static DeleteOrphanFilesResult run(FileCatalog cat, UnaryOperator<DeleteOrphanFilesOptions> opts) throws Exception {
         return DeleteOrphanFilesLocalTest.run(cat, new LocalFileStore(), opts, new ArrayList<>());
     }
 
-    private static Reason reason(FileCatalog cat, UnaryOperator<DeleteOrphanFilesOptions> opts) throws Exception {
+    static Reason reason(FileCatalog cat, UnaryOperator<DeleteOrphanFilesOptions> opts) throws Exception {
         try {
             run(cat, opts);
             return null;
@@ -73,7 +73,7 @@ class UnknownTableFolderBrakeTest {
     }
 
     /** Every regular file under the lake, one line each as the inventory spells it: address, size, old time. */
-    private static List<String> inventoryOf(Path lake) throws Exception {
+    static List<String> inventoryOf(Path lake) throws Exception {
         String old = Instant.now().minus(OLD).toString();
         List<String> lines = new ArrayList<>();
         try (var s = Files.walk(lake)) {
@@ -82,7 +82,7 @@ class UnknownTableFolderBrakeTest {
         return lines;
     }
 
-    private static void assertAllExist(List<Path> files) {
+    static void assertAllExist(List<Path> files) {
         for (Path p : files) {
             assertThat(p).as("tenant B's file").exists();
         }
