@@ -43,9 +43,9 @@ public final class MaintenanceRun implements AutoCloseable {
         this.recorder = recorder;
         this.budget = budget;
         this.session = session;
-        this.queries = new QueryRunner(session, recorder, options.lockTimeout(), budget);
         // from here to close(): a stop request or the budget spent cancels the statement in flight
         this.watchdog = RunWatchdog.start(session::connection, budget);
+        this.queries = new QueryRunner(session, recorder, options.lockTimeout(), budget, watchdog::fired);
     }
 
     /**
