@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.files;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
 import dev.ducklake.janitor.ops.runtime.RunRecorder;
+import dev.ducklake.janitor.ops.runtime.RunWatchdog;
 import dev.ducklake.janitor.pg.SqlState;
 import dev.ducklake.janitor.pg.Transactions;
 import dev.ducklake.janitor.retry.FailureKind;
@@ -124,12 +125,13 @@ public final class CatalogRetry {
         try {
             return loop.run(() -> {
                 try {
-                    if (control.statementTimeout() != null && control.lockTimeout() != null) {
-                        // --statement-timeout and --lock-timeout, for this transaction only: a lock held by a writer
-                        // fails the attempt with 55P03 (retried) instead of waiting without end
-                        Transactions.setLocalTimeouts(c, control.statementTimeout(), control.lockTimeout());
-                    }
-                    return unit.run();
+                    setTimeouts(c, control);
+                    // a cancel the stop sent before this attempt began, arriving late, does not end it
+                    return RunWatchdog.pastLateCancel(control.watchdog(), unit::run, () -> {
+                        failedQuietly(c);
+                        rec.info(what + " was hit by the stop's cancel (SQLSTATE 57014) sent for the statement before it; running it again");
+                        setTimeouts(c, control);
+                    });
                 } catch (JanitorException e) {
                     throw new Passed(e);
                 }
@@ -154,6 +156,16 @@ public final class CatalogRetry {
 
         Stopped(String what, SQLException cause) {
             super(what + " was not retried: the run was stopped by its bounds", cause);
+        }
+    }
+
+    /**
+     * --statement-timeout and --lock-timeout, for this transaction only: a lock held by a writer fails the attempt
+     * with 55P03 (retried) instead of waiting without end.
+     */
+    private static void setTimeouts(Connection c, RunControl control) throws SQLException {
+        if (control.statementTimeout() != null && control.lockTimeout() != null) {
+            Transactions.setLocalTimeouts(c, control.statementTimeout(), control.lockTimeout());
         }
     }
 

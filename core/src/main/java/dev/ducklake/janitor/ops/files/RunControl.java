@@ -53,6 +53,11 @@ public final class RunControl implements CallBounds {
         this.lockTimeout = lockTimeout;
     }
 
+    /** @return the run's watchdog, or null for a direct engine call (no cancels) */
+    RunWatchdog watchdog() {
+        return watchdog;
+    }
+
     /** @return the run options' bounds: --max-batches, and the statement and lock timeouts of each catalog transaction */
     public static RunControl of(RunRecorder recorder, RunBudget budget, RunOptions options) {
         return new RunControl(recorder, budget, options.maxBatches(), options.statementTimeout(), options.lockTimeout());

@@ -45,7 +45,7 @@ public final class MaintenanceRun implements AutoCloseable {
         this.session = session;
         // from here to close(): a stop request or the budget spent cancels the statement in flight
         this.watchdog = RunWatchdog.start(session::connection, budget);
-        this.queries = new QueryRunner(session, recorder, options.lockTimeout(), budget, watchdog::fired);
+        this.queries = new QueryRunner(session, recorder, options.lockTimeout(), budget, watchdog);
     }
 
     /**

@@ -12,7 +12,6 @@ import dev.ducklake.janitor.pg.Transactions;
 
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
 
 /**
  * The read-only path: runs queries (surveys, counts, checks) on the run's {@link MaintenanceSession} under the
@@ -21,11 +20,9 @@ import java.util.function.BooleanSupplier;
  * own statement timeout, through {@link #readOnly}.
  *
  * <p>A read that begins after the run's {@link RunWatchdog} sent its one cancel (a stop request, the budget spent) and
- * ends cancelled (SQLSTATE 57014) was hit by that cancel arriving late, aimed at the statement before it (the cancel is
- * sent from a thread of its own and may reach the server after that statement ended): it runs once more, since the
- * watchdog never cancels twice. So the reads an operation makes after it stopped (a recount for its result) give the
- * result instead of a failure that loses it. A read already running when the cancel was sent is the stop's and fails as
- * before.
+ * is hit by that cancel arriving late runs once more ({@link RunWatchdog#pastLateCancel}): the reads an operation makes
+ * after it stopped (a recount for its result) give the result instead of a failure that loses it. A read already
+ * running when the cancel was sent is the stop's and fails as before.
  */
 public final class QueryRunner {
 
@@ -33,22 +30,22 @@ public final class QueryRunner {
     private final RunRecorder recorder;
     private final Duration lockTimeout;
     private final Bounds bounds;
-    private final BooleanSupplier cancelSent;
+    private final RunWatchdog watchdog;
 
     /**
      * @param session the run's session
      * @param recorder where retries are counted and warnings go
      * @param lockTimeout lock_timeout of the transactions {@link #readOnly} opens
      * @param bounds the run's budget and stop request: a retry backoff is not waited past them ({@link Pause})
-     * @param cancelSent whether the run's watchdog has sent its cancel ({@link RunWatchdog#fired()})
+     * @param watchdog the run's watchdog (whose late cancel a read begun after it is run again past)
      */
     public QueryRunner(MaintenanceSession session, RunRecorder recorder, Duration lockTimeout, Bounds bounds,
-                       BooleanSupplier cancelSent) {
+                       RunWatchdog watchdog) {
         this.session = session;
         this.recorder = recorder;
         this.lockTimeout = lockTimeout;
         this.bounds = bounds;
-        this.cancelSent = cancelSent;
+        this.watchdog = watchdog;
     }
 
     /**
@@ -90,21 +87,10 @@ public final class QueryRunner {
             public JanitorException fail(SQLException e, RetryPolicy.Decision d) {
                 return failure(what, d, e);
             }
-        }).run(() -> runOnce(what, work));
-    }
-
-    /** One attempt, run a second time when the watchdog's cancel, sent before it began, reached it late. */
-    private <T> T runOnce(String what, SqlWork<T> work) throws SQLException, JanitorException {
-        boolean sentBefore = cancelSent.getAsBoolean();
-        try {
-            return work.run(session.connection());
-        } catch (SQLException e) {
-            if (!sentBefore || !RunWatchdog.cancelled(e)) {
-                throw e;
-            }
+        }).run(() -> RunWatchdog.pastLateCancel(watchdog, () -> work.run(session.connection()), () -> {
+            Transactions.rollbackQuietly(session.connection());
             recorder.info(what + " was hit by the stop's cancel (SQLSTATE 57014) sent for the statement before it; running it again");
-            return work.run(session.connection());
-        }
+        }));
     }
 
     /**

@@ -129,6 +129,58 @@ public final class RunWatchdog implements AutoCloseable {
         return watch.fired();
     }
 
+    /**
+     * One attempt of a unit of catalog work (a read, a transaction).
+     *
+     * @param <T> its value
+     */
+    @FunctionalInterface
+    public interface Attempt<T> {
+        /**
+         * @return the attempt's value
+         * @throws SQLException the attempt's failure
+         * @throws JanitorException passed through unchanged
+         */
+        T run() throws SQLException, JanitorException;
+    }
+
+    /** What runs between an attempt a late cancel ended and its second run (roll back, say so, set its timeouts again). */
+    @FunctionalInterface
+    public interface BeforeRerun {
+        /** @throws SQLException when the session cannot be made ready: the attempt is not run again */
+        void run() throws SQLException;
+    }
+
+    /**
+     * Runs an attempt that may begin after this watchdog sent its one cancel: the cancel is sent from a thread of its
+     * own and can reach the server after the statement it was sent for has ended, cancelling the next one instead (CI
+     * of stop 40: the recount after the last batch). An attempt that began after the cancel was sent and ends cancelled
+     * (SQLSTATE 57014) is therefore run once more, after {@code beforeRerun} (roll back, say so); the watchdog never
+     * cancels twice, so the second run is cut only by its own timeouts. An attempt already running when the cancel was
+     * sent was the one the stop cut: its failure stands.
+     *
+     * @param watchdog the run's watchdog, or null (a direct engine call: the attempt runs once)
+     * @param attempt the attempt, safe to run again (idempotent, reading again what it decides on)
+     * @param beforeRerun run between the cancelled attempt and the second one
+     * @param <T> the attempt's value
+     * @return the value of the attempt that ended
+     * @throws SQLException the attempt's failure (of the second run, after a late cancel)
+     * @throws JanitorException the attempt's, unchanged
+     */
+    public static <T> T pastLateCancel(RunWatchdog watchdog, Attempt<T> attempt, BeforeRerun beforeRerun)
+            throws SQLException, JanitorException {
+        boolean sentBefore = watchdog != null && watchdog.fired();
+        try {
+            return attempt.run();
+        } catch (SQLException e) {
+            if (!sentBefore || !cancelled(e)) {
+                throw e;
+            }
+            beforeRerun.run();
+            return attempt.run();
+        }
+    }
+
     private void cancelAll() {
         // a login of the run in progress (a consulted database, a reconnect) whose stop condition is now true ends
         ConnectionSpec.abortStoppedConnects();

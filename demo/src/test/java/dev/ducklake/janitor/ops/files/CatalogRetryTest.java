@@ -118,4 +118,40 @@ class CatalogRetryTest {
                 .contains("the test unit failed with SQLSTATE 40001; not retried: the run was asked to stop"))
                 .as("one true line: not also 'retrying in 200 ms' (stop 39)").noneSatisfy(w -> assertThat(w).contains("retrying in"));
     }
+
+    /**
+     * The stop's cancel, sent before a catalog transaction began and arriving late (CI of stop 40), ended it as if the
+     * stop had cut it: a cleanup batch whose files were deleted kept its queue rows. It runs again instead.
+     */
+    @Test
+    void aTransactionBegunAfterTheStopsCancelWasSentRunsAgainPastIt() throws Exception {
+        String schema = schema();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger attempts = new AtomicInteger();
+        try (dev.ducklake.janitor.ops.runtime.MaintenanceRun run = dev.ducklake.janitor.ops.runtime.MaintenanceRun.open(
+                TestPostgres.get().spec(), dev.ducklake.janitor.ops.runtime.RunOptions.defaults(), ProgressListener.NONE, stop)) {
+            stop.set(true);
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (!run.watchdog().fired() && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+            assertThat(run.watchdog().fired()).as("the watchdog sent its cancel").isTrue();
+            RunControl control = RunControl.of(run);
+            Connection c = run.session().connection();
+            c.setAutoCommit(false);
+            int v = CatalogRetry.run(c, control, "deleting the queue rows of batch 1", () -> {
+                attempts.incrementAndGet();
+                Catalogs.exec(c, "INSERT INTO " + Sql.qualified(schema, "t") + " VALUES (1)");
+                Catalogs.exec(c, failing(schema, 1, "57014"));
+                c.commit();
+                return 7;
+            });
+            assertThat(v).isEqualTo(7);
+            assertThat(Catalogs.scalar(c, "SELECT count(*) FROM " + Sql.qualified(schema, "t")))
+                    .as("the cancelled attempt's insert was rolled back").isEqualTo(1);
+            c.rollback();
+            c.setAutoCommit(true);
+        }
+        assertThat(attempts).hasValue(2);
+    }
 }
