@@ -243,13 +243,15 @@ final class ExpireBatch {
             DeletionQueue.schedule(c, layout, "pg_temp.dj_exp_del", dataPath);
         }
         if (tables > 0) {
+            // the addresses recorded for each catalog table's rows of the batch's tables, asked once for all of them
+            long[] recorded = runSets ? TableRows.recordedPerTable(c, "pg_temp.dj_exp_tables") : null;
             for (int k = 0; k < PER_TABLE.size(); k++) {
                 if (!layout.has(PER_TABLE.get(k), "table_id")) {
                     continue;
                 }
                 if (runSets) {
                     // at the addresses the run recorded (no pass over a table sized by the catalog's tables: issue 27)
-                    TableRows.delete(c, layout, k);
+                    TableRows.delete(c, layout, k, recorded[k]);
                 } else {
                     exec("DELETE FROM " + layout.q(PER_TABLE.get(k)) + " WHERE table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables)");
                 }

@@ -60,8 +60,12 @@ final class TableRows {
         exec(c, "ANALYZE pg_temp.dj_run_rows");
     }
 
-    /** The recorded addresses of table {@code tab}'s rows of the tables in {@code ids} (a relation of table_id). */
-    private static String refs(int tab, String ids) {
+    /**
+     * The recorded addresses of table {@code tab}'s rows of the tables in {@code ids} (a relation of table_id).
+     *
+     * @param tab the position in {@link ExpireBatch#PER_TABLE}, or an SQL expression of it (a column of an outer query)
+     */
+    private static String refs(Object tab, String ids) {
         return "SELECT r.row_ctid FROM pg_temp.dj_run_rows r WHERE r.tab = " + tab + " AND r.table_id = ANY (ARRAY(SELECT table_id FROM "
                 + ids + "))";
     }
@@ -81,14 +85,41 @@ final class TableRows {
     }
 
     /**
+     * {@link #recorded} for every catalog table at once, in one statement (one round trip per batch, not one per catalog
+     * table): for each position of {@link ExpireBatch#PER_TABLE}, the same count over the same index ({@code tab},
+     * {@code table_id}) of {@code dj_run_rows}.
+     *
+     * @param ids a relation of table_id (the batch's {@code pg_temp.dj_exp_tables})
+     * @return addresses recorded, indexed by position in {@link ExpireBatch#PER_TABLE} (0 for a catalog table without
+     *     any, e.g. one without a {@code table_id} column); valid while {@code ids} and {@code dj_run_rows} are unchanged
+     */
+    static long[] recordedPerTable(Connection c, String ids) throws SQLException {
+        long[] counts = new long[ExpireBatch.PER_TABLE.size()];
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(recordedPerTableSql(ids))) {
+            while (rs.next()) {
+                counts[rs.getInt(1)] = rs.getLong(2);
+            }
+        }
+        return counts;
+    }
+
+    /** The statement of {@link #recordedPerTable}: (position, count) for each position of {@link ExpireBatch#PER_TABLE}. */
+    static String recordedPerTableSql(String ids) {
+        return "SELECT k.tab, (SELECT count(*) FROM (" + refs("k.tab", ids) + ") r) FROM generate_series(0, "
+                + (ExpireBatch.PER_TABLE.size() - 1) + ") k(tab)";
+    }
+
+    /**
      * Deletes the rows of catalog table {@code tab} of the batch's tables ({@code pg_temp.dj_exp_tables}), as
      * {@code DELETE … WHERE table_id IN (…)} does.
      *
+     * @param expected the addresses recorded for those rows: {@link #recordedPerTable}{@code (c, "pg_temp.dj_exp_tables")[tab]},
+     *     taken in this transaction after the batch's tables were chosen; fewer rows at them than this falls back to the
+     *     statement by table_id
      * @return rows deleted
      */
-    static long delete(Connection c, ExpiryLayout layout, int tab) throws SQLException {
+    static long delete(Connection c, ExpiryLayout layout, int tab, long expected) throws SQLException {
         String ids = "pg_temp.dj_exp_tables";
-        long expected = recorded(c, tab, ids);
         long deleted = exec(c, "DELETE FROM " + byAddress(layout, tab, ids));
         if (deleted < expected) {
             // an address went stale: the statement by table_id finds what is left

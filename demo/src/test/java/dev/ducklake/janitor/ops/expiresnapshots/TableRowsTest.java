@@ -3,6 +3,7 @@ package dev.ducklake.janitor.ops.expiresnapshots;
 import dev.ducklake.janitor.catalog.FormatVersion;
 import dev.ducklake.janitor.demo.CatalogBuilder;
 import dev.ducklake.janitor.pg.Sql;
+import dev.ducklake.janitor.testsupport.SqlCapture;
 import dev.ducklake.janitor.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 
@@ -119,7 +120,19 @@ class TableRowsTest {
                         + " WHERE table_id IN (SELECT table_id FROM pg_temp.dj_exp_tables)");
                 assertThat(rows).as("the dropped tables' columns (every 4th table has two)").isEqualTo(50);
                 assertThat(TableRows.recorded(c, column, "pg_temp.dj_exp_tables")).isEqualTo(rows);
-                assertThat(TableRows.delete(c, layout, column)).isEqualTo(rows);
+                // the counts of every catalog table at once probe dj_run_rows' index too, once the run recorded many rows (here
+                // 120,000 of other tables)
+                exec(c, "INSERT INTO pg_temp.dj_run_rows SELECT g % " + ExpireBatch.PER_TABLE.size() + ", 1000000 + g, '(0,1)'::tid"
+                        + " FROM generate_series(1, 120000) g");
+                exec(c, "ANALYZE pg_temp.dj_run_rows");
+                String counts = explain(c, TableRows.recordedPerTableSql("pg_temp.dj_exp_tables"));
+                assertThat(counts).as(counts).contains("Index Cond").doesNotContain("Seq Scan on dj_run_rows");
+                long[] recorded = TableRows.recordedPerTable(c, "pg_temp.dj_exp_tables");
+                assertThat(recorded[column]).as("the count of all tables at once, for this one").isEqualTo(rows);
+                for (int t = 0; t < recorded.length; t++) {
+                    assertThat(recorded[t]).as(ExpireBatch.PER_TABLE.get(t)).isEqualTo(TableRows.recorded(c, t, "pg_temp.dj_exp_tables"));
+                }
+                assertThat(TableRows.delete(c, layout, column, recorded[column])).isEqualTo(rows);
                 assertThat(count(c, "SELECT count(*) FROM " + layout.q("ducklake_column"))).as("the live table's columns").isEqualTo(20_001);
             } finally {
                 c.rollback();
@@ -127,6 +140,30 @@ class TableRowsTest {
                 RunCandidates.drop(c);
             }
         }
+    }
+
+    @Test
+    void aBatchCountsTheAddressesOfAllItsCatalogTablesInOneStatement() throws Exception {
+        Catalog k = catalog("exp_rows_trips");
+        ExpiryLayout layout;
+        try (Connection c = pg.connect()) {
+            layout = ExpiryLayout.read(c, k.schema(), FormatVersion.V1_0);
+        }
+        long perTable = ExpireBatch.PER_TABLE.stream().filter(t -> layout.has(t, "table_id")).count();
+        List<String> sent;
+        ExpireBatch.Figures f;
+        try (SqlCapture capture = SqlCapture.install(); Connection c = pg.connect()) {
+            f = batch(c, k, layout, null);
+            sent = capture.statements();
+        }
+        assertThat(f.tables()).isEqualTo(40);
+        List<String> byAddress = sent.stream().filter(s -> s.startsWith("DELETE FROM") && s.contains("pg_temp.dj_run_rows")).toList();
+        assertThat(byAddress).as("one delete by address per catalog table with a table_id").hasSize((int) perTable);
+        List<String> counts = sent.stream().filter(s -> s.startsWith("SELECT") && s.contains("count(*)") && s.contains("pg_temp.dj_run_rows"))
+                .toList();
+        // the registry's rows of the removable tables (read before the batch's tables are chosen), then every per-table
+        // delete's expected count at once: not one statement per catalog table
+        assertThat(counts).as(String.join("\n", counts)).hasSize(2);
     }
 
     @Test
