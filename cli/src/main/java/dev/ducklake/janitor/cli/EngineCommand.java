@@ -11,6 +11,7 @@ import dev.ducklake.janitor.ops.compact.CompactOptions;
 import dev.ducklake.janitor.ops.compact.CompactResult;
 import dev.ducklake.janitor.ops.compact.CompactTables;
 import dev.ducklake.janitor.ops.compact.DuckLakeCalls;
+import dev.ducklake.janitor.ops.compact.EngineProbe;
 import dev.ducklake.janitor.ops.compact.TableOutcome;
 import dev.ducklake.janitor.ops.compact.TablePlan;
 import dev.ducklake.janitor.pg.ConnectionSpec;
@@ -32,6 +33,12 @@ abstract class EngineCommand extends MaintenanceCommand<CompactResult> {
 
     private final CompactMode mode;
 
+    /**
+     * The dry runs' check of the engine, once for all the schemas of this command (maintain sets one per run, shared by
+     * its engine steps).
+     */
+    EngineProbe probe = new EngineProbe();
+
     EngineCommand(CompactMode mode) {
         super(mode.operation(), CompactResult.class);
         this.mode = mode;
@@ -47,7 +54,7 @@ abstract class EngineCommand extends MaintenanceCommand<CompactResult> {
 
     @Override
     public final MaintenanceOperation<CompactResult> create(ConnectionSpec conn, RunOptions options, ProgressListener listener) {
-        return new CompactTables(conn, engine.apply(modeOptions(CompactOptions.defaults(mode).withRun(options))), listener);
+        return new CompactTables(conn, engine.apply(modeOptions(CompactOptions.defaults(mode).withRun(options))), listener, probe);
     }
 
     @Override

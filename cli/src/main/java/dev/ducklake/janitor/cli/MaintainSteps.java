@@ -8,6 +8,7 @@ import dev.ducklake.janitor.maintain.StepConfig;
 import dev.ducklake.janitor.maintain.StepContext;
 import dev.ducklake.janitor.maintain.StepResult;
 import dev.ducklake.janitor.maintain.YamlTree;
+import dev.ducklake.janitor.ops.compact.EngineProbe;
 import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
 import dev.ducklake.janitor.ops.runtime.MaintenanceResult;
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
@@ -76,13 +77,15 @@ final class MaintainSteps {
     static Map<String, MaintenanceStep> registry(Supplier<ProgressListener> listener, PrintWriter fileLines) {
         Map<String, MaintenanceStep> r = new LinkedHashMap<>();
         CommandLine root = new CommandLine(new JanitorCommand(Map.of()));
+        // the engine steps' dry runs start DuckDB once for the whole run (flush-inlined-data's and compact's, every schema)
+        EngineProbe engineProbe = new EngineProbe();
         for (Operations.Operation o : Operations.steps()) {
             Map<String, OptionKind> options = StepOptions.of(root.getSubcommands().get(o.name()).getCommandSpec());
             // check is read-only and not an OperationAdapter; an engine step's DuckDB reaches the data path through httpfs
             add(r, o.command() == CheckCommand.class ? new CheckStep(options, fileLines)
                     : new CommandStep(o.name(), options, listener, fileLines,
                             StorageCommand.class.isAssignableFrom(o.command()) ? StoreUse.FILES
-                                    : EngineCommand.class.isAssignableFrom(o.command()) ? StoreUse.ENGINE : StoreUse.NONE));
+                                    : EngineCommand.class.isAssignableFrom(o.command()) ? StoreUse.ENGINE : StoreUse.NONE, engineProbe));
         }
         return r;
     }
@@ -265,9 +268,12 @@ final class MaintainSteps {
         private final boolean storage;
         /** A step that reaches the data path at all (the storage commands, and the engine steps' DuckDB through httpfs). */
         private final boolean readsStore;
+        /** The engine steps' dry-run check of DuckDB, one for the run's steps, schemas and catalogs (the registry is the run's). */
+        private final EngineProbe engineProbe;
 
         CommandStep(String name, Map<String, OptionKind> options, Supplier<ProgressListener> listener, PrintWriter fileLines,
-                    StoreUse store) {
+                    StoreUse store, EngineProbe engineProbe) {
+            this.engineProbe = engineProbe;
             this.name = name;
             this.options = Map.copyOf(options);
             this.listener = listener;
@@ -353,7 +359,7 @@ final class MaintainSteps {
         @Override
         @SuppressWarnings({"rawtypes"})
         public String plan(StepContext ctx, StepConfig step) throws JanitorException {
-            OperationAdapter adapter = (OperationAdapter) parse(args(name, step), fileLines);
+            OperationAdapter adapter = command(step);
             adapter.prepare();
             RunOptions run = runOptions(step, (MaintenanceCommand<?>) adapter, ctx.schema(), false, ctx.runBudget(), ctx.lockName());
             String q = adapter.confirmation(ctx.connection().withSocketTimeoutAbove(run.statementTimeout()), List.of(ctx.schema()), run);
@@ -363,7 +369,7 @@ final class MaintainSteps {
         @Override
         @SuppressWarnings({"unchecked", "rawtypes"})
         public StepResult run(StepContext ctx, StepConfig step) throws JanitorException {
-            OperationAdapter adapter = (OperationAdapter) parse(args(name, step), fileLines);
+            OperationAdapter adapter = command(step);
             AtomicReference<String> noStore = new AtomicReference<>();
             if (storage) {
                 // a store that cannot be used (no S3 credentials) makes the step skipped, checked before it changes anything
@@ -389,6 +395,16 @@ final class MaintainSteps {
                 throw e;
             }
             return StepResult.ran(r, adapter.pushedGauges(r), adapter.exitCode(r));
+        }
+
+        /** The step's command, parsed from its options; an engine step's with the run's {@link #engineProbe}. */
+        @SuppressWarnings({"rawtypes"})
+        private OperationAdapter command(StepConfig step) {
+            OperationAdapter adapter = (OperationAdapter) parse(args(name, step), fileLines);
+            if (adapter instanceof EngineCommand e) {
+                e.probe = engineProbe;
+            }
+            return adapter;
         }
 
         /** Fails (and records why) when the location is on S3 and the AWS SDK's default chain finds no credentials. */

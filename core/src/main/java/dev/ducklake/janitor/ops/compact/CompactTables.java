@@ -38,13 +38,16 @@ import java.util.Map;
  * the budget runs out ({@link DuckLakeEngine#call(String, dev.ducklake.janitor.retry.Bounds)}: DuckDB rolls its
  * transaction back, the table is {@code stopped} and the next run does it again; docs/stops-and-budgets.md). Each call
  * commits on its own, so a stopped or failed run leaves consistent tables: run it again. Afterwards the catalog is planned again for
- * {@code remaining_tables_with_work}. A dry run plans and reports the exact calls; it takes no lock and starts no DuckDB.
+ * {@code remaining_tables_with_work}. A dry run plans and reports the exact calls; it takes no lock and ATTACHes nothing
+ * (it only checks that DuckDB and its extensions would start, once per run: {@link EngineProbe}).
  */
 public final class CompactTables extends StoppableOperation<CompactResult> {
 
     private final ConnectionSpec spec;
     private final CompactOptions options;
     private final ProgressListener listener;
+    /** A dry run's check of the engine, shared by the schemas of a run ({@link EngineProbe}). */
+    private final EngineProbe probe;
     /** Set when the run's stop request or budget cancelled a DuckLake call in flight ({@link CompactResult#stoppedDuring}). */
     private String stoppedDuring;
 
@@ -57,9 +60,21 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
      * @param listener where progress goes
      */
     public CompactTables(ConnectionSpec spec, CompactOptions options, ProgressListener listener) {
+        this(spec, options, listener, new EngineProbe());
+    }
+
+    /**
+     * @param spec where the catalog database is
+     * @param options what to do
+     * @param listener where progress goes
+     * @param probe a dry run's check of the engine, kept for the run: pass the same one to every schema's operation of a
+     *     run so that its dry runs start DuckDB once (each still warns when the engine could not start)
+     */
+    public CompactTables(ConnectionSpec spec, CompactOptions options, ProgressListener listener, EngineProbe probe) {
         this.spec = spec;
         this.options = options;
         this.listener = listener;
+        this.probe = java.util.Objects.requireNonNull(probe, "probe");
     }
 
     /**
@@ -114,7 +129,7 @@ public final class CompactTables extends StoppableOperation<CompactResult> {
                 if (!work.isEmpty()) {
                     String dataPath = run.queries().readOnly("reading the data path", options.run().statementTimeout(), c -> dataPath(c, schema));
                     try {
-                        DuckLakeEngine.probe(options.engine(), dataPath);
+                        probe.check(options.engine(), dataPath);
                     } catch (JanitorException e) {
                         run.recorder().warn("an execute run would stop before starting DuckDB (exit " + e.reason().exitCode() + "): "
                                 + e.getMessage());

@@ -136,10 +136,21 @@ public final class DuckLakeEngine implements AutoCloseable {
      *     an execute run would stop on
      */
     public static void probe(EngineSettings settings, String dataPath) throws JanitorException {
-        EngineStorage.Access storage = EngineStorage.resolve(dataPath, settings.s3());
+        probeEngine(settings, EngineStorage.resolve(dataPath, settings.s3()).needsHttpfs());
+    }
+
+    /**
+     * The engine's part of {@link #probe} (its storage access checked by the caller): starts an in-memory DuckDB, loads
+     * the extensions, closes it.
+     *
+     * @param settings the engine settings of the run
+     * @param httpfs whether httpfs is loaded too (a data path on S3)
+     * @throws JanitorException ENGINE_UNAVAILABLE naming what an execute run would stop on
+     */
+    static void probeEngine(EngineSettings settings, boolean httpfs) throws JanitorException {
         Connection duck = start(settings);
         try {
-            loadExtensions(duck, settings.extensionDir(), storage.needsHttpfs());
+            loadExtensions(duck, settings.extensionDir(), httpfs);
         } finally {
             closeQuietly(duck);
         }
