@@ -72,7 +72,7 @@ final class MaintainSteps {
      *
      * @param listener a progress listener for the step running on the calling thread
      * @param fileLines where the storage steps' per-file lines go (stderr: stdout holds the result)
-     * @return step name → adapter
+     * @return step name → adapter; make one per run: its engine steps share the run's {@link EngineProbe}
      */
     static Map<String, MaintenanceStep> registry(Supplier<ProgressListener> listener, PrintWriter fileLines) {
         Map<String, MaintenanceStep> r = new LinkedHashMap<>();
