@@ -94,7 +94,7 @@ public final class Durations {
         String shown = text.strip();
         String t = shown.toLowerCase(Locale.ROOT);
         if (t.startsWith("-")) {
-            throw new InvalidDuration("'" + shown + "' is negative; a duration is 0 or more", true);
+            throw negative(shown);
         }
         if (t.startsWith("+")) {
             t = t.substring(1);
@@ -115,7 +115,7 @@ public final class Durations {
                 throw notADuration(shown, t);
             }
             if (d.isNegative()) {
-                throw new InvalidDuration("'" + shown + "' is negative; a duration is 0 or more", true);
+                throw negative(shown);
             }
             seconds = new BigDecimal(d.getSeconds()).add(BigDecimal.valueOf(d.getNano(), 9));
         } else {
@@ -149,10 +149,36 @@ public final class Durations {
         }
         BigDecimal total = seconds.add(BigDecimal.valueOf(months).multiply(unitSeconds("d")).multiply(BigDecimal.valueOf(31)));
         if (total.compareTo(BigDecimal.valueOf(MAX.getSeconds())) > 0) {
-            throw new InvalidDuration("'" + shown + "' is longer than " + format(MAX) + " (100 years), the longest duration accepted", true);
+            throw tooLong(shown);
         }
         long ms = seconds.movePointRight(3).setScale(0, RoundingMode.HALF_UP).longValueExact();
         return new Span(months, Duration.ofMillis(ms));
+    }
+
+    /**
+     * Checks a duration given as a value (the library's {@link Duration} arguments) against the range of the grammar, with
+     * the words {@link #parse} uses for the same duration written in the grammar ({@link #format}).
+     *
+     * @param d the duration
+     * @return {@code d}, 0 to {@link #MAX}
+     * @throws InvalidDuration when {@code d} is negative or longer than {@link #MAX} ({@link InvalidDuration#outOfRange()})
+     */
+    public static Duration checkRange(Duration d) {
+        if (d.isNegative()) {
+            throw negative("-" + format(d.negated()));
+        }
+        if (d.compareTo(MAX) > 0) {
+            throw tooLong(format(d));
+        }
+        return d;
+    }
+
+    private static InvalidDuration negative(String shown) {
+        return new InvalidDuration("'" + shown + "' is negative; a duration is 0 or more", true);
+    }
+
+    private static InvalidDuration tooLong(String shown) {
+        return new InvalidDuration("'" + shown + "' is longer than " + format(MAX) + " (100 years), the longest duration accepted", true);
     }
 
     private static long addMonths(long months, BigDecimal n, int per, String shown) {
@@ -160,7 +186,7 @@ public final class Durations {
             throw new InvalidDuration("'" + shown + "': months and years must be whole numbers", false);
         }
         if (n.compareTo(BigDecimal.valueOf(1200)) > 0) {
-            throw new InvalidDuration("'" + shown + "' is longer than " + format(MAX) + " (100 years), the longest duration accepted", true);
+            throw tooLong(shown);
         }
         return months + n.longValueExact() * per;
     }

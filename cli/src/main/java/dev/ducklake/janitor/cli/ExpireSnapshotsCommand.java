@@ -1,7 +1,6 @@
 package dev.ducklake.janitor.cli;
 
 import dev.ducklake.janitor.JanitorException;
-import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.maintain.OptionKind;
 import dev.ducklake.janitor.metrics.MaintenanceRunReporter;
 import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
@@ -83,12 +82,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
 
     /** Checks the criteria flags before anything connects. */
     private Criteria criteria() throws JanitorException {
-        Duration min;
-        try {
-            min = dev.ducklake.janitor.Durations.parse(minAge);
-        } catch (dev.ducklake.janitor.Durations.InvalidDuration e) {
-            throw new JanitorException(Reason.USAGE, "--min-age: " + e.getMessage() + ".");
-        }
+        Duration min = ExpireSnapshotsOptions.parseMinAge(minAge);
         Criteria c = new Criteria(olderThan == null ? null : OlderThan.parse(olderThan, "--older-than"), retainLast, versions, min);
         ExpireSnapshotsOptions.of(RunOptions.defaults(), c.olderThan(), c.retainLast(), c.versions(), c.minAge()).validate();
         return c;

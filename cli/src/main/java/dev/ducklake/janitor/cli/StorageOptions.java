@@ -6,6 +6,7 @@ import dev.ducklake.janitor.maintain.OptionKind;
 import dev.ducklake.janitor.ops.files.AgeThreshold;
 import dev.ducklake.janitor.ops.files.FileListener;
 import dev.ducklake.janitor.ops.files.StorageOptionsBuilder;
+import dev.ducklake.janitor.ops.files.StorageRunOptions;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.FileStores;
@@ -72,8 +73,9 @@ public final class StorageOptions {
             b.minAge(minAge());
         }
         if (deleteConcurrency != null && deleteConcurrency < 1) {
-            throw new JanitorException(Reason.USAGE, "--delete-concurrency must be between 1 and "
-                    + dev.ducklake.janitor.ops.files.ParallelDeletes.MAX_CONCURRENCY + ", got " + deleteConcurrency + ".");
+            // 0 is the options' "store's default", not a value of the flag; one above the maximum the options refuse
+            // (validateShared), with the same range and words
+            StorageRunOptions.checkDeleteConcurrency(deleteConcurrency);
         }
         b.dataPath(store.dataPath).allowShortRetention(allowShortRetention).deleteConcurrency(deleteConcurrency == null ? 0 : deleteConcurrency);
         return b;

@@ -92,9 +92,10 @@ public final class ExpireSnapshotsAction extends MaintenanceAction<ExpireSnapsho
     /**
      * Never expire a snapshot younger than this, whatever the criteria say, because an open DuckLake transaction may
      * still need it for its conflict check. Default {@code 1 hour} ({@link ExpireSnapshotsOptions#DEFAULT_MIN_AGE});
-     * zero allowed.
+     * zero allowed. A negative age or one longer than 100 years ({@link dev.ducklake.janitor.Durations#MAX}) fails
+     * {@code execute()} with {@link Reason#USAGE}, in the words the CLI's {@code --min-age} uses for the same duration.
      *
-     * @param age the minimum age, 0 or more
+     * @param age the minimum age, 0 to 100 years
      * @return this action
      */
     public ExpireSnapshotsAction minAge(Duration age) {

@@ -1,5 +1,6 @@
 package dev.ducklake.janitor.ops.expiresnapshots;
 
+import dev.ducklake.janitor.Durations;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 
@@ -139,6 +140,28 @@ public record ExpireSnapshotsOptions(String metadataSchema, boolean dryRun, Olde
     }
 
     /**
+     * Parses a minimum age as the operator wrote it ({@code --min-age}, a maintain step's {@code min-age}) in the one
+     * duration grammar ({@link Durations}); {@link #validate()} refuses a {@link Duration} out of
+     * the same range with the same words.
+     *
+     * @param text the text, e.g. {@code 1h}, {@code 0s}
+     * @return the duration, 0 to {@link Durations#MAX}, in whole milliseconds
+     * @throws JanitorException {@link Reason#USAGE} {@code --min-age: <why>.} for a text that is not a duration, is
+     *     negative or is longer than 100 years
+     */
+    public static Duration parseMinAge(String text) throws JanitorException {
+        try {
+            return Durations.parse(text);
+        } catch (Durations.InvalidDuration e) {
+            throw badMinAge(e);
+        }
+    }
+
+    private static JanitorException badMinAge(Durations.InvalidDuration e) {
+        return new JanitorException(Reason.USAGE, "--min-age: " + e.getMessage() + ".");
+    }
+
+    /**
      * Checks the values on their own (not against the catalog).
      *
      * @throws JanitorException {@link Reason#USAGE} naming the first bad value
@@ -163,8 +186,13 @@ public record ExpireSnapshotsOptions(String metadataSchema, boolean dryRun, Olde
         if (olderThan != null && olderThan.ago() != null && olderThan.ago().isNegative()) {
             throw new JanitorException(Reason.USAGE, "--older-than must not be a negative duration.");
         }
-        if (minAge == null || minAge.isNegative()) {
+        if (minAge == null) {
             throw new JanitorException(Reason.USAGE, "--min-age must be a duration of 0s or more (e.g. 1h, 0s).");
+        }
+        try {
+            Durations.checkRange(minAge);
+        } catch (Durations.InvalidDuration e) {
+            throw badMinAge(e);
         }
         if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
             throw new JanitorException(Reason.USAGE, "--batch-size must be between 1 and " + MAX_BATCH_SIZE + " snapshots, got " + batchSize + ".");

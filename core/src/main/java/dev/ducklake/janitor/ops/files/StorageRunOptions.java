@@ -58,10 +58,23 @@ public interface StorageRunOptions {
         run().validate();
         consult().validate();
         FileAges.checkOlderThan(olderThan());
-        if (deleteConcurrency() < 0 || deleteConcurrency() > ParallelDeletes.MAX_CONCURRENCY) {
-            throw new JanitorException(JanitorException.Reason.USAGE, "--delete-concurrency must be between 1 and "
-                    + ParallelDeletes.MAX_CONCURRENCY + ", got " + deleteConcurrency() + ".");
+        if (deleteConcurrency() != 0) { // 0: the store's default
+            checkDeleteConcurrency(deleteConcurrency());
         }
         FileAges.checkFloor(minAge(), floor, allowShortRetention(), operation);
+    }
+
+    /**
+     * Checks a number of delete calls in flight at once that was given ({@code --delete-concurrency}, a step's
+     * {@code delete-concurrency}): the one range and message of that option.
+     *
+     * @param n delete calls in flight at once
+     * @throws JanitorException USAGE when {@code n} is not between 1 and {@link ParallelDeletes#MAX_CONCURRENCY}
+     */
+    static void checkDeleteConcurrency(int n) throws JanitorException {
+        if (n < 1 || n > ParallelDeletes.MAX_CONCURRENCY) {
+            throw new JanitorException(JanitorException.Reason.USAGE, "--delete-concurrency must be between 1 and "
+                    + ParallelDeletes.MAX_CONCURRENCY + ", got " + n + ".");
+        }
     }
 }
