@@ -26,13 +26,18 @@ class UsageWordsTest {
 
     private final TestPostgres pg = TestPostgres.get();
 
+    /** A fresh schema holding a catalog with one table. */
+    private String catalog(String prefix) throws Exception {
+        String s = pg.freshSchema(prefix);
+        try (Connection c = pg.connect()) {
+            new CatalogBuilder(c, s, FormatVersion.V1_0).create().createTable("t", 1);
+        }
+        return s;
+    }
+
     @Test
     void theLibraryAndTheCliRefuseTheSameMinAgesWithTheSameWords() throws Exception {
-        String s = pg.freshSchema("min_age_words");
-        try (Connection c = pg.connect()) {
-            CatalogBuilder b = new CatalogBuilder(c, s, FormatVersion.V1_0).create();
-            b.createTable("t", 1);
-        }
+        String s = catalog("min_age_words");
         Janitor lake = Janitor.on(pg.url(), s);
         Map<Duration, String> refused = new LinkedHashMap<>();
         refused.put(Duration.ofHours(-1), "-1h");
@@ -61,10 +66,7 @@ class UsageWordsTest {
 
     @Test
     void theLibraryAndTheCliRefuseTheSameDeleteConcurrencyWithTheSameWords() throws Exception {
-        String s = pg.freshSchema("concurrency_words");
-        try (Connection c = pg.connect()) {
-            new CatalogBuilder(c, s, FormatVersion.V1_0).create();
-        }
+        String s = catalog("concurrency_words");
         Janitor lake = Janitor.on(pg.url(), s);
         for (int n : new int[] {-1, 65}) {
             JanitorException api = catchThrowableOfType(() -> lake.cleanupOldFiles().deleteConcurrency(n).execute(), JanitorException.class);
