@@ -102,7 +102,7 @@ public final class DropOrphanInlineTablesCommand extends MaintenanceCommand<Drop
         long wouldDrop = 0;
         long nonEmptyKept = 0;
         for (String schema : schemas) {
-            DropOrphanInlineTablesResult dry = create(conn, options.withMetadataSchema(schema).withDryRun(true),
+            DropOrphanInlineTablesResult dry = create(conn, options.toBuilder().metadataSchema(schema).dryRun(true).build(),
                     ProgressListener.NONE).execute();
             wouldDrop += dry.wouldDrop();
             nonEmptyKept += includeNonempty ? 0 : dry.orphanNonempty() + (includeUnregistered ? dry.unregisteredNonempty() : 0);

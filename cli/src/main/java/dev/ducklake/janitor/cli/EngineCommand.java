@@ -123,7 +123,7 @@ abstract class EngineCommand extends MaintenanceCommand<CompactResult> {
     public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) throws JanitorException {
         long tables = 0;
         for (String schema : schemas) {
-            tables += create(conn, options.withMetadataSchema(schema).withDryRun(true), ProgressListener.NONE).execute().tablesWithWork();
+            tables += create(conn, options.toBuilder().metadataSchema(schema).dryRun(true).build(), ProgressListener.NONE).execute().tablesWithWork();
         }
         return String.format(Locale.ROOT, "Run DuckLake's %s on %d table(s) in %s? [y/N] ", mode.operation(), tables, Render.where(conn, schemas));
     }

@@ -126,7 +126,7 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
     public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) throws JanitorException {
         long snapshots = 0;
         for (String schema : schemas) {
-            snapshots += create(conn, options.withMetadataSchema(schema).withDryRun(true), ProgressListener.NONE).execute()
+            snapshots += create(conn, options.toBuilder().metadataSchema(schema).dryRun(true).build(), ProgressListener.NONE).execute()
                     .snapshotsExpired();
         }
         return String.format(Locale.ROOT, "Expire %d snapshot(s) in %s? [y/N] ", snapshots, Render.where(conn, schemas));

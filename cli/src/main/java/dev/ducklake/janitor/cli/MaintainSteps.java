@@ -314,15 +314,16 @@ final class MaintainSteps {
         static RunOptions runOptions(StepConfig s, MaintenanceCommand<?> cmd, String schema, boolean dryRun, Duration budget,
                                      String lockName) {
             RunOptions d = RunOptions.defaults();
-            return d.withMetadataSchema(schema)
-                    .withDryRun(dryRun)
-                    .withBatchSize(Math.min(cmd.run.batchSize(), LockBudget.MAX_BATCH))
-                    .withMaxBatches(s.<Long>option("max-batches", 0L).intValue())
-                    .withRunBudget(budget)
-                    .withStatementTimeout(s.option("statement-timeout", d.statementTimeout()))
-                    .withLockTimeout(s.option("lock-timeout", d.lockTimeout()))
-                    .withLockName(lockName)
-                    .withReconnectTimeout(s.option("reconnect-timeout", d.reconnectTimeout()));
+            return d.toBuilder().metadataSchema(schema)
+                    .dryRun(dryRun)
+                    .batchSize(Math.min(cmd.run.batchSize(), LockBudget.MAX_BATCH))
+                    .maxBatches(s.<Long>option("max-batches", 0L).intValue())
+                    .runBudget(budget)
+                    .statementTimeout(s.option("statement-timeout", d.statementTimeout()))
+                    .lockTimeout(s.option("lock-timeout", d.lockTimeout()))
+                    .lockName(lockName)
+                    .reconnectTimeout(s.option("reconnect-timeout", d.reconnectTimeout()))
+                    .build();
         }
 
         /**

@@ -224,7 +224,7 @@ final class MaintenanceRunner<R extends MaintenanceResult> {
                 MaintenanceRunReporter reporter = push.reporter(env, conn, schema, adapter.operation(), base.dryRun(), err);
                 reporter.started();
                 // push time counts inside --run-budget
-                MaintenanceOperation<R> op = adapter.create(conn, push.deductFrom(base.withMetadataSchema(schema)),
+                MaintenanceOperation<R> op = adapter.create(conn, push.deductFrom(base.toBuilder().metadataSchema(schema).build()),
                         new ProgressPrinter(out, err, json, true, verbose));
                 current.set(op);
                 try {

@@ -82,7 +82,7 @@ public final class PurgeOrphanStatsCommand extends MaintenanceCommand<PurgeOrpha
     public String confirmation(ConnectionSpec conn, List<String> schemas, RunOptions options) throws JanitorException {
         long rows = 0;
         for (String schema : schemas) {
-            rows += create(conn, options.withMetadataSchema(schema).withDryRun(true), ProgressListener.NONE).execute().orphanRowsTotal();
+            rows += create(conn, options.toBuilder().metadataSchema(schema).dryRun(true).build(), ProgressListener.NONE).execute().orphanRowsTotal();
         }
         return String.format(Locale.ROOT, "Delete %d orphaned stats row(s) in %s? [y/N] ", rows, Render.where(conn, schemas));
     }

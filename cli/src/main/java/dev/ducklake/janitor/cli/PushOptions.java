@@ -99,7 +99,7 @@ public final class PushOptions {
             return options;
         }
         java.time.Duration left = options.runBudget().minus(timeSpent());
-        return options.withRunBudget(left.isNegative() ? java.time.Duration.ZERO : left);
+        return options.toBuilder().runBudget(left.isNegative() ? java.time.Duration.ZERO : left).build();
     }
 
     /**

@@ -106,18 +106,19 @@ public final class RunOptionsMixin {
         if (maxBatches != null && maxBatches < 1) {
             throw usage("--max-batches must be 1 or more, got " + maxBatches + " (leave it out for no limit).");
         }
-        RunOptions options = RunOptions.defaults()
-                .withMetadataSchema(catalog.metadataSchema)
-                .withDryRun(dryRun)
-                .withBatchSize(Math.min(size, LockBudget.MAX_BATCH))
-                .withMaxBatches(maxBatches == null ? 0 : maxBatches)
-                .withRunBudget(runBudget())
-                .withStatementTimeout(pgTimeout("--statement-timeout", statementTimeout))
-                .withLockTimeout(pgTimeout("--lock-timeout", lockTimeout))
-                .withLockName(lockName)
-                .withReconnectTimeout(seconds("--reconnect-timeout", reconnectTimeout));
+        RunOptions options = RunOptions.builder()
+                .metadataSchema(catalog.metadataSchema)
+                .dryRun(dryRun)
+                .batchSize(Math.min(size, LockBudget.MAX_BATCH))
+                .maxBatches(maxBatches == null ? 0 : maxBatches)
+                .runBudget(runBudget())
+                .statementTimeout(pgTimeout("--statement-timeout", statementTimeout))
+                .lockTimeout(pgTimeout("--lock-timeout", lockTimeout))
+                .lockName(lockName)
+                .reconnectTimeout(seconds("--reconnect-timeout", reconnectTimeout))
+                .build();
         for (String schema : catalog.metadataSchemas) {
-            options.withMetadataSchema(schema).validate();
+            options.toBuilder().metadataSchema(schema).build().validate();
         }
         options.validate();
         return options;

@@ -220,31 +220,31 @@ public abstract class MaintenanceAction<A extends MaintenanceAction<A, R>, R ext
      * @return the run options
      */
     final RunOptions runOptions(RunOptions defaults, String schema) {
-        RunOptions r = defaults.withMetadataSchema(schema);
+        RunOptions.Builder r = defaults.toBuilder().metadataSchema(schema);
         if (dryRun != null) {
-            r = r.withDryRun(dryRun);
+            r.dryRun(dryRun);
         }
         if (batchSize != null) {
-            r = r.withBatchSize(batchSize);
+            r.batchSize(batchSize);
         }
         if (maxBatches != null) {
-            r = r.withMaxBatches(maxBatches);
+            r.maxBatches(maxBatches);
         }
         if (runBudget != null) {
-            r = r.withRunBudget(runBudget);
+            r.runBudget(runBudget);
         }
         if (statementTimeout != null) {
-            r = r.withStatementTimeout(statementTimeout);
+            r.statementTimeout(statementTimeout);
         }
         if (lockTimeout != null) {
-            r = r.withLockTimeout(lockTimeout);
+            r.lockTimeout(lockTimeout);
         }
         if (lockName != null) {
-            r = r.withLockName(lockName);
+            r.lockName(lockName);
         }
         if (reconnectTimeout != null) {
-            r = r.withReconnectTimeout(reconnectTimeout);
+            r.reconnectTimeout(reconnectTimeout);
         }
-        return r;
+        return r.build();
     }
 }

@@ -37,7 +37,7 @@ public abstract class StorageMaintenanceAction<A extends StorageMaintenanceActio
         extends MaintenanceAction<A, R> {
 
     /** The run settings a storage action starts from: {@link RunOptions#defaults()} (the CLI's), as a dry run. */
-    static final RunOptions DEFAULTS = RunOptions.defaults().withDryRun(true);
+    static final RunOptions DEFAULTS = RunOptions.builder().dryRun(true).build();
 
     private String dataPath;
     private AgeThreshold olderThan;

@@ -41,7 +41,7 @@ class OperatorOutputTest {
                 "--dry-run", "--output", "json").json().get("would_drop").asLong();
         DropOrphanInlineTablesCommand cmd = new DropOrphanInlineTablesCommand();
         new CommandLine(cmd).parseArgs("--metadata-schema", cat.schema);
-        String question = cmd.confirmation(pg.spec(), List.of(cat.schema), RunOptions.defaults().withMetadataSchema(cat.schema));
+        String question = cmd.confirmation(pg.spec(), List.of(cat.schema), RunOptions.builder().metadataSchema(cat.schema).build());
         assertThat(question).startsWith("Drop " + expected + " orphaned inlined table(s)")
                 .contains("(1 non-empty kept)").contains(pg.spec().database()).contains(pg.spec().host())
                 .contains("schema " + cat.schema).endsWith("[y/N] ");

@@ -232,11 +232,11 @@ class PushgatewayTest {
                     "drop-orphan-inline-tables", false, new PrintWriter(err));
             reporter.started();
             assertThat(push.timeSpent()).as("one bounded push").isBetween(java.time.Duration.ofMillis(900), java.time.Duration.ofSeconds(5));
-            var options = dev.ducklake.janitor.ops.runtime.RunOptions.defaults()
-                    .withRunBudget(java.time.Duration.ofSeconds(60));
+            var options = dev.ducklake.janitor.ops.runtime.RunOptions.builder()
+                    .runBudget(java.time.Duration.ofSeconds(60)).build();
             assertThat(push.deductFrom(options).runBudget()).as("the budget left for the run")
                     .isEqualTo(java.time.Duration.ofSeconds(60).minus(push.timeSpent()));
-            assertThat(push.deductFrom(options.withRunBudget(null)).runBudget()).as("no budget, nothing to deduct").isNull();
+            assertThat(push.deductFrom(options.toBuilder().runBudget(null).build()).runBudget()).as("no budget, nothing to deduct").isNull();
             assertThat(err.toString()).contains("no answer within 1 s");
         }
     }

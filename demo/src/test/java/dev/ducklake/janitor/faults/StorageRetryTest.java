@@ -412,7 +412,7 @@ class StorageRetryTest {
                 holder.commit();
             }, done);
             DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false);
-            DeleteOrphanFilesOptions withLockTimeout = o.withRun(o.run().withLockTimeout(Duration.ofMillis(300)));
+            DeleteOrphanFilesOptions withLockTimeout = o.withRun(o.run().toBuilder().lockTimeout(Duration.ofMillis(300)).build());
             r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> OrphanSweep.run(c, store, withLockTimeout,
                     FileListener.NONE));
         }
@@ -451,8 +451,8 @@ class StorageRetryTest {
             // 1 s lock waits and the policy's backoffs (0.2, 0.4, 0.8, 1.6 s) pass a 5 s budget before the fifth attempt,
             // however long the run took to reach the re-check (under 3.6 s)
             DeleteOrphanFilesOptions o = DeleteOrphanFilesOptions.defaults(cat.schema).withDryRun(false);
-            DeleteOrphanFilesOptions bounded = o.withRun(o.run().withLockTimeout(Duration.ofSeconds(1))
-                    .withRunBudget(Duration.ofSeconds(5)));
+            DeleteOrphanFilesOptions bounded = o.withRun(o.run().toBuilder().lockTimeout(Duration.ofSeconds(1))
+                    .runBudget(Duration.ofSeconds(5)).build());
             r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> OrphanSweep.run(c, store, bounded,
                     FileListener.NONE));
         }

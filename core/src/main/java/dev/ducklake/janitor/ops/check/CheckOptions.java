@@ -76,8 +76,8 @@ public record CheckOptions(String metadataSchema, Duration statementTimeout, int
      * @return the run options
      */
     public RunOptions runOptions() {
-        return RunOptions.defaults().withMetadataSchema(metadataSchema).withDryRun(true).withStatementTimeout(statementTimeout)
-                .withReconnectTimeout(Duration.ofSeconds(RECONNECT_TIMEOUT_SECONDS));
+        return RunOptions.builder().metadataSchema(metadataSchema).dryRun(true).statementTimeout(statementTimeout)
+                .reconnectTimeout(Duration.ofSeconds(RECONNECT_TIMEOUT_SECONDS)).build();
     }
 
     /**

@@ -41,8 +41,8 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
 
     /** Defaults for a schema: catalog age default, 1 h floor, batches of {@value #DEFAULT_BATCH_SIZE}, dry run. */
     public static CleanupOldFilesOptions defaults(String schema) {
-        return new CleanupOldFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true)
-                .withBatchSize(DEFAULT_BATCH_SIZE), null, null, FLOOR,
+        return new CleanupOldFilesOptions(RunOptions.builder().metadataSchema(schema).dryRun(true)
+                .batchSize(DEFAULT_BATCH_SIZE).build(), null, null, FLOOR,
                 ConsultOptions.defaults(), false, 0);
     }
 
@@ -93,7 +93,7 @@ public record CleanupOldFilesOptions(RunOptions run, String dataPathOverride, Ag
          * @return this builder
          */
         public Builder batchSize(int n) {
-            run = run.withBatchSize(n);
+            run = run.toBuilder().batchSize(n).build();
             return this;
         }
 

@@ -48,7 +48,7 @@ public record DeleteOrphanFilesOptions(RunOptions run, String dataPathOverride, 
 
     /** Defaults for a schema (dry run). */
     public static DeleteOrphanFilesOptions defaults(String schema) {
-        return new DeleteOrphanFilesOptions(RunOptions.defaults().withMetadataSchema(schema).withDryRun(true), null, null,
+        return new DeleteOrphanFilesOptions(RunOptions.builder().metadataSchema(schema).dryRun(true).build(), null, null,
                 FLOOR, 0.5, false, false, ConsultOptions.defaults(), false, false, 0, null);
     }
 

@@ -41,47 +41,47 @@ public record DropOrphanInlineTablesOptions(RunOptions run, boolean includeUnreg
 
     /** @return a copy with another metadata schema */
     public DropOrphanInlineTablesOptions withMetadataSchema(String v) {
-        return withRun(run.withMetadataSchema(v));
+        return withRun(run.toBuilder().metadataSchema(v).build());
     }
 
     /** @return a copy with dry run on or off */
     public DropOrphanInlineTablesOptions withDryRun(boolean v) {
-        return withRun(run.withDryRun(v));
+        return withRun(run.toBuilder().dryRun(v).build());
     }
 
     /** @return a copy with another batch size (tables) */
     public DropOrphanInlineTablesOptions withBatchSize(int v) {
-        return withRun(run.withBatchSize(v));
+        return withRun(run.toBuilder().batchSize(v).build());
     }
 
     /** @return a copy with another batch limit (0 = none) */
     public DropOrphanInlineTablesOptions withMaxBatches(int v) {
-        return withRun(run.withMaxBatches(v));
+        return withRun(run.toBuilder().maxBatches(v).build());
     }
 
     /** @return a copy with another run budget (null = unbounded) */
     public DropOrphanInlineTablesOptions withRunBudget(Duration v) {
-        return withRun(run.withRunBudget(v));
+        return withRun(run.toBuilder().runBudget(v).build());
     }
 
     /** @return a copy with another statement timeout */
     public DropOrphanInlineTablesOptions withStatementTimeout(Duration v) {
-        return withRun(run.withStatementTimeout(v));
+        return withRun(run.toBuilder().statementTimeout(v).build());
     }
 
     /** @return a copy with another lock timeout */
     public DropOrphanInlineTablesOptions withLockTimeout(Duration v) {
-        return withRun(run.withLockTimeout(v));
+        return withRun(run.toBuilder().lockTimeout(v).build());
     }
 
     /** @return a copy with another advisory lock name */
     public DropOrphanInlineTablesOptions withLockName(String v) {
-        return withRun(run.withLockName(v));
+        return withRun(run.toBuilder().lockName(v).build());
     }
 
     /** @return a copy with another reconnect timeout */
     public DropOrphanInlineTablesOptions withReconnectTimeout(Duration v) {
-        return withRun(run.withReconnectTimeout(v));
+        return withRun(run.toBuilder().reconnectTimeout(v).build());
     }
 
     /** @return a copy with unregistered leftovers and inlined deletion tables included or not */

@@ -71,11 +71,11 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
 
     /** The generic run options of the runtime for these options (the runtime's batch size is unused here). */
     private RunOptions runOptions() {
-        return RunOptions.defaults().withMetadataSchema(options.metadataSchema()).withDryRun(options.dryRun())
-                .withBatchSize(Math.min(options.batchSize(), LockBudget.MAX_BATCH)).withMaxBatches(options.maxBatches())
-                .withRunBudget(options.runBudget()).withStatementTimeout(options.statementTimeout())
-                .withLockTimeout(options.lockTimeout()).withLockName(options.lockName())
-                .withReconnectTimeout(options.reconnectTimeout());
+        return RunOptions.builder().metadataSchema(options.metadataSchema()).dryRun(options.dryRun())
+                .batchSize(Math.min(options.batchSize(), LockBudget.MAX_BATCH)).maxBatches(options.maxBatches())
+                .runBudget(options.runBudget()).statementTimeout(options.statementTimeout())
+                .lockTimeout(options.lockTimeout()).lockName(options.lockName())
+                .reconnectTimeout(options.reconnectTimeout()).build();
     }
 
     /**

@@ -59,7 +59,7 @@ public abstract class StorageOptionsBuilder<B extends StorageOptionsBuilder<B, O
      * @return this builder
      */
     public B dryRun(boolean d) {
-        run = run.withDryRun(d);
+        run = run.toBuilder().dryRun(d).build();
         return self();
     }
 

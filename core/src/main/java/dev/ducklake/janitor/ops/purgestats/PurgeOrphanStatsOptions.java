@@ -17,22 +17,22 @@ public record PurgeOrphanStatsOptions(RunOptions run) {
 
     /** The defaults: {@link RunOptions#defaults()} with {@value #DEFAULT_BATCH_SIZE} ids per batch. */
     public static PurgeOrphanStatsOptions defaults() {
-        return new PurgeOrphanStatsOptions(RunOptions.defaults().withBatchSize(DEFAULT_BATCH_SIZE));
+        return new PurgeOrphanStatsOptions(RunOptions.builder().batchSize(DEFAULT_BATCH_SIZE).build());
     }
 
     /** @return a copy with this metadata schema */
     public PurgeOrphanStatsOptions withMetadataSchema(String s) {
-        return new PurgeOrphanStatsOptions(run.withMetadataSchema(s));
+        return new PurgeOrphanStatsOptions(run.toBuilder().metadataSchema(s).build());
     }
 
     /** @return a copy with this dry-run flag */
     public PurgeOrphanStatsOptions withDryRun(boolean d) {
-        return new PurgeOrphanStatsOptions(run.withDryRun(d));
+        return new PurgeOrphanStatsOptions(run.toBuilder().dryRun(d).build());
     }
 
     /** @return a copy with this batch size (ids per batch) */
     public PurgeOrphanStatsOptions withBatchSize(int n) {
-        return new PurgeOrphanStatsOptions(run.withBatchSize(n));
+        return new PurgeOrphanStatsOptions(run.toBuilder().batchSize(n).build());
     }
 
     /** @return a copy with other run options */

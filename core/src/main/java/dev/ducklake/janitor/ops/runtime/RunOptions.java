@@ -8,8 +8,8 @@ import java.time.Duration;
 
 /**
  * The options every maintenance operation shares. An operation's own options record holds one of these plus its
- * specific switches. Defaults are constants so that the picocli options reference the same values
- * ({@code defaultValue = "" + RunOptions.DEFAULT_BATCH_SIZE}).
+ * specific switches. Build with {@link #builder()}, change with {@link #toBuilder()}. Defaults are constants so that
+ * the picocli options reference the same values ({@code defaultValue = "" + RunOptions.DEFAULT_BATCH_SIZE}).
  *
  * @param metadataSchema the Postgres schema holding the ducklake_* tables; default {@value #DEFAULT_METADATA_SCHEMA}
  * @param dryRun report only: no DDL, no DML, no advisory lock; default false
@@ -49,49 +49,14 @@ public record RunOptions(String metadataSchema, boolean dryRun, int batchSize, i
                 DEFAULT_LOCK_NAME, Duration.ofSeconds(DEFAULT_RECONNECT_TIMEOUT_SECONDS));
     }
 
-    /** @return a copy with another metadata schema */
-    public RunOptions withMetadataSchema(String v) {
-        return new RunOptions(v, dryRun, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
+    /** @return a builder from the {@link #defaults() defaults}: the way to set the options */
+    public static Builder builder() {
+        return defaults().toBuilder();
     }
 
-    /** @return a copy with dry run on or off */
-    public RunOptions withDryRun(boolean v) {
-        return new RunOptions(metadataSchema, v, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another batch size (units) */
-    public RunOptions withBatchSize(int v) {
-        return new RunOptions(metadataSchema, dryRun, v, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another batch limit (0 = none) */
-    public RunOptions withMaxBatches(int v) {
-        return new RunOptions(metadataSchema, dryRun, batchSize, v, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another run budget (null = unbounded) */
-    public RunOptions withRunBudget(Duration v) {
-        return new RunOptions(metadataSchema, dryRun, batchSize, maxBatches, v, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another statement timeout */
-    public RunOptions withStatementTimeout(Duration v) {
-        return new RunOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, v, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another lock timeout */
-    public RunOptions withLockTimeout(Duration v) {
-        return new RunOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, statementTimeout, v, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another advisory lock name */
-    public RunOptions withLockName(String v) {
-        return new RunOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, v, reconnectTimeout);
-    }
-
-    /** @return a copy with another reconnect timeout */
-    public RunOptions withReconnectTimeout(Duration v) {
-        return new RunOptions(metadataSchema, dryRun, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, v);
+    /** @return a builder from these options */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
     /**
@@ -120,6 +85,19 @@ public record RunOptions(String metadataSchema, boolean dryRun, int batchSize, i
         }
         if (reconnectTimeout == null || reconnectTimeout.isNegative()) {
             throw new JanitorException(Reason.USAGE, "--reconnect-timeout must be 0 or more seconds.");
+        }
+    }
+
+    /** The builder of {@link RunOptions}: the setters of {@link RunOptionsBuilder} and nothing more. */
+    public static final class Builder extends RunOptionsBuilder<Builder, RunOptions> {
+
+        private Builder(RunOptions from) {
+            super(from);
+        }
+
+        @Override
+        public RunOptions build() {
+            return runOptions();
         }
     }
 }

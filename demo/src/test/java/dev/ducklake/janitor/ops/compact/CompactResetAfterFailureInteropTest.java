@@ -59,7 +59,7 @@ class CompactResetAfterFailureInteropTest {
                     .sql(sql.toArray(new String[0]))).assertOk();
 
             // --target-file-size: the table's calls run between SET and RESET ducklake_target_file_size
-            CompactOptions options = CompactOptions.defaults(CompactMode.COMPACT).withRun(RunOptions.defaults().withMetadataSchema(SCHEMA))
+            CompactOptions options = CompactOptions.defaults(CompactMode.COMPACT).withRun(RunOptions.builder().metadataSchema(SCHEMA).build())
                     .withThresholds(1L << 29, null).withEngine(EngineSettings.defaults().withExtensionDir(duck.extensionFilesRoot()));
             CompactTables op = new CompactTables(spec, options, ProgressListener.NONE);
             try (MaintenanceRun run = MaintenanceRun.open(spec, options.run(), ProgressListener.NONE, new AtomicBoolean())) {

@@ -64,7 +64,7 @@ class PurgeOrphanStatsTest {
     void maxBatchesStopsAndTheNextRunContinues() throws Exception {
         String schema = catalog(FormatVersion.V1_0, 10);
         PurgeOrphanStatsOptions o = PurgeOrphanStatsOptions.defaults().withMetadataSchema(schema).withBatchSize(4);
-        PurgeOrphanStatsResult first = new PurgeOrphanStats(pg.spec(), o.withRun(o.run().withMaxBatches(1)), ProgressListener.NONE)
+        PurgeOrphanStatsResult first = new PurgeOrphanStats(pg.spec(), o.withRun(o.run().toBuilder().maxBatches(1).build()), ProgressListener.NONE)
                 .execute();
         assertThat(first.tableIdsPurged()).isEqualTo(4);
         assertThat(first.rowsDeletedTotal()).as("4 table stats + their 12 column stats, together").isEqualTo(16);

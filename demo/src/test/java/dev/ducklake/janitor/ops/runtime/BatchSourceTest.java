@@ -41,7 +41,7 @@ class BatchSourceTest {
     void aKeysetSourceFeedsOneLoopAcrossPagesAndPartsNeverShareABatch() throws Exception {
         AtomicInteger pages = new AtomicInteger();
         Work work = new Work((n, slice) -> null);
-        try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), RunOptions.defaults().withReconnectTimeout(Duration.ofSeconds(20)),
+        try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), RunOptions.builder().reconnectTimeout(Duration.ofSeconds(20)).build(),
                 ProgressListener.NONE, new AtomicBoolean())) {
             BatchSource<Integer> first = run.keyset("first", 7, (c, last, limit) -> {
                 pages.incrementAndGet();
@@ -60,8 +60,8 @@ class BatchSourceTest {
     void maxBatchesLeavesTheRestOfTheKeysetForTheNextRun() throws Exception {
         Work work = new Work((n, slice) -> null);
         RunFigures f;
-        try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), RunOptions.defaults().withMaxBatches(2)
-                .withReconnectTimeout(Duration.ofSeconds(20)), ProgressListener.NONE, new AtomicBoolean())) {
+        try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), RunOptions.builder().maxBatches(2)
+                .reconnectTimeout(Duration.ofSeconds(20)).build(), ProgressListener.NONE, new AtomicBoolean())) {
             BatchSource<Integer> ids = run.keyset("ids", 50, (c, last, limit) -> page(c, last, limit, 1000));
             assertThat(run.batchLoop(new BatchSizer(10), work).run(ids)).isEqualTo(20);
             f = run.figures();

@@ -97,7 +97,7 @@ class MaintenanceRuntimeTest {
     }
 
     private RunOptions options() {
-        return RunOptions.defaults().withBatchSize(40).withReconnectTimeout(Duration.ofSeconds(20));
+        return RunOptions.builder().batchSize(40).reconnectTimeout(Duration.ofSeconds(20)).build();
     }
 
     @Test
@@ -134,7 +134,7 @@ class MaintenanceRuntimeTest {
     void maxBatchesStopsTheLoopAndSaysSo() throws Exception {
         Work work = new Work((n, slice) -> null);
         RunFigures f;
-        try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), options().withMaxBatches(2), ProgressListener.NONE,
+        try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), options().toBuilder().maxBatches(2).build(), ProgressListener.NONE,
                 new AtomicBoolean())) {
             assertThat(run.batchLoop(run.batchSizer(), work).run(items(100))).isEqualTo(80);
             f = run.figures();
@@ -177,7 +177,7 @@ class MaintenanceRuntimeTest {
     void aSpentBudgetStillLetsOneBatchThroughAndAnAbandonedBackoffCountsAsBudget() throws Exception {
         Work work = new Work((n, slice) -> null);
         RunFigures f;
-        try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), options().withRunBudget(Duration.ofNanos(1)),
+        try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), options().toBuilder().runBudget(Duration.ofNanos(1)).build(),
                 ProgressListener.NONE, new AtomicBoolean())) {
             assertThat(run.batchLoop(run.batchSizer(), work).run(items(200))).isEqualTo(40);
             f = run.figures();
@@ -186,7 +186,7 @@ class MaintenanceRuntimeTest {
         assertThat(f.stopReason()).isEqualTo(RunFigures.StopReason.RUN_BUDGET);
 
         Work failing = new Work((n, slice) -> "40001");
-        try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), options().withRunBudget(Duration.ofMillis(150)),
+        try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), options().toBuilder().runBudget(Duration.ofMillis(150)).build(),
                 ProgressListener.NONE, new AtomicBoolean())) {
             assertThat(run.batchLoop(run.batchSizer(), failing).run(items(200))).isZero();
             f = run.figures();
@@ -288,7 +288,7 @@ class MaintenanceRuntimeTest {
         PartitionProxy proxy = new PartitionProxy(Integer.parseInt(pg.spec().port()));
         ConnectionSpec viaProxy = ConnectionSpec.parse("jdbc:postgresql://localhost:" + proxy.port() + "/"
                 + pg.spec().database() + "?user=" + pg.spec().user(), Map.of(), null);
-        try (MaintenanceRun run = MaintenanceRun.open(viaProxy, options().withReconnectTimeout(Duration.ofSeconds(2)),
+        try (MaintenanceRun run = MaintenanceRun.open(viaProxy, options().toBuilder().reconnectTimeout(Duration.ofSeconds(2)).build(),
                 ProgressListener.NONE, new AtomicBoolean())) {
             // not proxy.close(): a freed port can be taken by another server on the machine, which the reconnect then reaches
             proxy.refuseFromNowOn();
