@@ -27,7 +27,7 @@ public final class PurgeOrphanStatsAction extends MaintenanceAction<PurgeOrphanS
 
     @Override
     MaintenanceOperation<PurgeOrphanStatsResult> operation(ConnectionSpec spec, String schema, ProgressListener listener) {
-        PurgeOrphanStatsOptions d = PurgeOrphanStatsOptions.defaults();
-        return new PurgeOrphanStats(spec, d.withRun(runOptions(d.run(), schema)), listener);
+        return new PurgeOrphanStats(spec, new PurgeOrphanStatsOptions(runOptions(PurgeOrphanStatsOptions.defaults().run(), schema)),
+                listener);
     }
 }

@@ -151,8 +151,8 @@ class CheckInteropTest {
         assertThat(before.finding("orphaned_stats_rows")).as("stats of the five removed tables").isPresent();
         long orphaned = before.finding("orphaned_stats_rows").orElseThrow().count();
         assertThat(orphaned).isGreaterThanOrEqualTo(5 + 5 * 3);
-        PurgeOrphanStatsResult purged = new PurgeOrphanStats(TestPostgres.get().spec(), PurgeOrphanStatsOptions.defaults()
-                .withMetadataSchema(lake.schema()).withBatchSize(2), dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
+        PurgeOrphanStatsResult purged = new PurgeOrphanStats(TestPostgres.get().spec(), PurgeOrphanStatsOptions.builder()
+                .metadataSchema(lake.schema()).batchSize(2).build(), dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
         assertThat(purged.rowsDeletedTotal()).isEqualTo(purged.orphanRowsTotal());
         assertThat(purged.remaining()).isZero();
         assertThat(check().finding("orphaned_stats_rows")).isEmpty();

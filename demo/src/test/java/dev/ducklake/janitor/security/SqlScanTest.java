@@ -378,8 +378,8 @@ class SqlScanTest {
                         + Sql.qualified(schema, "ducklake_snapshot") + ")");
             }
             dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions o = dev.ducklake.janitor.ops.purgestats.PurgeOrphanStatsOptions
-                    .defaults().withMetadataSchema(schema).withBatchSize(1);
-            new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o.withDryRun(true), dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
+                    .builder().metadataSchema(schema).batchSize(1).build();
+            new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o.toBuilder().dryRun(true).build(), dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
             assertThat(new dev.ducklake.janitor.ops.purgestats.PurgeOrphanStats(pg.spec(), o, dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute().rowsDeletedTotal())
                     .isEqualTo(6);
             sql = capture.statements().stream().filter(s -> !s.contains("ducklake_inlined_data_0912_1")

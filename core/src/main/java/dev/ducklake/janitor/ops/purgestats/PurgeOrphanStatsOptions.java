@@ -2,11 +2,12 @@ package dev.ducklake.janitor.ops.purgestats;
 
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptionsBuilder;
 
 /**
  * Options of {@link PurgeOrphanStats}: only the generic run options ({@link RunOptions}). The batch size counts ids per
  * transaction (table_ids for the table-level stats, data_file_ids for the per-file stats); the default is the runtime's
- * ({@value #DEFAULT_BATCH_SIZE}).
+ * ({@value #DEFAULT_BATCH_SIZE}). Build with {@link #builder()}, change with {@link #toBuilder()}.
  *
  * @param run the generic run options (metadata schema, dry run, batch size, max batches, run budget, timeouts, lock name)
  */
@@ -20,24 +21,14 @@ public record PurgeOrphanStatsOptions(RunOptions run) {
         return new PurgeOrphanStatsOptions(RunOptions.builder().batchSize(DEFAULT_BATCH_SIZE).build());
     }
 
-    /** @return a copy with this metadata schema */
-    public PurgeOrphanStatsOptions withMetadataSchema(String s) {
-        return new PurgeOrphanStatsOptions(run.toBuilder().metadataSchema(s).build());
+    /** @return a builder from the {@link #defaults() defaults}: the way to set the options */
+    public static Builder builder() {
+        return defaults().toBuilder();
     }
 
-    /** @return a copy with this dry-run flag */
-    public PurgeOrphanStatsOptions withDryRun(boolean d) {
-        return new PurgeOrphanStatsOptions(run.toBuilder().dryRun(d).build());
-    }
-
-    /** @return a copy with this batch size (ids per batch) */
-    public PurgeOrphanStatsOptions withBatchSize(int n) {
-        return new PurgeOrphanStatsOptions(run.toBuilder().batchSize(n).build());
-    }
-
-    /** @return a copy with other run options */
-    public PurgeOrphanStatsOptions withRun(RunOptions r) {
-        return new PurgeOrphanStatsOptions(r);
+    /** @return a builder from these options */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
     /**
@@ -47,5 +38,18 @@ public record PurgeOrphanStatsOptions(RunOptions run) {
      */
     public void validate() throws JanitorException {
         run.validate();
+    }
+
+    /** The builder of {@link PurgeOrphanStatsOptions}: the run setters of {@link RunOptionsBuilder}, nothing of its own. */
+    public static final class Builder extends RunOptionsBuilder<Builder, PurgeOrphanStatsOptions> {
+
+        private Builder(PurgeOrphanStatsOptions from) {
+            super(from.run);
+        }
+
+        @Override
+        public PurgeOrphanStatsOptions build() {
+            return new PurgeOrphanStatsOptions(runOptions());
+        }
     }
 }

@@ -99,7 +99,7 @@ class CatalogCheckTest {
         }
 
         // the fixes: purge-orphan-stats and drop-orphan-inline-tables for real ...
-        PurgeOrphanStatsResult purged = new PurgeOrphanStats(pg.spec(), PurgeOrphanStatsOptions.defaults().withMetadataSchema(schema),
+        PurgeOrphanStatsResult purged = new PurgeOrphanStats(pg.spec(), PurgeOrphanStatsOptions.builder().metadataSchema(schema).build(),
                 dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
         assertThat(purged.rowsDeletedTotal()).as("exactly the orphaned stats rows").isEqualTo(6);
         assertThat(purged.rowsDeleted()).containsEntry("ducklake_file_partition_value", 1L).containsEntry("ducklake_file_variant_stats", 1L);

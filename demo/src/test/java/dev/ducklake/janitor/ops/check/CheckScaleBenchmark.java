@@ -86,8 +86,8 @@ class CheckScaleBenchmark {
                 p.resetPeakUsage();
             }
             List<Double> batches = new ArrayList<>();
-            PurgeOrphanStatsResult r = new PurgeOrphanStats(TestPostgres.get().spec(), PurgeOrphanStatsOptions.defaults()
-                    .withMetadataSchema(lake.schema()), new dev.ducklake.janitor.ops.runtime.ProgressListener() {
+            PurgeOrphanStatsResult r = new PurgeOrphanStats(TestPostgres.get().spec(), PurgeOrphanStatsOptions.builder()
+                    .metadataSchema(lake.schema()).build(), new dev.ducklake.janitor.ops.runtime.ProgressListener() {
                         @Override
                         public void batch(BatchProgress b) {
                             batches.add(b.batchSeconds());

@@ -43,8 +43,8 @@ class PurgeOrphanStatsTest {
     @EnumSource(value = FormatVersion.class, names = {"V0_1", "V0_3", "V1_0", "V1_1_DEV1"})
     void deletesExactlyTheOrphansOnEveryLayout(FormatVersion version) throws Exception {
         String schema = catalog(version, 10);
-        PurgeOrphanStatsOptions o = PurgeOrphanStatsOptions.defaults().withMetadataSchema(schema).withBatchSize(3);
-        PurgeOrphanStatsResult dry = new PurgeOrphanStats(pg.spec(), o.withDryRun(true), ProgressListener.NONE).execute();
+        PurgeOrphanStatsOptions o = PurgeOrphanStatsOptions.builder().metadataSchema(schema).batchSize(3).build();
+        PurgeOrphanStatsResult dry = new PurgeOrphanStats(pg.spec(), o.toBuilder().dryRun(true).build(), ProgressListener.NONE).execute();
         assertThat(dry.orphanRowsTotal()).isEqualTo(10 + 30 + 7);
         assertThat(dry.rowsDeletedTotal()).isZero();
         PurgeOrphanStatsResult r = new PurgeOrphanStats(pg.spec(), o, ProgressListener.NONE).execute();
@@ -63,8 +63,8 @@ class PurgeOrphanStatsTest {
     @Test
     void maxBatchesStopsAndTheNextRunContinues() throws Exception {
         String schema = catalog(FormatVersion.V1_0, 10);
-        PurgeOrphanStatsOptions o = PurgeOrphanStatsOptions.defaults().withMetadataSchema(schema).withBatchSize(4);
-        PurgeOrphanStatsResult first = new PurgeOrphanStats(pg.spec(), o.withRun(o.run().toBuilder().maxBatches(1).build()), ProgressListener.NONE)
+        PurgeOrphanStatsOptions o = PurgeOrphanStatsOptions.builder().metadataSchema(schema).batchSize(4).build();
+        PurgeOrphanStatsResult first = new PurgeOrphanStats(pg.spec(), o.toBuilder().maxBatches(1).build(), ProgressListener.NONE)
                 .execute();
         assertThat(first.tableIdsPurged()).isEqualTo(4);
         assertThat(first.rowsDeletedTotal()).as("4 table stats + their 12 column stats, together").isEqualTo(16);
@@ -83,7 +83,7 @@ class PurgeOrphanStatsTest {
             Catalogs.exec(c, "INSERT INTO " + Sql.qualified(schema, "ducklake_table") + " (table_id, begin_snapshot, end_snapshot,"
                     + " schema_id, table_name) VALUES (1001, 0, 1, 0, 'x')");
         }
-        PurgeOrphanStatsResult r = new PurgeOrphanStats(pg.spec(), PurgeOrphanStatsOptions.defaults().withMetadataSchema(schema),
+        PurgeOrphanStatsResult r = new PurgeOrphanStats(pg.spec(), PurgeOrphanStatsOptions.builder().metadataSchema(schema).build(),
                 ProgressListener.NONE).execute();
         assertThat(r.tableIdsPurged()).isEqualTo(1);
         try (Connection c = pg.connect()) {
