@@ -59,13 +59,13 @@ public final class DropOrphanInlineTablesAction
     @Override
     MaintenanceOperation<DropOrphanInlineTablesResult> operation(ConnectionSpec spec, String schema, ProgressListener listener) {
         DropOrphanInlineTablesOptions d = DropOrphanInlineTablesOptions.defaults();
-        DropOrphanInlineTablesOptions o = d.withRun(runOptions(d.run(), schema));
+        DropOrphanInlineTablesOptions.Builder o = d.toBuilder().run(runOptions(d.run(), schema));
         if (includeUnregistered != null) {
-            o = o.withIncludeUnregistered(includeUnregistered);
+            o.includeUnregistered(includeUnregistered);
         }
         if (includeNonempty != null) {
-            o = o.withIncludeNonempty(includeNonempty);
+            o.includeNonempty(includeNonempty);
         }
-        return new DropOrphanInlineTables(spec, o, listener);
+        return new DropOrphanInlineTables(spec, o.build(), listener);
     }
 }

@@ -239,7 +239,7 @@ public final class ScaleBenchmark {
                 }
             }
         };
-        DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.defaults().withMetadataSchema(SCHEMA).withBatchSize(requested);
+        DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.builder().metadataSchema(SCHEMA).batchSize(requested).build();
         Heap heap = Heap.start();
         t0[0] = System.nanoTime();
         DropOrphanInlineTablesResult r = new DropOrphanInlineTables(admin.withDatabase(RUN_DB), opts, listener).execute();
@@ -253,7 +253,7 @@ public final class ScaleBenchmark {
     }
 
     private VariantResult dryRun(int n) throws JanitorException {
-        DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.defaults().withMetadataSchema(SCHEMA).withDryRun(true);
+        DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.builder().metadataSchema(SCHEMA).dryRun(true).build();
         Heap heap = Heap.start();
         long t0 = System.nanoTime();
         DropOrphanInlineTablesResult r = new DropOrphanInlineTables(admin.withDatabase(RUN_DB), opts, ProgressListener.NONE).execute();

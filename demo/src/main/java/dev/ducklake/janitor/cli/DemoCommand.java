@@ -69,8 +69,8 @@ public final class DemoCommand implements Callable<Integer> {
                     conn.describe(), Render.seconds((System.nanoTime() - t0) / 1e9));
             err.flush();
             ProgressListener listener = new ProgressPrinter(out, err, json, false, false);
-            DropOrphanInlineTablesOptions base = DropOrphanInlineTablesOptions.defaults().withBatchSize(batchSize);
-            DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(conn, base.withDryRun(true), listener).execute();
+            DropOrphanInlineTablesOptions base = DropOrphanInlineTablesOptions.builder().batchSize(batchSize).build();
+            DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(conn, base.toBuilder().dryRun(true).build(), listener).execute();
             if (!json) {
                 DropOrphanInlineTablesText.print(out, conn, dry, false, true);
                 out.println();

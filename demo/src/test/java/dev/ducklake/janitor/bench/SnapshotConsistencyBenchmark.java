@@ -57,8 +57,8 @@ class SnapshotConsistencyBenchmark {
         }
         for (int i = 1; i <= 2; i++) {
             long a = System.nanoTime();
-            DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.defaults()
-                    .withMetadataSchema(schema).withDryRun(true), ProgressListener.NONE).execute();
+            DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.builder()
+                    .metadataSchema(schema).dryRun(true).build(), ProgressListener.NONE).execute();
             System.out.printf(Locale.ROOT, "dry run %d (survey + probe, check included): %.3f s, orphan_rows %d%n", i,
                     (System.nanoTime() - a) / 1e9, dry.orphanRows());
         }

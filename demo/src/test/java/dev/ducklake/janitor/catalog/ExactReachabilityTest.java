@@ -91,8 +91,8 @@ class ExactReachabilityTest {
                 .withBloatThresholds(Long.MAX_VALUE, 1)).execute();
         assertThat(check.counts().get("unreachable_inlined_tables")).as("check counts the same tables").isEqualTo(2);
 
-        DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.defaults()
-                .withMetadataSchema(schema).withLockTimeout(Duration.ofSeconds(2)).withIncludeNonempty(true),
+        DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.builder()
+                .metadataSchema(schema).lockTimeout(Duration.ofSeconds(2)).includeNonempty(true).build(),
                 ProgressListener.NONE).execute();
         assertThat(r.dropped()).as("drop-orphan-inline-tables drops exactly those").isEqualTo(2);
         try (Connection c = pg.connect()) {

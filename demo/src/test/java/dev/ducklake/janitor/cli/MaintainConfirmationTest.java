@@ -85,15 +85,15 @@ class MaintainConfirmationTest {
         JsonNode doc = JSON.readTree(declined.out());
         assertThat(doc.get("exit_code").asInt()).isEqualTo(10);
         assertThat(doc.get("reason").asText()).isEqualTo("aborted");
-        assertThat(Catalogs.run(a, o -> o.withDryRun(true)).wouldDrop()).as("nothing changed").isEqualTo(4);
-        assertThat(Catalogs.run(b, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(6);
+        assertThat(Catalogs.run(a, o -> o.dryRun(true)).wouldDrop()).as("nothing changed").isEqualTo(4);
+        assertThat(Catalogs.run(b, o -> o.dryRun(true)).wouldDrop()).isEqualTo(6);
 
         answer("y");
         CliRun confirmed = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-catalog", "first");
         assertThat(confirmed.exitCode()).as(confirmed.all()).isZero();
         assertThat(asked).hasSize(2);
         assertThat(asked.get(1)).contains("catalog first").doesNotContain("catalog second").endsWith("on 1 catalog(s)? [y/N] ");
-        assertThat(Catalogs.run(a, o -> o.withDryRun(true)).wouldDrop()).isZero();
+        assertThat(Catalogs.run(a, o -> o.dryRun(true)).wouldDrop()).isZero();
     }
 
     @Test
@@ -107,12 +107,12 @@ class MaintainConfirmationTest {
         CliRun yes = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--yes", "--only-catalog", "first");
         assertThat(yes.exitCode()).as(yes.all()).isZero();
         assertThat(asked).as("--yes and --dry-run do not ask").isEmpty();
-        assertThat(Catalogs.run(a, o -> o.withDryRun(true)).wouldDrop()).isZero();
+        assertThat(Catalogs.run(a, o -> o.dryRun(true)).wouldDrop()).isZero();
 
         // cron / Kubernetes: no terminal, no question, the run goes ahead (as the single commands do)
         MaintainCommand.terminal = () -> null;
         CliRun cron = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-catalog", "second");
         assertThat(cron.exitCode()).as(cron.all()).isZero();
-        assertThat(Catalogs.run(b, o -> o.withDryRun(true)).wouldDrop()).isZero();
+        assertThat(Catalogs.run(b, o -> o.dryRun(true)).wouldDrop()).isZero();
     }
 }

@@ -81,7 +81,7 @@ class OperatorOutputTest {
         assertThat(doc.get("skipped_nonempty_inlined_delete").asLong()).isEqualTo(1);
         assertThat(doc.get("non_empty_tables")).hasSize(2);
 
-        DropOrphanInlineTablesResult again = Catalogs.run(s, o -> o.withIncludeUnregistered(true));
+        DropOrphanInlineTablesResult again = Catalogs.run(s, o -> o.includeUnregistered(true));
         Map<String, MaintenanceRunReporter.PerRun> gauges = new DropOrphanInlineTablesCommand().pushedGauges(again);
         assertThat(gauges.get("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run").value()).isEqualTo(2);
         assertThat(gauges.get("ducklake_maintenance_inline_orphans_skipped_nonempty_last_run").help()).contains("every kind");

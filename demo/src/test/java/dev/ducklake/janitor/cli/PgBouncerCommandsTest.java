@@ -83,7 +83,7 @@ class PgBouncerCommandsTest {
     }
 
     private static long wouldDrop(String schema) throws Exception {
-        return Catalogs.run(schema, o -> o.withDryRun(true)).wouldDrop();
+        return Catalogs.run(schema, o -> o.dryRun(true)).wouldDrop();
     }
 
     private static JsonNode json(CliRun r) throws Exception {

@@ -63,13 +63,13 @@ class ServerFaultsTest {
         }
     }
 
-    private static DropOrphanInlineTablesOptions options(String schema) {
-        return DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withBatchSize(10)
-                .withReconnectTimeout(Duration.ofSeconds(30));
+    private static DropOrphanInlineTablesOptions.Builder options(String schema) {
+        return DropOrphanInlineTablesOptions.builder().metadataSchema(schema).batchSize(10)
+                .reconnectTimeout(Duration.ofSeconds(30));
     }
 
     private static void assertConverges(DedicatedPostgres pg, FaultCatalog cat) throws Exception {
-        new DropOrphanInlineTables(pg.spec(), options(cat.schema), ProgressListener.NONE).execute();
+        new DropOrphanInlineTables(pg.spec(), options(cat.schema).build(), ProgressListener.NONE).execute();
         try (Connection c = pg.connect()) {
             cat.check(c);
             CatalogInvariants.assertNoDroppableOrphans(c, cat.schema);
@@ -110,7 +110,8 @@ class ServerFaultsTest {
                 }
             };
             long t0 = System.nanoTime();
-            DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), options(cat.schema), restartAfterBatch2).execute();
+            DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), options(cat.schema).build(),
+                    restartAfterBatch2).execute();
             double seconds = (System.nanoTime() - t0) / 1e9;
             for (CompletableFuture<Void> f : restarters) {
                 f.get();
@@ -147,7 +148,8 @@ class ServerFaultsTest {
                 }
             };
             long t0 = System.nanoTime();
-            assertThatThrownBy(() -> new DropOrphanInlineTables(pg.spec(), options(cat.schema).withReconnectTimeout(Duration.ofSeconds(3)),
+            assertThatThrownBy(() -> new DropOrphanInlineTables(pg.spec(), options(cat.schema)
+                    .reconnectTimeout(Duration.ofSeconds(3)).build(),
                     stopAfterBatch2).execute())
                     .isInstanceOfSatisfying(JanitorException.class, e -> {
                         assertThat(e.reason()).as("connection lost for good: exit 3").isEqualTo(JanitorException.Reason.CONNECTION);
@@ -268,7 +270,7 @@ class ServerFaultsTest {
         }
         DropOrphanInlineTablesResult r;
         try {
-            r = new DropOrphanInlineTables(pg.spec(), options(cat.schema).withBatchSize(500), fillAfterSurvey(hog, true)).execute();
+            r = new DropOrphanInlineTables(pg.spec(), options(cat.schema).batchSize(500).build(), fillAfterSurvey(hog, true)).execute();
         } finally {
             hog.release();
         }
@@ -292,7 +294,7 @@ class ServerFaultsTest {
             cat = FaultCatalog.build(c, "lake_full", 100);
         }
         try {
-            assertThatThrownBy(() -> new DropOrphanInlineTables(pg.spec(), options(cat.schema).withBatchSize(500),
+            assertThatThrownBy(() -> new DropOrphanInlineTables(pg.spec(), options(cat.schema).batchSize(500).build(),
                     fillAfterSurvey(hog, false)).execute())
                     .isInstanceOfSatisfying(JanitorException.class, e -> {
                         assertThat(e.reason()).as("exit 9").isEqualTo(JanitorException.Reason.DATABASE_ERROR);

@@ -51,9 +51,9 @@ class SessionFaultsTest {
         return ConnectionSpec.parse(pg.url(), Map.of("PGAPPNAME", app), null);
     }
 
-    private static DropOrphanInlineTablesOptions options(FaultCatalog cat) {
-        return DropOrphanInlineTablesOptions.defaults().withMetadataSchema(cat.schema).withBatchSize(20)
-                .withLockTimeout(Duration.ofSeconds(20)).withReconnectTimeout(Duration.ofSeconds(30));
+    private static DropOrphanInlineTablesOptions.Builder options(FaultCatalog cat) {
+        return DropOrphanInlineTablesOptions.builder().metadataSchema(cat.schema).batchSize(20)
+                .lockTimeout(Duration.ofSeconds(20)).reconnectTimeout(Duration.ofSeconds(30));
     }
 
     /** A session that holds ACCESS SHARE on a table (an open transaction that read it) until closed. */
@@ -92,15 +92,15 @@ class SessionFaultsTest {
 
     /** Runs a re-run to completion and checks the catalog converged (no droppable orphan left). */
     private void assertConverges(FaultCatalog cat) throws Exception {
-        DropOrphanInlineTablesResult again = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.defaults()
-                .withMetadataSchema(cat.schema), ProgressListener.NONE).execute();
+        DropOrphanInlineTablesResult again = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.builder()
+                .metadataSchema(cat.schema).build(), ProgressListener.NONE).execute();
         try (Connection c = pg.connect()) {
             cat.check(c);
             long left = CatalogInvariants.assertNoDroppableOrphans(c, cat.schema);
             assertThat(again.remaining()).as("orphans left after the re-run are only the must-keep ones").isEqualTo(left);
         }
-        DropOrphanInlineTablesResult third = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.defaults()
-                .withMetadataSchema(cat.schema), ProgressListener.NONE).execute();
+        DropOrphanInlineTablesResult third = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.builder()
+                .metadataSchema(cat.schema).build(), ProgressListener.NONE).execute();
         assertThat(third.dropped()).as("a converged catalog has nothing more to drop").isZero();
     }
 
@@ -302,7 +302,7 @@ class SessionFaultsTest {
                 }
             }
         };
-        DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), options(cat), writer).execute();
+        DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), options(cat).build(), writer).execute();
         assertThat(inserted.get()).as("the writer inserted its row mid-run").isEqualTo(1);
         assertThat(r.skippedNonempty()).as("the demo's non-empty orphan and the written one are skipped").isEqualTo(2);
         assertThat(r.nonEmptyTables()).extracting(DropOrphanInlineTablesResult.NonEmptyTable::tableName).contains(target);
@@ -369,8 +369,8 @@ class SessionFaultsTest {
         };
         DropOrphanInlineTablesResult r;
         try {
-            r = new DropOrphanInlineTables(pg.spec(), options(cat).withLockTimeout(Duration.ZERO)
-                    .withStatementTimeout(Duration.ofMillis(300)), releaseOnRetry).execute();
+            r = new DropOrphanInlineTables(pg.spec(), options(cat).lockTimeout(Duration.ZERO)
+                    .statementTimeout(Duration.ofMillis(300)).build(), releaseOnRetry).execute();
         } finally {
             blocker.close();
         }
@@ -424,7 +424,7 @@ class SessionFaultsTest {
         }
         try (Connection holder = pg.connect()) {
             dev.ducklake.janitor.pg.AdvisoryLock.acquire(holder, "ducklake-maintenance", cat.schema);
-            assertThatThrownBy(() -> new DropOrphanInlineTables(pg.spec(), options(cat), ProgressListener.NONE).execute())
+            assertThatThrownBy(() -> new DropOrphanInlineTables(pg.spec(), options(cat).build(), ProgressListener.NONE).execute())
                     .isInstanceOfSatisfying(JanitorException.class,
                             e -> assertThat(e.reason()).isEqualTo(JanitorException.Reason.LOCK_HELD));
             try (Connection c = pg.connect()) {

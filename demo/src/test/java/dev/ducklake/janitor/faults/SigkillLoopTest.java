@@ -129,8 +129,8 @@ class SigkillLoopTest {
         try (Connection c = pg.connect()) {
             before = CatalogInvariants.snapshot(c, cat.schema).droppableEmptyPresent();
         }
-        DropOrphanInlineTablesResult last = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.defaults()
-                .withMetadataSchema(cat.schema).withIncludeUnregistered(true), ProgressListener.NONE).execute();
+        DropOrphanInlineTablesResult last = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.builder()
+                .metadataSchema(cat.schema).includeUnregistered(true).build(), ProgressListener.NONE).execute();
         try (Connection c = pg.connect()) {
             var deleted = cat.check(c);
             assertThat(deleted).as("all empty orphans are gone once the last run finished").hasSize(cat.orphans.size());

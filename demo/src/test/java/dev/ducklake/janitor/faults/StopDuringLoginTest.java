@@ -208,8 +208,8 @@ class StopDuringLoginTest {
                 throw new RuntimeException(e);
             }
         });
-        DropOrphanInlineTables op = new DropOrphanInlineTables(spec, DropOrphanInlineTablesOptions.defaults()
-                .withMetadataSchema("lake"), new ProgressListener() { });
+        DropOrphanInlineTables op = new DropOrphanInlineTables(spec, DropOrphanInlineTablesOptions.builder()
+                .metadataSchema("lake").build(), new ProgressListener() { });
         CompletableFuture<Object> run = CompletableFuture.supplyAsync(() -> {
             try {
                 return op.execute();

@@ -52,8 +52,8 @@ class StopWhileReconnectingTest {
                     }
                 }
             };
-            DropOrphanInlineTables op = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.defaults()
-                    .withMetadataSchema(cat.schema).withBatchSize(10).withReconnectTimeout(Duration.ofSeconds(60)), listener);
+            DropOrphanInlineTables op = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.builder()
+                    .metadataSchema(cat.schema).batchSize(10).reconnectTimeout(Duration.ofSeconds(60)).build(), listener);
             CompletableFuture<Object> run = CompletableFuture.supplyAsync(() -> {
                 try {
                     return op.execute();

@@ -82,7 +82,7 @@ class MaintainCommandTest {
     @Test
     void theGoodCatalogIsMaintainedTheBrokenOneReportedAndTheExitCodeIsTheWorst() throws Exception {
         String good = leakedCatalog("maint_good", 30);
-        DropOrphanInlineTablesResult before = Catalogs.run(good, o -> o.withDryRun(true));
+        DropOrphanInlineTablesResult before = Catalogs.run(good, o -> o.dryRun(true));
         assertThat(before.wouldDrop()).isEqualTo(31);
         String missing = "maint_missing_" + System.nanoTime();
         Path cfg = config(catalog("good", TestPostgres.get().url(), good) + catalog("broken", TestPostgres.get().url(), missing), CHAIN);
@@ -114,7 +114,7 @@ class MaintainCommandTest {
         assertThat(cleanup.get("status").asText()).as("cleanup-old-files runs through its command: empty queue").isEqualTo("ok");
         assertThat(cleanup.get("result").get("queue_rows_considered").asLong()).isZero();
         // the catalog really was maintained
-        assertThat(Catalogs.run(good, o -> o.withDryRun(true)).wouldDrop()).isZero();
+        assertThat(Catalogs.run(good, o -> o.dryRun(true)).wouldDrop()).isZero();
 
         JsonNode broken = doc.get("catalogs").get(1);
         assertThat(broken.get("exit_code").asInt()).isEqualTo(4);
@@ -332,7 +332,7 @@ class MaintainCommandTest {
         assertThat(check.get("exit_code").asInt()).isZero();
         assertThat(check.get("result").get("findings").findValuesAsText("kind")).contains("unreachable_inlined_tables");
         assertThat(JSON.readTree(run.out()).get("catalogs").get(0).get("steps").get(1).get("result").get("would_drop").asLong()).isEqualTo(4);
-        assertThat(Catalogs.run(good, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(4);
+        assertThat(Catalogs.run(good, o -> o.dryRun(true)).wouldDrop()).isEqualTo(4);
         assertThat(pushes).isEmpty();
     }
 

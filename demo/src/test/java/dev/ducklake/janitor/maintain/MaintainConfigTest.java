@@ -194,7 +194,7 @@ class MaintainConfigTest {
         CliRun run = CliRun.run(Map.of(), "maintain", "--config", f.toString());
         assertThat(run.exitCode()).isEqualTo(11);
         assertThat(run.err()).contains(f.toString()).contains("line 7").contains("key maintain[1].cleanup-old-files.older-than");
-        assertThat(Catalogs.run(schema, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(6);
+        assertThat(Catalogs.run(schema, o -> o.dryRun(true)).wouldDrop()).isEqualTo(6);
         CliRun missing = CliRun.run(Map.of(), "maintain", "--config", dir.resolve("nope.yaml").toString());
         assertThat(missing.exitCode()).isEqualTo(11);
         assertThat(missing.err()).contains("nope.yaml").contains("no such file");

@@ -91,7 +91,7 @@ class MaintainOperatorTest {
         JsonNode g = doc.get("catalogs").get(1);
         assertThat(g.get("status").asText()).isEqualTo("ok");
         assertThat(steps(doc, 1).get(0).get("result").get("dropped").asLong()).isEqualTo(5);
-        assertThat(Catalogs.run(good, o -> o.withDryRun(true)).wouldDrop()).as("the good catalog really was maintained").isZero();
+        assertThat(Catalogs.run(good, o -> o.dryRun(true)).wouldDrop()).as("the good catalog really was maintained").isZero();
 
         // text mode says the same
         CliRun text = CliRun.run(Map.of(), "maintain", "--config", cfg.toString());
@@ -132,8 +132,8 @@ class MaintainOperatorTest {
         assertThat(doc.get("catalogs").get(0).get("name").asText()).isEqualTo("b");
         assertThat(steps(doc, 0)).hasSize(1);
         assertThat(steps(doc, 0).get(0).get("step").asText()).isEqualTo("drop-orphan-inline-tables");
-        assertThat(Catalogs.run(b, o -> o.withDryRun(true)).wouldDrop()).isZero();
-        assertThat(Catalogs.run(a, o -> o.withDryRun(true)).wouldDrop()).as("catalog a was left out").isEqualTo(3);
+        assertThat(Catalogs.run(b, o -> o.dryRun(true)).wouldDrop()).isZero();
+        assertThat(Catalogs.run(a, o -> o.dryRun(true)).wouldDrop()).as("catalog a was left out").isEqualTo(3);
 
         CliRun unknown = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-catalog", "c", "--output", "json");
         assertThat(unknown.exitCode()).isEqualTo(2);
@@ -143,7 +143,7 @@ class MaintainOperatorTest {
         assertThat(notInChain.err()).contains("--skip-step delete-orphan-files").contains("purge-orphan-stats, drop-orphan-inline-tables, check");
         CliRun nothingLeft = CliRun.run(Map.of(), "maintain", "--config", cfg.toString(), "--only-step", "check", "--skip-step", "check");
         assertThat(nothingLeft.exitCode()).isEqualTo(2);
-        assertThat(Catalogs.run(a, o -> o.withDryRun(true)).wouldDrop()).as("usage errors change nothing").isEqualTo(3);
+        assertThat(Catalogs.run(a, o -> o.dryRun(true)).wouldDrop()).as("usage errors change nothing").isEqualTo(3);
     }
 
     @Test
@@ -290,7 +290,7 @@ class MaintainOperatorTest {
             assertThat(step.has("next_due_at")).isFalse();
         }
         assertThat(ledgerExists(state)).as("nothing recorded, nothing created").isFalse();
-        assertThat(Catalogs.run(s, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(1);
+        assertThat(Catalogs.run(s, o -> o.dryRun(true)).wouldDrop()).isEqualTo(1);
     }
 
     @Test

@@ -53,7 +53,7 @@ class MaintainSignalTest {
             assertThat(steps.get(1).get("status").asText()).isEqualTo("not_run");
             assertThat(steps.get(1).get("message").asText()).as("why it did not run").contains("stopped");
             // what the result says went is what went: the next dry run finds the rest
-            assertThat(Catalogs.run(schema, o -> o.withDryRun(true)).wouldDrop()).isEqualTo(1501 - dropped);
+            assertThat(Catalogs.run(schema, o -> o.dryRun(true)).wouldDrop()).isEqualTo(1501 - dropped);
         } finally {
             p.cleanup();
         }

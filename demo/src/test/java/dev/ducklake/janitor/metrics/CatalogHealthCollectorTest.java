@@ -60,7 +60,7 @@ class CatalogHealthCollectorTest {
         CollectResult r = collect(List.of());
         assertThat(r.errors()).as("no query failed").isEmpty();
         DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(TestPostgres.get().spec(),
-                DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withDryRun(true), ProgressListener.NONE).execute();
+                DropOrphanInlineTablesOptions.builder().metadataSchema(schema).dryRun(true).build(), ProgressListener.NONE).execute();
         double metric = value(r, CatalogHealthCollector.UNREACHABLE, "lake");
         assertThat((long) metric).as("metric = dry run's orphan_rows (one predicate)").isEqualTo(dry.orphanRows());
         assertThat((long) metric).as("= the shared SQL").isEqualTo(scalar(OrphanPredicate.countOrphanRegistryRows(schema)));

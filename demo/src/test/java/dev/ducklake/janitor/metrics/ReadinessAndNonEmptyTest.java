@@ -83,7 +83,7 @@ class ReadinessAndNonEmptyTest {
         }
         assertThat(r.errors()).isEmpty();
         DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(TestPostgres.get().spec(),
-                DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withDryRun(true), ProgressListener.NONE).execute();
+                DropOrphanInlineTablesOptions.builder().metadataSchema(schema).dryRun(true).build(), ProgressListener.NONE).execute();
         assertThat(dry.orphanNonempty()).as("the demo's non-empty orphan").isEqualTo(1);
         assertThat(r.family(CatalogHealthCollector.UNREACHABLE_NONEMPTY).valueFor("lake"))
                 .as("= the dry run's non-empty orphans on this catalog").isEqualTo((double) dry.orphanNonempty());

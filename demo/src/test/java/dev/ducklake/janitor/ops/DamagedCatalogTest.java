@@ -89,8 +89,8 @@ class DamagedCatalogTest {
         return out;
     }
 
-    private DropOrphanInlineTablesOptions opts() {
-        return DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withLockTimeout(Duration.ofSeconds(2));
+    private DropOrphanInlineTablesOptions.Builder opts() {
+        return DropOrphanInlineTablesOptions.builder().metadataSchema(schema).lockTimeout(Duration.ofSeconds(2));
     }
 
     @Test
@@ -107,8 +107,8 @@ class DamagedCatalogTest {
         Set<String> before = inlinedTables();
         assertThat(before).hasSize(6);
 
-        for (DropOrphanInlineTablesOptions o : List.of(opts().withDryRun(true), opts(), opts().withIncludeNonempty(true),
-                opts().withIncludeNonempty(true).withIncludeUnregistered(true))) {
+        for (DropOrphanInlineTablesOptions o : List.of(opts().dryRun(true).build(), opts().build(), opts().includeNonempty(true).build(),
+                opts().includeNonempty(true).includeUnregistered(true).build())) {
             assertThatThrownBy(() -> new DropOrphanInlineTables(pg.spec(), o, ProgressListener.NONE).execute())
                     .isInstanceOfSatisfying(JanitorException.class, e -> {
                         assertThat(e.reason()).isEqualTo(JanitorException.Reason.UNSAFE_CATALOG_STATE);
@@ -150,7 +150,7 @@ class DamagedCatalogTest {
         // restore: a snapshot row for every id the catalog names
         Catalogs.exec(c, "INSERT INTO " + Sql.qualified(schema, "ducklake_snapshot") + " (snapshot_id, snapshot_time, schema_version,"
                 + " next_catalog_id, next_file_id) SELECT g, now(), 0, 0, 0 FROM generate_series(" + (kept + 1) + ", " + (kept + 3) + ") g");
-        DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), opts().withIncludeNonempty(true), ProgressListener.NONE)
+        DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), opts().includeNonempty(true).build(), ProgressListener.NONE)
                 .execute();
         assertThat(r.dropped()).isEqualTo(3);
         assertThat(inlinedTables()).hasSize(3).noneMatch(n -> dead.stream().anyMatch(d -> n.startsWith("ducklake_inlined_data_" + d + "_")));

@@ -54,12 +54,12 @@ class DropOrphanInlineTablesTest {
         return new CatalogBuilder(c, schema, FormatVersion.V1_0).create();
     }
 
-    private DropOrphanInlineTablesOptions opts() {
-        return DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withLockTimeout(Duration.ofSeconds(2));
+    private DropOrphanInlineTablesOptions.Builder opts() {
+        return DropOrphanInlineTablesOptions.builder().metadataSchema(schema).lockTimeout(Duration.ofSeconds(2));
     }
 
-    private DropOrphanInlineTablesResult run(DropOrphanInlineTablesOptions o) throws Exception {
-        return new DropOrphanInlineTables(pg.spec(), o, ProgressListener.NONE).execute();
+    private DropOrphanInlineTablesResult run(DropOrphanInlineTablesOptions.Builder o) throws Exception {
+        return new DropOrphanInlineTables(pg.spec(), o.build(), ProgressListener.NONE).execute();
     }
 
     private CliRun cli(String... extra) {
@@ -146,7 +146,7 @@ class DropOrphanInlineTablesTest {
         CatalogBuilder b = catalog();
         long t = b.createTable("forgotten", 1);
         b.forgetTable(t);
-        DropOrphanInlineTablesResult dry = run(opts().withDryRun(true));
+        DropOrphanInlineTablesResult dry = run(opts().dryRun(true));
         assertThat(dry.orphanRows()).isEqualTo(1);
         DropOrphanInlineTablesResult r = run(opts());
         assertThat(r.dropped()).isEqualTo(1);
@@ -300,13 +300,13 @@ class DropOrphanInlineTablesTest {
         b.bulkCreateAndDrop("dead_", 9, 1, 100);
         b.expireBefore(b.snapshot());
         // candidates in keyset order: the non-empty one first, then 9 empty ones
-        DropOrphanInlineTablesResult first = run(opts().withBatchSize(3).withMaxBatches(2));
+        DropOrphanInlineTablesResult first = run(opts().batchSize(3).maxBatches(2));
         assertThat(first.batches()).isEqualTo(2);
         assertThat(first.maxBatchesReached()).isTrue();
         assertThat(first.dropped()).isEqualTo(5);
         assertThat(first.skippedNonempty()).as("met once, not selected again").isEqualTo(1);
         assertThat(first.remaining()).isEqualTo(5);
-        DropOrphanInlineTablesResult second = run(opts().withBatchSize(3));
+        DropOrphanInlineTablesResult second = run(opts().batchSize(3));
         assertThat(second.dropped()).isEqualTo(4);
         assertThat(second.skippedNonempty()).isEqualTo(1);
         assertThat(second.batches()).isEqualTo(2);
@@ -319,7 +319,7 @@ class DropOrphanInlineTablesTest {
         CatalogBuilder b = catalog();
         b.bulkCreateAndDrop("dead_", 30, 1, 100);
         b.expireBefore(b.snapshot());
-        DropOrphanInlineTablesResult r = run(opts().withRunBudget(Duration.ofNanos(1)));
+        DropOrphanInlineTablesResult r = run(opts().runBudget(Duration.ofNanos(1)));
         assertThat(r.budgetExhausted()).isTrue();
         assertThat(r.dropped()).isEqualTo(1);
         assertThat(r.remaining()).isEqualTo(29);
@@ -377,7 +377,7 @@ class DropOrphanInlineTablesTest {
             rs.next();
             cap = Math.max(10, Math.min(2000, rs.getLong(1)));
         }
-        DropOrphanInlineTablesResult r = run(opts().withBatchSize(2000).withDryRun(true));
+        DropOrphanInlineTablesResult r = run(opts().batchSize(2000).dryRun(true));
         assertThat(r.batchSizeRequested()).isEqualTo(2000);
         assertThat(r.batchSizeStart()).isEqualTo((int) Math.min(2000, cap));
     }

@@ -235,7 +235,7 @@ class PoolingProbeTest {
                 }
             };
             JanitorException e = catchThrowableOfType(() -> new DropOrphanInlineTables(spec,
-                    DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withDryRun(false), grab).execute(),
+                    DropOrphanInlineTablesOptions.builder().metadataSchema(schema).dryRun(false).build(), grab).execute(),
                     JanitorException.class);
             assertThat(taken).as("the other client took the lock's server session").isTrue();
             assertThat(e).as("the run must not drop through a lock on another server session").isNotNull();

@@ -120,8 +120,8 @@ class SqlScanTest {
 
         List<String> sql = new ArrayList<>();
         List<String> metricsSql = new ArrayList<>();
-        DropOrphanInlineTablesOptions options = DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withBatchSize(3)
-                .withLockTimeout(Duration.ofMillis(200));
+        DropOrphanInlineTablesOptions options = DropOrphanInlineTablesOptions.builder().metadataSchema(schema).batchSize(3)
+                .lockTimeout(Duration.ofMillis(200)).build();
         // a reader holds one orphan so that the per-table path and the retry pass run too
         try (Connection blocker = pg.connect()) {
             blocker.setAutoCommit(false);
@@ -129,7 +129,7 @@ class SqlScanTest {
                 st.execute("SELECT 1 FROM " + Sql.qualified(schema, InlinedTableName.dataTable(7_000_002, 4_000_001)));
             }
             try (SqlCapture capture = SqlCapture.install()) {
-                new DropOrphanInlineTables(pg.spec(), options.withDryRun(true), ProgressListener.NONE).execute();
+                new DropOrphanInlineTables(pg.spec(), options.toBuilder().dryRun(true).build(), ProgressListener.NONE).execute();
                 DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), options, ProgressListener.NONE).execute();
                 assertThat(r.skippedLocked()).as("the per-table path ran").isEqualTo(1);
                 blocker.rollback();
@@ -143,8 +143,8 @@ class SqlScanTest {
                 metricsSql.addAll(capture.statements());
                 capture.clear();
                 // and the paths beyond the registry: leftovers, inlined deletions, non-empty orphans
-                DropOrphanInlineTablesOptions all = options.withIncludeUnregistered(true).withIncludeNonempty(true);
-                new DropOrphanInlineTables(pg.spec(), all.withDryRun(true), ProgressListener.NONE).execute();
+                DropOrphanInlineTablesOptions all = options.toBuilder().includeUnregistered(true).includeNonempty(true).build();
+                new DropOrphanInlineTables(pg.spec(), all.toBuilder().dryRun(true).build(), ProgressListener.NONE).execute();
                 DropOrphanInlineTablesResult beyond = new DropOrphanInlineTables(pg.spec(), all, ProgressListener.NONE).execute();
                 assertThat(beyond.droppedUnregistered()).as("the leftover went").isEqualTo(1);
                 assertThat(beyond.droppedInlinedDelete()).as("the deletion table went").isEqualTo(1);

@@ -24,16 +24,17 @@ public final class Catalogs {
     private Catalogs() {
     }
 
-    /** Runs the engine on a schema of the test server with the given option changes. */
-    public static DropOrphanInlineTablesResult run(String schema, UnaryOperator<DropOrphanInlineTablesOptions> opts)
+    /** Runs the engine on a schema of the test server with the given option changes ({@code o -> o.dryRun(true)}). */
+    public static DropOrphanInlineTablesResult run(String schema, UnaryOperator<DropOrphanInlineTablesOptions.Builder> opts)
             throws JanitorException {
         return run(TestPostgres.get().spec(), schema, opts);
     }
 
     /** Runs the engine on a schema of the given database. */
-    public static DropOrphanInlineTablesResult run(ConnectionSpec spec, String schema, UnaryOperator<DropOrphanInlineTablesOptions> opts)
+    public static DropOrphanInlineTablesResult run(ConnectionSpec spec, String schema,
+                                                   UnaryOperator<DropOrphanInlineTablesOptions.Builder> opts)
             throws JanitorException {
-        DropOrphanInlineTablesOptions o = opts.apply(DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema));
+        DropOrphanInlineTablesOptions o = opts.apply(DropOrphanInlineTablesOptions.builder().metadataSchema(schema)).build();
         return new DropOrphanInlineTables(spec, o, ProgressListener.NONE).execute();
     }
 

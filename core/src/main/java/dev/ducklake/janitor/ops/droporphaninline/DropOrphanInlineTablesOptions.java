@@ -3,13 +3,12 @@ package dev.ducklake.janitor.ops.droporphaninline;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.ops.runtime.RunOptions;
-
-import java.time.Duration;
+import dev.ducklake.janitor.ops.runtime.RunOptionsBuilder;
 
 /**
  * Options of {@link DropOrphanInlineTables}: the generic {@link RunOptions} (schema, dry run, batch size in
- * tables, limits, timeouts, lock name) plus two switches. Build with {@link #defaults()} and the {@code with…}
- * methods.
+ * tables, limits, timeouts, lock name) plus two switches. Build with {@link #builder()}, change with
+ * {@link #toBuilder()}.
  *
  * @param run the generic run options; a batch is that many tables, lowered to the server's lock budget because
  *     each DROP holds lock-table entries until commit
@@ -34,64 +33,14 @@ public record DropOrphanInlineTablesOptions(RunOptions run, boolean includeUnreg
         return new DropOrphanInlineTablesOptions(RunOptions.defaults(), false, false);
     }
 
-    /** @return a copy with other generic run options */
-    public DropOrphanInlineTablesOptions withRun(RunOptions v) {
-        return new DropOrphanInlineTablesOptions(v, includeUnregistered, includeNonempty);
+    /** @return a builder from the {@link #defaults() defaults}: the way to set the options */
+    public static Builder builder() {
+        return defaults().toBuilder();
     }
 
-    /** @return a copy with another metadata schema */
-    public DropOrphanInlineTablesOptions withMetadataSchema(String v) {
-        return withRun(run.toBuilder().metadataSchema(v).build());
-    }
-
-    /** @return a copy with dry run on or off */
-    public DropOrphanInlineTablesOptions withDryRun(boolean v) {
-        return withRun(run.toBuilder().dryRun(v).build());
-    }
-
-    /** @return a copy with another batch size (tables) */
-    public DropOrphanInlineTablesOptions withBatchSize(int v) {
-        return withRun(run.toBuilder().batchSize(v).build());
-    }
-
-    /** @return a copy with another batch limit (0 = none) */
-    public DropOrphanInlineTablesOptions withMaxBatches(int v) {
-        return withRun(run.toBuilder().maxBatches(v).build());
-    }
-
-    /** @return a copy with another run budget (null = unbounded) */
-    public DropOrphanInlineTablesOptions withRunBudget(Duration v) {
-        return withRun(run.toBuilder().runBudget(v).build());
-    }
-
-    /** @return a copy with another statement timeout */
-    public DropOrphanInlineTablesOptions withStatementTimeout(Duration v) {
-        return withRun(run.toBuilder().statementTimeout(v).build());
-    }
-
-    /** @return a copy with another lock timeout */
-    public DropOrphanInlineTablesOptions withLockTimeout(Duration v) {
-        return withRun(run.toBuilder().lockTimeout(v).build());
-    }
-
-    /** @return a copy with another advisory lock name */
-    public DropOrphanInlineTablesOptions withLockName(String v) {
-        return withRun(run.toBuilder().lockName(v).build());
-    }
-
-    /** @return a copy with another reconnect timeout */
-    public DropOrphanInlineTablesOptions withReconnectTimeout(Duration v) {
-        return withRun(run.toBuilder().reconnectTimeout(v).build());
-    }
-
-    /** @return a copy with unregistered leftovers and inlined deletion tables included or not */
-    public DropOrphanInlineTablesOptions withIncludeUnregistered(boolean v) {
-        return new DropOrphanInlineTablesOptions(run, v, includeNonempty);
-    }
-
-    /** @return a copy with non-empty orphans included or not */
-    public DropOrphanInlineTablesOptions withIncludeNonempty(boolean v) {
-        return new DropOrphanInlineTablesOptions(run, includeUnregistered, v);
+    /** @return a builder from these options */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
     /**
@@ -104,5 +53,41 @@ public record DropOrphanInlineTablesOptions(RunOptions run, boolean includeUnreg
             throw new JanitorException(Reason.USAGE, "run options are missing.");
         }
         run.validate();
+    }
+
+    /** The builder of {@link DropOrphanInlineTablesOptions}: the run setters of {@link RunOptionsBuilder} and its two switches. */
+    public static final class Builder extends RunOptionsBuilder<Builder, DropOrphanInlineTablesOptions> {
+
+        private boolean includeUnregistered;
+        private boolean includeNonempty;
+
+        private Builder(DropOrphanInlineTablesOptions from) {
+            super(from.run);
+            includeUnregistered = from.includeUnregistered;
+            includeNonempty = from.includeNonempty;
+        }
+
+        /**
+         * @param v whether unregistered leftovers and inlined deletion tables of unreachable table_ids are dropped too
+         * @return this builder
+         */
+        public Builder includeUnregistered(boolean v) {
+            includeUnregistered = v;
+            return this;
+        }
+
+        /**
+         * @param v whether orphan tables that still hold rows are dropped too
+         * @return this builder
+         */
+        public Builder includeNonempty(boolean v) {
+            includeNonempty = v;
+            return this;
+        }
+
+        @Override
+        public DropOrphanInlineTablesOptions build() {
+            return new DropOrphanInlineTablesOptions(runOptions(), includeUnregistered, includeNonempty);
+        }
     }
 }

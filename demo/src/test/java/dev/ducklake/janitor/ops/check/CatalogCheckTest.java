@@ -103,7 +103,7 @@ class CatalogCheckTest {
                 dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
         assertThat(purged.rowsDeletedTotal()).as("exactly the orphaned stats rows").isEqualTo(6);
         assertThat(purged.rowsDeleted()).containsEntry("ducklake_file_partition_value", 1L).containsEntry("ducklake_file_variant_stats", 1L);
-        Catalogs.run(schema, o -> o.withIncludeUnregistered(true).withIncludeNonempty(true));
+        Catalogs.run(schema, o -> o.includeUnregistered(true).includeNonempty(true));
         try (Connection c = pg.connect()) {
             assertThat(Catalogs.exists(c, schema, InlinedTableName.dataTable(cat.live, cat.liveVersion) + "_migrated"))
                     .as("drop-orphan-inline-tables never drops an interrupted migration's copy").isTrue();

@@ -45,7 +45,7 @@ class BeyondTheRegistryTest {
             String liveLeftover = "ducklake_inlined_data_" + liveUnregistered + "_2";
             assertThat(exists(c, s, leftover)).as("fixture: leftover exists").isTrue();
 
-            DropOrphanInlineTablesResult dry = run(s, o -> o.withDryRun(true));
+            DropOrphanInlineTablesResult dry = run(s, o -> o.dryRun(true));
             assertThat(dry.orphanRows()).as("no registry orphan: the dead id's row is gone").isZero();
             assertThat(dry.unregisteredOrphans()).as("the dry run always reports the leftover").isEqualTo(1);
             assertThat(dry.unregisteredTables()).containsExactly(leftover);
@@ -53,14 +53,14 @@ class BeyondTheRegistryTest {
             assertThat(dry.anomalyTables()).extracting(DropOrphanInlineTablesResult.Anomaly::tableName)
                     .containsExactlyInAnyOrder(liveLeftover, "ducklake_inlined_data_0" + dead + "_1", "ducklake_inlined_data_" + dead + "_77");
             assertThat(dry.wouldDrop()).as("without --include-unregistered nothing would be dropped").isZero();
-            assertThat(run(s, o -> o.withDryRun(true).withIncludeUnregistered(true)).wouldDrop()).isEqualTo(1);
+            assertThat(run(s, o -> o.dryRun(true).includeUnregistered(true)).wouldDrop()).isEqualTo(1);
 
             DropOrphanInlineTablesResult plain = run(s, o -> o);
             assertThat(plain.droppedUnregistered()).isZero();
             assertThat(plain.remainingUnregistered()).isEqualTo(1);
             assertThat(exists(c, s, leftover)).as("kept without the flag").isTrue();
 
-            DropOrphanInlineTablesResult r = run(s, o -> o.withIncludeUnregistered(true).withIncludeNonempty(true));
+            DropOrphanInlineTablesResult r = run(s, o -> o.includeUnregistered(true).includeNonempty(true));
             assertThat(r.droppedUnregistered()).isEqualTo(1);
             assertThat(r.remainingUnregistered()).isZero();
             assertThat(exists(c, s, leftover)).as("dropped with --include-unregistered").isFalse();
@@ -87,7 +87,7 @@ class BeyondTheRegistryTest {
             inlinedDeleteTable(c, s, live, 2);
             inlinedDeleteTable(c, s, dead, 0);
 
-            DropOrphanInlineTablesResult dry = run(s, o -> o.withDryRun(true));
+            DropOrphanInlineTablesResult dry = run(s, o -> o.dryRun(true));
             assertThat(dry.inlinedDeleteOrphans()).isEqualTo(1);
             assertThat(dry.inlinedDeleteLive()).isEqualTo(1);
             assertThat(dry.unregisteredTables()).containsExactly("ducklake_inlined_delete_" + dead);
@@ -96,7 +96,7 @@ class BeyondTheRegistryTest {
             assertThat(run(s, o -> o).droppedInlinedDelete()).as("not without the flag").isZero();
             assertThat(exists(c, s, "ducklake_inlined_delete_" + dead)).isTrue();
 
-            DropOrphanInlineTablesResult r = run(s, o -> o.withIncludeUnregistered(true));
+            DropOrphanInlineTablesResult r = run(s, o -> o.includeUnregistered(true));
             assertThat(r.droppedInlinedDelete()).isEqualTo(1);
             assertThat(r.inlinedDeleteLive()).isEqualTo(1);
             assertThat(exists(c, s, "ducklake_inlined_delete_" + dead)).isFalse();
@@ -120,19 +120,19 @@ class BeyondTheRegistryTest {
             String data = "ducklake_inlined_data_" + unflushed + "_2";
             assertThat(exists(c, s, data)).isTrue();
 
-            DropOrphanInlineTablesResult kept = run(s, o -> o.withIncludeUnregistered(true));
+            DropOrphanInlineTablesResult kept = run(s, o -> o.includeUnregistered(true));
             assertThat(kept.skippedNonempty()).as("default: skip and warn").isEqualTo(2);
             assertThat(kept.warnings()).anyMatch(w -> w.contains("skipping non-empty orphan " + data));
             assertThat(exists(c, s, data)).isTrue();
 
-            DropOrphanInlineTablesResult dry = run(s, o -> o.withDryRun(true).withIncludeNonempty(true).withIncludeUnregistered(true));
+            DropOrphanInlineTablesResult dry = run(s, o -> o.dryRun(true).includeNonempty(true).includeUnregistered(true));
             assertThat(dry.nonEmptyTables()).as("listed with exact row counts")
                     .extracting(t -> t.tableName() + "=" + t.rows() + "/" + t.kind())
                     .containsExactlyInAnyOrder(data + "=4/registered", "ducklake_inlined_delete_" + unflushed + "=2/inlined_delete");
             assertThat(dry.wouldDrop()).isEqualTo(2);
             assertThat(exists(c, s, data)).as("dry run changes nothing").isTrue();
 
-            DropOrphanInlineTablesResult r = run(s, o -> o.withIncludeNonempty(true).withIncludeUnregistered(true));
+            DropOrphanInlineTablesResult r = run(s, o -> o.includeNonempty(true).includeUnregistered(true));
             assertThat(r.dropped()).isEqualTo(1);
             assertThat(r.droppedInlinedDelete()).isEqualTo(1);
             assertThat(r.droppedNonempty()).isEqualTo(2);
@@ -157,11 +157,11 @@ class BeyondTheRegistryTest {
             b.expireBefore(b.snapshot());
             unregister(c, s, dead);
             String leftover = "ducklake_inlined_data_" + dead + "_2";
-            DropOrphanInlineTablesResult r = run(s, o -> o.withIncludeUnregistered(true));
+            DropOrphanInlineTablesResult r = run(s, o -> o.includeUnregistered(true));
             assertThat(r.unregisteredNonempty()).isEqualTo(1);
             assertThat(r.droppedUnregistered()).isZero();
             assertThat(exists(c, s, leftover)).isTrue();
-            DropOrphanInlineTablesResult r2 = run(s, o -> o.withIncludeUnregistered(true).withIncludeNonempty(true));
+            DropOrphanInlineTablesResult r2 = run(s, o -> o.includeUnregistered(true).includeNonempty(true));
             assertThat(r2.droppedUnregistered()).isEqualTo(1);
             assertThat(r2.inlinedRowsDropped()).isEqualTo(5);
             assertThat(exists(c, s, leftover)).isFalse();
@@ -195,8 +195,8 @@ class BeyondTheRegistryTest {
                 }
             }
         };
-        DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.defaults()
-                .withMetadataSchema(s).withIncludeUnregistered(true), registerAfterSurvey).execute();
+        DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.builder()
+                .metadataSchema(s).includeUnregistered(true).build(), registerAfterSurvey).execute();
         assertThat(r.unregisteredOrphans()).as("the survey saw it unregistered").isEqualTo(1);
         assertThat(r.droppedUnregistered()).as("the re-check under the lock saw the new row").isZero();
         assertThat(r.warnings()).anyMatch(w -> w.contains("kept " + leftover + ": on re-check under the lock"));
@@ -220,10 +220,10 @@ class BeyondTheRegistryTest {
                         + "_ducklake_begin_snapshot bigint, _ducklake_end_snapshot bigint, c1 int)");
             }
         }
-        DropOrphanInlineTablesResult rDev = run(dev, o -> o.withIncludeUnregistered(true));
+        DropOrphanInlineTablesResult rDev = run(dev, o -> o.includeUnregistered(true));
         assertThat(rDev.droppedUnregistered()).as("1.1-dev1 accepts both spellings (its migration renames only registered tables)")
                 .isEqualTo(2);
-        DropOrphanInlineTablesResult r10 = run(v10, o -> o.withIncludeUnregistered(true));
+        DropOrphanInlineTablesResult r10 = run(v10, o -> o.includeUnregistered(true));
         assertThat(r10.droppedUnregistered()).as("1.0 accepts only the plain spelling").isEqualTo(1);
         assertThat(r10.anomalyTables()).extracting(DropOrphanInlineTablesResult.Anomaly::tableName).containsExactly("ducklake_inlined_data_51_1");
         try (Connection c = pg.connect()) {

@@ -53,7 +53,7 @@ class ConcurrentExpirySurveyTest {
         List<String> anomalies = new ArrayList<>();
         int runs = 0;
         while (expiry.isAlive()) {
-            DropOrphanInlineTablesResult r = Catalogs.run(cat.schema, o -> o.withDryRun(true));
+            DropOrphanInlineTablesResult r = Catalogs.run(cat.schema, o -> o.dryRun(true));
             runs++;
             r.anomalyTables().forEach(a -> anomalies.add(a.tableName() + ": " + a.reason()));
         }

@@ -42,8 +42,9 @@ class DryRunEmptinessTest {
                 st.execute("DELETE FROM " + Sql.qualified(schema, InlinedTableName.dataTable(emptied, emptiedVersion(c, schema, emptied))));
             }
         }
-        DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withBatchSize(16);
-        DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(pg.spec(), opts.withDryRun(true), ProgressListener.NONE).execute();
+        DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.builder().metadataSchema(schema).batchSize(16).build();
+        DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(pg.spec(), opts.toBuilder().dryRun(true).build(),
+                ProgressListener.NONE).execute();
         assertThat(dry.orphanRows()).as("40 leaked + full + emptied").isEqualTo(42);
         assertThat(dry.orphanNonempty()).as("only 'full' holds rows; 'emptied' has blocks but no live row").isEqualTo(1);
         assertThat(dry.nonEmptyTables()).extracting(DropOrphanInlineTablesResult.NonEmptyTable::tableId).containsExactly(full);
@@ -97,10 +98,11 @@ class DryRunEmptinessTest {
                         st.execute("DELETE FROM " + registry + " WHERE table_id = " + leftover);
                     }
                 }
-                DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema)
-                        .withBatchSize(4).withIncludeNonempty(includeNonempty).withIncludeUnregistered(includeUnregistered);
+                DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.builder().metadataSchema(schema)
+                        .batchSize(4).includeNonempty(includeNonempty).includeUnregistered(includeUnregistered).build();
                 String label = "include-nonempty " + includeNonempty + ", include-unregistered " + includeUnregistered;
-                DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(pg.spec(), opts.withDryRun(true), ProgressListener.NONE).execute();
+                DropOrphanInlineTablesResult dry = new DropOrphanInlineTables(pg.spec(), opts.toBuilder().dryRun(true).build(),
+                        ProgressListener.NONE).execute();
                 assertThat(dry.orphanNonempty()).as(label + ": 'full' is the one registered candidate holding rows").isEqualTo(1);
                 assertThat(dry.unregisteredNonempty()).as(label + ": 'leftover'").isEqualTo(1);
                 long expected = 12 + (includeNonempty ? 1 : 0) + (includeUnregistered && includeNonempty ? 1 : 0);

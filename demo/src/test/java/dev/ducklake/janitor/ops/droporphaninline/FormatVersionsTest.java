@@ -62,8 +62,8 @@ class FormatVersionsTest {
                     + columnCount(c, s, "ducklake_table_column_stats", "max_is_exact"))
                     .as("1.1's nested-schema and exactness columns exist exactly in format 1.1").isEqualTo(v == FormatVersion.V1_1 ? 3 : 0);
 
-            DropOrphanInlineTablesResult dry = run(s, o -> o.withDryRun(true));
-            DropOrphanInlineTablesResult r = run(s, o -> o.withIncludeUnregistered(true));
+            DropOrphanInlineTablesResult dry = run(s, o -> o.dryRun(true));
+            DropOrphanInlineTablesResult r = run(s, o -> o.includeUnregistered(true));
             System.out.printf(Locale.ROOT, "format %-8s: %d catalog tables; dry run found registry_rows=%d orphan_rows=%d "
                             + "unregistered=%d inlined_delete_orphans=%d inlined_delete_live=%d anomalies=%d; execute dropped %d registered, "
                             + "%d unregistered, %d inlined delete%n", v.text(), catalogTables(c, s), dry.registryRows(), dry.orphanRows(),
@@ -88,7 +88,7 @@ class FormatVersionsTest {
         try (Connection c = pg.connect()) {
             loadFixture04(c, s);
             assertThat(catalogTables(c, s)).isEqualTo(28L);
-            DropOrphanInlineTablesResult untouched = run(s, o -> o.withIncludeUnregistered(true).withIncludeNonempty(true));
+            DropOrphanInlineTablesResult untouched = run(s, o -> o.includeUnregistered(true).includeNonempty(true));
             System.out.printf(Locale.ROOT, "real 0.4 catalog as shipped: registry_rows=%d orphan_rows=%d unregistered=%d "
                             + "inlined_delete=%d anomalies=%d dropped=%d%n", untouched.registryRows(), untouched.orphanRows(),
                     untouched.unregisteredOrphans(), untouched.inlinedDeleteOrphans(), untouched.unregisteredAnomalies(),
@@ -106,7 +106,7 @@ class FormatVersionsTest {
                     + "UPDATE " + q + "ducklake_table SET end_snapshot = 2 WHERE table_id = 1;"
                     + "DELETE FROM " + q + "ducklake_snapshot WHERE snapshot_id < 2");
             inlinedDeleteTable(c, s, 1, 0);
-            DropOrphanInlineTablesResult r = run(s, o -> o.withIncludeUnregistered(true));
+            DropOrphanInlineTablesResult r = run(s, o -> o.includeUnregistered(true));
             System.out.printf(Locale.ROOT, "real 0.4 catalog after drop + expiry: orphan_rows=%d inlined_delete=%d; dropped %d "
                     + "registered, %d inlined delete%n", r.orphanRows(), r.inlinedDeleteOrphans(), r.dropped(), r.droppedInlinedDelete());
             assertThat(r.dropped()).isEqualTo(1);
@@ -123,7 +123,7 @@ class FormatVersionsTest {
             new CatalogBuilder(c, s, FormatVersion.V1_1).create();
             exec(c, "UPDATE " + Sql.qualified(s, "ducklake_metadata") + " SET value = '" + unknown + "' WHERE key = 'version'");
         }
-        assertThatThrownBy(() -> run(s, o -> o.withDryRun(true)))
+        assertThatThrownBy(() -> run(s, o -> o.dryRun(true)))
                 .isInstanceOfSatisfying(JanitorException.class, e -> {
                     assertThat(e.reason()).isEqualTo(JanitorException.Reason.UNSUPPORTED_VERSION);
                     assertThat(e.reason().exitCode()).isEqualTo(5);

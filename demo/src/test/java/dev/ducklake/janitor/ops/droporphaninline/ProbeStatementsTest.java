@@ -47,7 +47,7 @@ class ProbeStatementsTest {
                         + " END LOOP; END $$");
             }
         }
-        DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema).withBatchSize(400);
+        DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.builder().metadataSchema(schema).batchSize(400).build();
         DropOrphanInlineTablesResult run = new DropOrphanInlineTables(pg.spec(), opts, ProgressListener.NONE).execute();
         assertThat(run.batchSizeStart()).as("one batch of 302 candidates: three probe statements").isGreaterThanOrEqualTo(302);
         assertThat(run.batches()).isEqualTo(1);

@@ -34,8 +34,8 @@ class TruncatedBatchProgressTest {
             }
         };
         // a budget this small is spent before the first batch: one table goes through, then the batch is cut
-        DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.defaults()
-                .withMetadataSchema(cat.schema).withBatchSize(50).withRunBudget(Duration.ofNanos(1)), listener).execute();
+        DropOrphanInlineTablesResult r = new DropOrphanInlineTables(pg.spec(), DropOrphanInlineTablesOptions.builder()
+                .metadataSchema(cat.schema).batchSize(50).runBudget(Duration.ofNanos(1)).build(), listener).execute();
         assertThat(r.budgetExhausted()).isTrue();
         assertThat(r.dropped()).as("one table goes through").isEqualTo(1);
         assertThat(progress).hasSize(1);

@@ -74,8 +74,8 @@ class ZeroBlockProofTest {
             assertThat(blocks(c, schema, truncated)).as("TRUNCATE leaves zero blocks").isZero();
             assertThat(blocks(c, schema, unloggedEmpty)).isZero();
         }
-        DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.defaults().withMetadataSchema(schema)
-                .withBatchSize(batchSize);
+        DropOrphanInlineTablesOptions opts = DropOrphanInlineTablesOptions.builder().metadataSchema(schema)
+                .batchSize(batchSize).build();
         DropOrphanInlineTablesResult run = new DropOrphanInlineTables(pg.spec(), opts, ProgressListener.NONE).execute();
 
         List<Long> kept = new ArrayList<>(List.of(withRows, unloggedRows));
