@@ -84,7 +84,8 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
     private Criteria criteria() throws JanitorException {
         Duration min = ExpireSnapshotsOptions.parseMinAge(minAge);
         Criteria c = new Criteria(olderThan == null ? null : OlderThan.parse(olderThan, "--older-than"), retainLast, versions, min);
-        ExpireSnapshotsOptions.of(RunOptions.defaults(), c.olderThan(), c.retainLast(), c.versions(), c.minAge()).validate();
+        ExpireSnapshotsOptions.builder().olderThan(c.olderThan()).retainLast(c.retainLast()).versions(c.versions())
+                .minAge(c.minAge()).build().validate();
         return c;
     }
 
@@ -100,8 +101,10 @@ public final class ExpireSnapshotsCommand extends MaintenanceCommand<ExpireSnaps
         } catch (JanitorException e) {
             throw new IllegalStateException("criteria were validated before the run", e);
         }
-        return new ExpireSnapshots(conn, ExpireSnapshotsOptions.of(options, c.olderThan(), c.retainLast(), c.versions(), c.minAge())
-                .withBatchSize(run.batchSize()), listener);
+        // the run options as given (--statement-timeout's default is the 120 s every command shares, not
+        // ExpireSnapshotsOptions.DEFAULT_STATEMENT_TIMEOUT), with the batch size in snapshots, above the lock budget's cap
+        return new ExpireSnapshots(conn, ExpireSnapshotsOptions.builder().run(options).batchSize(run.batchSize())
+                .olderThan(c.olderThan()).retainLast(c.retainLast()).versions(c.versions()).minAge(c.minAge()).build(), listener);
     }
 
     /** The per-run gauges pushed after a successful execute run (names as in the README). */

@@ -3,7 +3,6 @@ package dev.ducklake.janitor.api;
 import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.ops.runtime.MaintenanceOperation;
 import dev.ducklake.janitor.ops.runtime.ProgressListener;
-import dev.ducklake.janitor.ops.runtime.RunOptions;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsOptions;
 import dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsResult;
@@ -30,7 +29,8 @@ import java.util.Objects;
  * }</pre>
  *
  * Batch unit: snapshots (default {@value ExpireSnapshotsOptions#DEFAULT_BATCH_SIZE}, at most
- * {@value ExpireSnapshotsOptions#MAX_BATCH_SIZE}); statement timeout default 300 s.
+ * {@value ExpireSnapshotsOptions#MAX_BATCH_SIZE}); statement timeout default 300 s
+ * ({@link ExpireSnapshotsOptions#DEFAULT_STATEMENT_TIMEOUT}; the CLI's is 120 s).
  */
 public final class ExpireSnapshotsAction extends MaintenanceAction<ExpireSnapshotsAction, ExpireSnapshotsResult> {
 
@@ -106,10 +106,8 @@ public final class ExpireSnapshotsAction extends MaintenanceAction<ExpireSnapsho
     @Override
     MaintenanceOperation<ExpireSnapshotsResult> operation(ConnectionSpec spec, String schema, ProgressListener listener) {
         ExpireSnapshotsOptions d = ExpireSnapshotsOptions.defaults();
-        RunOptions defaults = new RunOptions(d.metadataSchema(), d.dryRun(), d.batchSize(), d.maxBatches(), d.runBudget(),
-                d.statementTimeout(), d.lockTimeout(), d.lockName(), d.reconnectTimeout());
-        ExpireSnapshotsOptions o = ExpireSnapshotsOptions.of(runOptions(defaults, schema), olderThan, retainLast, versions,
-                minAge == null ? d.minAge() : minAge);
+        ExpireSnapshotsOptions o = d.toBuilder().run(runOptions(d.run(), schema)).olderThan(olderThan).retainLast(retainLast)
+                .versions(versions).minAge(minAge == null ? d.minAge() : minAge).build();
         return new ExpireSnapshots(spec, o, listener);
     }
 }

@@ -305,11 +305,11 @@ class SqlScanTest {
         Set<String> catalogNumbers = Set.of("7000001", "8000001", "8000002", "4000001", "4000002");
         List<String> sql;
         dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsOptions options = dev.ducklake.janitor.ops.expiresnapshots
-                .ExpireSnapshotsOptions.defaults().withMetadataSchema(schema).withBatchSize(2).withMinAge(Duration.ZERO)
-                .withOlderThan(new dev.ducklake.janitor.ops.expiresnapshots.OlderThan(java.time.Instant.parse("2999-01-01T00:00:00Z"), null));
+                .ExpireSnapshotsOptions.builder().metadataSchema(schema).batchSize(2).minAge(Duration.ZERO)
+                .olderThan(new dev.ducklake.janitor.ops.expiresnapshots.OlderThan(java.time.Instant.parse("2999-01-01T00:00:00Z"), null)).build();
         dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshotsResult r;
         try (SqlCapture capture = SqlCapture.install()) {
-            new dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots(pg.spec(), options.withDryRun(true),
+            new dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots(pg.spec(), options.toBuilder().dryRun(true).build(),
                     dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
             r = new dev.ducklake.janitor.ops.expiresnapshots.ExpireSnapshots(pg.spec(), options,
                     dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();

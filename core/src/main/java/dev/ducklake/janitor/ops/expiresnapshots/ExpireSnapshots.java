@@ -71,11 +71,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
 
     /** The generic run options of the runtime for these options (the runtime's batch size is unused here). */
     private RunOptions runOptions() {
-        return RunOptions.builder().metadataSchema(options.metadataSchema()).dryRun(options.dryRun())
-                .batchSize(Math.min(options.batchSize(), LockBudget.MAX_BATCH)).maxBatches(options.maxBatches())
-                .runBudget(options.runBudget()).statementTimeout(options.statementTimeout())
-                .lockTimeout(options.lockTimeout()).lockName(options.lockName())
-                .reconnectTimeout(options.reconnectTimeout()).build();
+        return options.run().toBuilder().batchSize(Math.min(options.run().batchSize(), LockBudget.MAX_BATCH)).build();
     }
 
     /**
@@ -94,7 +90,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         options.validate();
         try (MaintenanceRun mr = MaintenanceRun.open(spec, runOptions(), listener, stopFlag())) {
             CatalogInfo info = mr.inspect();
-            String schema = options.metadataSchema();
+            String schema = options.run().metadataSchema();
             ExpiryLayout layout = mr.queries().withRetries("catalog layout", c -> ExpiryLayout.read(c, schema, info.version()));
             Selection sel = mr.queries().withRetries("selection", c -> Selection.resolve(c, layout, options));
             mr.recorder().info("selection: " + sel.describe());
@@ -103,14 +99,14 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
                     mr.recorder().warn(w);
                 }
             }
-            if (!options.dryRun()) {
-                mr.session().lock(options.lockName());
+            if (!options.run().dryRun()) {
+                mr.session().lock(options.run().lockName());
                 requirePerFilePrivileges(mr, layout);
             }
             int tableBudget = Math.min(mr.queries().withRetries("lock budget", c -> LockBudget.read(c).cap()), tableBudgetCap);
-            mr.recorder().batchSizes(options.batchSize(), options.batchSize());
+            mr.recorder().batchSizes(options.run().batchSize(), options.run().batchSize());
             ExpiryTally t = new ExpiryTally(layout, sel, tableBudget);
-            if (options.dryRun()) {
+            if (options.run().dryRun()) {
                 mr.queries().withRetries("dry run", c -> {
                     t.reset();
                     dryRun(c, mr, t);
@@ -126,15 +122,15 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
                 sweepDeadInlinedRows(mr, t);
             }
             Long oldest = mr.queries().withRetries("final count", c -> oldestRetained(c, layout, t));
-            long remainingSelected = options.dryRun() ? 0 : mr.queries().withRetries("final count", c -> countSelected(c, layout, sel));
-            mr.recorder().finalBatchSize(options.batchSize());
+            long remainingSelected = options.run().dryRun() ? 0 : mr.queries().withRetries("final count", c -> countSelected(c, layout, sel));
+            mr.recorder().finalBatchSize(options.run().batchSize());
             RunFigures figures = mr.figures();
-            if (options.dryRun()) {
+            if (options.run().dryRun()) {
                 figures = new RunFigures(t.batchCount, figures.retries(), figures.reconnects(), figures.batchSizeRequested(),
                         figures.batchSizeStart(), figures.batchSizeFinal(), figures.stopReason(), figures.elapsedSeconds(),
                         figures.warnings(), figures.warningsTruncated(), figures.warningsTotal());
             }
-            return new ExpireSnapshotsResult(schema, info.version().text(), options.dryRun(), sel.source(),
+            return new ExpireSnapshotsResult(schema, info.version().text(), options.run().dryRun(), sel.source(),
                     sel.cutoff() == null ? null : sel.cutoff().toString(),
                     sel.minAgeCutoff() == null ? null : sel.minAgeCutoff().toString(), t.snapshots, t.dataFiles,
                     t.deleteFiles, t.tables, t.inlined, t.otherRows, t.inlinedRows, oldest, sel.newestAtStart(), remainingSelected,
@@ -147,7 +143,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
 
     /** Whether --max-batches, --run-budget or a stop request ends the run before the next batch. */
     private boolean shouldStop(MaintenanceRun mr, ExpiryTally t) {
-        if (options.maxBatches() > 0 && t.batchCount >= options.maxBatches()) {
+        if (options.run().maxBatches() > 0 && t.batchCount >= options.run().maxBatches()) {
             mr.recorder().stopped(RunFigures.StopReason.MAX_BATCHES);
             return true;
         }
@@ -187,10 +183,10 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         java.util.List<String> tables = RunCandidates.perFileTables(layout);
         for (String privilege : new String[] {"SELECT", "DELETE"}) {
             java.util.List<String> denied = mr.queries().withRetries("checking the " + privilege + " privilege",
-                    c -> dev.ducklake.janitor.pg.TablePrivileges.missing(c, options.metadataSchema(), tables, privilege));
+                    c -> dev.ducklake.janitor.pg.TablePrivileges.missing(c, options.run().metadataSchema(), tables, privilege));
             if (!denied.isEmpty()) {
                 throw new JanitorException(Reason.PERMISSION_DENIED, "The catalog user lacks the " + privilege + " privilege on "
-                        + String.join(", ", denied) + " in schema '" + options.metadataSchema() + "'; nothing was changed."
+                        + String.join(", ", denied) + " in schema '" + options.run().metadataSchema() + "'; nothing was changed."
                         + " Grant it (docs/privileges.md).");
             }
         }
@@ -206,7 +202,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         }
         t.releasedAfter = Long.MIN_VALUE;
         long t0 = System.nanoTime();
-        new RunCandidates(c, options.statementTimeout(), options.lockTimeout()).build(t.layout, t.sel);
+        new RunCandidates(c, options.run().statementTimeout(), options.run().lockTimeout()).build(t.layout, t.sel);
         mr.recorder().info(String.format(java.util.Locale.ROOT, "candidate rows of the run listed in %.2f s"
                 + " (one pass over ducklake_table, ducklake_data_file, ducklake_delete_file)", (System.nanoTime() - t0) / 1e9));
     }
@@ -235,7 +231,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         long n = mr.queries().withRetries("per-file rows of removed data files",
                 c -> {
                     mr.session().verifyLock(c);
-                    return new RunCandidates(c, options.statementTimeout(), options.lockTimeout()).deleteDangling(t.layout);
+                    return new RunCandidates(c, options.run().statementTimeout(), options.run().lockTimeout()).deleteDangling(t.layout);
                 });
         mr.recorder().info(String.format(java.util.Locale.ROOT, "per-file rows of removed data files deleted %d in %.2f s", n,
                 (System.nanoTime() - t0) / 1e9));
@@ -269,11 +265,11 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
         ensureRunSets(mr, c, t);
         c.setAutoCommit(false);
         try {
-            Transactions.setLocalTimeouts(c, options.statementTimeout(), options.lockTimeout());
+            Transactions.setLocalTimeouts(c, options.run().statementTimeout(), options.run().lockTimeout());
             mr.session().verifyLock(c);
             ExpireBatch batch = new ExpireBatch(c, t.layout, false);
             batch.createTempTables();
-            long[] taken = batch.takeSnapshots(t.sel, t.after, options.batchSize(), false);
+            long[] taken = batch.takeSnapshots(t.sel, t.after, options.run().batchSize(), false);
             long upTo = taken[0] > 0 ? taken[2] : t.after;
             batch.useRunSets(t.releasedAfter, upTo);
             if (taken[0] == 0 && !tablesOnly && !batch.removableTablesExist()) {
@@ -315,7 +311,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             t.inlinedRows += mr.queries().withRetries("dead inlined rows", c -> {
                 c.setAutoCommit(false);
                 try {
-                    Transactions.setLocalTimeouts(c, options.statementTimeout(), options.lockTimeout());
+                    Transactions.setLocalTimeouts(c, options.run().statementTimeout(), options.run().lockTimeout());
                     mr.session().verifyLock(c);
                     long n = InlinedRowSweep.sweep(c, t.layout, chunk, t.layout.q("ducklake_snapshot"), true);
                     c.commit();
@@ -338,7 +334,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             try (Statement st = c.createStatement()) {
                 st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
             }
-            Transactions.setLocalTimeouts(c, options.statementTimeout(), options.lockTimeout());
+            Transactions.setLocalTimeouts(c, options.run().statementTimeout(), options.run().lockTimeout());
             ExpireBatch batch = new ExpireBatch(c, t.layout, true);
             batch.createDryRunCopy();
             batch.createTempTables();
@@ -346,7 +342,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
             while (!shouldStop(mr, t)) {
                 long t0 = System.nanoTime();
                 batch.resetForNextBatch();
-                long[] taken = batch.takeSnapshots(t.sel, t.after, options.batchSize(), true);
+                long[] taken = batch.takeSnapshots(t.sel, t.after, options.run().batchSize(), true);
                 // as the execute run: no snapshot left ends the run, unless nothing was expired yet and tables are
                 // removable already (a hand-written or interrupted expiry): then one table-only batch removes them
                 boolean tablesOnly = taken[0] == 0;
@@ -386,7 +382,7 @@ public final class ExpireSnapshots extends StoppableOperation<ExpireSnapshotsRes
     }
 
     private Long oldestRetained(Connection c, ExpiryLayout layout, ExpiryTally t) throws SQLException {
-        if (options.dryRun()) {
+        if (options.run().dryRun()) {
             String sql = "SELECT min(snapshot_id) FROM " + layout.q("ducklake_snapshot") + " WHERE NOT (snapshot_id <= ? AND "
                     + t.sel.predicate() + ")";
             try (PreparedStatement ps = c.prepareStatement(sql)) {

@@ -5,12 +5,14 @@ import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 
 import dev.ducklake.janitor.ops.runtime.RunOptions;
+import dev.ducklake.janitor.ops.runtime.RunOptionsBuilder;
 
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Options of {@link ExpireSnapshots}. Build with {@link #defaults()} and the {@code with…} methods.
+ * Options of {@link ExpireSnapshots}: the generic {@link RunOptions} (schema, dry run, batch size in snapshots, limits,
+ * timeouts, lock name) plus the expiry criteria. Build with {@link #builder()}, change with {@link #toBuilder()}.
  *
  * <p>Which snapshots go (checked in {@link #validate()} and resolved once per run by {@link ExpireSnapshots}):
  * {@code olderThan} and {@code retainLast} combine (a snapshot goes only when both allow it); {@code versions}
@@ -18,30 +20,21 @@ import java.util.List;
  * global scope) is used, and when that is not set either the run is a usage error. Whatever the criteria,
  * the newest snapshot and snapshots younger than {@code minAge} never go.
  *
- * @param metadataSchema the Postgres schema holding the ducklake_* tables; default {@code public}
- * @param dryRun report only: no writes, no advisory lock, no table locks beyond plain reads; default false
+ * @param run the generic run options; dry run means no writes, no advisory lock, no table locks beyond plain reads. The
+ *     batch size counts snapshots expired per transaction, 1 to {@value #MAX_BATCH_SIZE} (the CLI's --batch-size of
+ *     expire-snapshots has the same range and default), default {@value #DEFAULT_BATCH_SIZE}: each batch removes what a
+ *     liveness pass against the snapshots left after it would remove; an execute run finds those rows in its candidate
+ *     list, read once per run ({@code RunCandidates}), not by scanning the catalog per batch. The statement timeout
+ *     defaults to {@link #DEFAULT_STATEMENT_TIMEOUT}; the rest as in {@link RunOptions#defaults()}
  * @param olderThan expire snapshots with {@code snapshot_time} strictly before this (an instant, or a duration
  *     counted back from the server's now() at the start of the run); null = not given
  * @param retainLast never expire the newest N snapshots (N ≥ 1); null = not given
  * @param versions expire exactly these snapshot ids; null = not given (not with olderThan / retainLast)
  * @param minAge never expire a snapshot younger than this, whatever the other options say, because an open
  *     DuckLake transaction may still need it for its conflict check; default 1 hour; zero allowed
- * @param batchSize snapshots expired per transaction, 1 to 1,000,000 (the CLI's --batch-size of expire-snapshots has the
- *     same range and default); default 5,000. Each batch removes what a liveness pass against the snapshots left
- *     after it would remove; an execute run finds those rows in its candidate list, read once per run
- *     ({@code RunCandidates}), not by scanning the catalog per batch
- * @param maxBatches stop after this many batches; 0 = no limit (default)
- * @param runBudget stop cleanly once this much wall-clock time is spent (checked between batches; the first
- *     batch always goes through); null = unbounded (default)
- * @param statementTimeout {@code statement_timeout} of each batch; default 300 s
- * @param lockTimeout {@code lock_timeout} of each batch; default 5 s
- * @param lockName the advisory lock name taken in execute mode; default {@code ducklake-maintenance}
- * @param reconnectTimeout how long to keep reconnecting after the connection is lost; default 60 s
  */
-public record ExpireSnapshotsOptions(String metadataSchema, boolean dryRun, OlderThan olderThan, Integer retainLast,
-                                     List<Long> versions, Duration minAge, int batchSize, int maxBatches,
-                                     Duration runBudget, Duration statementTimeout, Duration lockTimeout,
-                                     String lockName, Duration reconnectTimeout) {
+public record ExpireSnapshotsOptions(RunOptions run, OlderThan olderThan, Integer retainLast, List<Long> versions,
+                                     Duration minAge) {
 
     /** Default batch size, in snapshots. */
     public static final int DEFAULT_BATCH_SIZE = 5_000;
@@ -49,89 +42,31 @@ public record ExpireSnapshotsOptions(String metadataSchema, boolean dryRun, Olde
     public static final int MAX_BATCH_SIZE = 1_000_000;
     /** Default minimum age of an expired snapshot. */
     public static final Duration DEFAULT_MIN_AGE = Duration.ofHours(1);
-
-    /** Defaults: schema public, execute, no criterion (the catalog option), min age 1 h, batches of 5,000. */
-    public static ExpireSnapshotsOptions defaults() {
-        return new ExpireSnapshotsOptions("public", false, null, null, null, DEFAULT_MIN_AGE, DEFAULT_BATCH_SIZE, 0, null,
-                Duration.ofSeconds(300), Duration.ofSeconds(5), "ducklake-maintenance", Duration.ofSeconds(60));
-    }
+    /**
+     * Default statement timeout of {@link #defaults()}, and so of the library's {@code expireSnapshots()}: 300 s, not
+     * {@link RunOptions#DEFAULT_STATEMENT_TIMEOUT_SECONDS}' 120 s. The CLI's {@code expire-snapshots} and its
+     * {@code maintain} step take the 120 s of the {@code --statement-timeout} every command shares; both defaults are
+     * kept as they have been (documented in docs/library.md and docs/expire-snapshots.md).
+     */
+    public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(300);
 
     /**
-     * The options of one run from the shared run options (schema, dry run, batch size in snapshots, limits,
-     * timeouts, lock name) and the expiry criteria.
-     *
-     * @param run the shared run options
-     * @param olderThan the time criterion, or null
-     * @param retainLast the count criterion, or null
-     * @param versions the explicit list, or null
-     * @param minAge the minimum age
-     * @return the options
+     * Defaults: {@link RunOptions#defaults()} with batches of {@value #DEFAULT_BATCH_SIZE} snapshots and a statement
+     * timeout of {@link #DEFAULT_STATEMENT_TIMEOUT}; no criterion (the catalog option), min age 1 h.
      */
-    public static ExpireSnapshotsOptions of(RunOptions run, OlderThan olderThan, Integer retainLast, List<Long> versions,
-                                            Duration minAge) {
-        return new ExpireSnapshotsOptions(run.metadataSchema(), run.dryRun(), olderThan, retainLast,
-                versions == null ? null : List.copyOf(versions), minAge, run.batchSize(), run.maxBatches(), run.runBudget(),
-                run.statementTimeout(), run.lockTimeout(), run.lockName(), run.reconnectTimeout());
+    public static ExpireSnapshotsOptions defaults() {
+        return new ExpireSnapshotsOptions(RunOptions.builder().batchSize(DEFAULT_BATCH_SIZE)
+                .statementTimeout(DEFAULT_STATEMENT_TIMEOUT).build(), null, null, null, DEFAULT_MIN_AGE);
     }
 
-    /** @return a copy with another metadata schema */
-    public ExpireSnapshotsOptions withMetadataSchema(String v) {
-        return new ExpireSnapshotsOptions(v, dryRun, olderThan, retainLast, versions, minAge, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
+    /** @return a builder from the {@link #defaults() defaults}: the way to set the options */
+    public static Builder builder() {
+        return defaults().toBuilder();
     }
 
-    /** @return a copy with dry run on or off */
-    public ExpireSnapshotsOptions withDryRun(boolean v) {
-        return new ExpireSnapshotsOptions(metadataSchema, v, olderThan, retainLast, versions, minAge, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another older-than criterion (null = none) */
-    public ExpireSnapshotsOptions withOlderThan(OlderThan v) {
-        return new ExpireSnapshotsOptions(metadataSchema, dryRun, v, retainLast, versions, minAge, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another retain-last criterion (null = none) */
-    public ExpireSnapshotsOptions withRetainLast(Integer v) {
-        return new ExpireSnapshotsOptions(metadataSchema, dryRun, olderThan, v, versions, minAge, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with an explicit version list (null = none) */
-    public ExpireSnapshotsOptions withVersions(List<Long> v) {
-        return new ExpireSnapshotsOptions(metadataSchema, dryRun, olderThan, retainLast, v == null ? null : List.copyOf(v), minAge, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another minimum age */
-    public ExpireSnapshotsOptions withMinAge(Duration v) {
-        return new ExpireSnapshotsOptions(metadataSchema, dryRun, olderThan, retainLast, versions, v, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another batch size (snapshots) */
-    public ExpireSnapshotsOptions withBatchSize(int v) {
-        return new ExpireSnapshotsOptions(metadataSchema, dryRun, olderThan, retainLast, versions, minAge, v, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another batch limit (0 = none) */
-    public ExpireSnapshotsOptions withMaxBatches(int v) {
-        return new ExpireSnapshotsOptions(metadataSchema, dryRun, olderThan, retainLast, versions, minAge, batchSize, v, runBudget, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another run budget (null = unbounded) */
-    public ExpireSnapshotsOptions withRunBudget(Duration v) {
-        return new ExpireSnapshotsOptions(metadataSchema, dryRun, olderThan, retainLast, versions, minAge, batchSize, maxBatches, v, statementTimeout, lockTimeout, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with other statement and lock timeouts */
-    public ExpireSnapshotsOptions withTimeouts(Duration statement, Duration lock) {
-        return new ExpireSnapshotsOptions(metadataSchema, dryRun, olderThan, retainLast, versions, minAge, batchSize, maxBatches, runBudget, statement, lock, lockName, reconnectTimeout);
-    }
-
-    /** @return a copy with another advisory lock name */
-    public ExpireSnapshotsOptions withLockName(String v) {
-        return new ExpireSnapshotsOptions(metadataSchema, dryRun, olderThan, retainLast, versions, minAge, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, v, reconnectTimeout);
-    }
-
-    /** @return a copy with another reconnect timeout */
-    public ExpireSnapshotsOptions withReconnectTimeout(Duration v) {
-        return new ExpireSnapshotsOptions(metadataSchema, dryRun, olderThan, retainLast, versions, minAge, batchSize, maxBatches, runBudget, statementTimeout, lockTimeout, lockName, v);
+    /** @return a builder from these options */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
     /** Whether any explicit criterion (older-than, retain-last, versions) was given. */
@@ -162,13 +97,14 @@ public record ExpireSnapshotsOptions(String metadataSchema, boolean dryRun, Olde
     }
 
     /**
-     * Checks the values on their own (not against the catalog).
+     * Checks the values on their own (not against the catalog): the criteria and the minimum age, then the run options
+     * with a batch size of up to {@value #MAX_BATCH_SIZE} snapshots.
      *
      * @throws JanitorException {@link Reason#USAGE} naming the first bad value
      */
     public void validate() throws JanitorException {
-        if (metadataSchema == null || metadataSchema.isEmpty()) {
-            throw new JanitorException(Reason.USAGE, "--metadata-schema must not be empty.");
+        if (run == null) {
+            throw new JanitorException(Reason.USAGE, "run options are missing.");
         }
         if (versions != null && (olderThan != null || retainLast != null)) {
             throw new JanitorException(Reason.USAGE, "--versions cannot be combined with --older-than or --retain-last; "
@@ -194,23 +130,64 @@ public record ExpireSnapshotsOptions(String metadataSchema, boolean dryRun, Olde
         } catch (Durations.InvalidDuration e) {
             throw badMinAge(e);
         }
-        if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-            throw new JanitorException(Reason.USAGE, "--batch-size must be between 1 and " + MAX_BATCH_SIZE + " snapshots, got " + batchSize + ".");
+        run.validate(MAX_BATCH_SIZE, "snapshots");
+    }
+
+    /** The builder of {@link ExpireSnapshotsOptions}: the run setters of {@link RunOptionsBuilder} and the criteria. */
+    public static final class Builder extends RunOptionsBuilder<Builder, ExpireSnapshotsOptions> {
+
+        private OlderThan olderThan;
+        private Integer retainLast;
+        private List<Long> versions;
+        private Duration minAge;
+
+        private Builder(ExpireSnapshotsOptions from) {
+            super(from.run);
+            olderThan = from.olderThan;
+            retainLast = from.retainLast;
+            versions = from.versions;
+            minAge = from.minAge;
         }
-        if (maxBatches < 0) {
-            throw new JanitorException(Reason.USAGE, "--max-batches must be 0 (no limit) or more, got " + maxBatches + ".");
+
+        /**
+         * @param t the time criterion; null = none
+         * @return this builder
+         */
+        public Builder olderThan(OlderThan t) {
+            olderThan = t;
+            return this;
         }
-        if (runBudget != null && (runBudget.isNegative() || runBudget.isZero())) {
-            throw new JanitorException(Reason.USAGE, "--run-budget must be a positive number of seconds.");
+
+        /**
+         * @param n the count criterion (the newest N snapshots stay); null = none
+         * @return this builder
+         */
+        public Builder retainLast(Integer n) {
+            retainLast = n;
+            return this;
         }
-        if (statementTimeout == null || statementTimeout.isNegative() || lockTimeout == null || lockTimeout.isNegative()) {
-            throw new JanitorException(Reason.USAGE, "--statement-timeout and --lock-timeout must be 0 or more seconds.");
+
+        /**
+         * @param ids the snapshot ids to expire (copied); null = none
+         * @return this builder
+         */
+        public Builder versions(List<Long> ids) {
+            versions = ids == null ? null : List.copyOf(ids);
+            return this;
         }
-        if (lockName == null || lockName.isEmpty()) {
-            throw new JanitorException(Reason.USAGE, "--lock-name must not be empty.");
+
+        /**
+         * @param d the minimum age of an expired snapshot, 0 or more
+         * @return this builder
+         */
+        public Builder minAge(Duration d) {
+            minAge = d;
+            return this;
         }
-        if (reconnectTimeout == null || reconnectTimeout.isNegative()) {
-            throw new JanitorException(Reason.USAGE, "--reconnect-timeout must be 0 or more seconds.");
+
+        @Override
+        public ExpireSnapshotsOptions build() {
+            return new ExpireSnapshotsOptions(runOptions(), olderThan, retainLast, versions, minAge);
         }
     }
 }

@@ -60,16 +60,28 @@ public record RunOptions(String metadataSchema, boolean dryRun, int batchSize, i
     }
 
     /**
-     * Checks the values on their own (not against the catalog).
+     * Checks the values on their own (not against the catalog), a batch being 1 to {@value LockBudget#MAX_BATCH} tables.
      *
      * @throws JanitorException {@link Reason#USAGE} naming the first bad value
      */
     public void validate() throws JanitorException {
+        validate(LockBudget.MAX_BATCH, "tables");
+    }
+
+    /**
+     * Checks the values on their own (not against the catalog), for an operation whose batch unit is not the lock
+     * budget's (expire-snapshots: snapshots).
+     *
+     * @param maxBatchSize the largest batch size
+     * @param unit what a batch counts, for the message
+     * @throws JanitorException {@link Reason#USAGE} naming the first bad value
+     */
+    public void validate(int maxBatchSize, String unit) throws JanitorException {
         if (metadataSchema == null || metadataSchema.isEmpty()) {
             throw new JanitorException(Reason.USAGE, "--metadata-schema must not be empty.");
         }
-        if (batchSize < 1 || batchSize > LockBudget.MAX_BATCH) {
-            throw new JanitorException(Reason.USAGE, "--batch-size must be between 1 and " + LockBudget.MAX_BATCH + " tables, got " + batchSize + ".");
+        if (batchSize < 1 || batchSize > maxBatchSize) {
+            throw new JanitorException(Reason.USAGE, "--batch-size must be between 1 and " + maxBatchSize + " " + unit + ", got " + batchSize + ".");
         }
         if (maxBatches < 0) {
             throw new JanitorException(Reason.USAGE, "--max-batches must be 0 (no limit) or more, got " + maxBatches + ".");

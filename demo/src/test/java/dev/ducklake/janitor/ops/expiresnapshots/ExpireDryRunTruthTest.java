@@ -66,17 +66,17 @@ class ExpireDryRunTruthTest {
         }
     }
 
-    private ExpireSnapshotsResult run(String schema, boolean dryRun, UnaryOperator<ExpireSnapshotsOptions> o) throws Exception {
-        return new ExpireSnapshots(pg.spec(), o.apply(ExpireSnapshotsOptions.defaults().withMetadataSchema(schema)
-                .withMinAge(java.time.Duration.ZERO).withDryRun(dryRun)), ProgressListener.NONE).execute();
+    private ExpireSnapshotsResult run(String schema, boolean dryRun, UnaryOperator<ExpireSnapshotsOptions.Builder> o) throws Exception {
+        return new ExpireSnapshots(pg.spec(), o.apply(ExpireSnapshotsOptions.builder().metadataSchema(schema)
+                .minAge(java.time.Duration.ZERO).dryRun(dryRun)).build(), ProgressListener.NONE).execute();
     }
 
     @ParameterizedTest(name = "{0}, selection {1}")
     @CsvSource({"V1_0,nothing", "V1_0,all-but-newest", "V1_1_DEV1,nothing", "V1_1_DEV1,all-but-newest"})
     void theDryRunPredictsEveryFigureAndNamesWhatGoes(FormatVersion v, String selection) throws Exception {
         Built cat = handExpired(v);
-        UnaryOperator<ExpireSnapshotsOptions> o = selection.equals("nothing")
-                ? x -> x.withRetainLast(1000) : x -> x.withRetainLast(1);
+        UnaryOperator<ExpireSnapshotsOptions.Builder> o = selection.equals("nothing")
+                ? x -> x.retainLast(1000) : x -> x.retainLast(1);
         ExpireSnapshotsResult dry = run(cat.schema(), true, o);
         ExpireSnapshotsResult exec = run(cat.schema(), false, o);
 

@@ -66,8 +66,9 @@ class ExpireSnapshotsTest {
         return s;
     }
 
-    private ExpireSnapshotsResult run(String schema, UnaryOperator<ExpireSnapshotsOptions> o) throws JanitorException {
-        return new ExpireSnapshots(pg.spec(), o.apply(ExpireSnapshotsOptions.defaults().withMetadataSchema(schema)), dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
+    private ExpireSnapshotsResult run(String schema, UnaryOperator<ExpireSnapshotsOptions.Builder> o) throws JanitorException {
+        return new ExpireSnapshots(pg.spec(), o.apply(ExpireSnapshotsOptions.builder().metadataSchema(schema)).build(),
+                dev.ducklake.janitor.ops.runtime.ProgressListener.NONE).execute();
     }
 
     private List<Long> snapshots(String schema) throws SQLException {
@@ -96,7 +97,7 @@ class ExpireSnapshotsTest {
         String s = catalog(FormatVersion.V1_0);
         List<Long> before = snapshots(s);
         long newest = before.get(before.size() - 1);
-        ExpireSnapshotsResult r = run(s, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO));
+        ExpireSnapshotsResult r = run(s, o -> o.olderThan(new OlderThan(FUTURE, null)).minAge(Duration.ZERO));
         assertThat(snapshots(s)).containsExactly(newest);
         assertThat(r.snapshotsExpired()).isEqualTo(before.size() - 1);
         assertThat(r.oldestRetainedSnapshot()).isEqualTo(newest);
@@ -112,7 +113,7 @@ class ExpireSnapshotsTest {
         List<Long> before = snapshots(s);
         int n = before.size() - 1;
         // snapshots 0..n-2 are (n - i) hours old: older than 150 minutes are those with n - i >= 3
-        ExpireSnapshotsResult r = run(s, o -> o.withOlderThan(new OlderThan(null, Duration.ofMinutes(150))));
+        ExpireSnapshotsResult r = run(s, o -> o.olderThan(new OlderThan(null, Duration.ofMinutes(150))));
         assertThat(r.snapshotsExpired()).isEqualTo(n - 2);
         assertThat(snapshots(s).get(0)).isEqualTo((long) n - 2);
         assertThat(r.criterion()).isEqualTo("older_than");
@@ -123,11 +124,11 @@ class ExpireSnapshotsTest {
         String s = catalog(FormatVersion.V1_0);
         List<Long> before = snapshots(s);
         long newest = before.get(before.size() - 1);
-        ExpireSnapshotsResult r = run(s, o -> o.withOlderThan(new OlderThan(FUTURE, null)));
+        ExpireSnapshotsResult r = run(s, o -> o.olderThan(new OlderThan(FUTURE, null)));
         assertThat(snapshots(s)).as("the 30-minute-old snapshot is kept by the default 1h min-age").containsExactly(newest - 1, newest);
         assertThat(r.minAgeCutoff()).isNotNull();
         String s2 = catalog(FormatVersion.V1_0);
-        run(s2, o -> o.withVersions(List.of(newest - 1, newest, 1L)));
+        run(s2, o -> o.versions(List.of(newest - 1, newest, 1L)));
         assertThat(snapshots(s2)).as("listed young and newest snapshots stay; 1 goes").contains(newest - 1, newest).doesNotContain(1L);
     }
 
@@ -136,15 +137,15 @@ class ExpireSnapshotsTest {
         String s = catalog(FormatVersion.V1_0);
         List<Long> before = snapshots(s);
         long newest = before.get(before.size() - 1);
-        run(s, o -> o.withRetainLast(4).withMinAge(Duration.ZERO));
+        run(s, o -> o.retainLast(4).minAge(Duration.ZERO));
         assertThat(snapshots(s)).containsExactly(newest - 3, newest - 2, newest - 1, newest);
         String s2 = catalog(FormatVersion.V1_0);
         // older-than allows 0..n-3 (>= 3 hours old); retain-last 6 allows 0..n-6: both must allow
-        ExpireSnapshotsResult r = run(s2, o -> o.withRetainLast(6).withOlderThan(new OlderThan(null, Duration.ofMinutes(150))));
+        ExpireSnapshotsResult r = run(s2, o -> o.retainLast(6).olderThan(new OlderThan(null, Duration.ofMinutes(150))));
         assertThat(snapshots(s2).get(0)).isEqualTo(newest - 5);
         assertThat(r.criterion()).isEqualTo("older_than+retain_last");
         String s3 = catalog(FormatVersion.V1_0);
-        run(s3, o -> o.withRetainLast(2).withOlderThan(new OlderThan(null, Duration.ofMinutes(150))));
+        run(s3, o -> o.retainLast(2).olderThan(new OlderThan(null, Duration.ofMinutes(150))));
         assertThat(snapshots(s3).get(0)).as("here older-than is the tighter one").isEqualTo(newest - 2);
     }
 
@@ -152,7 +153,7 @@ class ExpireSnapshotsTest {
     void versionsExpireExactlyTheListedIds() throws Exception {
         String s = catalog(FormatVersion.V1_0);
         List<Long> before = snapshots(s);
-        ExpireSnapshotsResult r = run(s, o -> o.withVersions(List.of(2L, 4L, 999L)));
+        ExpireSnapshotsResult r = run(s, o -> o.versions(List.of(2L, 4L, 999L)));
         List<Long> expected = new ArrayList<>(before);
         expected.removeAll(List.of(2L, 4L));
         assertThat(snapshots(s)).isEqualTo(expected);
@@ -162,19 +163,19 @@ class ExpireSnapshotsTest {
         assertThat(r.run().warnings()).anySatisfy(w -> assertThat(w).contains("names no snapshot").contains("[999]"));
         long newest = before.get(before.size() - 1);
         String s2 = catalog(FormatVersion.V1_0);
-        ExpireSnapshotsResult r2 = run(s2, o -> o.withVersions(List.of(2L, newest)));
+        ExpireSnapshotsResult r2 = run(s2, o -> o.versions(List.of(2L, newest)));
         assertThat(r2.run().warnings()).anySatisfy(w -> assertThat(w).contains("newest snapshot [" + newest + "]"))
                 .noneSatisfy(w -> assertThat(w).contains("names no snapshot"));
     }
 
     @Test
     void versionsExcludeTheOtherCriteria() {
-        assertThatThrownBy(() -> run("public", o -> o.withVersions(List.of(1L)).withRetainLast(2)))
+        assertThatThrownBy(() -> run("public", o -> o.versions(List.of(1L)).retainLast(2)))
                 .isInstanceOf(JanitorException.class).hasMessageContaining("--versions")
                 .satisfies(e -> assertThat(((JanitorException) e).reason()).isEqualTo(Reason.USAGE));
-        assertThatThrownBy(() -> run("public", o -> o.withVersions(List.of(1L)).withOlderThan(new OlderThan(FUTURE, null))))
+        assertThatThrownBy(() -> run("public", o -> o.versions(List.of(1L)).olderThan(new OlderThan(FUTURE, null))))
                 .isInstanceOf(JanitorException.class);
-        assertThatThrownBy(() -> run("public", o -> o.withRetainLast(0))).hasMessageContaining("--retain-last");
+        assertThatThrownBy(() -> run("public", o -> o.retainLast(0))).hasMessageContaining("--retain-last");
     }
 
     @Test
@@ -200,12 +201,12 @@ class ExpireSnapshotsTest {
         String s = catalog(FormatVersion.V1_0);
         List<Long> before = snapshots(s);
         long tables = count(s, "SELECT count(*) FROM $s.ducklake_table");
-        ExpireSnapshotsResult r = run(s, o -> o.withOlderThan(new OlderThan(Instant.parse("2000-01-01T00:00:00Z"), null)));
+        ExpireSnapshotsResult r = run(s, o -> o.olderThan(new OlderThan(Instant.parse("2000-01-01T00:00:00Z"), null)));
         assertThat(r.snapshotsExpired()).isZero();
         assertThat(r.batches()).isZero();
         assertThat(snapshots(s)).isEqualTo(before);
         assertThat(count(s, "SELECT count(*) FROM $s.ducklake_table")).isEqualTo(tables);
-        ExpireSnapshotsResult dry = run(s, o -> o.withOlderThan(new OlderThan(Instant.parse("2000-01-01T00:00:00Z"), null)).withDryRun(true));
+        ExpireSnapshotsResult dry = run(s, o -> o.olderThan(new OlderThan(Instant.parse("2000-01-01T00:00:00Z"), null)).dryRun(true));
         assertThat(dry.snapshotsExpired()).isZero();
     }
 
@@ -216,7 +217,7 @@ class ExpireSnapshotsTest {
             st.execute("UPDATE " + Sql.qualified(s, "ducklake_metadata") + " SET value = '9.9' WHERE key = 'version'");
         }
         List<Long> before = snapshots(s);
-        assertThatThrownBy(() -> run(s, o -> o.withOlderThan(new OlderThan(FUTURE, null))))
+        assertThatThrownBy(() -> run(s, o -> o.olderThan(new OlderThan(FUTURE, null))))
                 .isInstanceOf(JanitorException.class).hasMessageContaining("9.9")
                 .satisfies(e -> assertThat(((JanitorException) e).reason()).isEqualTo(Reason.UNSUPPORTED_VERSION));
         assertThat(snapshots(s)).isEqualTo(before);
@@ -226,8 +227,8 @@ class ExpireSnapshotsTest {
     @EnumSource(FormatVersion.class)
     void everyKnownFormatVersionExpiresAndRemovesTheDroppedTable(FormatVersion v) throws Exception {
         String s = catalog(v);
-        ExpireSnapshotsResult dry = run(s, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO).withDryRun(true));
-        ExpireSnapshotsResult r = run(s, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO).withBatchSize(2));
+        ExpireSnapshotsResult dry = run(s, o -> o.olderThan(new OlderThan(FUTURE, null)).minAge(Duration.ZERO).dryRun(true));
+        ExpireSnapshotsResult r = run(s, o -> o.olderThan(new OlderThan(FUTURE, null)).minAge(Duration.ZERO).batchSize(2));
         assertThat(r.formatVersion()).isEqualTo(v.text());
         assertThat(r.tablesRemoved()).isEqualTo(1);
         assertThat(r.inlinedTablesDropped()).isEqualTo(2);
@@ -271,11 +272,11 @@ class ExpireSnapshotsTest {
                 b.createTable("last", 1);
             }
         }
-        ExpireSnapshots op = new ExpireSnapshots(pg.spec(), ExpireSnapshotsOptions.defaults().withMetadataSchema(small)
-                .withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO), dev.ducklake.janitor.ops.runtime.ProgressListener.NONE);
+        ExpireSnapshots op = new ExpireSnapshots(pg.spec(), ExpireSnapshotsOptions.builder().metadataSchema(small)
+                .olderThan(new OlderThan(FUTURE, null)).minAge(Duration.ZERO).build(), dev.ducklake.janitor.ops.runtime.ProgressListener.NONE);
         op.tableBudgetCap = 5;
         ExpireSnapshotsResult r = op.execute();
-        ExpireSnapshotsResult all = run(big, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO));
+        ExpireSnapshotsResult all = run(big, o -> o.olderThan(new OlderThan(FUTURE, null)).minAge(Duration.ZERO));
         assertThat(all.batches()).isEqualTo(1);
         assertThat(r.tableBudget()).isEqualTo(5);
         assertThat(r.batches()).as("9 tables of 2 inlined tables each, at most 5 relations per batch: 2 tables per batch").isEqualTo(5);
@@ -336,9 +337,9 @@ class ExpireSnapshotsTest {
                 }
             }
         }
-        ExpireSnapshotsResult r = run(narrow, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO).withBatchSize(3));
-        ExpireSnapshotsResult all = run(full, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO)
-                .withBatchSize(1_000_000));
+        ExpireSnapshotsResult r = run(narrow, o -> o.olderThan(new OlderThan(FUTURE, null)).minAge(Duration.ZERO).batchSize(3));
+        ExpireSnapshotsResult all = run(full, o -> o.olderThan(new OlderThan(FUTURE, null)).minAge(Duration.ZERO)
+                .batchSize(1_000_000));
         assertThat(all.batches()).isEqualTo(1);
         assertThat(r.batches()).isGreaterThan(5);
         assertThat(r.batchList().stream().skip(1).mapToLong(ExpireSnapshotsResult.Batch::dataFiles).sum())
@@ -486,10 +487,10 @@ class ExpireSnapshotsTest {
                 }
             }
         };
-        ExpireSnapshotsResult r = new ExpireSnapshots(pg.spec(), ExpireSnapshotsOptions.defaults().withMetadataSchema(killed)
-                .withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO).withBatchSize(2), killer).execute();
-        ExpireSnapshotsResult all = run(whole, o -> o.withOlderThan(new OlderThan(FUTURE, null)).withMinAge(Duration.ZERO)
-                .withBatchSize(1_000_000));
+        ExpireSnapshotsResult r = new ExpireSnapshots(pg.spec(), ExpireSnapshotsOptions.builder().metadataSchema(killed)
+                .olderThan(new OlderThan(FUTURE, null)).minAge(Duration.ZERO).batchSize(2).build(), killer).execute();
+        ExpireSnapshotsResult all = run(whole, o -> o.olderThan(new OlderThan(FUTURE, null)).minAge(Duration.ZERO)
+                .batchSize(1_000_000));
         assertThat(r.run().reconnects()).as("the run lost its session").isPositive();
         assertThat(lines.stream().filter(l -> l.startsWith("candidate rows of the run listed")).count())
                 .as("listed at the start and again after the reconnect").isEqualTo(2);
