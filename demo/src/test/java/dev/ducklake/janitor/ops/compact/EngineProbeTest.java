@@ -41,7 +41,7 @@ class EngineProbeTest {
         List<String> warned = new ArrayList<>();
         for (String s : schemas) {
             CompactOptions o = CompactOptions.defaults(CompactMode.FLUSH_INLINED_DATA)
-                    .withRun(RunOptions.defaults().withMetadataSchema(s).withDryRun(true)).withEngine(settings);
+                    .withRun(RunOptions.builder().metadataSchema(s).dryRun(true).build()).withEngine(settings);
             CompactResult r = new CompactTables(pg.spec(), o, ProgressListener.NONE, probe).execute();
             assertThat(r.tablesWithWork()).as(s).isEqualTo(1);
             r.run().warnings().stream().filter(w -> w.contains("an execute run would stop before starting DuckDB (exit 21)"))
@@ -65,7 +65,7 @@ class EngineProbeTest {
         // a new run (a new probe) starts it again: an extension installed in between is seen
         EngineProbe next = new EngineProbe();
         CompactOptions o = CompactOptions.defaults(CompactMode.FLUSH_INLINED_DATA)
-                .withRun(RunOptions.defaults().withMetadataSchema(schemas.get(0)).withDryRun(true)).withEngine(settings);
+                .withRun(RunOptions.builder().metadataSchema(schemas.get(0)).dryRun(true).build()).withEngine(settings);
         new CompactTables(pg.spec(), o, ProgressListener.NONE, next).execute();
         assertThat(next.engineStarts()).isEqualTo(1);
     }
