@@ -85,6 +85,13 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
             List<SchemaLoop.Outcome> outcomes = SchemaLoop.run(schemas, schema -> {
                 CatalogCheck check = new CatalogCheck(c, base.withMetadataSchema(schema));
                 if (storage) {
+                    // an S3 data path without credentials: say what is missing and what to set (not the listing's "access denied")
+                    store.beforeOpen = location -> {
+                        String why = MaintainSteps.noCredentials(location);
+                        if (why != null) {
+                            throw new JanitorException(Reason.STORAGE, "check --storage: " + why + "; or run check without --storage.");
+                        }
+                    };
                     check.withStorage(store::open, store.dataPath);
                 }
                 CheckResult r = check.execute();
@@ -179,6 +186,9 @@ public final class CheckCommand extends CatalogCommand implements Callable<Integ
         }
         for (CheckResult.RuleError e : r.errors()) {
             out.printf(Locale.ROOT, "  %s: FAILED: %s%n", e.kind(), e.message());
+        }
+        if (r.storageNotChecked() != null) {
+            out.printf(Locale.ROOT, "  storage: not checked: %s%n", r.storageNotChecked());
         }
         long clean = r.counts().values().stream().filter(v -> v == 0).count();
         out.printf(Locale.ROOT, "  clean: %d kind(s)%n", clean);

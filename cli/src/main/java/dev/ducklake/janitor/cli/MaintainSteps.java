@@ -224,11 +224,24 @@ final class MaintainSteps {
         public StepResult run(StepContext ctx, StepConfig step) throws JanitorException {
             CatalogCheck check = new CatalogCheck(ctx.connection(), options(step).withMetadataSchema(ctx.schema()));
             CheckCommand cmd = command(step);
+            String noStore = null;
             if (cmd.storage) {
-                // check --storage: the data path compared with the retained file rows, as the command does
-                check.withStorage(cmd.store::open, cmd.store.dataPath);
+                // a store that cannot be used (no S3 credentials) is not possible as for the storage steps: the catalog
+                // rules still run and the result says the comparison was not made and why; a required step fails
+                noStore = storeNotPossible(ctx, cmd.store.dataPath);
+                if (noStore != null && step.required()) {
+                    return StepResult.skipped(noStore, Reason.STORAGE);
+                }
+                if (noStore == null) {
+                    // check --storage: the data path compared with the retained file rows, as the command does
+                    cmd.store.beforeOpen = location -> requireCredentials(location, null);
+                    check.withStorage(cmd.store::open, cmd.store.dataPath);
+                }
             }
             CheckResult r = check.execute();
+            if (noStore != null) {
+                r = r.withStorageNotChecked(noStore);
+            }
             return StepResult.ran(r, Map.of(), exitCode(r, step.option(FAIL_ON, CheckRules.DAMAGE)));
         }
 
@@ -244,6 +257,74 @@ final class MaintainSteps {
                 return 0;
             }
             return code;
+        }
+    }
+
+    /**
+     * Why a step cannot use the store of its data path, found before it starts: the data path (the step's
+     * {@code data-path}, else the catalog's {@code data_path}) is on S3 and the AWS SDK's default chain finds no
+     * credentials. Anything else that goes wrong here (catalog unreadable, path unusable) is left to the run.
+     *
+     * @param ctx the catalog and schema
+     * @param dataPathOption the step's {@code data-path}, or null for the catalog's
+     * @return the reason ({@link #noCredentials}), or null
+     */
+    static String storeNotPossible(StepContext ctx, String dataPathOption) {
+        String path = dataPathOption;
+        if (path == null) {
+            try (java.sql.Connection c = ctx.connection().open()) {
+                path = dev.ducklake.janitor.ops.files.CatalogFiles.option(c, ctx.schema(), "data_path");
+            } catch (java.sql.SQLException | JanitorException | RuntimeException e) {
+                return null;
+            }
+        }
+        if (path == null || path.isBlank()) {
+            return null;
+        }
+        try {
+            return noCredentials(new dev.ducklake.janitor.storage.PathResolver(path).dataLocation());
+        } catch (RuntimeException e) {
+            return null; // an unusable path is the run's to report
+        }
+    }
+
+    /**
+     * Why the store of a location cannot be used for want of credentials: it is on S3 and the AWS SDK's default chain
+     * finds none. The text names the bucket, what is missing and what to set; the storage steps are skipped with it and
+     * {@code check --storage} fails with it.
+     *
+     * @param location the data location
+     * @return the reason, or null (not on S3, or credentials found)
+     */
+    static String noCredentials(StorageLocation location) {
+        if (!"s3".equals(location.scheme())) {
+            return null;
+        }
+        try {
+            dev.ducklake.janitor.storage.S3FileStore.resolveCredentials();
+            return null;
+        } catch (dev.ducklake.janitor.storage.StorageException e) {
+            return "no AWS credentials for s3://" + location.bucket() + "/ in the AWS SDK's default provider chain: set "
+                    + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN for temporary ones), or AWS_PROFILE with "
+                    + "~/.aws/credentials, or give the janitor a web identity (AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE), "
+                    + "container or instance role";
+        }
+    }
+
+    /**
+     * Fails (and records why) when the location's store cannot be used for want of credentials ({@link #noCredentials}).
+     *
+     * @param location the data location
+     * @param noStore set to the reason when it fails
+     * @throws JanitorException STORAGE with the reason
+     */
+    static void requireCredentials(StorageLocation location, AtomicReference<String> noStore) throws JanitorException {
+        String why = noCredentials(location);
+        if (why != null) {
+            if (noStore != null) {
+                noStore.set(why);
+            }
+            throw new JanitorException(Reason.STORAGE, why + ".");
         }
     }
 
@@ -328,32 +409,16 @@ final class MaintainSteps {
 
         /**
          * A storage step on an {@code s3://} data path (the step's {@code data-path}, else the catalog's
-         * {@code data_path}), or an engine step on a catalog whose {@code data_path} is on S3, without credentials in the AWS SDK's default chain is not possible. Anything else that
-         * goes wrong here (catalog unreadable, path unusable) is left to the run, which reports it as its command does.
+         * {@code data_path}), or an engine step on a catalog whose {@code data_path} is on S3, without credentials in the AWS
+         * SDK's default chain is not possible ({@link #storeNotPossible}). Anything else that goes wrong here (catalog
+         * unreadable, path unusable) is left to the run, which reports it as its command does.
          */
         @Override
         public String notPossibleBecause(StepContext ctx, StepConfig step) {
             if (!readsStore) {
                 return null;
             }
-            String path = storage ? step.rawText("data-path") : null;
-            if (path == null) {
-                try (java.sql.Connection c = ctx.connection().open()) {
-                    path = dev.ducklake.janitor.ops.files.CatalogFiles.option(c, ctx.schema(), "data_path");
-                } catch (java.sql.SQLException | JanitorException | RuntimeException e) {
-                    return null;
-                }
-            }
-            if (path == null || path.isBlank()) {
-                return null;
-            }
-            AtomicReference<String> why = new AtomicReference<>();
-            try {
-                requireCredentials(new dev.ducklake.janitor.storage.PathResolver(path).dataLocation(), why);
-            } catch (JanitorException | RuntimeException e) {
-                // why is set when credentials are missing; other problems are the run's to report
-            }
-            return why.get();
+            return storeNotPossible(ctx, storage ? step.rawText("data-path") : null);
         }
 
         /** The question the step's command asks before an execute run (its dry-run count included), without "? [y/N]". */
@@ -406,21 +471,6 @@ final class MaintainSteps {
                 e.probe = engineProbe;
             }
             return adapter;
-        }
-
-        /** Fails (and records why) when the location is on S3 and the AWS SDK's default chain finds no credentials. */
-        private static void requireCredentials(StorageLocation location, AtomicReference<String> noStore) throws JanitorException {
-            if (!"s3".equals(location.scheme())) {
-                return;
-            }
-            try {
-                dev.ducklake.janitor.storage.S3FileStore.resolveCredentials();
-            } catch (dev.ducklake.janitor.storage.StorageException e) {
-                String why = "no AWS credentials for s3://" + location.bucket() + "/ in the default provider chain "
-                        + "(AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity, instance role)";
-                noStore.set(why);
-                throw new JanitorException(Reason.STORAGE, why + ".");
-            }
         }
     }
 }

@@ -17,16 +17,39 @@ import java.util.Map;
  * @param elapsedSeconds wall time of the check, seconds
  * @param ruleSeconds wall time of each rule, seconds, in report order
  * @param storage the comparison with the store ({@code check --storage}), or null (left out of JSON) without it
+ * @param storageNotChecked why the storage comparison that was asked for was not possible and not made (e.g. no AWS
+ *     credentials for the data path's bucket: {@code maintain}'s check step with {@code storage: true}, not
+ *     {@code required}, as its storage steps are skipped for the same reason), or null (left out of JSON); the status and
+ *     counts are then the catalog rules' only
  */
 public record CheckResult(String schema, String formatVersion, String status, List<Finding> findings, Map<String, Long> counts,
                           List<RuleError> errors, double elapsedSeconds, Map<String, Double> ruleSeconds,
                           @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-                          dev.ducklake.janitor.ops.files.MissingObjects.Result storage) {
+                          dev.ducklake.janitor.ops.files.MissingObjects.Result storage,
+                          @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                          String storageNotChecked) {
 
     /** A result without the storage comparison. */
     public CheckResult(String schema, String formatVersion, String status, List<Finding> findings, Map<String, Long> counts,
                        List<RuleError> errors, double elapsedSeconds, Map<String, Double> ruleSeconds) {
-        this(schema, formatVersion, status, findings, counts, errors, elapsedSeconds, ruleSeconds, null);
+        this(schema, formatVersion, status, findings, counts, errors, elapsedSeconds, ruleSeconds, null, null);
+    }
+
+    /** A result with or without the storage comparison, and no reason for a comparison not made. */
+    public CheckResult(String schema, String formatVersion, String status, List<Finding> findings, Map<String, Long> counts,
+                       List<RuleError> errors, double elapsedSeconds, Map<String, Double> ruleSeconds,
+                       dev.ducklake.janitor.ops.files.MissingObjects.Result storage) {
+        this(schema, formatVersion, status, findings, counts, errors, elapsedSeconds, ruleSeconds, storage, null);
+    }
+
+    /**
+     * This result (of a check run without the storage comparison) marked with why the comparison asked for was not made.
+     *
+     * @param reason why it was not possible (named what is missing)
+     * @return the marked result
+     */
+    public CheckResult withStorageNotChecked(String reason) {
+        return new CheckResult(schema, formatVersion, status, findings, counts, errors, elapsedSeconds, ruleSeconds, storage, reason);
     }
 
     /** Status: nothing found, every rule ran. */
