@@ -253,6 +253,45 @@ public final class PathResolver {
     }
 
     /**
+     * The data path as messages name it: as the catalog (or {@code --data-path}) spells it and its store lists it
+     * ({@link #listingLocation()}: {@code s3://b/p%7Eq/} stays so, where its canonical form {@code s3://b/p~q/} is another
+     * prefix, possibly another lake's), so that an operator finds it with grep; the canonical form when the spelling
+     * cannot be told. A local data path is named by its canonical {@code file://} form, as before: a file system
+     * reads every spelling of it as one directory, and the sweep lists that one.
+     *
+     * @return the prefix as spelled, ending in {@code /} (a local path: its canonical form)
+     */
+    public String shown() {
+        try {
+            StorageLocation spelled = listingLocation();
+            return "file".equals(spelled.scheme()) ? spelled.canonical() : spelled.spelling();
+        } catch (IllegalArgumentException e) {
+            try {
+                return dataLocation().canonical();
+            } catch (IllegalArgumentException e2) {
+                return dataPath;
+            }
+        }
+    }
+
+    /**
+     * An address under the data path as messages name it: a canonical address (or folder) below the data path's
+     * canonical prefix with that prefix spelled as {@link #shown()} (what lies below it is spelled alike: the sweep
+     * keeps a key that is not); anything else as given.
+     *
+     * @param canonical a canonical address
+     * @return the address as spelled
+     */
+    public String shown(String canonical) {
+        try {
+            String prefix = dataLocation().canonical();
+            return canonical.startsWith(prefix) ? shown() + canonical.substring(prefix.length()) : canonical;
+        } catch (IllegalArgumentException e) {
+            return canonical;
+        }
+    }
+
+    /**
      * Full address of a queued file ({@code ducklake_files_scheduled_for_deletion}): where it is for this run, so an
      * absolute path under the stored data path is {@link #rebase rebased} onto the override.
      *

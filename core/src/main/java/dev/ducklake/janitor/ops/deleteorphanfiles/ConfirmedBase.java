@@ -5,7 +5,6 @@ import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.catalog.CatalogInspector;
 import dev.ducklake.janitor.storage.FileStore;
 import dev.ducklake.janitor.storage.StorageException;
-import dev.ducklake.janitor.storage.StorageLocation;
 
 import java.util.List;
 
@@ -50,16 +49,17 @@ final class ConfirmedBase {
     /**
      * The orphan-ratio brake.
      *
+     * @param shown the data path as messages name it ({@link dev.ducklake.janitor.storage.PathResolver#shown()})
      * @throws JanitorException BRAKE_ORPHAN_RATIO
      */
-    static void checkRatio(OrphanSweep.Survey s, DeleteOrphanFilesOptions o, StorageLocation root) throws JanitorException {
+    static void checkRatio(OrphanSweep.Survey s, DeleteOrphanFilesOptions o, String shown) throws JanitorException {
         boolean inventory = o.inventory() != null;
         long base = ratioBase(s, inventory);
         if (s.candidates > o.maxOrphanRatio() * base) {
             throw new JanitorException(Reason.BRAKE_ORPHAN_RATIO, s.candidates + " of the " + base + (inventory
-                    ? " inventory entries under " + root.canonical() + " that are candidates or files a consulted catalog"
+                    ? " inventory entries under " + shown + " that are candidates or files a consulted catalog"
                     + " knows (the " + (s.listed - base) + " others are not checked against the store and do not count)"
-                    : " files under " + root.canonical()) + " would be deleted as orphans, more than --max-orphan-ratio "
+                    : " files under " + shown) + " would be deleted as orphans, more than --max-orphan-ratio "
                     + o.maxOrphanRatio() + ". Nothing was deleted.");
         }
     }

@@ -133,7 +133,7 @@ public final class OrphanSweep {
                     + " is not a location this tool can sweep: " + e.getMessage());
         }
         if (root.isRoot() && !o.allowRootPath()) {
-            throw new JanitorException(Reason.BRAKE_ROOT_PATH, "The data path " + root.canonical() + " is a root: every file"
+            throw new JanitorException(Reason.BRAKE_ROOT_PATH, "The data path " + resolver.shown() + " is a root: every file"
                     + " stored there would be compared with this catalog. Nothing was deleted. Pass --allow-root-data-path to"
                     + " sweep it anyway.");
         }
@@ -164,6 +164,8 @@ public final class OrphanSweep {
         Transactions.setSessionLockTimeout(c, control.lockTimeout());
         PathResolver resolver = CatalogFiles.resolver(c, o.schema(), o.dataPathOverride());
         StorageLocation root = checkRoot(resolver, o);
+        // messages name the data path as the catalog spells it (and the store lists it), not its canonical form
+        String shown = resolver.shown();
         FileAges.Cutoff cutoff = FileAges.cutoff(c, o.schema(), o.olderThan(), o.minAge(), Instant.now());
         Path spill = null;
         try (ConsultedCatalogs consulted = ConsultedCatalogs.find(c, o.schema(), resolver, o.consult(), control)) {
@@ -186,7 +188,7 @@ public final class OrphanSweep {
                 // an incomplete listing proves nothing: no brake is judged, nothing is deleted
                 control.stoppedByBounds();
                 control.recorder().warn((control.stopRequested() ? "stopped (SIGTERM/SIGINT)" : "the run budget ran out")
-                        + " while listing " + root.canonical() + " after " + s.listed + " files; nothing was deleted, the"
+                        + " while listing " + shown + " after " + s.listed + " files; nothing was deleted, the"
                         + " counts are those of the files listed so far, and the next run lists again from the start");
                 return result(o, resolver, cutoff, consulted, known, s, new long[] {0, 0, 0, 0, 0}, findings, control, null);
             }
@@ -200,8 +202,8 @@ public final class OrphanSweep {
             if (s.listed == 0 && known.rows() > 0) {
                 // nothing can be deleted, so no brake applies; but an empty listing of a lake whose catalogs know files
                 // is a wrong data path, a truncated inventory or lost data, not a clean lake
-                control.recorder().warn((o.inventory() == null ? "the listing of " + root.canonical() + " holds no file"
-                        : "the inventory " + o.inventory() + " has no entry under " + root.canonical())
+                control.recorder().warn((o.inventory() == null ? "the listing of " + shown + " holds no file"
+                        : "the inventory " + o.inventory() + " has no entry under " + shown)
                         + ", yet the consulted catalogs know "
                         + known.rows() + " paths: check the data path (or --data-path)" + (o.inventory() == null ? ""
                         : " and that the inventory is complete") + "; `check --storage` lists the catalog's missing files");
@@ -209,24 +211,24 @@ public final class OrphanSweep {
             if (s.candidates > 0) {
                 NearMatches.Found near = NearMatches.find(known, root, spill);
                 if (near.total() > 0) {
-                    throw nearMatch(near, root);
+                    throw nearMatch(near, shown);
                 }
             }
             if (s.candidates > 0 && (s.keptKnown == 0 || s.knownUnconfirmed != null)) {
                 throw new JanitorException(Reason.BRAKE_NO_KNOWN_FILES, (s.keptKnown == 0 ? "None of the " + s.listed
-                        + " files listed under " + root.canonical() + " is known to the catalog (" + known.rows() + " known paths)"
-                        : "Of the " + s.keptKnown + " inventory entries under " + root.canonical() + " that the catalog knows, "
+                        + " files listed under " + shown + " is known to the catalog (" + known.rows() + " known paths)"
+                        : "Of the " + s.keptKnown + " inventory entries under " + shown + " that the catalog knows, "
                         + s.knownUnconfirmed) + ", yet " + s.candidates + " would be deleted: the data path or --data-path"
                         + " probably points at the wrong place" + (o.inventory() == null ? "" : ", or the inventory is not of this"
                         + " store") + ". Nothing was deleted.");
             }
-            TableFolders.Unknown unknownFolders = s.folders.unknown(known);
+            TableFolders.Unknown unknownFolders = s.folders.unknown(known).shown(resolver);
             if (unknownFolders.total() > 0) {
                 String list = String.join(", ", unknownFolders.folders())
                         + (unknownFolders.total() > unknownFolders.folders().size() ? ", …" : "");
                 if (!o.allowUnknownTableFolders()) {
                     throw new JanitorException(Reason.BRAKE_UNKNOWN_TABLE_FOLDERS, unknownFolders.total() + " folder(s) under "
-                            + root.canonical() + " hold DuckLake data or delete files among the candidates, no file a"
+                            + shown + " hold DuckLake data or delete files among the candidates, no file a"
                             + " consulted catalog knows, and are the table folder of no consulted catalog ("
                             + String.join(", ", consulted.labels()) + "): " + list + ". They look like the table folders of a"
                             + " catalog this run cannot see (another server sharing the storage, a database the role cannot"
@@ -236,7 +238,7 @@ public final class OrphanSweep {
                 control.recorder().warn("--allow-unknown-table-folders: deleting the candidates of " + unknownFolders.total()
                         + " DuckLake table folder(s) no consulted catalog knows: " + list);
             }
-            ConfirmedBase.checkRatio(s, o, root);
+            ConfirmedBase.checkRatio(s, o, shown);
             long[] df = {0, 0, 0, 0, 0};
             if (dryRun != null) {
                 // what would go and what the delete would refuse (exit 13, as the execute run)
@@ -288,15 +290,20 @@ public final class OrphanSweep {
                 s.inventoryStatFailed);
     }
 
+    /** The swept prefix as messages name it ({@link PathResolver#shown()}): as listed, a local one canonical. */
+    private static String shownRoot(StorageLocation root, StorageLocation listRoot) {
+        return "file".equals(listRoot.scheme()) ? root.asPrefix().canonical() : listRoot.spelling();
+    }
+
     /** How many listed files pass between two looks at the stop request and the run budget (besides every store call). */
     private static final int LISTING_CHECK_EVERY = 1000;
 
-    private static JanitorException nearMatch(NearMatches.Found near, StorageLocation root) {
+    private static JanitorException nearMatch(NearMatches.Found near, String shown) {
         List<String> pairs = new ArrayList<>();
         for (String[] p : near.examples()) {
             pairs.add("listed " + CatalogInspector.printable(p[0]) + ", a catalog names " + CatalogInspector.printable(p[1]));
         }
-        return new JanitorException(Reason.BRAKE_NEAR_MATCH, near.total() + " orphan candidate(s) under " + root.canonical()
+        return new JanitorException(Reason.BRAKE_NEAR_MATCH, near.total() + " orphan candidate(s) under " + shown
                 + " have the path of a file a consulted catalog names under another scheme, authority or host ("
                 + String.join("; ", pairs) + (near.total() > pairs.size() ? "; …" : "") + "). The two spellings may name one"
                 + " object (another scheme, endpoint or host name of the same store), which would then be live. Nothing was"
@@ -367,6 +374,7 @@ public final class OrphanSweep {
              DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(spill)))) {
             String kc = k.hasNext() ? k.next() : null;
             String prev = null;
+            String prevAddress = null;
             boolean prevKnown = false;
             while (listing.hasNext()) {
                 StoredObject obj = listing.next();
@@ -392,7 +400,7 @@ public final class OrphanSweep {
                 boolean isKnown;
                 int order = prev == null ? 1 : StorageLocation.compareCodePoints(cur, prev);
                 if (order < 0) {
-                    throw new JanitorException(Reason.STORAGE, "The store listed " + obj.address() + " after " + prev
+                    throw new JanitorException(Reason.STORAGE, "The store listed " + obj.address() + " after " + prevAddress
                             + ", out of canonical byte order (a key with a doubled slash or a percent-escape?); a merge would"
                             + " be unsafe. Nothing was deleted.");
                 } else if (order == 0) {
@@ -404,6 +412,7 @@ public final class OrphanSweep {
                     isKnown = kc != null && kc.equals(cur);
                 }
                 prev = cur;
+                prevAddress = obj.address();
                 prevKnown = isKnown;
                 if (isKnown && order != 0) {
                     s.knownDistinct++;
@@ -444,14 +453,14 @@ public final class OrphanSweep {
             if (e.getCause() instanceof StorageException se && se.kind() == StorageException.Kind.STOPPED) {
                 s.stoppedDuring = "listing";
             } else if (e.getCause() instanceof StorageException se) {
-                throw new JanitorException(Reason.STORAGE, "Listing " + root.canonical() + " failed (" + se.kind() + "): "
+                throw new JanitorException(Reason.STORAGE, "Listing " + shownRoot(root, listRoot) + " failed (" + se.kind() + "): "
                         + se.getMessage() + ". Nothing was deleted.", se);
             } else {
                 throw e;
             }
         } catch (StorageException se) {
             if (se.kind() != StorageException.Kind.STOPPED) {
-                throw new JanitorException(Reason.STORAGE, "Listing " + root.canonical() + " failed (" + se.kind() + "): "
+                throw new JanitorException(Reason.STORAGE, "Listing " + shownRoot(root, listRoot) + " failed (" + se.kind() + "): "
                         + se.getMessage() + ". Nothing was deleted.", se);
             }
             s.stoppedDuring = "listing";

@@ -1,6 +1,7 @@
 package dev.ducklake.janitor.ops.deleteorphanfiles;
 
 import dev.ducklake.janitor.ops.files.KnownFiles;
+import dev.ducklake.janitor.storage.PathResolver;
 
 import java.sql.SQLException;
 import java.util.ArrayDeque;
@@ -154,6 +155,11 @@ final class TableFolders {
 
     /** The folders found after {@link #finish}: at most {@value #MAX_LISTED} named, and how many in all. */
     record Unknown(List<String> folders, long total) {
+
+        /** The same folders as messages and the result name them: under the data path as spelled ({@link PathResolver#shown(String)}). */
+        Unknown shown(PathResolver resolver) {
+            return new Unknown(folders.stream().map(resolver::shown).toList(), total);
+        }
     }
 
     /**

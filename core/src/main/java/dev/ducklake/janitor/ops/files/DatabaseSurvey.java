@@ -43,6 +43,8 @@ final class DatabaseSurvey {
     private final RunRecorder recorder;
     /** The swept data path as given ({@link PathResolver#dataLocation()}). */
     private StorageLocation mine;
+    /** The swept data path as messages name it ({@link PathResolver#shown()}). */
+    private String mineShown;
     /** The swept data path with symbolic links resolved ({@link PathResolver#realDataLocation()}). */
     private StorageLocation mineReal;
     /** Catalogs surveyed so far, by {@link #key}: each is considered once. */
@@ -140,6 +142,7 @@ final class DatabaseSurvey {
         String ownDb = currentDatabase(session);
         cc.addConsulted(new Catalog(ownDb, own, ownResolver, null, own));
         mine = ownResolver.dataLocation();
+        mineShown = ownResolver.shown();
         mineReal = ownResolver.withRealDirectory().realDataLocation();
         String sweptPrefix = mine.asPrefix().canonical();
         String realPrefix = mineReal.asPrefix().canonical();
@@ -265,7 +268,7 @@ final class DatabaseSurvey {
         if (!refusals.isEmpty()) {
             String role = currentUser(session);
             throw new JanitorException(Reason.PERMISSION_DENIED, refusals.size() + " DuckLake catalog(s) or database(s) that may"
-                    + " reference files under " + mine.canonical() + " cannot be read by role " + Sql.printable(role) + ", so the"
+                    + " reference files under " + mineShown + " cannot be read by role " + Sql.printable(role) + ", so the"
                     + " files they reference are unknown and their data path must be assumed to overlap: " + String.join("; ", refusals)
                     + ". Nothing was listed or deleted. Grant these (to " + Sql.ident(role) + "; CONNECT for a database), or pass"
                     + " --exclude-catalog-schema NAME (DATABASE/NAME for another database, DATABASE/" + WHOLE_DATABASE + " for a"
@@ -276,7 +279,7 @@ final class DatabaseSurvey {
             throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, incomplete.size() + " DuckLake catalog(s) lack tables or"
                     + " columns every catalog format has (a catalog half created or half dropped, damaged, or a layout no"
                     + " DuckLake writes), so the files they reference"
-                    + " cannot be read and they may reference files under " + mine.canonical() + ": "
+                    + " cannot be read and they may reference files under " + mineShown + ": "
                     + String.join("; ", incomplete) + ". Nothing was listed or deleted. Let DuckLake finish the catalog (ATTACH"
                     + " it once), drop the schema if it is debris, or pass --exclude-catalog-schema NAME (DATABASE/NAME for"
                     + " another database) for one proven disjoint.");
@@ -284,14 +287,14 @@ final class DatabaseSurvey {
         if (!unplaceable.isEmpty()) {
             throw new JanitorException(Reason.UNSAFE_CATALOG_STATE, unplaceable.size() + " readable DuckLake catalog(s) have a"
                     + " relative data path, so where their files are depends on the working directory of the DuckDB that wrote"
-                    + " them, and they may reference files under " + mine.canonical() + ": " + String.join("; ", unplaceable)
+                    + " them, and they may reference files under " + mineShown + ": " + String.join("; ", unplaceable)
                     + ". Nothing was listed or deleted. Give such a catalog an absolute data_path, name it with --also-catalog"
                     + " (its relative paths are then resolved from this process's working directory), or pass"
                     + " --exclude-catalog-schema NAME (DATABASE/NAME for another database) for one proven disjoint.");
         }
         if (!unreachable.isEmpty()) {
             throw new JanitorException(Reason.CONNECTION, unreachable.size() + " other database(s) of the server could not be"
-                    + " consulted, and a DuckLake catalog there may reference files under " + mine.canonical() + ": "
+                    + " consulted, and a DuckLake catalog there may reference files under " + mineShown + ": "
                     + String.join("; ", unreachable) + ". Nothing was listed or deleted. Rerun when the server accepts the"
                     + " connections (max_connections, the database's CONNECTION LIMIT), or pass --exclude-catalog-schema"
                     + " DATABASE/" + WHOLE_DATABASE + " for a database proven to hold no catalog that reaches this data path.");

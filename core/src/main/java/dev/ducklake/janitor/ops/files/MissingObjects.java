@@ -267,18 +267,20 @@ public final class MissingObjects {
                 }
             } catch (UncheckedIOException e) {
                 if (e.getCause() instanceof StorageException se) {
-                    throw listingFailed(root, se);
+                    throw listingFailed(root, listRoot, se);
                 }
                 throw e;
             } catch (StorageException se) {
-                throw listingFailed(root, se);
+                throw listingFailed(root, listRoot, se);
             }
         }
         return m;
     }
 
-    private static JanitorException listingFailed(StorageLocation root, StorageException se) {
-        return new JanitorException(Reason.STORAGE, "Listing " + root.canonical() + " failed (" + se.kind() + "): "
+    /** The failure of the listing, naming the data path as spelled (a local one canonical), as the orphan sweep does. */
+    private static JanitorException listingFailed(StorageLocation root, StorageLocation listRoot, StorageException se) {
+        String shown = "file".equals(listRoot.scheme()) ? root.asPrefix().canonical() : listRoot.spelling();
+        return new JanitorException(Reason.STORAGE, "Listing " + shown + " failed (" + se.kind() + "): "
                 + se.getMessage() + ".", se);
     }
 

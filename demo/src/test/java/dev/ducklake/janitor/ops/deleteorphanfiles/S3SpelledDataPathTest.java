@@ -125,6 +125,64 @@ class S3SpelledDataPathTest {
     }
 
     /**
+     * The sweep's messages name the data path as the catalog spells it ({@code s3://b/p%7Eq/}), the prefix it lists and
+     * operators grep for, never its canonical form ({@code p~q/}, another prefix): the no-known-files brake, the
+     * orphan-ratio brake and the unknown-table-folders brake (its folders too, in the message and the result).
+     */
+    @Test
+    void theSweepsMessagesNameTheDataPathAsSpelled() throws Exception {
+        String b = S3TestServer.runBucket("spell-msg");
+        s3.createBucket(b);
+        String spelled = "s3://" + b + "/p%7Eq/";
+        String canonical = "s3://" + b + "/p~q/";
+        String orphan = "ducklake-01234567-89ab-cdef-0123-456789abcdef.parquet";
+
+        // brake 15: no listed file is known (the known one is not there)
+        FileCatalog none = FileCatalog.create("s3_sp_msg_none", spelled);
+        none.dataFile(1, "k0.parquet", true);
+        s3.put(b, "p%7Eq/main/test/" + orphan, 10);
+        assertThat(refusal(none, 1.0).getMessage()).contains("listed under " + spelled).doesNotContain(canonical);
+
+        // the orphan ratio: the known file and two orphans, at most a third may go
+        s3.put(b, "p%7Eq/main/test/k0.parquet", 10);
+        s3.put(b, "p%7Eq/main/test/other.parquet", 10);
+        assertThat(refusal(none, 0.3).getMessage()).contains("files under " + spelled).doesNotContain(canonical);
+
+        // a folder of DuckLake files no consulted catalog has as a table folder
+        String c2 = S3TestServer.runBucket("spell-msg2");
+        s3.createBucket(c2);
+        FileCatalog folders = FileCatalog.create("s3_sp_msg_fold", "s3://" + c2 + "/p%7Eq/");
+        folders.dataFile(1, "k0.parquet", true);
+        s3.put(c2, "p%7Eq/main/test/k0.parquet", 10);
+        s3.put(c2, "p%7Eq/main/gone/" + orphan, 10);
+        dev.ducklake.janitor.JanitorException e = refusal(folders, 1.0);
+        assertThat(e.reason()).isEqualTo(dev.ducklake.janitor.JanitorException.Reason.BRAKE_UNKNOWN_TABLE_FOLDERS);
+        assertThat(e.getMessage()).contains("under s3://" + c2 + "/p%7Eq/").contains("s3://" + c2 + "/p%7Eq/main/gone/")
+                .doesNotContain("p~q");
+        DeleteOrphanFilesResult dry;
+        try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
+            dry = OrphanSweep.run(c, store, options(folders, 1.0).toBuilder().allowUnknownTableFolders(true).dryRun(true).build(),
+                    FileListener.NONE);
+        }
+        assertThat(dry.unknownTableFolders()).containsExactly("s3://" + c2 + "/p%7Eq/main/gone/");
+    }
+
+    private static DeleteOrphanFilesOptions options(FileCatalog cat, double ratio) {
+        return DeleteOrphanFilesOptions.builder(cat.schema).minAge(Duration.ZERO).allowShortRetention(true)
+                .olderThan(AgeThreshold.parse("0s")).maxOrphanRatio(ratio).dryRun(false).build();
+    }
+
+    private static dev.ducklake.janitor.JanitorException refusal(FileCatalog cat, double ratio) throws Exception {
+        Thread.sleep(20);
+        try (Connection c = TestPostgres.get().connect(); FileStore store = s3.store()) {
+            OrphanSweep.run(c, store, options(cat, ratio), FileListener.NONE);
+        } catch (dev.ducklake.janitor.JanitorException e) {
+            return e;
+        }
+        throw new AssertionError("the sweep was not refused");
+    }
+
+    /**
      * Catalog A's data path is {@code s3://aBucket/aKeys}; another lake's files are under {@code s3://otherBucket/otherKeys},
      * the canonical form of A's. A knows one of the other lake's files by its absolute path.
      */
