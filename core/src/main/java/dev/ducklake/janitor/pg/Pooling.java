@@ -181,9 +181,36 @@ public final class Pooling {
                 }
             }
         } finally {
-            Transactions.closeQuietly(b);
+            closeSecond(b);
         }
         return Mode.SESSION_BOUND;
+    }
+
+    /**
+     * Closes the probe's second connection. In a template database ({@code datistemplate}: {@code template1}, which the
+     * storage commands' survey of the server logs in to) it is closed inside an open transaction, so that a pooler in
+     * front of the server ends its server session (PgBouncer: "client disconnect while server was not ready") instead of
+     * keeping it idle for {@code server_idle_timeout}, during which every {@code CREATE DATABASE} copying the template
+     * fails ("source database ... is being accessed by other users"). Elsewhere the pooler keeps it, as before.
+     */
+    private static void closeSecond(Connection b) {
+        try {
+            b.setAutoCommit(false);
+            try (Statement st = b.createStatement()) {
+                st.execute("SET LOCAL jit = off");
+                try (ResultSet rs = st.executeQuery("SELECT datistemplate FROM pg_catalog.pg_database"
+                        + " WHERE datname = pg_catalog.current_database()")) {
+                    if (rs.next() && rs.getBoolean(1)) {
+                        Transactions.closeQuietly(b); // the transaction left open on purpose
+                        return;
+                    }
+                }
+            }
+            b.rollback();
+        } catch (SQLException ignored) {
+            // B is only the probe's: closed below
+        }
+        Transactions.closeQuietly(b);
     }
 
     /**

@@ -351,8 +351,8 @@ class PgBouncerCommandsTest {
             for (String db : List.of(quiet, born)) {
                 st.execute("DROP DATABASE IF EXISTS " + Sql.ident(db) + " WITH (FORCE)");
             }
-            // from template0: the pooler keeps the server connections of earlier runs' logins to template1 (the
-            // survey's, the census's) for server_idle_timeout, and CREATE DATABASE from a template in use fails
+            // from template0: CREATE DATABASE from a template in use fails, and this test does not depend on
+            // template1 being free (the janitor's own logins to it end their pooled sessions: TemplateSessionsThroughPoolerTest)
             st.execute("CREATE DATABASE " + Sql.ident(quiet) + " TEMPLATE template0");
         }
         try {

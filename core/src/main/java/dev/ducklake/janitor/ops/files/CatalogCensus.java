@@ -32,8 +32,9 @@ import static dev.ducklake.janitor.ops.files.ConsultedCatalogs.WHOLE_DATABASE;
  * own, opened at the first check and kept open for the run's later checks ({@link #close}), up to {@link #keepCap}
  * connections: a login per database and check cost 8 to 15 ms, about 90% of a cleanup of 20,000 files on a server of
  * 200 databases (docs/benchmark.md, issue 27); the databases beyond the cap, and every template (a session in a
- * template makes each {@code CREATE DATABASE} from it fail: it is probed through a login closed at once), are logged
- * in to at each check as before. A kept connection sits outside any transaction between checks (no snapshot, nothing
+ * template makes each {@code CREATE DATABASE} from it fail: it is probed through a login closed at once, inside an open
+ * transaction so that a pooler ends its server session too, {@link ServerDatabases#close}), are logged in to at each
+ * check as before. A kept connection sits outside any transaction between checks (no snapshot, nothing
  * held back from vacuum); one that died (a {@code DROP DATABASE ... WITH (FORCE)}, {@code pg_terminate_backend}, an
  * {@code idle_session_timeout}) is replaced by a login at the same check, and a database dropped since is skipped as
  * before. A login refused while connections are kept (the server's {@code max_connections}, a pooler's
@@ -194,7 +195,7 @@ public final class CatalogCensus {
                 Set<String> now = CatalogDiscovery.metadataSchemas(rc);
                 rc.rollback();
                 if (template) {
-                    release(cc, name); // it became a template since: CREATE DATABASE from it needs it free
+                    release(cc, name, true); // it became a template since: CREATE DATABASE from it needs it free
                 }
                 return now;
             } catch (SQLException e) {
@@ -240,7 +241,7 @@ public final class CatalogCensus {
             return now;
         } finally {
             if (!keep) {
-                rc.close();
+                ServerDatabases.close(rc, template); // a template's pooled server session too
             }
         }
     }
@@ -271,11 +272,15 @@ public final class CatalogCensus {
     }
 
     private void release(ConsultedCatalogs cc, String name) {
+        release(cc, name, false);
+    }
+
+    private void release(ConsultedCatalogs cc, String name, boolean template) {
         Connection rc = kept.remove(name);
         if (rc != null) {
             cc.closing(rc);
             try {
-                rc.close();
+                ServerDatabases.close(rc, template);
             } catch (SQLException ignored) {
                 // read-only and outside a transaction: nothing to lose
             }

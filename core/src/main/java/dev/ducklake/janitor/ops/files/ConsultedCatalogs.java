@@ -33,7 +33,8 @@ import java.util.Map;
  * ({@link Reason#PERMISSION_DENIED}, the same waiver): it is frozen, not empty, and its catalogs reference their files
  * again as soon as connections are allowed back (it used to be only reported, and a frozen tenant's live files were
  * deleted). Template databases are surveyed like any other (a template that allows connections, {@code template1},
- * is read); the one exception is PostgreSQL's own {@code template0}, skipped silently when it is exactly that: named
+ * is read: a DuckLake catalog there is possible, and would be copied into every new database), through a connection
+ * closed so that a pooler does not keep its server session ({@link ServerDatabases#close}); the one exception is PostgreSQL's own {@code template0}, skipped silently when it is exactly that: named
  * {@code template0}, {@code datistemplate} and not {@code datallowconn} (no session can ever have written a catalog
  * there). A readable catalog whose data path does not overlap is read as well, for the paths of
  * it that still resolve under the swept location (absolute or climbing paths, {@link #reachOnly()}).
@@ -107,6 +108,8 @@ public final class ConsultedCatalogs implements AutoCloseable {
     private final List<String> excluded = new ArrayList<>();
     private final List<NotConsulted> notConsulted = new ArrayList<>();
     private final Map<String, Connection> remotes = new LinkedHashMap<>();
+    /** The keys of {@link #remotes} whose database is a template ({@link ServerDatabases#close}). */
+    private final java.util.Set<String> templateRemotes = new java.util.HashSet<>();
     /** The catalog schemas of each surveyed database, to tell one that appears during the run. */
     private final CatalogCensus census = new CatalogCensus();
     /** The run whose watchdog cancels the other databases' statements too, or null. */
@@ -252,11 +255,25 @@ public final class ConsultedCatalogs implements AutoCloseable {
      * @throws SQLException when closing fails
      */
     void keepOrClose(ConnectionSpec spec, Connection rc, int before) throws SQLException {
+        keepOrClose(spec, rc, before, false);
+    }
+
+    /**
+     * As {@link #keepOrClose(ConnectionSpec, Connection, int)}, for a connection to a database that may be a template:
+     * one to a template is closed so that a pooler ends its server session too ({@link ServerDatabases#close}), now or,
+     * when it holds a consulted catalog and is kept, at {@link #close()}.
+     *
+     * @param template whether the database is a template ({@code datistemplate})
+     */
+    void keepOrClose(ConnectionSpec spec, Connection rc, int before, boolean template) throws SQLException {
         if (size() > before && !remotes.containsKey(spec.describe())) {
             remotes.put(spec.describe(), rc);
+            if (template) {
+                templateRemotes.add(spec.describe());
+            }
         } else {
             closing(rc);
-            rc.close();
+            ServerDatabases.close(rc, template);
         }
     }
 
@@ -364,16 +381,18 @@ public final class ConsultedCatalogs implements AutoCloseable {
     @Override
     public void close() {
         census.close(this);
-        for (Connection rc : remotes.values()) {
+        for (Map.Entry<String, Connection> e : remotes.entrySet()) {
+            Connection rc = e.getValue();
             closing(rc);
             try {
                 rc.rollback();
-                rc.close();
+                ServerDatabases.close(rc, templateRemotes.contains(e.getKey()));
             } catch (SQLException ignored) {
                 // read-only: nothing to lose
             }
         }
         remotes.clear();
+        templateRemotes.clear();
     }
 
     /**

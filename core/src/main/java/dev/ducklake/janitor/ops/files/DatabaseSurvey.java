@@ -252,8 +252,11 @@ final class DatabaseSurvey {
         }
         cc.opened(rc);
         int before = cc.size();
-        ServerDatabases.consultOrClose(rc, () -> consultDatabase(rc, spec, name, null, Set.of()));
-        cc.keepOrClose(spec, rc, before);
+        // a template (template1 allows connections and may hold a catalog) is read like any database, and its session
+        // ended so that a pooler does not keep it, which would make every CREATE DATABASE copying it fail
+        boolean template = Boolean.parseBoolean(db[3]);
+        ServerDatabases.consultOrClose(rc, template, () -> consultDatabase(rc, spec, name, null, Set.of()));
+        cc.keepOrClose(spec, rc, before, template);
     }
 
     /**

@@ -31,16 +31,51 @@ final class ServerDatabases {
      * catalog named but absent): it is not yet in the {@link ConsultedCatalogs}, so nothing else would close it.
      */
     static void consultOrClose(Connection rc, Step step) throws JanitorException, SQLException {
+        consultOrClose(rc, false, step);
+    }
+
+    /** As {@link #consultOrClose(Connection, Step)}, a connection to a template closed as {@link #close} closes it. */
+    static void consultOrClose(Connection rc, boolean template, Step step) throws JanitorException, SQLException {
         try {
             step.run();
         } catch (JanitorException | SQLException | RuntimeException e) {
             try {
-                rc.close();
+                close(rc, template);
             } catch (SQLException closing) {
                 e.addSuppressed(closing);
             }
             throw e;
         }
+    }
+
+    /**
+     * Closes a connection of the survey or the census to another database. One to a template database
+     * ({@code datistemplate}, e.g. {@code template1}) is closed inside an open transaction (read-only, holding
+     * nothing): a pooler in front of the server cannot hand a server session in a transaction to another client,
+     * so it closes it (PgBouncer: "client disconnect while server was not ready") instead of keeping it in its pool for
+     * {@code server_idle_timeout}, during which every {@code CREATE DATABASE} copying that template fails ("source
+     * database ... is being accessed by other users"). Directly on the server it is a plain logout (PostgreSQL rolls
+     * the transaction back).
+     *
+     * @param rc the connection
+     * @param template whether its database is a template
+     * @throws SQLException when closing fails
+     */
+    static void close(Connection rc, boolean template) throws SQLException {
+        if (template) {
+            try {
+                if (rc.getAutoCommit()) {
+                    rc.setAutoCommit(false);
+                }
+                try (java.sql.Statement st = rc.createStatement()) {
+                    // opens the transaction the logout leaves open; a utility statement, never planned (nor JIT-compiled)
+                    st.execute("SET LOCAL jit = off");
+                }
+            } catch (SQLException e) {
+                // closed all the same: a connection that cannot run this has no usable server session behind it
+            }
+        }
+        rc.close();
     }
 
     /**
