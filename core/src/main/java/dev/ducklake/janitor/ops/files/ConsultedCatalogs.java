@@ -34,9 +34,9 @@ import java.util.Map;
  * again as soon as connections are allowed back (it used to be only reported, and a frozen tenant's live files were
  * deleted). Template databases are surveyed like any other (a template that allows connections, {@code template1},
  * is read: a DuckLake catalog there is possible, and would be copied into every new database), through a connection
- * closed so that a pooler does not keep its server session ({@link ServerDatabases#close}); the one exception is PostgreSQL's own {@code template0}, skipped silently when it is exactly that: named
- * {@code template0}, {@code datistemplate} and not {@code datallowconn} (no session can ever have written a catalog
- * there). A readable catalog whose data path does not overlap is read as well, for the paths of
+ * closed so that a pooler does not keep its server session ({@link ServerDatabases#close}); the one exception is
+ * PostgreSQL's own {@code template0}, skipped silently when it is exactly that: named {@code template0},
+ * {@code datistemplate} and not {@code datallowconn} (no session can ever have written a catalog there). A readable catalog whose data path does not overlap is read as well, for the paths of
  * it that still resolve under the swept location (absolute or climbing paths, {@link #reachOnly()}).
  *
  * <p>Other databases are read through connections of their own, opened here and kept until {@link #close()}, so that a

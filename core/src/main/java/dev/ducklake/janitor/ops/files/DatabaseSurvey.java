@@ -43,8 +43,7 @@ final class DatabaseSurvey {
     private final RunRecorder recorder;
     /** The swept data path as given ({@link PathResolver#dataLocation()}). */
     private StorageLocation mine;
-    /** The swept data path as messages name it ({@link PathResolver#shown()}). */
-    private String mineShown;
+    private String mineShown; // as messages name it (PathResolver#shown)
     /** The swept data path with symbolic links resolved ({@link PathResolver#realDataLocation()}). */
     private StorageLocation mineReal;
     /** Catalogs surveyed so far, by {@link #key}: each is considered once. */
@@ -252,9 +251,7 @@ final class DatabaseSurvey {
         }
         cc.opened(rc);
         int before = cc.size();
-        // a template (template1 allows connections and may hold a catalog) is read like any database, and its session
-        // ended so that a pooler does not keep it, which would make every CREATE DATABASE copying it fail
-        boolean template = Boolean.parseBoolean(db[3]);
+        boolean template = Boolean.parseBoolean(db[3]); // read (it may hold a catalog), closed so a pooler ends its session
         ServerDatabases.consultOrClose(rc, template, () -> consultDatabase(rc, spec, name, null, Set.of()));
         cc.keepOrClose(spec, rc, before, template);
     }
