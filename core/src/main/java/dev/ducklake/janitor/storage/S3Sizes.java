@@ -28,15 +28,19 @@ final class S3Sizes {
     }
 
     /**
-     * Sizes from a listing instead of a HeadObject per key: the keys are grouped by bucket and folder, each folder's
-     * keys (in byte order) are cut into up to {@code LIST_CONCURRENCY} runs of at least {@value #SIZE_RUN_KEYS} keys,
-     * and the runs are listed at once, each from just before its smallest key to its largest, stopping after
-     * {@link #sizeListingPages} pages (beyond that a HeadObject per key, {@value AbstractFileStore#OBJECT_STORE_DELETE_CONCURRENCY} at a
-     * time, is cheaper; the keys left unknown are stat-ed by the caller). A key of a range listed to its end that the listing
-     * did not show is missing (-1). A listing failure other than a stop leaves the sizes unknown.
+     * Sizes from a listing instead of a HeadObject per key: the keys are grouped by bucket and folder, in S3's byte
+     * order, so that a run of them is one key range. Each folder's keys are cut into runs of about
+     * {@value #PAGE_KEYS} (at most {@code LIST_CONCURRENCY} runs a folder), and every run's range is first read one
+     * page from just before its smallest key, all at once: keys that fill their range (cleanup-old-files reads its
+     * queue in path order) are sized by that one page a run. Where a page ends before its run's largest key, the keys
+     * past it are cut into as many runs as the page's density says they fill pages (at least {@value #SIZE_RUN_KEYS}
+     * keys a run, at most {@code LIST_CONCURRENCY}), listed at once, each stopping after {@link #sizeListingPages}
+     * pages (beyond that a HeadObject per key, {@value AbstractFileStore#OBJECT_STORE_DELETE_CONCURRENCY} at a time, is
+     * cheaper; the keys left unknown are stat-ed by the caller). A listing stops at its run's largest key. A key that
+     * a listing passed over (it went on to a later key, or the folder ended) is missing (-1). A listing failure other
+     * than a stop leaves the sizes of the keys it did not reach unknown.
      */
     Map<String, Long> listedSizes(List<String> addresses) throws StorageException {
-        // keys in S3's (UTF-8 byte) order, so that a run of them is one key range
         Map<String, java.util.TreeMap<String, String>> byFolder = new LinkedHashMap<>();
         for (String a : addresses) {
             String[] bk;
@@ -49,30 +53,88 @@ final class S3Sizes {
             String folder = bk[0] + "/" + (slash < 0 ? "" : bk[1].substring(0, slash + 1));
             byFolder.computeIfAbsent(folder, f -> new java.util.TreeMap<>(StorageLocation.BYTE_ORDER)).put(bk[1], a);
         }
-        // each folder's keys in up to LIST_CONCURRENCY runs of at least SIZE_RUN_KEYS keys, listed at once
-        List<Callable<Map<String, Long>>> runs = new ArrayList<>();
+        // first one page per 1,000 keys of each folder (at most LIST_CONCURRENCY runs a folder), all at once
+        List<List<Map.Entry<String, String>>> runKeys = new ArrayList<>();
+        List<String[]> runFolders = new ArrayList<>();
+        List<Callable<Run>> firstPages = new ArrayList<>();
         for (Map.Entry<String, java.util.TreeMap<String, String>> f : byFolder.entrySet()) {
             String bucket = f.getKey().substring(0, f.getKey().indexOf('/'));
             String prefix = f.getKey().substring(bucket.length() + 1);
             List<Map.Entry<String, String>> keys = new ArrayList<>(f.getValue().entrySet());
-            int parts = Math.max(1, Math.min(listConcurrency, keys.size() / SIZE_RUN_KEYS));
+            int parts = Math.max(1, Math.min(listConcurrency, (keys.size() + PAGE_KEYS - 1) / PAGE_KEYS));
             for (int i = 0; i < parts; i++) {
                 List<Map.Entry<String, String>> run = keys.subList(i * keys.size() / parts, (i + 1) * keys.size() / parts);
-                runs.add(() -> sizeRun(bucket, prefix, run));
+                runKeys.add(run);
+                runFolders.add(new String[] {bucket, prefix});
+                firstPages.add(() -> sizeRun(bucket, prefix, run, 1));
             }
         }
         Map<String, Long> sizes = new HashMap<>();
-        if (runs.size() == 1) {
-            sizes.putAll(callSizeRun(runs.get(0)));
-            return sizes;
+        List<Run> first = runAll(firstPages);
+        // then the keys past a first page that did not reach its run's end, in as many runs as its density suggests
+        List<Callable<Run>> more = new ArrayList<>();
+        for (int i = 0; i < first.size(); i++) {
+            Run page = first.get(i);
+            sizes.putAll(page.sizes());
+            if (page.through() == null) {
+                continue; // the run's whole range was listed
+            }
+            List<Map.Entry<String, String>> keys = runKeys.get(i);
+            int done = 0;
+            while (done < keys.size() && StorageLocation.compareCodePoints(keys.get(done).getKey(), page.through()) <= 0) {
+                done++;
+            }
+            List<Map.Entry<String, String>> rest = keys.subList(done, keys.size());
+            if (rest.isEmpty()) {
+                continue;
+            }
+            long pages = (rest.size() + Math.max(1, done) - 1) / Math.max(1, done); // at the first page's keys per page
+            int parts = (int) Math.max(1, Math.min(Math.min(listConcurrency, pages), rest.size() / SIZE_RUN_KEYS));
+            String bucket = runFolders.get(i)[0];
+            String prefix = runFolders.get(i)[1];
+            for (int k = 0; k < parts; k++) {
+                List<Map.Entry<String, String>> run = rest.subList(k * rest.size() / parts, (k + 1) * rest.size() / parts);
+                more.add(() -> sizeRun(bucket, prefix, run, sizeListingPages(run.size())));
+            }
         }
-        List<Future<Map<String, Long>>> futures = new ArrayList<>();
+        for (Run r : runAll(more)) {
+            sizes.putAll(r.sizes());
+        }
+        return sizes;
+    }
+
+    /** Keys of one ListObjectsV2 page. */
+    static final int PAGE_KEYS = 1000;
+
+    /** Fewest keys of one folder per concurrent size listing. */
+    static final int SIZE_RUN_KEYS = 64;
+
+    /**
+     * What one listing of a run of a folder's keys found.
+     *
+     * @param sizes sizes of the run's keys it listed, -1 for those it passed over
+     * @param through the last key it listed when its page bound ended it before the run's last key, else null (the
+     *     run's whole range was listed)
+     */
+    private record Run(Map<String, Long> sizes, String through) {
+    }
+
+    /** Runs the listings, several at once on the sizing pool (one on the caller's thread). */
+    private List<Run> runAll(List<Callable<Run>> runs) throws StorageException {
+        List<Run> out = new ArrayList<>(runs.size());
+        if (runs.size() <= 1) {
+            for (Callable<Run> r : runs) {
+                out.add(callSizeRun(r));
+            }
+            return out;
+        }
+        List<Future<Run>> futures = new ArrayList<>();
         try {
-            for (Callable<Map<String, Long>> r : runs) {
+            for (Callable<Run> r : runs) {
                 futures.add(sizing().submit(() -> callSizeRun(r)));
             }
-            for (Future<Map<String, Long>> f : futures) {
-                sizes.putAll(f.get());
+            for (Future<Run> f : futures) {
+                out.add(f.get());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -85,13 +147,10 @@ final class S3Sizes {
         } finally {
             futures.forEach(f -> f.cancel(true));
         }
-        return sizes;
+        return out;
     }
 
-    /** Fewest keys of one folder per concurrent size listing. */
-    static final int SIZE_RUN_KEYS = 64;
-
-    private Map<String, Long> callSizeRun(Callable<Map<String, Long>> run) throws StorageException {
+    private Run callSizeRun(Callable<Run> run) throws StorageException {
         try {
             return run.call();
         } catch (StorageException | RuntimeException e) {
@@ -119,26 +178,30 @@ final class S3Sizes {
 
     /**
      * Sizes of one run of a folder's keys (in byte order) from one listing of the key range they span, bounded by
-     * {@link #sizeListingPages}; -1 for a key of a range listed to its end that the listing did not show.
+     * {@code maxPages}; -1 for a key of the run that the listing passed over (it went on to a later key, or the folder
+     * ended). The listing stops at the run's last key.
      *
      * @throws StorageException kind STOPPED when the run's bounds end the listing; other failures leave the sizes unknown
      */
-    private Map<String, Long> sizeRun(String bucket, String prefix, List<Map.Entry<String, String>> run) throws StorageException {
+    private Run sizeRun(String bucket, String prefix, List<Map.Entry<String, String>> run, long maxPages) throws StorageException {
         Map<String, Long> sizes = new HashMap<>();
         Map<String, String> keys = new HashMap<>();
         run.forEach(k -> keys.put(k.getKey(), k.getValue()));
         String first = run.get(0).getKey();
         String last = run.get(run.size() - 1).getKey();
-        try (S3Listings.Pages pages = listings.new Pages(bucket, prefix, first.substring(0, first.length() - 1), sizeListingPages(run.size()))) {
+        String through = null;
+        try (S3Listings.Pages pages = listings.new Pages(bucket, prefix, first.substring(0, first.length() - 1), maxPages)) {
             boolean covered = false;
             Set<String> seen = new HashSet<>();
             while (pages.hasNext()) {
                 StoredObject o = pages.next();
                 String key = o.address().substring(("s3://" + bucket + "/").length());
-                if (StorageLocation.compareCodePoints(key, last) > 0) {
+                int past = StorageLocation.compareCodePoints(key, last);
+                if (past > 0) {
                     covered = true;
                     break;
                 }
+                through = key;
                 String a = keys.get(key);
                 if (a != null) {
                     seen.add(key);
@@ -146,15 +209,22 @@ final class S3Sizes {
                         sizes.put(a, o.sizeBytes());
                     }
                 }
-            }
-            if (covered || !pages.cut()) {
-                // the listing went past the range: a key of it that was not listed is not there
-                for (Map.Entry<String, String> k : keys.entrySet()) {
-                    if (!seen.contains(k.getKey())) {
-                        sizes.put(k.getValue(), -1L);
-                    }
+                if (past == 0) {
+                    covered = true; // the run's last key: no page past it is needed
+                    break;
                 }
             }
+            covered |= !pages.cut(); // the folder ended
+            // the listing went past these keys in order: one of them that it did not show is not there
+            for (Map.Entry<String, String> k : run) {
+                if (!covered && (through == null || StorageLocation.compareCodePoints(k.getKey(), through) > 0)) {
+                    break;
+                }
+                if (!seen.contains(k.getKey())) {
+                    sizes.put(k.getValue(), -1L);
+                }
+            }
+            return new Run(sizes, covered ? null : through == null ? first.substring(0, first.length() - 1) : through);
         } catch (UncheckedIOException e) {
             if (e.getCause() instanceof StorageException se && se.kind() == StorageException.Kind.STOPPED) {
                 throw se;
@@ -164,7 +234,7 @@ final class S3Sizes {
                 throw e;
             }
         }
-        return sizes;
+        return new Run(sizes, null); // the listing failed: what it found stands, the rest is unknown (stat-ed)
     }
 
     /** How many times the pages a folder's keys need a size listing may read at least before it gives up. */

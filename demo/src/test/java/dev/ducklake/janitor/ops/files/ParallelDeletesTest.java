@@ -216,4 +216,38 @@ class ParallelDeletesTest {
         assertThat(sizes).as("1,300 listed, the missing one passed over").hasSize(1_301).containsEntry(keys.get(100), 3L).containsEntry(keys.get(1_399), 3L)
                 .containsEntry("s3://" + BUCKET + "/sizes/missing.parquet", -1L);
     }
+
+    /**
+     * Issue 27: keys that fill their folder's range (cleanup-old-files' batches in path order) are sized by one
+     * ListObjectsV2 page per 1,000 keys, not one partial page per concurrent run; sparse keys still get every size
+     * from a few pages, and a key the listing passed over is missing.
+     */
+    @Test
+    void s3SizesOfDenseKeysTakeOnePagePerThousandKeys() throws Exception {
+        List<String> dense = s3Keys("dense", 2_000);
+        int requests = s3.requests.get();
+        Map<String, Long> sizes;
+        try (FileStore store = s3.faultyStore()) {
+            sizes = store.listedSizes(dense);
+        }
+        assertThat(sizes).hasSize(2_000).allSatisfy((a, n) -> assertThat(n).isEqualTo(3L));
+        assertThat(s3.requests.get() - requests).as("two pages, not eight partial ones").isEqualTo(2);
+
+        List<String> all = s3Keys("sparse", 5_000);
+        List<String> asked = new ArrayList<>();
+        for (int i = 3; i < all.size(); i += 10) {
+            asked.add(all.get(i));
+        }
+        asked.add("s3://" + BUCKET + "/sparse/f02500x.parquet"); // between listed keys, not there
+        requests = s3.requests.get();
+        int heads = s3.heads.get();
+        try (FileStore store = s3.faultyStore()) {
+            sizes = store.listedSizes(asked);
+        }
+        assertThat(s3.heads.get()).isEqualTo(heads);
+        assertThat(sizes).hasSize(501).containsEntry(all.get(3), 3L).containsEntry(all.get(4_993), 3L)
+                .containsEntry("s3://" + BUCKET + "/sparse/f02500x.parquet", -1L);
+        assertThat(sizes.values().stream().filter(n -> n == 3L).count()).isEqualTo(500);
+        assertThat(s3.requests.get() - requests).as("the 5 pages the keys span, a page a run").isLessThanOrEqualTo(10);
+    }
 }
