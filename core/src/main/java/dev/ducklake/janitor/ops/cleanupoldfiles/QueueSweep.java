@@ -42,7 +42,7 @@ import java.util.Set;
  * {@code schedule_start < cutoff}, default cutoff from {@code delete_older_than} else 2 days) with these
  * differences, all on the side of keeping:
  * <ul>
- *   <li>bounded batches in keyset order, each committed on its own; a batch's files deleted by {@link ParallelDeletes}
+ *   <li>bounded batches in path order ({@link QueueCursor}), each committed on its own; a batch's files deleted by {@link ParallelDeletes}
  *       ({@code --delete-concurrency} calls in flight), their sizes (bytes_deleted) from a listing where the store has
  *       one cheaper than a stat per file ({@link FileStore#listedSizes}, S3), else stat-ed just before each delete;</li>
  *   <li>a queue row is deleted (matched on all its values, not by id alone) only once its object is gone (that

@@ -139,6 +139,43 @@ class S3StorageOpsTest {
         assertThat(s3.exists(PARALLEL, "lake/main/t/f00078.parquet")).isFalse();
     }
 
+    /**
+     * Issue 27: the queue is read in path order, not in data_file_id order, so that a batch's files are one key range
+     * of their folder and its sizes take one listing page per 1,000 files (in id order, the random file names of a
+     * batch spread over the whole folder, and every batch listed it again).
+     */
+    @Test
+    void cleanupOldFilesOnS3ReadsTheQueueInPathOrderSoThatABatchIsOneKeyRange() throws Exception {
+        String bucket = S3TestServer.runBucket("cofpath");
+        s3.createBucket(bucket);
+        FileCatalog cat = FileCatalog.create("s3_cofpath", "s3://" + bucket + "/lake/");
+        try (Connection c = TestPostgres.get().connect(); var ps = c.prepareStatement("INSERT INTO "
+                + dev.ducklake.janitor.pg.Sql.qualified(cat.schema, "ducklake_files_scheduled_for_deletion")
+                // ids in an order unrelated to the paths (DuckLake's file names are random)
+                + " SELECT 1000 + (g * 7919) % 3000, 'main/t/f' || lpad(g::text, 5, '0') || '.parquet', true,"
+                + " now() - interval '3 days' FROM generate_series(0, 2999) g")) {
+            ps.executeUpdate();
+        }
+        for (int i = 0; i < 3_000; i++) {
+            s3.put(bucket, String.format("lake/main/t/f%05d.parquet", i), 4);
+        }
+        int requests = s3.requests.get();
+        int deletes = s3.batchDeletes.get();
+        int heads = s3.heads.get();
+        CleanupOldFilesResult r;
+        try (Connection c = TestPostgres.get().connect(); FileStore store = s3.faultyStore()) {
+            r = QueueSweep.run(c, store, CleanupOldFilesOptions.builder(cat.schema).dryRun(false).batchSize(1_000)
+                    .deleteConcurrency(8).build(), FileListener.NONE);
+        }
+        assertThat(r.filesDeleted()).isEqualTo(3_000);
+        assertThat(r.bytes()).isEqualTo(12_000);
+        assertThat(r.filesNotFound()).isZero();
+        assertThat(cat.queueRows()).isZero();
+        assertThat(s3.heads.get() - heads).isZero();
+        int listings = s3.requests.get() - requests - (s3.batchDeletes.get() - deletes);
+        assertThat(listings).as("one page per batch of 1,000 files (three batches)").isLessThanOrEqualTo(4);
+    }
+
     @Test
     void orphanSweepOnS3AndTheBucketRootBrake() throws Exception {
         s3.createBucket(ORPHANS);
