@@ -44,7 +44,7 @@ public final class MaintenanceRun implements AutoCloseable {
         this.budget = budget;
         this.session = session;
         // from here to close(): a stop request or the budget spent cancels the statement in flight
-        this.watchdog = RunWatchdog.start(session::connection, budget);
+        this.watchdog = RunWatchdog.start(session::connection, budget, recorder::stoppedEarly);
         this.queries = new QueryRunner(session, recorder, options.lockTimeout(), budget, watchdog);
     }
 

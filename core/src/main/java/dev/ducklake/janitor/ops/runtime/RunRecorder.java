@@ -24,7 +24,8 @@ public final class RunRecorder {
     private int batchSizeRequested;
     private int batchSizeStart;
     private int batchSizeFinal;
-    private RunFigures.StopReason stopReason = RunFigures.StopReason.COMPLETED;
+    /** Volatile: the run's watchdog reads it on its own thread ({@link #stoppedEarly()}). */
+    private volatile RunFigures.StopReason stopReason = RunFigures.StopReason.COMPLETED;
 
     /** @param listener where messages and events go */
     public RunRecorder(ProgressListener listener) {
@@ -133,6 +134,14 @@ public final class RunRecorder {
         if (stopReason == RunFigures.StopReason.COMPLETED) {
             stopReason = reason;
         }
+    }
+
+    /**
+     * @return whether the run's work has ended early (a stop reason was recorded: the stop request, the budget,
+     *     --max-batches): what the operation runs after that is its result's reads, which the watchdog leaves alone
+     */
+    public boolean stoppedEarly() {
+        return stopReason != RunFigures.StopReason.COMPLETED;
     }
 
     /** @return why the run stopped so far ({@link RunFigures.StopReason#COMPLETED} when it did not) */

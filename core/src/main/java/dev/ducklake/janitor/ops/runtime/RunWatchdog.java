@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -36,13 +37,19 @@ import java.util.function.Supplier;
  */
 public final class RunWatchdog implements AutoCloseable {
 
+    /** How long into an attempt a 57014 can still be the stop's late cancel (one cancel request's round trip, with room), seconds. */
+    static final int LATE_CANCEL_WINDOW_SECONDS = 5;
+    private static final long LATE_CANCEL_WINDOW_NANOS = LATE_CANCEL_WINDOW_SECONDS * 1_000_000_000L;
+
     private final Supplier<Connection> session;
+    private final BooleanSupplier workEnded;
     private final Set<Connection> others = ConcurrentHashMap.newKeySet();
     private final CallWatch watch;
     private volatile boolean budgetBound;
 
-    private RunWatchdog(Supplier<Connection> session, Bounds bounds) {
+    private RunWatchdog(Supplier<Connection> session, Bounds bounds, BooleanSupplier workEnded) {
         this.session = session;
+        this.workEnded = workEnded;
         // the run's clock, its budget counted only once the operation bound its statements by it
         Bounds watched = new Bounds() {
             @Override
@@ -71,10 +78,14 @@ public final class RunWatchdog implements AutoCloseable {
      *
      * @param session the run's session connection as it is now (a reconnect replaces it)
      * @param bounds the run's clock and stop flag ({@link MaintenanceRun#budget()})
+     * @param workEnded whether the operation's work has already ended by its bounds ({@link RunRecorder#stoppedEarly()}):
+     *     the statements left are its result's reads (recounts, the drop of its temporary tables), which a stop or the
+     *     budget coming now does not cut (CI of stop 40, and its tests under load: a stop that came between the last batch and the recount
+     *     cancelled the recount, and the result was lost); their own timeouts bound them
      * @return the watchdog; close it at the end of the run
      */
-    static RunWatchdog start(Supplier<Connection> session, Bounds bounds) {
-        return new RunWatchdog(session, bounds);
+    static RunWatchdog start(Supplier<Connection> session, Bounds bounds, BooleanSupplier workEnded) {
+        return new RunWatchdog(session, bounds, workEnded);
     }
 
     /**
@@ -157,7 +168,8 @@ public final class RunWatchdog implements AutoCloseable {
      * of stop 40: the recount after the last batch). An attempt that began after the cancel was sent and ends cancelled
      * (SQLSTATE 57014) is therefore run once more, after {@code beforeRerun} (roll back, say so); the watchdog never
      * cancels twice, so the second run is cut only by its own timeouts. An attempt already running when the cancel was
-     * sent was the one the stop cut: its failure stands.
+     * sent was the one the stop cut: its failure stands; so does a 57014 more than {@value #LATE_CANCEL_WINDOW_SECONDS} s
+     * into the attempt (its own statement timeout, which also ends with 57014: not waited for twice during a stop).
      *
      * @param watchdog the run's watchdog, or null (a direct engine call: the attempt runs once)
      * @param attempt the attempt, safe to run again (idempotent, reading again what it decides on)
@@ -170,10 +182,11 @@ public final class RunWatchdog implements AutoCloseable {
     public static <T> T pastLateCancel(RunWatchdog watchdog, Attempt<T> attempt, BeforeRerun beforeRerun)
             throws SQLException, JanitorException {
         boolean sentBefore = watchdog != null && watchdog.fired();
+        long start = System.nanoTime();
         try {
             return attempt.run();
         } catch (SQLException e) {
-            if (!sentBefore || !cancelled(e)) {
+            if (!sentBefore || !cancelled(e) || System.nanoTime() - start > LATE_CANCEL_WINDOW_NANOS) {
                 throw e;
             }
             beforeRerun.run();
@@ -182,6 +195,10 @@ public final class RunWatchdog implements AutoCloseable {
     }
 
     private void cancelAll() {
+        if (workEnded.getAsBoolean()) {
+            // the work ended by its bounds before they were seen here: what runs now is the result's reads
+            return;
+        }
         // a login of the run in progress (a consulted database, a reconnect) whose stop condition is now true ends
         ConnectionSpec.abortStoppedConnects();
         List<Connection> targets = new ArrayList<>(others);

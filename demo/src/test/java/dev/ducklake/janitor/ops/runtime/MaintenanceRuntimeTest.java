@@ -362,6 +362,16 @@ class MaintenanceRuntimeTest {
             });
             assertThat(v).isEqualTo(7);
             assertThat(calls.get()).as("run again once").isEqualTo(2);
+            // a 57014 past the late-cancel window is the read's own statement timeout: not waited for twice
+            AtomicInteger timed = new AtomicInteger();
+            assertThatThrownBy(() -> run.queries().readOnly("slow read", Duration.ofMillis(
+                    RunWatchdog.LATE_CANCEL_WINDOW_SECONDS * 1000L + 500), c -> {
+                timed.incrementAndGet();
+                try (Statement st = c.createStatement()) {
+                    return st.execute("SELECT pg_sleep(30)");
+                }
+            })).isInstanceOf(JanitorException.class).hasMessageContaining("57014");
+            assertThat(timed.get()).as("a statement timeout is not run again").isEqualTo(1);
         }
         AtomicBoolean stop2 = new AtomicBoolean();
         try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), options(), ProgressListener.NONE, stop2)) {
