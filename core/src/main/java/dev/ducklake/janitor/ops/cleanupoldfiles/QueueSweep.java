@@ -27,16 +27,11 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * {@code cleanup-old-files}: deletes the files listed in {@code ducklake_files_scheduled_for_deletion} whose
@@ -161,14 +156,8 @@ public final class QueueSweep {
         Set<String> prefetchedLive;
         /** Why reading the next batch ahead failed, or null; thrown once the batch it overlapped is committed. */
         SQLException prefetchFailure;
-        /** The size listing of {@link #prefetched}'s files, started while this batch's deletes were in flight, or null. */
-        Future<Map<String, Long>> sizesAhead;
-        /** The addresses {@link #sizesAhead} lists. */
-        Set<String> sizesAheadOf;
-        /** The canonical locations the last batch deleted: a size of one of them listed ahead may predate its delete. */
-        Set<String> lastGone = Set.of();
-        /** The thread of {@link #sizesAhead}, made on first use. */
-        ExecutorService ahead;
+        /** The sizes of the files about to go, listed ahead while the last batch's deletes were in flight. */
+        final SizeListings sizeListings;
         /** The delete workers (execute runs); null until {@link #execute} opens them. */
         ParallelDeletes deletes;
         /** A dry run's batches: what would go, counted. */
@@ -195,6 +184,7 @@ public final class QueueSweep {
                     cutoff.cutoff(), resolver, o.batchSize());
             this.progress = new DeleteProgress(listener);
             this.dryRunBatch = new DryRunBatch(store, listener, t);
+            this.sizeListings = new SizeListings(store, control);
         }
 
         CleanupOldFilesResult execute() throws JanitorException, SQLException {
@@ -227,12 +217,7 @@ public final class QueueSweep {
                 t.stoppedDuring = StorageOperation.STOPPED_DURING_CATALOG;
                 control.stoppedByBounds();
             } finally {
-                if (sizesAhead != null) {
-                    sizesAhead.cancel(true); // the run ended before the batch it sized
-                }
-                if (ahead != null) {
-                    ahead.shutdownNow();
-                }
+                sizeListings.close();
                 queueCursor.close();
             }
             if (deletes.throttledPieces() > 0) {
@@ -303,11 +288,7 @@ public final class QueueSweep {
             }
         }
 
-        /**
-         * Starts the size listing (bytes_deleted) of the next batch's files that would go while this batch's deletes are
-         * in flight: the listing deletes nothing, and the next batch's re-check against the catalogs still comes before
-         * its deletes ({@link #sizes} lists again what that batch asks beyond it).
-         */
+        /** Starts the size listing of the next batch's files that would go ({@link SizeListings#listAhead}). */
         private void listSizesAhead(List<QueueCursor.Entry> next, Set<String> live) {
             if (statRefused) {
                 return;
@@ -318,56 +299,7 @@ public final class QueueSweep {
                     addresses.putIfAbsent(e.canonical(), e.address());
                 }
             }
-            if (addresses.isEmpty()) {
-                return;
-            }
-            if (ahead == null) {
-                ahead = Executors.newSingleThreadExecutor(r -> {
-                    Thread th = new Thread(r, "ducklake-janitor-sizes-ahead");
-                    th.setDaemon(true);
-                    return th;
-                });
-            }
-            List<String> list = new ArrayList<>(addresses.values());
-            sizesAheadOf = new HashSet<>(list);
-            sizesAhead = ahead.submit(() -> store.listedSizes(list));
-        }
-
-        /**
-         * The sizes of a batch's files about to go: those listed while the last batch's deletes were in flight
-         * ({@link #listSizesAhead}), and a listing now of the rest and of those the last batch deleted (a listing ahead
-         * may have seen them before that delete).
-         */
-        private Map<String, Long> sizes(Map<String, String> toDelete) throws StorageException {
-            Future<Map<String, Long>> f = sizesAhead;
-            Set<String> of = sizesAheadOf;
-            sizesAhead = null;
-            sizesAheadOf = null;
-            Map<String, Long> out = new HashMap<>();
-            if (f != null) {
-                try {
-                    out.putAll(f.get());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw control.ended("size listing", e);
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof StorageException se) {
-                        throw se;
-                    }
-                    throw new StorageException(StorageException.Kind.OTHER, "size listing: " + e.getCause(), e.getCause());
-                }
-            }
-            List<String> rest = new ArrayList<>();
-            for (Map.Entry<String, String> d : toDelete.entrySet()) {
-                if (of == null || !of.contains(d.getValue()) || lastGone.contains(d.getKey())) {
-                    rest.add(d.getValue());
-                    out.remove(d.getValue());
-                }
-            }
-            if (!rest.isEmpty()) {
-                out.putAll(store.listedSizes(rest));
-            }
-            return out;
+            sizeListings.listAhead(addresses.values());
         }
 
         private void runBatch(List<QueueCursor.Entry> batch, Set<String> doneCanonical, boolean readAhead) throws JanitorException, SQLException {
@@ -417,7 +349,7 @@ public final class QueueSweep {
             try {
                 // sizes for bytes_deleted (the queue row has none): from a listing where the store lists cheaper than
                 // a stat per file (S3); the rest are stat-ed just before their delete, on the worker
-                listed = statRefused || addresses.isEmpty() ? Map.of() : sizes(toDelete);
+                listed = statRefused || addresses.isEmpty() ? Map.of() : sizeListings.sizes(toDelete);
             } catch (StorageException ex) {
                 t.stoppedDuring = "deleting";
                 t.finding("stopped before the delete calls of " + addresses.size() + " queued files (" + ex.getMessage()
@@ -456,7 +388,7 @@ public final class QueueSweep {
                 }
                 // neither: a call the bounds abandoned or never started, or one that failed as a whole; the row stays
             }
-            lastGone = new HashSet<>(gone);
+            sizeListings.lastGone(gone);
             int unsettled = out.unsettled(addresses.size());
             if (out.stopped() != null) {
                 // abandoned in flight or not started: those files may or may not be gone; their rows stay (a later run
