@@ -44,6 +44,8 @@ public final class RunWatchdog implements AutoCloseable {
     private final Supplier<Connection> session;
     private final BooleanSupplier workEnded;
     private final Set<Connection> others = ConcurrentHashMap.newKeySet();
+    /** The threads sending the cancel requests (one per connection), once it fired. */
+    private final List<Thread> senders = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final CallWatch watch;
     private volatile boolean budgetBound;
 
@@ -141,6 +143,28 @@ public final class RunWatchdog implements AutoCloseable {
     }
 
     /**
+     * Waits until the cancel requests this watchdog sent have been handed to the server (pgJDBC's cancel returns once
+     * the server has taken the request), so that none of them is still on its way to a statement begun after.
+     *
+     * @param max the longest wait (an unanswering server: the request's own connect timeout ends it)
+     */
+    public void awaitCancelsSent(java.time.Duration max) {
+        long until = System.nanoTime() + max.toNanos();
+        for (Thread t : senders) {
+            long left = until - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            try {
+                t.join(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /**
      * One attempt of a unit of catalog work (a read, a transaction).
      *
      * @param <T> its value
@@ -189,6 +213,8 @@ public final class RunWatchdog implements AutoCloseable {
             if (!sentBefore || !cancelled(e) || System.nanoTime() - start > LATE_CANCEL_WINDOW_NANOS) {
                 throw e;
             }
+            // the one cancel has landed (this attempt) or lands now on an idle session (dropped): the second run is clear
+            watchdog.awaitCancelsSent(java.time.Duration.ofSeconds(LATE_CANCEL_WINDOW_SECONDS));
             beforeRerun.run();
             return attempt.run();
         }
@@ -209,6 +235,7 @@ public final class RunWatchdog implements AutoCloseable {
         for (Connection c : targets) {
             Thread t = new Thread(() -> cancel(c), "ducklake-janitor-cancel");
             t.setDaemon(true);
+            senders.add(t);
             t.start();
         }
     }

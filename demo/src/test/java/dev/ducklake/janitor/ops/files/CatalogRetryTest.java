@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -136,6 +137,8 @@ class CatalogRetryTest {
                 Thread.sleep(10);
             }
             assertThat(run.watchdog().fired()).as("the watchdog sent its cancel").isTrue();
+            // the watchdog's own cancel reaches the idle session (dropped there) before the late one is played
+            run.watchdog().awaitCancelsSent(Duration.ofSeconds(10));
             RunControl control = RunControl.of(run);
             Connection c = run.session().connection();
             c.setAutoCommit(false);

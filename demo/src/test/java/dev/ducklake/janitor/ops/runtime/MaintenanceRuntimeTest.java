@@ -349,6 +349,8 @@ class MaintenanceRuntimeTest {
                 Thread.sleep(10);
             }
             assertThat(run.watchdog().fired()).as("the watchdog sent its cancel").isTrue();
+            // the watchdog's own cancel reaches the idle session (dropped there) before the late one is played
+            run.watchdog().awaitCancelsSent(Duration.ofSeconds(10));
             // the late cancel: it reaches the read begun after it was sent
             AtomicInteger calls = new AtomicInteger();
             int v = run.queries().withRetries("recount", c -> {
@@ -411,5 +413,36 @@ class MaintenanceRuntimeTest {
         });
         t.setDaemon(true);
         t.start();
+    }
+
+    /**
+     * Stop 40's CI and this stop's verify under load: the stop came after the batch loop had already ended by its
+     * bounds, and the watchdog then cut the recount that follows, so the result was lost. Once the work has recorded its
+     * stop, the watchdog cancels nothing: the result's reads run to their end.
+     */
+    @Test
+    void aStopAfterTheWorkEndedDoesNotCutTheResultsReads() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), options(), ProgressListener.NONE, stop)) {
+            run.watchdog().boundByBudget();
+            run.recorder().stopped(RunFigures.StopReason.MAX_BATCHES);
+            Thread t = new Thread(() -> {
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                stop.set(true);
+            });
+            t.start();
+            boolean read = run.queries().withRetries("recount", c -> {
+                try (Statement st = c.createStatement()) {
+                    return st.execute("SELECT pg_sleep(1)");
+                }
+            });
+            t.join();
+            assertThat(read).isTrue();
+            assertThat(stop.get()).isTrue();
+        }
     }
 }
