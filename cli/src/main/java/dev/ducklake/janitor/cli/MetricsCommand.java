@@ -8,6 +8,7 @@ import dev.ducklake.janitor.metrics.Exposition;
 import dev.ducklake.janitor.metrics.MetricFamily;
 import dev.ducklake.janitor.metrics.MetricsConfig;
 import dev.ducklake.janitor.metrics.StorageGauges;
+import dev.ducklake.janitor.metrics.TargetConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -55,12 +56,6 @@ public final class MetricsCommand extends CatalogCommand implements Callable<Int
                 families.addAll(stores.get(i).families());
             }
         }
-        if (output.json()) {
-            Render.json(out, document(collected, stores, Exposition.merge(families)));
-        } else {
-            out.print(Exposition.text(families));
-            out.flush();
-        }
         JanitorException failure = null;
         for (CatalogTarget t : collected) {
             for (Map.Entry<String, String> e : t.lastErrors().entrySet()) {
@@ -84,19 +79,41 @@ public final class MetricsCommand extends CatalogCommand implements Callable<Int
             }
         }
         err.flush();
+        if (output.json()) {
+            Render.json(out, document(cfg, collected, stores, Exposition.merge(families), failure));
+        } else {
+            out.print(Exposition.text(families));
+            out.flush();
+        }
         if (failure != null) {
             throw failure;
         }
         return ExitCodes.OK;
     }
 
-    private static Map<String, Object> document(List<CatalogTarget> targets, List<StorageGauges> stores, List<MetricFamily> families) {
+    /**
+     * The JSON document: operation, tool version, status, exit code, catalog (the --catalog one, never the password;
+     * {@code config} instead for a YAML file), then each catalog's state and the gauges.
+     */
+    private static Map<String, Object> document(MetricsConfig cfg, List<CatalogTarget> targets, List<StorageGauges> stores,
+                                                List<MetricFamily> families, JanitorException failure) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("operation", OPERATION);
         doc.put("tool_version", VersionProvider.version());
         boolean ok = targets.stream().allMatch(t -> t.up() && t.lastErrors().isEmpty())
                 && stores.stream().allMatch(g -> g.lastError() == null);
-        doc.put("status", ok ? "ok" : "error");
+        doc.put("status", ok && failure == null ? "ok" : "error");
+        doc.put("exit_code", failure == null ? ExitCodes.OK : failure.reason().exitCode());
+        if (cfg.source() != null) {
+            doc.put("config", String.valueOf(cfg.source()));
+        } else {
+            TargetConfig only = cfg.catalogs().get(0);
+            Map<String, Object> cat = Render.catalog(only.connection(), only.metadataSchema());
+            if (only.allMetadataSchemas()) {
+                cat.remove("schema");
+            }
+            doc.put("catalog", cat);
+        }
         List<Map<String, Object>> cats = new ArrayList<>();
         for (CatalogTarget t : targets) {
             Map<String, Object> c = Render.catalog(t.config().connection(), t.config().metadataSchema());
