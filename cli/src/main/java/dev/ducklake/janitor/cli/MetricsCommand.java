@@ -24,7 +24,8 @@ import java.util.concurrent.Callable;
         description = {"Computes the catalog-health gauges once (inlined-data tables and leaks, pg_attribute size, snapshots, files, "
                 + "size bands, top partitions, format version, self-metrics) and prints them in the Prometheus text format "
                 + "(--output text, the default) or as one JSON document (--output json). Reads only.",
-            "Exit code 0 when every query succeeded; 3 when a catalog cannot be reached, 4 when its metadata schema is missing, "
+            "Exit code 0 when every query succeeded; 3 when a catalog cannot be reached, 4 when its metadata schema is missing "
+                + "or holds no DuckLake catalog, "
                 + "8 when a query lacked a privilege, 9 when some other query failed, 13 when only the storage comparison (--storage) "
                 + "failed (the gauges that could be computed are printed first)."})
 public final class MetricsCommand extends CatalogCommand implements Callable<Integer> {
@@ -61,9 +62,7 @@ public final class MetricsCommand extends CatalogCommand implements Callable<Int
             for (Map.Entry<String, String> e : t.lastErrors().entrySet()) {
                 err.println("WARN: catalog " + t.config().name() + ": " + (e.getKey().equals("connect") ? "" : "query " + e.getKey() + ": ")
                         + e.getValue());
-                Reason reason = e.getKey().equals("connect") ? Reason.CONNECTION
-                        : CollectResult.permissionDenied(e.getValue()) ? Reason.PERMISSION_DENIED
-                        : e.getKey().equals("catalog") ? Reason.NOT_A_CATALOG : Reason.DATABASE_ERROR;
+                Reason reason = reason(e.getKey(), e.getValue());
                 if (failure == null || reason.exitCode() < failure.reason().exitCode()) {
                     failure = new JanitorException(reason, "catalog " + t.config().name() + ": " + e.getValue());
                 }
@@ -89,6 +88,20 @@ public final class MetricsCommand extends CatalogCommand implements Callable<Int
             throw failure;
         }
         return ExitCodes.OK;
+    }
+
+    /**
+     * The reason of a failed query: {@code connect} a connection failure, {@code catalog} (or {@code <schema>/catalog}
+     * under --all-metadata-schemas) a metadata schema that is missing or holds no DuckLake catalog.
+     */
+    private static Reason reason(String query, String message) {
+        if (query.equals("connect")) {
+            return Reason.CONNECTION;
+        }
+        if (CollectResult.permissionDenied(message)) {
+            return Reason.PERMISSION_DENIED;
+        }
+        return query.equals("catalog") || query.endsWith("/catalog") ? Reason.NOT_A_CATALOG : Reason.DATABASE_ERROR;
     }
 
     /**

@@ -104,8 +104,7 @@ public final class CatalogInspector {
         }
         for (String t : REQUIRED) {
             if (!present.contains(t)) {
-                throw new JanitorException(Reason.NOT_A_CATALOG, "Schema " + printable(schema)
-                        + " holds no DuckLake catalog: table " + t + " is missing.");
+                throw new JanitorException(Reason.NOT_A_CATALOG, missingTableMessage(schema, t));
             }
         }
         List<String> versions = new java.util.ArrayList<>();
@@ -147,6 +146,42 @@ public final class CatalogInspector {
                     + " is empty: without a retained snapshot range every table would look unreachable, so nothing is done.");
         }
         return new CatalogInfo(schema, version, present.contains("ducklake_inlined_data_tables"), count, min, max);
+    }
+
+    /**
+     * The first table every DuckLake catalog has that the schema lacks, checked before anything queries the catalog's
+     * tables (as {@link #inspect} does): a schema holding only a {@code ducklake_metadata} is no catalog.
+     *
+     * @param c an open connection
+     * @param schema the metadata schema (that exists)
+     * @return the missing table's name, or null when the schema has them all
+     * @throws SQLException on database errors
+     */
+    public static String missingTable(Connection c, String schema) throws SQLException {
+        Set<String> present = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT c.relname FROM pg_catalog.pg_class c"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE n.nspname = ? AND c.relkind IN ('r', 'p', 'v', 'f') AND c.relname = ANY (?)")) {
+            ps.setString(1, schema);
+            ps.setArray(2, c.createArrayOf("text", REQUIRED.toArray(new String[0])));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    present.add(rs.getString(1));
+                }
+            }
+        }
+        return REQUIRED.stream().filter(t -> !present.contains(t)).findFirst().orElse(null);
+    }
+
+    /**
+     * The message of a schema that lacks one of a catalog's tables ({@link Reason#NOT_A_CATALOG}).
+     *
+     * @param schema the metadata schema
+     * @param table the missing table
+     * @return the message
+     */
+    public static String missingTableMessage(String schema, String table) {
+        return "Schema " + printable(schema) + " holds no DuckLake catalog: table " + table + " is missing.";
     }
 
     /**

@@ -119,7 +119,7 @@ public final class CatalogHealthCollector {
     /**
      * Runs every built-in query, then every custom query, and returns what they produced. Never throws for a
      * failing query: failures are in {@link CollectResult#errors()} (query {@code catalog} when the metadata
-     * schema does not exist, in which case nothing else runs).
+     * schema does not exist or lacks a table every catalog has, in which case nothing else runs).
      *
      * @return the families and errors of this collection
      */
@@ -145,6 +145,13 @@ public final class CatalogHealthCollector {
                     ns[0] = rs.getLong(1);
                     hasRegistry[0] = rs.getBoolean(2);
                 }
+            }
+            // a schema with only a ducklake_metadata (discovered by --all-metadata-schemas) is no catalog: one error,
+            // NOT_A_CATALOG as every other command reports it, not a failed query per missing table
+            String missing = dev.ducklake.janitor.catalog.CatalogInspector.missingTable(conn, schema);
+            if (missing != null) {
+                throw new SQLException(dev.ducklake.janitor.catalog.CatalogInspector.missingTableMessage(schema, missing),
+                        SqlState.UNDEFINED_TABLE.code());
             }
             return List.of();
         });

@@ -21,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The {@code metrics} JSON document carries {@code exit_code} and {@code catalog} like every other command's, clean
- * run and failure alike.
+ * run and failure alike; and a schema holding only a {@code ducklake_metadata} (format 9.9) under
+ * --all-metadata-schemas is not a catalog (exit 4) for metrics as for check and the maintenance dry runs.
  */
 class MetricsDocumentTest {
 
@@ -90,5 +91,24 @@ class MetricsDocumentTest {
         Run text = run("metrics", "--catalog", nosuch);
         assertThat(text.code()).isEqualTo(3);
         assertThat(text.out()).as("the Prometheus text output is unchanged").startsWith("# HELP ").doesNotContain("exit_code");
+    }
+
+    @Test
+    void aSchemaWithOnlyAMetadataTableIsNotACatalogForMetricsAsForTheOthers() throws Exception {
+        Run check = run("check", "--catalog", url, "--all-metadata-schemas", "--output", "json");
+        assertThat(check.code()).as(check.err()).isEqualTo(4);
+        Run metrics = run("metrics", "--catalog", url, "--all-metadata-schemas", "--output", "json");
+        assertThat(metrics.code()).as(metrics.err()).isEqualTo(check.code());
+        JsonNode doc = new ObjectMapper().readTree(metrics.out());
+        assertThat(doc.path("exit_code").asInt(-1)).isEqualTo(4);
+        assertThat(doc.path("catalog").path("database").asText()).isEqualTo(DB);
+        assertThat(doc.path("catalog").has("schema")).as("several schemas: none named").isFalse();
+        JsonNode errors = doc.path("catalogs").get(0).path("errors");
+        assertThat(errors.size()).as("one error for the schema, not one per missing table: " + errors).isEqualTo(1);
+        assertThat(errors.path("lc/catalog").asText()).contains("holds no DuckLake catalog: table ducklake_snapshot is missing");
+        assertThat(metrics.err()).doesNotContain("does not exist");
+        Run text = run("metrics", "--catalog", url, "--all-metadata-schemas");
+        assertThat(text.code()).isEqualTo(4);
+        assertThat(text.out()).contains("schema=\"la\"").doesNotContain("schema=\"lc\",format_version");
     }
 }
