@@ -50,4 +50,31 @@ class ExitCodesDocumentedTest {
         expected.addAll(RESERVED);
         assertThat(documented).as("the README table lists 0, every reason's code and the reserved ones").isEqualTo(expected);
     }
+
+    /**
+     * The README's list of document {@code status} values names every value a command's top-level document can carry
+     * ({@code doc.put("status", ...)} in the cli sources, the whole statement).
+     */
+    @Test
+    void documentStatusValuesAreListed() throws Exception {
+        Set<String> emitted = new TreeSet<>();
+        try (var files = Files.walk(Path.of("cli/src/main/java"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                Matcher put = Pattern.compile("doc\\.put\\(\"status\",([^;]*);").matcher(Files.readString(f));
+                while (put.find()) {
+                    Matcher value = Pattern.compile("\"([a-z_]+)\"").matcher(put.group(1));
+                    while (value.find()) {
+                        emitted.add(value.group(1));
+                    }
+                }
+            }
+        }
+        assertThat(emitted).as("the scan finds the statuses").contains("ok", "error", "partial", "stopped");
+        String readme = Files.readString(Path.of("README.md")).replaceAll("\\s+", " ");
+        Matcher list = Pattern.compile("`status` that agrees with it: ([^.]*)\\.").matcher(readme);
+        assertThat(list.find()).as("the README lists the status values").isTrue();
+        for (String s : emitted) {
+            assertThat(list.group(1)).as("README's status list names %s", s).contains("`" + s + "`");
+        }
+    }
 }
