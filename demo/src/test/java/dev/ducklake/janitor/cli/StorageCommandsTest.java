@@ -95,6 +95,42 @@ class StorageCommandsTest {
                 .isBefore(java.time.Instant.now().minus(java.time.Duration.ofHours(23)));
     }
 
+    /**
+     * Trial 42, item 4: the floor's usage error and the --allow-short-retention warning quoted --min-age as Java's ISO
+     * form ({@code PT5M}, {@code PT0S}); docs/durations.md promises the text as written or the project's own form.
+     * Guard: no usage error or warning of the storage commands holds an ISO duration the operator did not write.
+     */
+    @Test
+    void minAgeMessagesQuoteTheDurationAsWrittenNeverIso() throws Exception {
+        Path lake = dir.resolve("iso");
+        FileCatalog cat = FileCatalog.create("cli_iso", lake.toString());
+        FileCatalog.file(lake.resolve("main/test/k.parquet"), OLD);
+        cat.dataFile(1, "k.parquet", true);
+        String[] base = {"--catalog", url(), "--metadata-schema", cat.schema, "--dry-run"};
+        CliRun floor = CliRun.run(concat(new String[] {"delete-orphan-files", "--older-than", "10m", "--min-age", "5m"}, base));
+        assertThat(floor.exitCode()).as(floor.toString()).isEqualTo(2);
+        assertThat(floor.err()).contains("--min-age 5m is below the 24 h floor");
+        CliRun warned = CliRun.run(concat(new String[] {"cleanup-old-files", "--older-than", "0s", "--min-age", "0s",
+            "--allow-short-retention"}, base));
+        assertThat(warned.exitCode()).as(warned.toString()).isIn(0, 12);
+        assertThat(warned.err()).contains("--min-age 0s is below the 1 h floor");
+        CliRun orphanWarned = CliRun.run(concat(new String[] {"delete-orphan-files", "--older-than", "90m", "--min-age", "1.5h",
+            "--allow-short-retention"}, base));
+        assertThat(orphanWarned.err()).as(orphanWarned.toString()).contains("--min-age 90m is below the 24 h floor");
+        java.util.regex.Pattern iso = java.util.regex.Pattern.compile("\\bP(T[0-9]|[0-9]+[DW])");
+        for (String command : List.of("delete-orphan-files", "cleanup-old-files")) {
+            for (String[] args : List.of(new String[] {"--min-age", "0s"}, new String[] {"--min-age", "30m"},
+                    new String[] {"--min-age", "90 minutes"}, new String[] {"--min-age", "1500ms"},
+                    new String[] {"--min-age", "-1h", "--allow-short-retention"},
+                    new String[] {"--older-than", "10m"}, new String[] {"--older-than", "2h", "--min-age", "1d"},
+                    new String[] {"--older-than", "0s", "--min-age", "0s", "--allow-short-retention"},
+                    new String[] {"--older-than", "5m", "--min-age", "10m", "--allow-short-retention"})) {
+                CliRun r = CliRun.run(concat(concat(new String[] {command}, args), base));
+                assertThat(iso.matcher(r.err()).find()).as(command + " " + String.join(" ", args) + ": " + r.err()).isFalse();
+            }
+        }
+    }
+
     private static String[] concat(String[] a, String[] b) {
         return java.util.stream.Stream.concat(java.util.Arrays.stream(a), java.util.Arrays.stream(b)).toArray(String[]::new);
     }

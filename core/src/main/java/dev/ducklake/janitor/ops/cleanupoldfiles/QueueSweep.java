@@ -111,7 +111,8 @@ public final class QueueSweep {
                                                 RunControl control) throws JanitorException, SQLException {
         o.validate();
         if (o.allowShortRetention() && o.minAge().compareTo(CleanupOldFilesOptions.FLOOR) < 0) {
-            control.recorder().warn("--allow-short-retention: --min-age " + o.minAge() + " is below the 1 h floor; a queued"
+            control.recorder().warn("--allow-short-retention: --min-age " + dev.ducklake.janitor.Durations.format(o.minAge())
+                    + " is below the 1 h floor; a queued"
                     + " file that young may still be read by a running query");
         }
         c.setAutoCommit(true);

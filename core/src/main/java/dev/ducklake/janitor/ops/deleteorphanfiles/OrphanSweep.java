@@ -156,7 +156,8 @@ public final class OrphanSweep {
                                                   FileListener listener, RunControl control) throws JanitorException, SQLException {
         o.validate();
         if (o.allowShortRetention() && o.minAge().compareTo(DeleteOrphanFilesOptions.FLOOR) < 0) {
-            control.recorder().warn("--allow-short-retention: --min-age " + o.minAge() + " is below the 24 h floor; files"
+            control.recorder().warn("--allow-short-retention: --min-age " + dev.ducklake.janitor.Durations.format(o.minAge())
+                    + " is below the 24 h floor; files"
                     + " that young may belong to a commit in flight");
         }
         c.setAutoCommit(true);

@@ -39,11 +39,12 @@ public final class FileAges {
      */
     public static void checkFloor(Duration minAge, Duration floor, boolean allowShort, String command) throws JanitorException {
         if (minAge == null || minAge.isNegative()) {
-            throw new JanitorException(Reason.USAGE, "--min-age must be a duration of 0 or more, got " + minAge + ".");
+            throw new JanitorException(Reason.USAGE, "--min-age must be a duration of 0 or more, got "
+                    + (minAge == null ? "none" : "-" + Durations.format(minAge.negated())) + ".");
         }
         if (minAge.compareTo(floor) < 0 && !allowShort) {
-            throw new JanitorException(Reason.USAGE, "--min-age " + minAge + " is below the " + floor.toHours() + " h floor of "
-                    + command + " (a younger file may belong to a commit in flight or be read by a running query);"
+            throw new JanitorException(Reason.USAGE, "--min-age " + Durations.format(minAge) + " is below the " + floor.toHours()
+                    + " h floor of " + command + " (a younger file may belong to a commit in flight or be read by a running query);"
                     + " pass --allow-short-retention as well to go below it (logged and shown in the result).");
         }
     }
@@ -100,7 +101,8 @@ public final class FileAges {
             checkOlderThan(olderThan);
             if (cut.isAfter(floor)) {
                 throw new JanitorException(Reason.USAGE, "--older-than " + olderThan.text() + " reaches files younger than --min-age "
-                        + dev.ducklake.janitor.Durations.format(minAge) + " (files still being written or committed); lower --min-age explicitly to go under it.");
+                        + Durations.format(minAge) + " (files still being written or committed); lower --min-age explicitly to go"
+                        + " under it.");
             }
             return new Cutoff(cut, "--older-than", olderThan.text());
         }
@@ -121,7 +123,7 @@ public final class FileAges {
         }
         Instant cut = t.cutoff(now);
         if (cut.isAfter(floor)) {
-            return new Cutoff(floor, source + " raised to --min-age", dev.ducklake.janitor.Durations.format(minAge));
+            return new Cutoff(floor, source + " raised to --min-age", Durations.format(minAge));
         }
         return new Cutoff(cut, source, opt);
     }
