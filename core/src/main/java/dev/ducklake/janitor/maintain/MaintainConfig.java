@@ -462,7 +462,7 @@ public record MaintainConfig(Path source, List<Catalog> catalogs, List<StepConfi
             Duration every = (Duration) opts.remove("every");
             if (every != null && every.isZero()) {
                 throw tree.error(path + ".every", "must be a positive duration (" + dev.ducklake.janitor.Durations.GRAMMAR
-                        + "), got 0");
+                        + "), got " + OptionKind.describe(given.get("every")));
             }
             if (required && step.unavailableReason() != null) {
                 throw tree.error(path, "the step is marked required but is " + step.unavailableReason());

@@ -57,6 +57,14 @@ public enum OptionKind {
     public Object check(YamlTree tree, String path, Object value) throws JanitorException {
         Object v = normal(value);
         if (v == null) {
+            if (value instanceof String s) {
+                Object unquoted = YamlTree.plain(s);
+                if (!(unquoted instanceof String) && unquoted != null && normal(unquoted) != null) {
+                    // 'false', '10': text in the file, though the same without quotes is a valid value
+                    throw tree.error(path, "must be " + expected + ", got the string " + describe(value)
+                            + " (quoted); write it without quotes");
+                }
+            }
             throw tree.error(path, "must be " + expected + ", got " + describe(value));
         }
         return v;
@@ -166,7 +174,14 @@ public enum OptionKind {
         return Durations.ofSeconds(seconds);
     }
 
-    private static String describe(Object value) {
+    /**
+     * A YAML value for a message, as written: text in single quotes (redacted, cut at 80 characters), a number or
+     * boolean as is.
+     *
+     * @param value the YAML value
+     * @return the text
+     */
+    static String describe(Object value) {
         if (value == null) {
             return "nothing";
         }

@@ -227,8 +227,25 @@ public final class YamlTree {
             return out;
         }
         ScalarNode sc = (ScalarNode) node;
-        String v = sc.getValue();
-        Tag tag = sc.getTag();
+        return scalar(sc.getValue(), sc.getTag());
+    }
+
+    /**
+     * The value a text would have had if written unquoted (plain) in a document: {@code "false"} is false, {@code "10"}
+     * is 10, {@code "7d"} stays text. For messages about a quoted value that would be valid without the quotes.
+     *
+     * @param text a scalar's text
+     * @return the value in this class's plain Java types, as {@link #parse} would have read it unquoted
+     */
+    public static Object plain(String text) {
+        return scalar(text, PLAIN.resolve(text, true));
+    }
+
+    /** How the parser resolves an unquoted scalar (the schema {@link #parse} reads with). */
+    private static final org.snakeyaml.engine.v2.resolver.ScalarResolver PLAIN =
+            LoadSettings.builder().build().getSchema().getScalarResolver();
+
+    private static Object scalar(String v, Tag tag) {
         if (tag.equals(Tag.NULL)) {
             return null;
         }

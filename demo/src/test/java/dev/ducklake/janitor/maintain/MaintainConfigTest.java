@@ -99,6 +99,37 @@ class MaintainConfigTest {
         });
     }
 
+    /**
+     * Trial 42, item 6: "must be true or false, got 'false'" contradicted itself. A quoted value that would be valid
+     * unquoted is named as quoted text; a refused {@code every} quotes what was written ({@code 0s}, not 0).
+     */
+    @Test
+    void aQuotedValueValidWithoutQuotesIsNamedAndEveryIsQuotedAsWritten() {
+        Map<String, String> cases = new java.util.LinkedHashMap<>();
+        cases.put("- drop-orphan-inline-tables: {include-nonempty: 'false'}", "key maintain[0].drop-orphan-inline-tables.include-nonempty:"
+                + " must be true or false, got the string 'false' (quoted); write it without quotes.");
+        cases.put("- expire-snapshots: {older-than: 7d, retain-last: '10'}", "key maintain[0].expire-snapshots.retain-last: must be an"
+                + " integer of 1 or more, got the string '10' (quoted); write it without quotes.");
+        cases.put("- delete-orphan-files: {max-orphan-ratio: \"0.5\"}", "key maintain[0].delete-orphan-files.max-orphan-ratio: must be"
+                + " a number above 0 and at most 1, got the string '0.5' (quoted); write it without quotes.");
+        // quoted, but no better without quotes: the plain message
+        cases.put("- expire-snapshots: {older-than: 7d, retain-last: '0'}", "key maintain[0].expire-snapshots.retain-last: must be an"
+                + " integer of 1 or more, got '0'.");
+        cases.put("- drop-orphan-inline-tables: {include-nonempty: 'yes'}", "must be true or false, got 'yes'.");
+        cases.put("- check: {every: 0s}", "key maintain[0].check.every: must be a positive duration (");
+        for (Map.Entry<String, String> c : cases.entrySet()) {
+            String text = "catalogs:\n  - name: a\n    connection: postgresql://janitor@db:5432/lake\nmaintain:\n  " + c.getKey() + "\n";
+            assertThatThrownBy(() -> parse(text)).as(c.getKey()).isInstanceOfSatisfying(JanitorException.class, e -> {
+                assertThat(e.reason()).isEqualTo(JanitorException.Reason.CONFIG);
+                assertThat(e.getMessage()).contains("line 5,").contains(c.getValue());
+            });
+        }
+        assertThatThrownBy(() -> parse("catalogs:\n  - name: a\n    connection: postgresql://janitor@db:5432/lake\nmaintain:\n"
+                + "  - check: {every: 0s}\n")).hasMessageEndingWith(", got '0s'.");
+        assertThatThrownBy(() -> parse("catalogs:\n  - name: a\n    connection: postgresql://janitor@db:5432/lake\nmaintain:\n"
+                + "  - check: {every: 0}\n")).hasMessageEndingWith(", got 0.");
+    }
+
     @Test
     void everyDurationOfTheOneGrammarWorksInYamlAsOnTheCommandLine() throws Exception {
         for (String[] d : new String[][] {{"2w", "14"}, {"P7D", "7"}, {"'7 days'", "7"}, {"1w", "7"}}) {
