@@ -6,7 +6,6 @@ import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.JanitorException;
 import dev.ducklake.janitor.JanitorException.Reason;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -88,24 +87,11 @@ public final class CatalogInspector {
                 }
             }
         }
-        Set<String> present = new HashSet<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT c.relname FROM pg_catalog.pg_class c"
-                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
-                + " WHERE n.nspname = ? AND c.relkind IN ('r', 'p', 'v', 'f') AND c.relname = ANY (?)")) {
-            ps.setString(1, schema);
-            Array names = c.createArrayOf("text", new String[] {"ducklake_metadata", "ducklake_snapshot",
-                "ducklake_table", "ducklake_inlined_data_tables"});
-            ps.setArray(2, names);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    present.add(rs.getString(1));
-                }
-            }
-        }
-        for (String t : REQUIRED) {
-            if (!present.contains(t)) {
-                throw new JanitorException(Reason.NOT_A_CATALOG, missingTableMessage(schema, t));
-            }
+        Set<String> present = presentTables(c, schema, List.of("ducklake_metadata", "ducklake_snapshot", "ducklake_table",
+                "ducklake_inlined_data_tables"));
+        String missing = firstMissing(present);
+        if (missing != null) {
+            throw new JanitorException(Reason.NOT_A_CATALOG, missingTableMessage(schema, missing));
         }
         List<String> versions = new java.util.ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT value FROM " + Sql.qualified(schema, "ducklake_metadata")
@@ -158,19 +144,32 @@ public final class CatalogInspector {
      * @throws SQLException on database errors
      */
     public static String missingTable(Connection c, String schema) throws SQLException {
+        return firstMissing(presentTables(c, schema, REQUIRED));
+    }
+
+    /** @return the first of {@link #REQUIRED} not in {@code present}, or null */
+    private static String firstMissing(Set<String> present) {
+        return REQUIRED.stream().filter(t -> !present.contains(t)).findFirst().orElse(null);
+    }
+
+    /**
+     * @param names table names to look for
+     * @return those of {@code names} that the schema holds as a table, partitioned table, view or foreign table
+     */
+    private static Set<String> presentTables(Connection c, String schema, List<String> names) throws SQLException {
         Set<String> present = new HashSet<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT c.relname FROM pg_catalog.pg_class c"
                 + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
                 + " WHERE n.nspname = ? AND c.relkind IN ('r', 'p', 'v', 'f') AND c.relname = ANY (?)")) {
             ps.setString(1, schema);
-            ps.setArray(2, c.createArrayOf("text", REQUIRED.toArray(new String[0])));
+            ps.setArray(2, c.createArrayOf("text", names.toArray(new String[0])));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     present.add(rs.getString(1));
                 }
             }
         }
-        return REQUIRED.stream().filter(t -> !present.contains(t)).findFirst().orElse(null);
+        return present;
     }
 
     /**
