@@ -8,11 +8,11 @@ import dev.ducklake.janitor.ops.runtime.RunRecorder;
 import dev.ducklake.janitor.pg.Sql;
 import dev.ducklake.janitor.testsupport.Catalogs;
 import dev.ducklake.janitor.testsupport.TestPostgres;
+import dev.ducklake.janitor.testsupport.Watchdogs;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -131,14 +131,7 @@ class CatalogRetryTest {
         AtomicInteger attempts = new AtomicInteger();
         try (dev.ducklake.janitor.ops.runtime.MaintenanceRun run = dev.ducklake.janitor.ops.runtime.MaintenanceRun.open(
                 TestPostgres.get().spec(), dev.ducklake.janitor.ops.runtime.RunOptions.defaults(), ProgressListener.NONE, stop)) {
-            stop.set(true);
-            long until = System.nanoTime() + 10_000_000_000L;
-            while (!run.watchdog().fired() && System.nanoTime() < until) {
-                Thread.sleep(10);
-            }
-            assertThat(run.watchdog().fired()).as("the watchdog sent its cancel").isTrue();
-            // the watchdog's own cancel reaches the idle session (dropped there) before the late one is played
-            run.watchdog().awaitCancelsSent(Duration.ofSeconds(10));
+            Watchdogs.stopAndAwaitCancel(run, stop);
             RunControl control = RunControl.of(run);
             Connection c = run.session().connection();
             c.setAutoCommit(false);

@@ -6,6 +6,7 @@ import dev.ducklake.janitor.JanitorException.Reason;
 import dev.ducklake.janitor.pg.ConnectionSpec;
 import dev.ducklake.janitor.testsupport.PartitionProxy;
 import dev.ducklake.janitor.testsupport.TestPostgres;
+import dev.ducklake.janitor.testsupport.Watchdogs;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -343,14 +344,7 @@ class MaintenanceRuntimeTest {
         try (MaintenanceRun run = MaintenanceRun.open(pg.spec(), options(), ProgressListener.NONE, stop);
              Connection other = pg.connect()) {
             int pid = pid(run.session().connection());
-            stop.set(true);
-            long until = System.nanoTime() + 10_000_000_000L;
-            while (!run.watchdog().fired() && System.nanoTime() < until) {
-                Thread.sleep(10);
-            }
-            assertThat(run.watchdog().fired()).as("the watchdog sent its cancel").isTrue();
-            // the watchdog's own cancel reaches the idle session (dropped there) before the late one is played
-            run.watchdog().awaitCancelsSent(Duration.ofSeconds(10));
+            Watchdogs.stopAndAwaitCancel(run, stop);
             // the late cancel: it reaches the read begun after it was sent
             AtomicInteger calls = new AtomicInteger();
             int v = run.queries().withRetries("recount", c -> {
