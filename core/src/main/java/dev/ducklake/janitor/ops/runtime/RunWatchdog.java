@@ -28,11 +28,13 @@ import java.util.function.Supplier;
  * <p>The budget cuts statements only from the point the operation says a cut is a clean stop there
  * ({@link #boundByBudget()}): a storage command from the start of its work, the batch loop after its first committed
  * batch (at least one batch always runs, so a tiny budget still makes progress; until then the run's lock and statement
- * timeouts bound it). A stop request cuts them from the start.
+ * timeouts bound it). A stop request cuts them from the start. Once the operation's work has ended by its bounds (a
+ * stop reason recorded), nothing is cancelled: what runs then are its result's reads.
  *
  * <p>A cancel request reaching a connection between statements is dropped by the server (an idle backend ignores
- * it); one that arrives late may cancel the statement after, which the run, stopping, reports the same way. Each
- * cancel is sent from a thread of its own, so that an unanswering server of one connection delays no other.
+ * it); one that arrives late, on a read or transaction begun after it was sent, runs that attempt once more
+ * ({@link #pastLateCancel}). Each cancel is sent from a thread of its own, so that an unanswering server of one
+ * connection delays no other.
  * Closed with the run.
  */
 public final class RunWatchdog implements AutoCloseable {
